@@ -1,0 +1,240 @@
+"""Typed events: pure data, the only thing that crosses the centre of agentcli.
+
+Two layers:
+- `StreamEvent`: what a provider adapter yields while one model request streams.
+- `AgentEvent`: what `Agent.run()` yields to front ends; a superset that adds turns, tools, permissions and the
+  final result. Front ends `match` on these exhaustively (ending in `assert_never`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal, TypeAlias
+
+from agentcli.core.messages import Message, ToolResultBlock, Usage
+
+StopReason = Literal["end_turn", "tool_use", "max_tokens", "stop_sequence", "refusal", "error", "cancelled"]
+
+
+# ---- provider stream events -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class TextDelta:
+    """A piece of assistant text."""
+
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class ThinkingDelta:
+    """A piece of reasoning text (Anthropic thinking, OpenAI reasoning summary, Gemini thought, `<think>`)."""
+
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class ThinkingSignature:
+    """The signature that closes a thinking block (Anthropic); must be echoed back on the next request."""
+
+    signature: str
+
+
+@dataclass(frozen=True, slots=True)
+class RedactedThinking:
+    data: str
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallStart:
+    """A tool call begins. `index` identifies it among parallel calls in this response."""
+
+    index: int
+    id: str
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallDelta:
+    """A piece of a tool call's JSON argument text."""
+
+    index: int
+    arguments: str
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallEnd:
+    index: int
+
+
+@dataclass(frozen=True, slots=True)
+class UsageReport:
+    """Usage for the current request so far. Adapters send the cumulative figure; the last one wins."""
+
+    usage: Usage
+
+
+@dataclass(frozen=True, slots=True)
+class ApiRetry:
+    """A request failed in a retryable way and will be retried after `delay_s`."""
+
+    attempt: int
+    max_retries: int
+    delay_s: float
+    error_code: str
+    message: str
+    status: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class MessageStop:
+    """The model finished this response. `model` is the model the provider says answered."""
+
+    stop_reason: StopReason
+    model: str | None = None
+
+
+StreamEvent: TypeAlias = (
+    TextDelta
+    | ThinkingDelta
+    | ThinkingSignature
+    | RedactedThinking
+    | ToolCallStart
+    | ToolCallDelta
+    | ToolCallEnd
+    | UsageReport
+    | ApiRetry
+    | MessageStop
+)
+
+
+# ---- agent events -----------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class SessionStarted:
+    """First event of every run."""
+
+    session_id: str
+    cwd: str
+    model: str
+    provider: str
+    tools: tuple[str, ...]
+    permission_mode: str
+
+
+@dataclass(frozen=True, slots=True)
+class TurnStarted:
+    """A model request is about to be sent (turn counts from 1)."""
+
+    turn: int
+
+
+@dataclass(frozen=True, slots=True)
+class AssistantMessage:
+    """A complete assistant message, merged from the stream. `partial` when the stream broke or was cancelled."""
+
+    message: Message
+    usage: Usage
+    model: str
+    stop_reason: StopReason
+    partial: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class PermissionDecision:
+    """How a tool call was decided. `by`: rule | mode | user | hook | default."""
+
+    tool_use_id: str
+    tool_name: str
+    input: dict[str, Any]
+    behavior: Literal["allow", "deny"]
+    by: str
+    rule: str | None = None
+    reason: str | None = None
+    updated_input: dict[str, Any] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ToolStarted:
+    tool_use_id: str
+    name: str
+    input: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class ToolFinished:
+    """A tool call's outcome. `result` is what the model reads; `display` what a person should see
+    (e.g. a diff), when different."""
+
+    tool_use_id: str
+    name: str
+    input: dict[str, Any]
+    result: ToolResultBlock
+    duration_ms: int
+    display: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ToolResultsMessage:
+    """The user-role message carrying every tool result of a turn, as appended to the transcript."""
+
+    message: Message
+
+
+@dataclass(frozen=True, slots=True)
+class Notice:
+    """Something the user should know that is not an error (a warning, a mode change)."""
+
+    level: Literal["info", "warning"]
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class ModelUsage:
+    """Per-model totals for the result."""
+
+    usage: Usage
+    cost_usd: float
+    context_window: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class RunResult:
+    """The outcome of a run. `subtype`: success | error_max_turns | error_during_execution | error_max_budget_usd."""
+
+    subtype: str
+    is_error: bool
+    result: str
+    session_id: str
+    num_turns: int
+    duration_ms: int
+    duration_api_ms: int
+    total_cost_usd: float
+    usage: Usage
+    model_usage: dict[str, ModelUsage] = field(default_factory=dict)
+    permission_denials: tuple[dict[str, Any], ...] = ()
+    error_code: str | None = None
+    error_message: str | None = None
+    exit_status: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class RunFinished:
+    """Last event of every run, also when it fails."""
+
+    result: RunResult
+
+
+AgentEvent: TypeAlias = (
+    StreamEvent
+    | SessionStarted
+    | TurnStarted
+    | AssistantMessage
+    | PermissionDecision
+    | ToolStarted
+    | ToolFinished
+    | ToolResultsMessage
+    | Notice
+    | RunFinished
+)

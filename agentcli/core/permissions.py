@@ -1,0 +1,101 @@
+"""The seam between the loop and whoever decides tool calls.
+
+`Policy.check` answers allow / deny / ask from the mode and the rules (no I/O, no waiting). Only `ask` reaches
+the front end's `Approver`. Headless front ends use `DenyingApprover`: with no human, ask means deny.
+The full rule language lives in agentcli.permissions; `SimplePolicy` is the mode + tool-name baseline.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal, Protocol
+
+from agentcli.tools.base import Tool
+
+Behavior = Literal["allow", "deny", "ask"]
+PERMISSION_MODES = ("default", "acceptEdits", "plan", "bypassPermissions")
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """The policy's answer. `by` is rule | mode | default; `rule` the rule text that matched."""
+
+    behavior: Behavior
+    by: str
+    rule: str | None = None
+    reason: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ApprovalRequest:
+    tool_use_id: str
+    tool_name: str
+    input: dict[str, Any]
+    read_only: bool
+    reason: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Approval:
+    """A person's answer. `updated_input` is a counter-proposal that runs instead; `remember` a rule text
+    with `scope` session | project | user to save."""
+
+    behavior: Literal["allow", "deny"]
+    reason: str | None = None
+    updated_input: dict[str, Any] | None = None
+    remember: str | None = None
+    scope: str | None = None
+
+
+class Policy(Protocol):
+    mode: str
+
+    def check(self, tool: Tool, args: dict[str, Any]) -> Verdict: ...
+
+    def remember(self, rule: str, scope: str) -> None: ...
+
+
+class Approver(Protocol):
+    async def approve(self, request: ApprovalRequest) -> Approval: ...
+
+
+class DenyingApprover:
+    """For headless runs: nothing can answer, so every question is a denial the model can read."""
+
+    async def approve(self, request: ApprovalRequest) -> Approval:
+        return Approval(
+            "deny",
+            reason=(
+                f"Permission to use {request.tool_name} was not granted (non-interactive run). "
+                "Do not retry it; continue without it or explain what you need."
+            ),
+        )
+
+
+@dataclass(slots=True)
+class SimplePolicy:
+    """Mode plus allowed/disallowed tool names; deny > allow; plan mode permits only read-only tools."""
+
+    mode: str = "default"
+    allowed: tuple[str, ...] = ()
+    disallowed: tuple[str, ...] = ()
+
+    def check(self, tool: Tool, args: dict[str, Any]) -> Verdict:
+        if tool.name in self.disallowed:
+            return Verdict("deny", "rule", rule=tool.name, reason=f"{tool.name} is disallowed")
+        if self.mode == "bypassPermissions":
+            return Verdict("allow", "mode")
+        if self.mode == "plan":
+            if tool.read_only or tool.name == "ExitPlanMode":
+                return Verdict("allow", "mode")
+            return Verdict("deny", "mode", reason="plan mode: only read-only tools may run")
+        if tool.name in self.allowed:
+            return Verdict("allow", "rule", rule=tool.name)
+        if tool.read_only:
+            return Verdict("allow", "mode")
+        if self.mode == "acceptEdits" and tool.edits_files:
+            return Verdict("allow", "mode")
+        return Verdict("ask", "default")
+
+    def remember(self, rule: str, scope: str) -> None:
+        self.allowed = (*self.allowed, rule)

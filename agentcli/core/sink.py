@@ -1,0 +1,52 @@
+"""Where the loop writes the transcript as it happens. agentcli.session implements it; `NullSink` keeps nothing
+(`--no-session-persistence`, tests of the loop alone)."""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+from agentcli.core.messages import Message
+
+
+class SessionSink(Protocol):
+    """Append-only: every call writes one whole record. Ids are returned so later records can point at them."""
+
+    session_id: str
+
+    def message(self, message: Message, **meta: Any) -> str:
+        """Append a transcript message (user, assistant or tool results); return its record id."""
+        ...
+
+    def record(self, kind: str, data: dict[str, Any]) -> str:
+        """Append a non-message record: permission, model_switch, notice, result …; return its id."""
+        ...
+
+    async def checkpoint(self, tool_use_id: str, tool_name: str) -> None:
+        """Called before any tool call that may change files (Bash included), so the tree can be rewound."""
+        ...
+
+    def end_turn(self) -> None:
+        """A turn is complete: make everything written so far durable (fsync)."""
+        ...
+
+
+class NullSink:
+    def __init__(self, session_id: str) -> None:
+        self.session_id = session_id
+        self._n = 0
+
+    def message(self, message: Message, **meta: Any) -> str:
+        return self._next()
+
+    def record(self, kind: str, data: dict[str, Any]) -> str:
+        return self._next()
+
+    async def checkpoint(self, tool_use_id: str, tool_name: str) -> None:
+        return None
+
+    def end_turn(self) -> None:
+        return None
+
+    def _next(self) -> str:
+        self._n += 1
+        return f"r{self._n}"

@@ -1,0 +1,57 @@
+"""The provider seam: one normalized request in, one stream of `StreamEvent`s out.
+
+Adapters live one per wire format in this package and import their SDK (if any) lazily, inside methods.
+Nothing here imports tools/, session/, ui/ or output/.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol
+
+from agentcli.core.events import StreamEvent
+from agentcli.core.messages import Message, ToolSpec
+
+Effort = Literal["low", "medium", "high"]
+
+
+@dataclass(frozen=True, slots=True)
+class ModelRequest:
+    """Everything a provider needs for one call. `model` is the provider's own model name (no prefix)."""
+
+    model: str
+    system: str
+    messages: tuple[Message, ...]
+    tools: tuple[ToolSpec, ...] = ()
+    max_tokens: int = 8192
+    temperature: float | None = None
+    effort: Effort | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class ProviderConfig:
+    """How to reach a provider. `api_key` is a secret: never log or store it."""
+
+    name: str
+    base_url: str | None = None
+    api_key: str | None = field(default=None, repr=False)
+    request_timeout_s: float = 600.0
+    connect_timeout_s: float = 10.0
+    max_retries: int = 4
+    retry_base_delay_s: float = 0.5
+    retry_max_delay_s: float = 30.0
+    profile: str | None = None
+    options: dict[str, Any] = field(default_factory=dict)
+
+
+class Provider(Protocol):
+    """A model provider. `stream` yields normalized events and ends with `MessageStop`, or raises a
+    `ProviderError` (after yielding whatever partial output arrived)."""
+
+    name: str
+
+    def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]: ...
+
+    async def aclose(self) -> None: ...

@@ -1,0 +1,62 @@
+"""What a tool is: name, description, JSON schema, annotations and `async run(args, ctx)`.
+
+Tools never import providers, session/ or front ends. What they need from outside arrives in `ToolContext`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+
+@dataclass(slots=True)
+class ToolContext:
+    """Per-session state handed to every tool call.
+
+    `project_root` bounds the file tools (with `add_dirs`); `shell_cwd` is the Bash working directory, kept
+    between calls; `redact` removes secrets from text before it leaves the tool.
+    """
+
+    project_root: Path
+    add_dirs: tuple[Path, ...] = ()
+    shell_cwd: Path | None = None
+    tool_timeout_s: float = 120.0
+    max_output_chars: int = 30_000
+    env: dict[str, str] | None = None
+    secrets: tuple[str, ...] = ()
+    state: dict[str, Any] = field(default_factory=dict)
+
+    def redact(self, text: str) -> str:
+        for s in self.secrets:
+            if s and s in text:
+                text = text.replace(s, "[REDACTED]")
+        return text
+
+
+@dataclass(frozen=True, slots=True)
+class ToolOutput:
+    """A tool's result for two audiences: `content` for the model, `display` (optional) for the person."""
+
+    content: str
+    is_error: bool = False
+    display: str | None = None
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+    @staticmethod
+    def error(message: str) -> ToolOutput:
+        return ToolOutput(message, is_error=True)
+
+
+class Tool(Protocol):
+    """A tool. `read_only` tools may run concurrently and without asking; `destructive` ones always ask
+    outside bypassPermissions; `edits_files` marks tools acceptEdits allows."""
+
+    name: str
+    description: str
+    input_schema: dict[str, Any]
+    read_only: bool
+    destructive: bool
+    edits_files: bool
+
+    async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutput: ...
