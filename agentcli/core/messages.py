@@ -93,6 +93,17 @@ class Message:
         return Message(role, tuple(block_from_dict(b) for b in content))
 
 
+def merge_consecutive(messages: list[Message]) -> tuple[Message, ...]:
+    """Join runs of same-role messages (left by an interrupted or failed turn) so every provider accepts them."""
+    out: list[Message] = []
+    for m in messages:
+        if out and out[-1].role == m.role:
+            out[-1] = Message(m.role, out[-1].content + m.content)
+        else:
+            out.append(m)
+    return tuple(out)
+
+
 def block_to_dict(b: ContentBlock) -> dict[str, Any]:
     """Anthropic-shaped dict for one block (what sessions store and stream-json prints)."""
     match b:

@@ -29,6 +29,10 @@ class SessionSink(Protocol):
         """A turn is complete: make everything written so far durable (fsync)."""
         ...
 
+    def close(self) -> None:
+        """Flush, release the session lock and close the file. Safe to call twice."""
+        ...
+
 
 class NullSink:
     def __init__(self, session_id: str) -> None:
@@ -45,6 +49,9 @@ class NullSink:
         return None
 
     def end_turn(self) -> None:
+        return None
+
+    def close(self) -> None:
         return None
 
     def _next(self) -> str:

@@ -1,0 +1,152 @@
+"""Command line: flags → Settings → a front end (headless printer or REPL).
+
+argparse rather than typer: `--help` must answer in well under 200 ms and `-r` takes an optional value.
+Subcommands (`agentcli sessions …`) live in agentcli.commands.<name> and are imported only when named.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from pathlib import Path
+from typing import Any
+
+from agentcli import __version__
+from agentcli.errors import AgentCliError, UsageError
+
+SUBCOMMANDS: dict[str, str] = {
+    "sessions": "list, show, fork, rewind, export and repair stored sessions",
+    "models": "list models (catalog for hosted providers, live probe for local servers)",
+    "permissions": "list, add and remove permission rules",
+    "presets": "list and show tool presets",
+}
+
+PERMISSION_MODES = ("default", "acceptEdits", "plan", "bypassPermissions")
+OUTPUT_FORMATS = ("text", "json", "stream-json")
+
+EXIT_STATUSES = """exit statuses:
+  0   success
+  1   the agent or runtime failed (see the error message / result.error)
+  2   usage or configuration error (bad flag, no provider, missing API key)
+  3   the run finished but tool calls were denied (listed in permission_denials)
+  4   a turn, budget or tool-call limit stopped the run
+  75  a retryable provider failure outlasted the retries (rate limit, overload, timeout)
+"""
+
+
+def _tool_list(value: str) -> list[str]:
+    return [t for t in value.replace(",", " ").split() if t]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    subs = "\n".join(f"  {name:<12} {text}" for name, text in SUBCOMMANDS.items())
+    p = argparse.ArgumentParser(
+        prog="agentcli",
+        description="A terminal coding agent. Without -p: an interactive session. With -p: one task, headless.",
+        epilog=f"commands (agentcli COMMAND --help):\n{subs}\n\n{EXIT_STATUSES}",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("prompt", nargs="?", help="the prompt (with -p: the task; without: sent when the REPL starts)")
+    p.add_argument("-p", "--print", dest="print_mode", action="store_true",
+                   help="run one task headless and print the result (prompt as argument or on stdin)")
+    p.add_argument("--output-format", choices=OUTPUT_FORMATS, help="with -p: text (default), json or stream-json")
+    p.add_argument("--include-partial-messages", action="store_true", default=None,
+                   help="with stream-json: also emit stream_event lines for each delta")
+    p.add_argument("--verbose", action="store_true", default=None, help="more detail on stderr")
+    p.add_argument("--model", help="provider/model or a bare model name (e.g. anthropic/claude-sonnet-4-5, gpt-5)")
+    p.add_argument("--provider", help="anthropic, openai, google, ollama, or an OpenAI-compatible profile name")
+    p.add_argument("--base-url", help="the provider's base URL (a local server: http://localhost:8080/v1)")
+    p.add_argument("--effort", choices=("low", "medium", "high"), help="reasoning effort for models that think")
+    p.add_argument("--permission-mode", choices=PERMISSION_MODES, help="how tool calls are allowed")
+    p.add_argument("--dangerously-skip-permissions", action="store_true",
+                   help="same as --permission-mode bypassPermissions")
+    p.add_argument("--allowedTools", "--allowed-tools", dest="allowed_tools", action="append", type=_tool_list,
+                   metavar="TOOLS", help="tools (or rules) allowed without asking, comma or space separated")
+    p.add_argument("--disallowedTools", "--disallowed-tools", dest="disallowed_tools", action="append",
+                   type=_tool_list, metavar="TOOLS", help="tools (or rules) always denied")
+    p.add_argument("--preset", help="tool preset: coding, readonly, minimal, plan, review, or your own")
+    p.add_argument("--add-dir", dest="add_dirs", action="append", metavar="DIR",
+                   help="another directory the file tools may use")
+    p.add_argument("--append-system-prompt", help="text added to the end of the system prompt")
+    p.add_argument("--system-prompt", help="replace the system prompt")
+    p.add_argument("--cwd", help="run as if started in this directory")
+    p.add_argument("--max-turns", type=int, help="stop after this many model requests")
+    p.add_argument("--max-budget-usd", type=float, help="stop when the run has cost this much")
+    p.add_argument("--max-tool-calls-per-turn", type=int, help="stop when one reply asks for more tool calls")
+    p.add_argument("--request-timeout", dest="request_timeout_s", type=float, metavar="SECONDS",
+                   help="timeout for one model request")
+    p.add_argument("--tool-timeout", dest="tool_timeout_s", type=float, metavar="SECONDS",
+                   help="timeout for one tool call")
+    p.add_argument("-c", "--continue", dest="continue_", action="store_true", default=None,
+                   help="continue the latest session in this project")
+    p.add_argument("-r", "--resume", nargs="?", const="", metavar="ID_OR_NAME",
+                   help="resume a session (no value: pick one)")
+    p.add_argument("--fork-session", action="store_true", default=None,
+                   help="with --resume/--continue: continue in a new session")
+    p.add_argument("--session-id", help="use this UUID for the new session")
+    p.add_argument("--no-session-persistence", action="store_true", default=None, help="do not save this session")
+    p.add_argument("-n", "--name", help="a name for this session")
+    p.add_argument("-v", "--version", action="version", version=f"{__version__} (agentcli)")
+    return p
+
+
+def _flags(ns: argparse.Namespace) -> dict[str, Any]:
+    flags = dict(vars(ns))
+    for key in ("allowed_tools", "disallowed_tools"):
+        groups = flags.get(key)
+        flags[key] = tuple(t for g in groups for t in g) if groups else None
+    if flags.pop("dangerously_skip_permissions", False):
+        flags["permission_mode"] = "bypassPermissions"
+    dirs = flags.get("add_dirs")
+    flags["add_dirs"] = tuple(Path(d).expanduser().resolve() for d in dirs) if dirs else None
+    for key in ("prompt", "print_mode", "cwd"):
+        flags.pop(key, None)
+    return flags
+
+
+def _cwd(ns: argparse.Namespace) -> Path:
+    if ns.cwd is None:
+        return Path.cwd()
+    cwd = Path(ns.cwd).expanduser()
+    if not cwd.is_dir():
+        raise UsageError(f"--cwd {ns.cwd}: not a directory", hint="pass an existing directory")
+    return cwd.resolve()
+
+
+def _read_prompt(ns: argparse.Namespace) -> str:
+    """With -p the prompt is the argument, or stdin when no argument was given."""
+    if ns.prompt is not None:
+        return str(ns.prompt)
+    if sys.stdin is None or sys.stdin.isatty():
+        raise UsageError("-p needs a prompt", hint='agentcli -p "your task", or pipe it: echo "task" | agentcli -p')
+    text = sys.stdin.read()
+    if not text.strip():
+        raise UsageError("-p got an empty prompt on stdin", hint='agentcli -p "your task"')
+    return text
+
+
+def run(argv: list[str]) -> int:
+    """Parse `argv`, run, and return the exit status. Errors become one clear line on stderr."""
+    if argv and argv[0] in SUBCOMMANDS:
+        module = importlib.import_module(f"agentcli.commands.{argv[0]}")
+        status: int = module.main(argv[1:])
+        return status
+    ns = build_parser().parse_args(argv)
+    try:
+        from agentcli.config import load_settings
+
+        settings = load_settings(_cwd(ns), _flags(ns))
+        if ns.print_mode:
+            from agentcli.output.headless import run_headless
+
+            return run_headless(settings, _read_prompt(ns))
+        from agentcli.ui.repl import run_repl
+
+        return run_repl(settings, ns.prompt)
+    except AgentCliError as err:
+        sys.stderr.write(f"agentcli: {err.one_line()} [{err.code}]\n")
+        return err.exit_status
+    except KeyboardInterrupt:
+        sys.stderr.write("agentcli: interrupted\n")
+        return 130

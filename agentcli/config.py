@@ -1,0 +1,164 @@
+"""Settings, layered: defaults < ~/.agentcli/config.toml < project .agentcli/settings.toml < settings.local.toml
+< environment < command-line flags.
+
+Only reading lives here; agentcli.settings_file is the one place that writes these files.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
+from typing import Any
+
+from agentcli import paths
+from agentcli.errors import ConfigError
+
+SCALAR_KEYS = {
+    "model": str,
+    "provider": str,
+    "base_url": str,
+    "permission_mode": str,
+    "max_turns": int,
+    "max_budget_usd": float,
+    "max_tool_calls_per_turn": int,
+    "max_tokens": int,
+    "request_timeout_s": float,
+    "tool_timeout_s": float,
+    "max_retries": int,
+    "effort": str,
+    "preset": str,
+    "append_system_prompt": str,
+}
+
+
+@dataclass(slots=True)
+class Settings:
+    """Everything a run needs to know, after all layers are merged."""
+
+    cwd: Path = field(default_factory=Path.cwd)
+    model: str | None = None
+    provider: str | None = None
+    base_url: str | None = None
+    permission_mode: str = "default"
+    allowed_tools: tuple[str, ...] = ()
+    disallowed_tools: tuple[str, ...] = ()
+    add_dirs: tuple[Path, ...] = ()
+    max_turns: int | None = None
+    max_budget_usd: float | None = None
+    max_tool_calls_per_turn: int = 50
+    max_tokens: int = 8192
+    request_timeout_s: float = 600.0
+    tool_timeout_s: float = 600.0
+    max_retries: int = 4
+    effort: str | None = None
+    preset: str | None = None
+    append_system_prompt: str | None = None
+    system_prompt: str | None = None
+    output_format: str = "text"
+    include_partial_messages: bool = False
+    verbose: bool = False
+    continue_: bool = False
+    resume: str | None = None
+    fork_session: bool = False
+    session_id: str | None = None
+    no_session_persistence: bool = False
+    name: str | None = None
+    providers: dict[str, dict[str, Any]] = field(default_factory=dict)
+    prices: dict[str, dict[str, Any]] = field(default_factory=dict)
+    secrets: tuple[str, ...] = ()
+    sources: list[str] = field(default_factory=list)
+
+    @property
+    def project_root(self) -> Path:
+        return paths.find_project_root(self.cwd)
+
+
+def read_toml(path: Path) -> dict[str, Any]:
+    """A TOML file as a dict; {} when absent. A broken file is a ConfigError naming the file and the line."""
+    try:
+        with path.open("rb") as f:
+            return tomllib.load(f)
+    except FileNotFoundError:
+        return {}
+    except tomllib.TOMLDecodeError as err:
+        raise ConfigError(f"{path} is not valid TOML: {err}", hint="fix or remove the file") from err
+    except OSError as err:
+        raise ConfigError(f"cannot read {path}: {err}") from err
+
+
+def _apply(settings: Settings, data: dict[str, Any], source: str) -> Settings:
+    changes: dict[str, Any] = {}
+    for key, kind in SCALAR_KEYS.items():
+        if key in data and data[key] is not None:
+            try:
+                changes[key] = kind(data[key])
+            except (TypeError, ValueError) as err:
+                raise ConfigError(f"{source}: '{key}' must be {kind.__name__}, got {data[key]!r}") from err
+    providers = data.get("providers")
+    if isinstance(providers, dict):
+        merged = {k: dict(v) for k, v in settings.providers.items()}
+        for name, conf in providers.items():
+            if isinstance(conf, dict):
+                merged.setdefault(name, {}).update(conf)
+        changes["providers"] = merged
+    prices = data.get("prices")
+    if isinstance(prices, dict):
+        changes["prices"] = {**settings.prices, **prices}
+    if changes:
+        settings = replace(settings, **changes)
+        settings.sources.append(source)
+    return settings
+
+
+def _from_env(settings: Settings) -> Settings:
+    env: dict[str, Any] = {}
+    if os.environ.get("AGENTCLI_MODEL"):
+        env["model"] = os.environ["AGENTCLI_MODEL"]
+    if os.environ.get("AGENTCLI_PROVIDER"):
+        env["provider"] = os.environ["AGENTCLI_PROVIDER"]
+    if os.environ.get("AGENTCLI_HOST"):
+        env["base_url"] = os.environ["AGENTCLI_HOST"]
+    return _apply(settings, env, "environment")
+
+
+def load_settings(cwd: Path, flags: dict[str, Any]) -> Settings:
+    """Merge every layer. `flags` holds only the options the user actually gave (None means not given)."""
+    settings = Settings(cwd=cwd)
+    settings = _apply(settings, read_toml(paths.user_config_file()), str(paths.user_config_file()))
+    root = settings.project_root
+    for name in ("settings.toml", "settings.local.toml"):
+        f = paths.project_dir(root) / name
+        settings = _apply(settings, read_toml(f), str(f))
+    settings = _from_env(settings)
+    names = {f.name for f in fields(Settings)}
+    given = {k: v for k, v in flags.items() if v is not None and k in names}
+    settings = replace(settings, **given)
+    return replace(settings, secrets=_collect_secrets(settings))
+
+
+SECRET_ENV_VARS = (
+    "ANTHROPIC_API_KEY",
+    "ANTHROPIC_AUTH_TOKEN",
+    "OPENAI_API_KEY",
+    "GEMINI_API_KEY",
+    "GOOGLE_API_KEY",
+    "OPENROUTER_API_KEY",
+    "DEEPSEEK_API_KEY",
+    "GROQ_API_KEY",
+    "TOGETHER_API_KEY",
+    "MISTRAL_API_KEY",
+    "ZAI_API_KEY",
+    "MINIMAX_API_KEY",
+)
+
+
+def _collect_secrets(settings: Settings) -> tuple[str, ...]:
+    """Every secret value we know of, so it can be redacted wherever text leaves the process."""
+    found = {os.environ[k] for k in SECRET_ENV_VARS if len(os.environ.get(k, "")) >= 8}
+    for conf in settings.providers.values():
+        for key, value in conf.items():
+            if isinstance(value, str) and ("key" in key or "token" in key) and len(value) >= 8:
+                found.add(value)
+    return tuple(sorted(found, key=len, reverse=True))

@@ -1,0 +1,270 @@
+"""The agent loop: one async generator. Ask the model, stream its events out, run its tool calls, repeat —
+until the model stops, a guard trips (turns, budget, tool calls per turn) or the caller cancels.
+
+Every message goes to the session sink as it happens; the transcript is kept valid for every provider
+(each tool call answered by exactly one result) also when a run is cancelled or a stream breaks.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from agentcli.core.assemble import MessageBuilder
+from agentcli.core.events import (
+    AgentEvent,
+    AssistantMessage,
+    ModelUsage,
+    RunFinished,
+    RunResult,
+    SessionStarted,
+    ToolResultsMessage,
+    TurnStarted,
+)
+from agentcli.core.messages import Message, ToolResultBlock, ToolSpec, ToolUseBlock, Usage, merge_consecutive
+from agentcli.core.permissions import Approver, Policy
+from agentcli.core.sink import NullSink, SessionSink
+from agentcli.core.toolrun import ToolRunner
+from agentcli.errors import AgentCliError, LimitReachedError
+from agentcli.providers.base import Effort, ModelRequest, Provider
+from agentcli.tools.base import ToolContext
+from agentcli.tools.registry import ToolRegistry
+
+INTERRUPTED = "[Request interrupted by user]"
+
+
+@dataclass(slots=True)
+class AgentOptions:
+    model: str
+    provider_name: str
+    system_prompt: str = ""
+    max_turns: int | None = None
+    max_budget_usd: float | None = None
+    max_tool_calls_per_turn: int = 50
+    max_tokens: int = 8192
+    effort: Effort | None = None
+    cost_fn: Callable[[str, Usage], float] = lambda model, usage: 0.0
+    context_window_fn: Callable[[str], int | None] = lambda model: None
+
+
+@dataclass(slots=True)
+class _RunState:
+    started: float = field(default_factory=time.monotonic)
+    turns: int = 0
+    api_s: float = 0.0
+    usage: Usage = field(default_factory=Usage)
+    by_model: dict[str, Usage] = field(default_factory=dict)
+    last_text: str = ""
+
+
+class Agent:
+    """A session's agent. Between runs callers may change `provider`, `options.model`, `policy.mode` and
+    `registry.enabled`; the next turn uses them."""
+
+    def __init__(
+        self,
+        *,
+        provider: Provider,
+        registry: ToolRegistry,
+        policy: Policy,
+        approver: Approver,
+        ctx: ToolContext,
+        options: AgentOptions,
+        sink: SessionSink | None = None,
+        history: list[Message] | None = None,
+    ) -> None:
+        self.provider = provider
+        self.registry = registry
+        self.policy = policy
+        self.approver = approver
+        self.ctx = ctx
+        self.options = options
+        self.sink: SessionSink = sink or NullSink("ephemeral")
+        self.messages: list[Message] = list(history or [])
+        self.total_cost_usd = 0.0
+        self.total_usage = Usage()
+        self.last_input_tokens = 0
+
+    @property
+    def session_id(self) -> str:
+        return self.sink.session_id
+
+    async def aclose(self) -> None:
+        """Release the provider's connections and the session file."""
+        try:
+            await self.provider.aclose()
+        finally:
+            self.sink.close()
+
+    def append(self, message: Message, **meta: Any) -> None:
+        self.messages.append(message)
+        self.sink.message(message, **meta)
+
+    async def run(self, prompt: str | Message) -> AsyncIterator[AgentEvent]:
+        """Run one user prompt to the end. Always ends with a `RunFinished` event unless cancelled."""
+        st = _RunState()
+        runner = ToolRunner(self.policy, self.approver, self.ctx, self.sink)
+        tools = self.registry.tools()
+        yield SessionStarted(
+            self.session_id,
+            str(self.ctx.project_root),
+            self.options.model,
+            self.options.provider_name,
+            tuple(t.name for t in tools),
+            self.policy.mode,
+        )
+        self.append(prompt if isinstance(prompt, Message) else Message.user(prompt))
+        try:
+            while True:
+                st.turns += 1
+                tools = self.registry.tools()
+                builder = MessageBuilder(provider=self.options.provider_name)
+                yield TurnStarted(st.turns)
+                async for ev in self._stream(builder, tools, st):
+                    yield ev
+                msg = builder.message()
+                self.append(msg, usage=builder.usage.to_dict(), model=self.options.model)
+                self._account(st, builder.usage)
+                st.last_text = msg.text or st.last_text
+                yield AssistantMessage(msg, builder.usage, self.options.model, builder.stop_reason or "end_turn")
+                calls = msg.tool_uses
+                limit = self._limit_after_response(st, calls)
+                if limit is not None:
+                    if calls:
+                        yield self._answer_unrun(calls, f"Not run: {limit.message}")
+                    raise limit
+                if not calls:
+                    self.sink.end_turn()
+                    yield self._finish(st, runner, "success")
+                    return
+                async for ev in runner.run_calls(calls, tools):
+                    yield ev
+                results = Message("user", tuple(runner.results_for(calls)))
+                self.append(results)
+                yield ToolResultsMessage(results)
+                self.sink.end_turn()
+                if runner.plan is not None and not getattr(self.approver, "interactive", False):
+                    st.last_text = runner.plan
+                    yield self._finish(st, runner, "success")
+                    return
+                if self.options.max_turns is not None and st.turns >= self.options.max_turns:
+                    raise LimitReachedError(
+                        f"Reached the turn limit ({self.options.max_turns})",
+                        hint="raise it with --max-turns",
+                        code="max_turns",
+                    )
+        except (asyncio.CancelledError, GeneratorExit):
+            self._repair_after_interrupt()
+            raise
+        except AgentCliError as err:
+            self._repair_after_interrupt()
+            self.sink.end_turn()
+            yield self._finish(st, runner, _subtype_for(err), err)
+        except Exception as err:
+            self._repair_after_interrupt()
+            self.sink.end_turn()
+            internal = AgentCliError(f"internal error: {type(err).__name__}: {err}", code="internal")
+            yield self._finish(st, runner, "error_during_execution", internal)
+
+    async def _stream(self, builder: MessageBuilder, tools: list[Any], st: _RunState) -> AsyncIterator[AgentEvent]:
+        request = ModelRequest(
+            model=self.options.model,
+            system=self.options.system_prompt,
+            messages=merge_consecutive(self.messages),
+            tools=tuple(ToolSpec(t.name, t.description, t.input_schema) for t in tools),
+            max_tokens=self.options.max_tokens,
+            effort=self.options.effort,
+        )
+        t0 = time.monotonic()
+        try:
+            async for ev in self.provider.stream(request):
+                builder.feed(ev)
+                yield ev
+        except BaseException:
+            if builder.output_seen:
+                partial = builder.message(complete_calls_only=True)
+                partial = Message("assistant", tuple(b for b in partial.content if not isinstance(b, ToolUseBlock)))
+                if partial.content:
+                    self.append(partial, partial=True, model=self.options.model)
+                    yield AssistantMessage(partial, builder.usage, self.options.model, "error", partial=True)
+            raise
+        finally:
+            st.api_s += time.monotonic() - t0
+
+    def _account(self, st: _RunState, usage: Usage) -> None:
+        model = self.options.model
+        st.usage = st.usage + usage
+        st.by_model[model] = st.by_model.get(model, Usage()) + usage
+        self.total_usage = self.total_usage + usage
+        self.total_cost_usd += self.options.cost_fn(model, usage)
+        self.last_input_tokens = usage.input_tokens + usage.cache_read_tokens + usage.cache_write_tokens
+
+    def _limit_after_response(self, st: _RunState, calls: list[ToolUseBlock]) -> LimitReachedError | None:
+        budget = self.options.max_budget_usd
+        if budget is not None and self._run_cost(st) >= budget:
+            return LimitReachedError(
+                f"Reached the budget limit (${budget:.2f})", hint="raise it with --max-budget-usd",
+                code="max_budget_usd",
+            )
+        cap = self.options.max_tool_calls_per_turn
+        if len(calls) > cap:
+            return LimitReachedError(
+                f"The model asked for {len(calls)} tool calls in one turn; the limit is {cap}",
+                hint="raise it with --max-tool-calls-per-turn",
+                code="max_tool_calls",
+            )
+        return None
+
+    def _run_cost(self, st: _RunState) -> float:
+        return sum(self.options.cost_fn(m, u) for m, u in st.by_model.items())
+
+    def _answer_unrun(self, calls: list[ToolUseBlock], text: str) -> ToolResultsMessage:
+        msg = Message("user", tuple(ToolResultBlock(c.id, text, is_error=True) for c in calls))
+        self.append(msg)
+        return ToolResultsMessage(msg)
+
+    def _repair_after_interrupt(self) -> None:
+        """Keep the transcript valid: every tool call of the last assistant message gets a result."""
+        last = self.messages[-1] if self.messages else None
+        if last is not None and last.role == "assistant" and last.tool_uses:
+            self._answer_unrun(last.tool_uses, INTERRUPTED)
+
+    def _finish(
+        self, st: _RunState, runner: ToolRunner, subtype: str, err: AgentCliError | None = None
+    ) -> RunFinished:
+        denials = tuple(runner.denials)
+        status = err.exit_status if err else (3 if denials else 0)
+        result = RunResult(
+            subtype=subtype,
+            is_error=err is not None,
+            result=st.last_text if err is None else err.one_line(),
+            session_id=self.session_id,
+            num_turns=st.turns,
+            duration_ms=int((time.monotonic() - st.started) * 1000),
+            duration_api_ms=int(st.api_s * 1000),
+            total_cost_usd=self._run_cost(st),
+            usage=st.usage,
+            model_usage={
+                m: ModelUsage(u, self.options.cost_fn(m, u), self.options.context_window_fn(m))
+                for m, u in st.by_model.items()
+            },
+            permission_denials=denials,
+            error_code=err.code if err else None,
+            error_message=err.one_line() if err else None,
+            exit_status=status,
+        )
+        self.sink.record("result", {"subtype": subtype, "is_error": result.is_error, "num_turns": st.turns,
+                                    "total_cost_usd": result.total_cost_usd, "error_code": result.error_code})
+        self.sink.end_turn()
+        return RunFinished(result)
+
+
+def _subtype_for(err: AgentCliError) -> str:
+    if isinstance(err, LimitReachedError):
+        return {"max_turns": "error_max_turns", "max_budget_usd": "error_max_budget_usd"}.get(
+            err.code, "error_during_execution"
+        )
+    return "error_during_execution"

@@ -1,0 +1,43 @@
+"""The system prompt: who the agent is, where it works, and the user's memory files and additions."""
+
+from __future__ import annotations
+
+import platform
+from datetime import date
+from pathlib import Path
+
+BASE = """You are agentcli, a coding agent working in the user's terminal, in their project.
+Use the tools to read, search, edit files and run commands; do the task rather than describing it.
+- Read a file before editing it. Prefer Edit for changes to existing files; Write for new files.
+- Keep changes focused on the task. Follow the project's existing style and conventions.
+- Run the project's tests or the command that shows the problem to check your work when you can.
+- If a tool call is denied, do not repeat it as it was: adjust, or explain what you need and stop.
+- When done, answer briefly: what you changed and how you checked it."""
+
+
+def system_prompt(
+    cwd: Path,
+    project_root: Path,
+    *,
+    memory: str = "",
+    append: str | None = None,
+    replace: str | None = None,
+    addendum: str | None = None,
+) -> str:
+    """Build the system prompt. `replace` (--system-prompt) swaps the base text; `append` and a preset's
+    `addendum` are added at the end; `memory` holds AGENTS.md-style files already joined."""
+    parts = [replace if replace is not None else BASE]
+    parts.append(
+        "Environment:\n"
+        f"- working directory: {cwd}\n"
+        f"- project root: {project_root}\n"
+        f"- platform: {platform.system()} {platform.release()}\n"
+        f"- date: {date.today().isoformat()}"
+    )
+    if memory:
+        parts.append(memory)
+    if addendum:
+        parts.append(addendum)
+    if append:
+        parts.append(append)
+    return "\n\n".join(parts)

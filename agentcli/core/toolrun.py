@@ -1,0 +1,185 @@
+"""Running one turn's tool calls: look up, validate, decide (policy → approver), checkpoint, run, redact.
+
+Every failure becomes an error result the model can read; nothing here ends the run. Read-only calls that are
+allowed run concurrently; the rest run one at a time in the model's order.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from typing import Any
+
+from agentcli.core.events import AgentEvent, PermissionDecision, ToolFinished, ToolStarted
+from agentcli.core.messages import ToolResultBlock, ToolUseBlock
+from agentcli.core.permissions import ApprovalRequest, Approver, Policy
+from agentcli.core.sink import SessionSink
+from agentcli.tools.base import Tool, ToolContext, ToolOutput
+from agentcli.tools.validate import validate_args
+
+
+@dataclass(slots=True)
+class _Ready:
+    call: ToolUseBlock
+    tool: Tool
+    args: dict[str, Any]
+    note: str | None = None
+
+
+class ToolRunner:
+    """Runs tool calls for one agent run; collects results, permission denials and an ExitPlanMode plan."""
+
+    def __init__(self, policy: Policy, approver: Approver, ctx: ToolContext, sink: SessionSink) -> None:
+        self.policy = policy
+        self.approver = approver
+        self.ctx = ctx
+        self.sink = sink
+        self.denials: list[dict[str, Any]] = []
+        self.plan: str | None = None
+        self._results: dict[str, ToolResultBlock] = {}
+
+    def results_for(self, calls: list[ToolUseBlock]) -> list[ToolResultBlock]:
+        return [self._results[c.id] for c in calls]
+
+    async def run_calls(self, calls: list[ToolUseBlock], tools: list[Tool]) -> AsyncIterator[AgentEvent]:
+        by_name = {t.name: t for t in tools}
+        batch: list[_Ready] = []
+        for call in calls:
+            ready: _Ready | None = None
+            async for ev in self._prepare(call, by_name):
+                if isinstance(ev, _Ready):
+                    ready = ev
+                else:
+                    yield ev
+            if ready is None:
+                continue
+            if ready.tool.read_only:
+                batch.append(ready)
+                continue
+            async for out in self._run_batch(batch):
+                yield out
+            batch = []
+            async for out in self._run_batch([ready]):
+                yield out
+        async for out in self._run_batch(batch):
+            yield out
+
+    async def _prepare(
+        self, call: ToolUseBlock, by_name: dict[str, Tool]
+    ) -> AsyncIterator[AgentEvent | _Ready]:
+        tool = by_name.get(call.name)
+        if tool is None:
+            names = ", ".join(sorted(by_name)) or "none"
+            yield self._fail(call, f"Unknown tool '{call.name}'. Available tools: {names}.")
+            return
+        if call.raw_arguments is not None:
+            yield self._fail(call, _bad_json_message(call.raw_arguments))
+            return
+        problems = validate_args(tool.input_schema, call.input)
+        if problems:
+            yield self._fail(call, _schema_message(tool, problems))
+            return
+        async for ev in self._decide(call, tool):
+            yield ev
+
+    async def _decide(self, call: ToolUseBlock, tool: Tool) -> AsyncIterator[AgentEvent | _Ready]:
+        verdict = self.policy.check(tool, call.input)
+        behavior, by, reason, updated = verdict.behavior, verdict.by, verdict.reason, None
+        if behavior == "ask":
+            approval = await self.approver.approve(
+                ApprovalRequest(call.id, tool.name, call.input, tool.read_only, verdict.reason)
+            )
+            behavior, reason, updated = approval.behavior, approval.reason, approval.updated_input
+            by = getattr(self.approver, "name", "user")
+            if approval.behavior == "allow" and approval.remember:
+                self.policy.remember(approval.remember, approval.scope or "session")
+        assert behavior in ("allow", "deny")
+        decision = PermissionDecision(call.id, tool.name, call.input, behavior, by, verdict.rule, reason, updated)
+        self.sink.record("permission", _decision_record(decision))
+        yield decision
+        if behavior == "deny":
+            self.denials.append({"tool_name": tool.name, "tool_use_id": call.id, "tool_input": call.input})
+            yield self._fail(call, _denial_message(tool.name, by, reason))
+            return
+        args, note = call.input, None
+        if updated is not None and updated != call.input:
+            problems = validate_args(tool.input_schema, updated)
+            if problems:
+                yield self._fail(call, _schema_message(tool, problems))
+                return
+            args = updated
+            note = f"The user edited this call before it ran. It ran with: {json.dumps(updated, ensure_ascii=False)}"
+        yield _Ready(call, tool, args, note)
+
+    async def _run_batch(self, batch: list[_Ready]) -> AsyncIterator[AgentEvent]:
+        if not batch:
+            return
+        for r in batch:
+            yield ToolStarted(r.call.id, r.tool.name, r.args)
+            if not r.tool.read_only:
+                await self.sink.checkpoint(r.call.id, r.tool.name)
+        outs = await asyncio.gather(*(self._execute(r) for r in batch))
+        for r, (out, ms) in zip(batch, outs, strict=True):
+            content = self.ctx.redact(out.content)
+            if r.note:
+                content = f"{r.note}\n\n{content}"
+            if "plan" in out.metadata:
+                self.plan = str(out.metadata["plan"])
+                self.sink.record("plan", {"tool_use_id": r.call.id, "plan": self.plan})
+            block = ToolResultBlock(r.call.id, content, out.is_error)
+            self._results[r.call.id] = block
+            display = self.ctx.redact(out.display) if out.display else None
+            yield ToolFinished(r.call.id, r.tool.name, r.args, block, ms, display)
+
+    async def _execute(self, r: _Ready) -> tuple[ToolOutput, int]:
+        t0 = time.monotonic()
+        try:
+            out = await asyncio.wait_for(r.tool.run(r.args, self.ctx), timeout=self.ctx.tool_timeout_s + 5)
+        except TimeoutError:
+            out = ToolOutput.error(f"{r.tool.name} timed out after {self.ctx.tool_timeout_s:.0f} s.")
+        except Exception as err:
+            out = ToolOutput.error(f"{r.tool.name} failed: {type(err).__name__}: {err}")
+        return out, int((time.monotonic() - t0) * 1000)
+
+    def _fail(self, call: ToolUseBlock, message: str) -> ToolFinished:
+        block = ToolResultBlock(call.id, message, is_error=True)
+        self._results[call.id] = block
+        return ToolFinished(call.id, call.name, call.input, block, 0)
+
+
+def _bad_json_message(raw: str) -> str:
+    try:
+        json.loads(raw)
+        problem = "it is not a JSON object"
+    except json.JSONDecodeError as err:
+        problem = str(err)
+    shown = raw if len(raw) <= 200 else raw[:200] + "…"
+    return f"Invalid tool arguments: {problem}. Arguments received: {shown!r}. Send the arguments as one JSON object."
+
+
+def _schema_message(tool: Tool, problems: list[str]) -> str:
+    schema = json.dumps(tool.input_schema, separators=(",", ":"))
+    return f"Invalid arguments for {tool.name}: " + "; ".join(problems) + f". Expected schema: {schema}"
+
+
+def _denial_message(tool_name: str, by: str, reason: str | None) -> str:
+    if by == "user":
+        why = f" Their reason: {reason}" if reason else ""
+        return f"The user denied this {tool_name} call.{why} Do not retry it as it was; adjust your approach."
+    return reason or f"Permission to use {tool_name} was denied."
+
+
+def _decision_record(d: PermissionDecision) -> dict[str, Any]:
+    return {
+        "tool_use_id": d.tool_use_id,
+        "tool_name": d.tool_name,
+        "input": d.input,
+        "behavior": d.behavior,
+        "by": d.by,
+        "rule": d.rule,
+        "reason": d.reason,
+        "updated_input": d.updated_input,
+    }

@@ -1,0 +1,52 @@
+"""`agentcli -p`: one task, no human. Ask means deny; every outcome ends with a result and an exit status."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+
+from agentcli.config import Settings
+from agentcli.core.events import RunFinished
+from agentcli.core.permissions import DenyingApprover
+from agentcli.errors import AgentCliError
+from agentcli.output.printers import Printer, make_printer
+from agentcli.output.schema import failed_result
+
+
+class HeadlessApprover(DenyingApprover):
+    name = "headless"
+    interactive = False
+
+
+def run_headless(settings: Settings, prompt: str) -> int:
+    printer = make_printer(
+        settings.output_format, sys.stdout, sys.stderr,
+        include_partial=settings.include_partial_messages, verbose=settings.verbose,
+    )
+    return asyncio.run(_run(settings, prompt, printer))
+
+
+async def _run(settings: Settings, prompt: str, printer: Printer) -> int:
+    from agentcli.runtime import build_agent
+
+    try:
+        agent = await build_agent(settings, HeadlessApprover())
+    except AgentCliError as err:
+        if settings.output_format != "text":
+            printer.feed(RunFinished(failed_result(settings.session_id or "", err.code, err.one_line(),
+                                                   err.exit_status)))
+            printer.flush()
+        sys.stderr.write(f"agentcli: {err.one_line()} [{err.code}]\n")
+        return err.exit_status
+    status = 1
+    try:
+        async for ev in agent.run(prompt):
+            printer.feed(ev)
+            if isinstance(ev, RunFinished):
+                status = ev.result.exit_status
+                if ev.result.is_error and settings.output_format != "text":
+                    sys.stderr.write(f"agentcli: {ev.result.error_message} [{ev.result.error_code}]\n")
+    finally:
+        printer.flush()
+        await agent.aclose()
+    return status

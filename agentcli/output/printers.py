@@ -1,0 +1,156 @@
+"""Headless printers: each consumes AgentEvents with `feed(event)` and `flush()`.
+
+text        the final result on stdout (Claude Code's `-p` contract); warnings and errors on stderr
+json        one result object on stdout when the run ends
+stream-json one JSON object per line as things happen; `result` always last
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Protocol, TextIO, assert_never
+
+from agentcli.core.events import (
+    AgentEvent,
+    ApiRetry,
+    AssistantMessage,
+    MessageStop,
+    Notice,
+    PermissionDecision,
+    RedactedThinking,
+    RunFinished,
+    SessionStarted,
+    TextDelta,
+    ThinkingDelta,
+    ThinkingSignature,
+    ToolCallDelta,
+    ToolCallEnd,
+    ToolCallStart,
+    ToolFinished,
+    ToolResultsMessage,
+    ToolStarted,
+    TurnStarted,
+    UsageReport,
+)
+from agentcli.output import schema
+from agentcli.output.partial import PartialMapper
+
+
+class Printer(Protocol):
+    def feed(self, ev: AgentEvent) -> None: ...
+
+    def flush(self) -> None: ...
+
+
+def _dump(obj: dict[str, Any]) -> str:
+    return json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
+
+
+class TextPrinter:
+    """Prints the final answer; with `verbose`, progress goes to stderr."""
+
+    def __init__(self, out: TextIO, err: TextIO, verbose: bool = False) -> None:
+        self.out, self.err, self.verbose = out, err, verbose
+
+    def feed(self, ev: AgentEvent) -> None:
+        match ev:
+            case RunFinished(result):
+                if result.is_error:
+                    self.err.write(f"agentcli: {result.error_message} [{result.error_code}]\n")
+                elif result.result:
+                    self.out.write(result.result if result.result.endswith("\n") else result.result + "\n")
+                if result.permission_denials:
+                    names = ", ".join(sorted({d["tool_name"] for d in result.permission_denials}))
+                    self.err.write(f"agentcli: denied tool calls: {names} (see --permission-mode, --allowedTools)\n")
+            case ApiRetry(attempt, max_retries, delay, code, message, _):
+                self.err.write(f"agentcli: {message} [{code}] — retry {attempt}/{max_retries} in {delay:.1f}s\n")
+            case Notice(level, text):
+                if level == "warning" or self.verbose:
+                    self.err.write(f"agentcli: {text}\n")
+            case ToolStarted(_, name, args) if self.verbose:
+                self.err.write(f"· {name} {_short(args)}\n")
+            case _:
+                pass
+
+    def flush(self) -> None:
+        self.out.flush()
+        self.err.flush()
+
+
+class JsonPrinter:
+    """One result object, printed when the run ends."""
+
+    def __init__(self, out: TextIO) -> None:
+        self.out = out
+
+    def feed(self, ev: AgentEvent) -> None:
+        if isinstance(ev, RunFinished):
+            self.out.write(_dump(schema.result_line(ev.result)) + "\n")
+
+    def flush(self) -> None:
+        self.out.flush()
+
+
+class StreamJsonPrinter:
+    """Line-delimited JSON: system/init, assistant and user messages, optional stream_event deltas, result."""
+
+    def __init__(self, out: TextIO, include_partial: bool = False) -> None:
+        self.out = out
+        self.session_id = ""
+        self.partial = PartialMapper() if include_partial else None
+
+    def _emit(self, obj: dict[str, Any]) -> None:
+        self.out.write(_dump(obj) + "\n")
+        self.out.flush()
+
+    def _stream_event(self, raw: list[dict[str, Any]]) -> None:
+        for e in raw:
+            self._emit({"type": "stream_event", "event": e, "session_id": self.session_id,
+                        "parent_tool_use_id": None, "uuid": schema.new_uuid()})
+
+    def feed(self, ev: AgentEvent) -> None:
+        match ev:
+            case SessionStarted():
+                self.session_id = ev.session_id
+                self._emit(schema.init_line(ev))
+            case AssistantMessage(msg, usage, model, stop, _):
+                self._emit(schema.message_line(msg, self.session_id, model=model, usage=usage, stop_reason=stop))
+            case ToolResultsMessage(msg):
+                self._emit(schema.message_line(msg, self.session_id))
+            case ApiRetry(attempt, max_retries, delay, code, message, status):
+                self._emit({"type": "system", "subtype": "api_retry", "attempt": attempt,
+                            "max_retries": max_retries, "retry_delay_ms": int(delay * 1000),
+                            "error_status": status, "error": code, "message": message,
+                            "session_id": self.session_id, "uuid": schema.new_uuid()})
+            case Notice(level, text):
+                self._emit({"type": "system", "subtype": "notice", "level": level, "text": text,
+                            "session_id": self.session_id, "uuid": schema.new_uuid()})
+            case RunFinished(result):
+                self._emit(schema.result_line(result))
+            case (TurnStarted() | TextDelta() | ThinkingDelta() | ThinkingSignature() | RedactedThinking()
+                  | ToolCallStart() | ToolCallDelta() | ToolCallEnd() | UsageReport() | MessageStop()):
+                if self.partial is not None:
+                    self._stream_event(self.partial.map(ev))
+            case PermissionDecision() | ToolStarted() | ToolFinished():
+                pass
+            case _:
+                assert_never(ev)
+
+    def flush(self) -> None:
+        self.out.flush()
+
+
+def _short(args: dict[str, Any]) -> str:
+    for key in ("command", "file_path", "pattern", "path"):
+        if key in args:
+            text = str(args[key]).replace("\n", " ")
+            return text if len(text) <= 80 else text[:77] + "…"
+    return ""
+
+
+def make_printer(fmt: str, out: TextIO, err: TextIO, *, include_partial: bool, verbose: bool) -> Printer:
+    if fmt == "json":
+        return JsonPrinter(out)
+    if fmt == "stream-json":
+        return StreamJsonPrinter(out, include_partial)
+    return TextPrinter(out, err, verbose)

@@ -1,0 +1,112 @@
+"""The stable external JSON of `-p --output-format json|stream-json` (documented in docs/output-format.md).
+
+Shapes follow Claude Code's `-p` contract so existing scripts work; internal events are mapped here and only
+here, so internals can change without breaking users. Bump SCHEMA_VERSION on any incompatible change.
+"""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from agentcli.core.events import ModelUsage, RunResult, SessionStarted
+from agentcli.core.messages import Message, Usage
+
+SCHEMA_VERSION = 1
+
+
+def new_uuid() -> str:
+    return str(uuid.uuid4())
+
+
+def init_line(ev: SessionStarted) -> dict[str, Any]:
+    return {
+        "type": "system",
+        "subtype": "init",
+        "session_id": ev.session_id,
+        "cwd": ev.cwd,
+        "model": ev.model,
+        "provider": ev.provider,
+        "tools": list(ev.tools),
+        "permissionMode": ev.permission_mode,
+        "mcp_servers": [],
+        "schema_version": SCHEMA_VERSION,
+        "uuid": new_uuid(),
+    }
+
+
+def message_line(
+    msg: Message, session_id: str, *, model: str | None = None, usage: Usage | None = None,
+    stop_reason: str | None = None,
+) -> dict[str, Any]:
+    body: dict[str, Any] = msg.to_dict()
+    if msg.role == "assistant":
+        body = {
+            "id": f"msg_{uuid.uuid4().hex[:24]}",
+            "type": "message",
+            "role": "assistant",
+            "model": model,
+            "content": body["content"],
+            "stop_reason": stop_reason,
+            "usage": usage.to_dict() if usage else None,
+        }
+    return {
+        "type": msg.role,
+        "message": body,
+        "parent_tool_use_id": None,
+        "session_id": session_id,
+        "uuid": new_uuid(),
+    }
+
+
+def _model_usage(mu: ModelUsage) -> dict[str, Any]:
+    u = mu.usage
+    return {
+        "inputTokens": u.input_tokens,
+        "outputTokens": u.output_tokens,
+        "cacheReadInputTokens": u.cache_read_tokens,
+        "cacheCreationInputTokens": u.cache_write_tokens,
+        "reasoningTokens": u.reasoning_tokens,
+        "costUSD": round(mu.cost_usd, 6),
+        "contextWindow": mu.context_window,
+        "estimated": u.estimated,
+    }
+
+
+def result_line(r: RunResult) -> dict[str, Any]:
+    line: dict[str, Any] = {
+        "type": "result",
+        "subtype": r.subtype,
+        "is_error": r.is_error,
+        "duration_ms": r.duration_ms,
+        "duration_api_ms": r.duration_api_ms,
+        "num_turns": r.num_turns,
+        "result": r.result,
+        "session_id": r.session_id,
+        "total_cost_usd": round(r.total_cost_usd, 6),
+        "usage": r.usage.to_dict(),
+        "modelUsage": {m: _model_usage(mu) for m, mu in r.model_usage.items()},
+        "permission_denials": list(r.permission_denials),
+        "uuid": new_uuid(),
+    }
+    if r.error_code is not None:
+        line["error"] = {"code": r.error_code, "message": r.error_message}
+    return line
+
+
+def failed_result(session_id: str, code: str, message: str, exit_status: int) -> RunResult:
+    """The result of a run that could not even start (bad config, no provider)."""
+    return RunResult(
+        subtype="error_during_execution",
+        is_error=True,
+        result=message,
+        session_id=session_id,
+        num_turns=0,
+        duration_ms=0,
+        duration_api_ms=0,
+        total_cost_usd=0.0,
+        usage=Usage(),
+        error_code=code,
+        error_message=message,
+        exit_status=exit_status,
+    )

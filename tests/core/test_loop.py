@@ -1,0 +1,150 @@
+"""The agent loop, driven by an in-process scripted provider and real tool objects."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+from agentcli.core.events import AgentEvent, PermissionDecision, RunFinished, ToolFinished
+from agentcli.core.loop import Agent, AgentOptions
+from agentcli.core.messages import ToolResultBlock, ToolUseBlock
+from agentcli.core.permissions import DenyingApprover, SimplePolicy
+from agentcli.errors import RateLimitError
+from agentcli.tools.base import ToolContext
+from agentcli.tools.registry import ToolRegistry
+from tests.core.scripted import EchoTool, Say, ScriptedProvider, TouchTool
+
+
+def make_agent(tmp_path: Path, script: list[Say], mode: str = "default", **opts: Any) -> Agent:
+    return Agent(
+        provider=ScriptedProvider(script),
+        registry=ToolRegistry([], extra=[EchoTool(), TouchTool()]),
+        policy=SimplePolicy(mode),
+        approver=DenyingApprover(),
+        ctx=ToolContext(project_root=tmp_path),
+        options=AgentOptions(model="m", provider_name="scripted", **opts),
+    )
+
+
+def run(agent: Agent, prompt: str) -> list[AgentEvent]:
+    async def go() -> list[AgentEvent]:
+        return [ev async for ev in agent.run(prompt)]
+
+    return asyncio.run(go())
+
+
+def assert_paired(agent: Agent) -> None:
+    """Every tool call is answered by exactly one result in the next message."""
+    for i, m in enumerate(agent.messages):
+        if m.role == "assistant" and m.tool_uses:
+            nxt = agent.messages[i + 1]
+            ids = [b.tool_use_id for b in nxt.content if isinstance(b, ToolResultBlock)]
+            assert sorted(ids) == sorted(c.id for c in m.tool_uses)
+
+
+def test_text_reply_ends_with_success(tmp_path: Path) -> None:
+    agent = make_agent(tmp_path, [Say("hello there")])
+    events = run(agent, "hi")
+    result = events[-1]
+    assert isinstance(result, RunFinished)
+    assert result.result.subtype == "success" and result.result.result == "hello there"
+    assert result.result.num_turns == 1 and result.result.exit_status == 0
+
+
+def test_tool_call_then_answer(tmp_path: Path) -> None:
+    agent = make_agent(tmp_path, [Say("let me", [("Echo", {"text": "a"})]), Say("done")])
+    events = run(agent, "go")
+    finished = [e for e in events if isinstance(e, ToolFinished)]
+    assert finished[0].result.content == "echo: a" and not finished[0].result.is_error
+    assert isinstance(events[-1], RunFinished) and events[-1].result.num_turns == 2
+    assert_paired(agent)
+
+
+def test_bad_calls_become_error_results_and_run_goes_on(tmp_path: Path) -> None:
+    calls: list[tuple[str, dict[str, Any] | str]] = [
+        ("Nope", {}), ("Echo", "{not json"), ("Echo", {"text": 3}), ("Echo", {"text": "x", "extra": 1}),
+    ]
+    agent = make_agent(tmp_path, [Say("", calls), Say("recovered")])
+    events = run(agent, "go")
+    results = [e.result for e in events if isinstance(e, ToolFinished)]
+    assert [r.is_error for r in results] == [True, True, True, True]
+    assert "Unknown tool 'Nope'" in results[0].content
+    assert "Invalid tool arguments" in results[1].content
+    assert "Invalid arguments for Echo" in results[2].content
+    assert isinstance(events[-1], RunFinished) and events[-1].result.result == "recovered"
+    assert_paired(agent)
+
+
+def test_headless_denial_is_reported_and_nothing_runs(tmp_path: Path) -> None:
+    agent = make_agent(tmp_path, [Say("", [("Touch", {"text": "f"})]), Say("could not")])
+    events = run(agent, "go")
+    assert not (tmp_path / "f").exists()
+    decision = next(e for e in events if isinstance(e, PermissionDecision))
+    assert decision.behavior == "deny"
+    end = events[-1]
+    assert isinstance(end, RunFinished)
+    assert end.result.permission_denials[0]["tool_name"] == "Touch" and end.result.exit_status == 3
+    sent = agent.provider.requests[1].messages[-1]  # type: ignore[attr-defined]
+    assert "not granted" in sent.content[0].content
+
+
+def test_accept_edits_runs_file_tool(tmp_path: Path) -> None:
+    agent = make_agent(tmp_path, [Say("", [("Touch", {"text": "f"})]), Say("ok")], mode="acceptEdits")
+    run(agent, "go")
+    assert (tmp_path / "f").exists()
+
+
+def test_plan_mode_never_runs_changing_tools(tmp_path: Path) -> None:
+    agent = make_agent(tmp_path, [Say("", [("Touch", {"text": "f"})]), Say("ok")], mode="plan")
+    run(agent, "go")
+    assert not (tmp_path / "f").exists()
+
+
+def test_max_turns_stops_with_error_subtype(tmp_path: Path) -> None:
+    script = [Say("", [("Echo", {"text": str(i)})]) for i in range(5)]
+    agent = make_agent(tmp_path, script, max_turns=2)
+    end = run(agent, "loop")[-1]
+    assert isinstance(end, RunFinished)
+    assert end.result.subtype == "error_max_turns" and end.result.exit_status == 4
+    assert end.result.num_turns == 2
+    assert_paired(agent)
+
+
+def test_tool_call_cap_per_turn(tmp_path: Path) -> None:
+    calls: list[tuple[str, dict[str, Any] | str]] = [("Echo", {"text": str(i)}) for i in range(4)]
+    agent = make_agent(tmp_path, [Say("", calls)], max_tool_calls_per_turn=3)
+    end = run(agent, "many")[-1]
+    assert isinstance(end, RunFinished) and end.result.error_code == "max_tool_calls"
+    assert_paired(agent)
+
+
+def test_budget_guard(tmp_path: Path) -> None:
+    agent = make_agent(tmp_path, [Say("", [("Echo", {"text": "a"})]), Say("x")],
+                       max_budget_usd=0.01, cost_fn=lambda m, u: 0.02)
+    end = run(agent, "spend")[-1]
+    assert isinstance(end, RunFinished) and end.result.subtype == "error_max_budget_usd"
+    assert_paired(agent)
+
+
+def test_provider_error_mid_stream_keeps_partial_text(tmp_path: Path) -> None:
+    agent = make_agent(tmp_path, [Say("partial answer", fail_after=RateLimitError("slow down"))])
+    end = run(agent, "go")[-1]
+    assert isinstance(end, RunFinished)
+    assert end.result.is_error and end.result.error_code == "rate_limit" and end.result.exit_status == 75
+    assert agent.messages[-1].role == "assistant" and agent.messages[-1].text == "partial answer"
+
+
+def test_cancel_mid_tools_leaves_valid_transcript(tmp_path: Path) -> None:
+    agent = make_agent(tmp_path, [Say("", [("Echo", {"text": "a"})]), Say("never")])
+
+    async def go() -> None:
+        gen = agent.run("go")
+        async for ev in gen:
+            if isinstance(ev, ToolFinished):
+                break
+        await gen.aclose()
+
+    asyncio.run(go())
+    assert isinstance(agent.messages[1].content[0], ToolUseBlock)
+    assert_paired(agent)
