@@ -7,19 +7,21 @@ and who answers approvals.
 from __future__ import annotations
 
 import os
-import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from agentcli import selection
 from agentcli.config import Settings
 from agentcli.core.loop import Agent, AgentOptions
-from agentcli.core.messages import Message, Usage
+from agentcli.core.messages import Usage
 from agentcli.core.permissions import Approver, Policy, SimplePolicy
 from agentcli.core.prompt import system_prompt
-from agentcli.core.sink import NullSink, SessionSink
-from agentcli.errors import ConfigError
+from agentcli.errors import ConfigError, UsageError
 from agentcli.firstrun import anything_configured, first_run_message, probe_local
+from agentcli.providers import catalog
 from agentcli.providers.base import Effort, Provider
+from agentcli.session.store import OpenedSession
 from agentcli.tools.base import ToolContext
 from agentcli.tools.registry import DEFAULT_TOOLS, ToolRegistry
 
@@ -42,19 +44,18 @@ def make_provider(sel: selection.Selection) -> Provider:
     return factory(sel.config)
 
 
-def cost_fn(prices: dict[str, dict[str, Any]]) -> Any:
-    from agentcli.providers import catalog
-
+def cost_fn(prices: dict[str, dict[str, Any]], provider: str) -> Callable[[str, Usage], float]:
     def cost(model: str, usage: Usage) -> float:
-        return catalog.cost_usd(model, usage, overrides=prices)
+        return catalog.cost_usd(model, usage, prices, provider=provider)
 
     return cost
 
 
-def context_window_fn(model: str) -> int | None:
-    from agentcli.providers import catalog
+def context_window_fn(prices: dict[str, dict[str, Any]]) -> Callable[[str], int | None]:
+    def window(model: str) -> int | None:
+        return catalog.context_window(model, prices)
 
-    return catalog.context_window(model)
+    return window
 
 
 def tool_context(settings: Settings) -> ToolContext:
@@ -73,10 +74,25 @@ def make_policy(settings: Settings) -> Policy:
     return SimplePolicy(settings.permission_mode, settings.allowed_tools, settings.disallowed_tools)
 
 
-def open_sink(settings: Settings, sel: selection.Selection) -> tuple[SessionSink, list[Message], list[str]]:
-    """The session to write to, the history to continue from, and notices (repairs, warnings)."""
-    session_id = settings.session_id or str(uuid.uuid4())
-    return NullSink(session_id), [], []
+def open_sink(settings: Settings, sel: selection.Selection) -> OpenedSession:
+    """The session to write to and the history to continue from (see agentcli.session.store)."""
+    from agentcli.session.store import open_session
+
+    if settings.resume == "":
+        raise UsageError("--resume needs a session id or name here", hint="agentcli sessions list shows them")
+    return open_session(
+        settings.project_root,
+        cwd=settings.cwd,
+        model=sel.model,
+        provider=sel.config.name,
+        continue_=settings.continue_,
+        resume=settings.resume,
+        fork_session=settings.fork_session,
+        session_id=settings.session_id,
+        no_persistence=settings.no_session_persistence,
+        name=settings.name,
+        secrets=settings.secrets,
+    )
 
 
 def build_prompt(settings: Settings) -> str:
@@ -85,11 +101,23 @@ def build_prompt(settings: Settings) -> str:
     )
 
 
-async def build_agent(settings: Settings, approver: Approver) -> Agent:
+@dataclass(slots=True)
+class Built:
+    """A ready agent plus what front ends show around it: the selection, the session's notices and replay."""
+
+    agent: Agent
+    selection: selection.Selection
+    session: OpenedSession
+
+
+async def build(settings: Settings, approver: Approver) -> Built:
     sel = await select_provider(settings)
-    provider = make_provider(sel)
-    sink, history, _notices = open_sink(settings, sel)
-    registry = ToolRegistry(DEFAULT_TOOLS)
+    opened = open_sink(settings, sel)
+    try:
+        provider = make_provider(sel)
+    except BaseException:
+        opened.close()
+        raise
     options = AgentOptions(
         model=sel.model,
         provider_name=sel.config.name,
@@ -99,13 +127,18 @@ async def build_agent(settings: Settings, approver: Approver) -> Agent:
         max_tool_calls_per_turn=settings.max_tool_calls_per_turn,
         max_tokens=settings.max_tokens,
         effort=_effort(settings.effort),
-        cost_fn=cost_fn(settings.prices),
-        context_window_fn=context_window_fn,
+        cost_fn=cost_fn(settings.prices, sel.pricing_provider),
+        context_window_fn=context_window_fn(settings.prices),
     )
-    return Agent(
-        provider=provider, registry=registry, policy=make_policy(settings), approver=approver,
-        ctx=tool_context(settings), options=options, sink=sink, history=history,
+    agent = Agent(
+        provider=provider, registry=ToolRegistry(DEFAULT_TOOLS), policy=make_policy(settings), approver=approver,
+        ctx=tool_context(settings), options=options, sink=opened.sink, history=opened.history,
     )
+    return Built(agent, sel, opened)
+
+
+async def build_agent(settings: Settings, approver: Approver) -> Agent:
+    return (await build(settings, approver)).agent
 
 
 def _effort(value: str | None) -> Effort | None:

@@ -1,8 +1,9 @@
 """Which provider and model a run uses, from flags, config and environment.
 
-Order: `--model provider/model` > `--provider` (+ bare `--model`) > a bare model name known to the catalog or
-recognised by its prefix > a base URL (`--base-url`, `AGENTCLI_HOST`: anthropic.com → anthropic, a path ending
-in /v1 → OpenAI-compatible, otherwise Ollama) > whichever provider's environment variables are set.
+Order: `--model provider/model` (a provider or an OpenAI-compatible profile name) > `--provider` (+ bare
+`--model`) > a bare model name the catalog knows or recognises by prefix > a base URL (`--base-url`,
+`AGENTCLI_HOST`; see profiles.infer_provider) > whichever provider's environment variables are set.
+The catalog, factory and profiles own the details; this module only puts them in order.
 """
 
 from __future__ import annotations
@@ -10,27 +11,12 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import urlparse
+from urllib.parse import urlsplit
 
-from agentcli.errors import ConfigError
+from agentcli.errors import ConfigError, UsageError
+from agentcli.providers import catalog, factory, profiles
 from agentcli.providers.base import ProviderConfig
 
-PROVIDERS = ("anthropic", "openai", "openai-responses", "google", "ollama")
-
-KEY_ENV = {
-    "anthropic": ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN"),
-    "openai": ("OPENAI_API_KEY",),
-    "openai-responses": ("OPENAI_API_KEY",),
-    "google": ("GEMINI_API_KEY", "GOOGLE_API_KEY"),
-    "ollama": (),
-}
-URL_ENV = {
-    "anthropic": "ANTHROPIC_BASE_URL",
-    "openai": "OPENAI_BASE_URL",
-    "openai-responses": "OPENAI_BASE_URL",
-    "google": "GOOGLE_GEMINI_BASE_URL",
-    "ollama": "OLLAMA_HOST",
-}
 DEFAULT_MODELS = {
     "anthropic": "claude-sonnet-4-5",
     "openai": "gpt-5",
@@ -38,14 +24,7 @@ DEFAULT_MODELS = {
     "google": "gemini-2.5-pro",
     "ollama": "qwen3",
 }
-PREFIXES = (
-    ("claude", "anthropic"),
-    ("gpt-", "openai"),
-    ("o1", "openai"),
-    ("o3", "openai"),
-    ("o4", "openai"),
-    ("gemini", "google"),
-)
+LOCAL_MODEL = "default"  # what a local OpenAI-compatible server is asked for when no model is named
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,70 +34,44 @@ class Selection:
 
     @property
     def label(self) -> str:
-        return f"{self.config.name}/{self.model}"
+        return f"{self.config.profile or self.config.name}/{self.model}"
 
-
-def _known_provider(name: str) -> bool:
-    if name in PROVIDERS:
-        return True
-    from agentcli.providers import profiles
-
-    return profiles.get_profile(name) is not None
-
-
-def provider_for_url(url: str) -> str:
-    parsed = urlparse(url)
-    host = parsed.hostname or ""
-    if host.endswith("anthropic.com"):
-        return "anthropic"
-    if host.endswith("googleapis.com"):
-        return "google"
-    if parsed.path.rstrip("/").endswith("/v1"):
-        return "openai"
-    return "ollama"
-
-
-def _provider_for_model(model: str) -> str | None:
-    from agentcli.providers import catalog
-
-    entry = catalog.lookup(model)
-    if entry is not None:
-        return entry.provider
-    for prefix, provider in PREFIXES:
-        if model.startswith(prefix):
-            return provider
-    return None
+    @property
+    def pricing_provider(self) -> str:
+        """What the catalog's cost function is told (local profiles and Ollama cost nothing)."""
+        return self.config.profile or self.config.name
 
 
 def _from_env() -> str | None:
-    if os.environ.get("ANTHROPIC_API_KEY") or os.environ.get("ANTHROPIC_AUTH_TOKEN"):
-        return "anthropic"
-    if os.environ.get("OPENAI_API_KEY") or os.environ.get("OPENAI_BASE_URL"):
-        return "openai"
-    if os.environ.get("GEMINI_API_KEY") or os.environ.get("GOOGLE_API_KEY"):
-        return "google"
-    if os.environ.get("OLLAMA_HOST"):
-        return "ollama"
-    if os.environ.get("ANTHROPIC_BASE_URL"):
-        return "anthropic"
+    for name, (keys, url_var, _) in factory.ENV.items():
+        if any(os.environ.get(k) for k in keys) or (url_var and os.environ.get(url_var)):
+            return name
     return None
 
 
 def choose(model: str | None, provider: str | None, base_url: str | None) -> tuple[str | None, str | None]:
-    """(provider, model) from what the user gave; either may stay None."""
-    if model and "/" in model:
-        head, _, rest = model.partition("/")
-        if _known_provider(head):
-            return head, rest
-    if provider:
-        return provider, model
+    """(provider or profile name, model) from what the user gave; either may stay None."""
     if model:
-        found = _provider_for_model(model)
-        if found:
-            return found, model
+        head, sep, tail = model.partition("/")
+        if provider is None and sep and profiles.get_profile(head.lower()) is not None:
+            return head.lower(), tail
+        try:
+            return catalog.resolve_model(model, provider)
+        except UsageError:
+            fallback = profiles.infer_provider(base_url) if base_url else _from_env()
+            if fallback is None:
+                raise
+            return fallback, model
+    if provider:
+        return provider, None
     if base_url:
-        return provider_for_url(base_url), model
-    return _from_env(), model
+        return profiles.infer_provider(base_url), None
+    return _from_env(), None
+
+
+def _is_loopback(url: str | None) -> bool:
+    host = urlsplit(url).hostname if url else None
+    return host in ("localhost", "127.0.0.1", "::1") or bool(host and host.startswith("127."))
 
 
 def select(
@@ -130,35 +83,26 @@ def select(
     request_timeout_s: float,
     max_retries: int,
 ) -> Selection:
-    """Resolve everything into a ProviderConfig. Raises ConfigError when nothing says which provider to use."""
+    """Resolve everything into a ProviderConfig. Raises ConfigError when nothing says which provider to use,
+    AuthError (from a profile) when a required key is missing."""
     name, model_name = choose(model, provider, base_url)
     if name is None:
-        raise ConfigError(f"cannot tell which provider serves model {model!r}",
-                          hint="use --model provider/model, e.g. openai/" + (model or "gpt-5"))
+        raise ConfigError("no provider configured", hint="pass --model provider/model or set a provider's API key")
     conf = dict(provider_conf.get(name, {}))
-    profile_name: str | None = None
-    from agentcli.providers import profiles
-
+    conf_model = conf.pop("model", None)
+    url = base_url or conf.pop("base_url", None)
     profile = profiles.get_profile(name)
     if profile is not None:
-        profile_name, name = name, profile.adapter
-    url = base_url or conf.pop("base_url", None) or os.environ.get(URL_ENV.get(name, ""), None)
-    key = conf.pop("api_key", None)
-    for var in KEY_ENV.get(name, ()):
-        key = key or os.environ.get(var)
-    if profile is not None:
-        url = url or profile.base_url
-        key = key or (os.environ.get(profile.api_key_env) if profile.api_key_env else None)
-        conf = {**profile.options, **conf}
-    default = profile.default_model if profile is not None else None
-    chosen = model_name or conf.pop("model", None) or default or DEFAULT_MODELS.get(name, "default")
-    cfg = ProviderConfig(
-        name=name,
-        base_url=url,
-        api_key=key,
-        request_timeout_s=request_timeout_s,
-        max_retries=max_retries,
-        profile=profile_name,
-        options=conf,
+        cfg = profile.provider_config(base_url=url, request_timeout_s=request_timeout_s, max_retries=max_retries)
+        return Selection(cfg, model_name or conf_model or profile.default_model or LOCAL_MODEL)
+    name = factory.canonical(name)
+    defaults: dict[str, Any] = {k: conf[k] for k in ("api_key", "options") if k in conf}
+    cfg = factory.provider_config_from_env(
+        name, {"base_url": url, "request_timeout_s": request_timeout_s, "max_retries": max_retries},
+        defaults=defaults,
     )
+    chosen = model_name or conf_model
+    if chosen is None:
+        local = name == "openai" and _is_loopback(cfg.base_url)
+        chosen = LOCAL_MODEL if local else DEFAULT_MODELS.get(name, LOCAL_MODEL)
     return Selection(cfg, chosen)

@@ -6,7 +6,7 @@ import asyncio
 import sys
 
 from agentcli.config import Settings
-from agentcli.core.events import RunFinished
+from agentcli.core.events import Notice, RunFinished
 from agentcli.core.permissions import DenyingApprover
 from agentcli.errors import AgentCliError
 from agentcli.output.printers import Printer, make_printer
@@ -27,10 +27,10 @@ def run_headless(settings: Settings, prompt: str) -> int:
 
 
 async def _run(settings: Settings, prompt: str, printer: Printer) -> int:
-    from agentcli.runtime import build_agent
+    from agentcli.runtime import build
 
     try:
-        agent = await build_agent(settings, HeadlessApprover())
+        built = await build(settings, HeadlessApprover())
     except AgentCliError as err:
         if settings.output_format != "text":
             printer.feed(RunFinished(failed_result(settings.session_id or "", err.code, err.one_line(),
@@ -38,6 +38,9 @@ async def _run(settings: Settings, prompt: str, printer: Printer) -> int:
             printer.flush()
         sys.stderr.write(f"agentcli: {err.one_line()} [{err.code}]\n")
         return err.exit_status
+    agent = built.agent
+    for text in built.session.notices:
+        printer.feed(Notice("warning", text))
     status = 1
     try:
         async for ev in agent.run(prompt):

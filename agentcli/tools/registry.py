@@ -18,6 +18,9 @@ BUILTIN_TOOLS: dict[str, str] = {
     "Bash": "agentcli.tools.bash:BashTool",
     "Glob": "agentcli.tools.glob:GlobTool",
     "Grep": "agentcli.tools.grep:GrepTool",
+    "BashOutput": "agentcli.tools.background:BashOutputTool",
+    "KillShell": "agentcli.tools.background:KillShellTool",
+    "ExitPlanMode": "agentcli.tools.exit_plan:ExitPlanModeTool",
 }
 
 DEFAULT_TOOLS: tuple[str, ...] = ("Read", "Write", "Edit", "Bash", "Glob", "Grep")

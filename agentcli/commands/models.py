@@ -1,0 +1,126 @@
+"""`agentcli models [--provider P] [--json]`: hosted models from the catalog, local ones from a live probe.
+
+Without `--provider`: every catalog model, then whatever the usual local servers (Ollama, llama.cpp,
+LM Studio, vLLM) offer right now; a server that is not running is noted, not an error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import sys
+from typing import TYPE_CHECKING
+
+from agentcli.errors import AgentCliError, UsageError
+
+if TYPE_CHECKING:
+    from agentcli.providers.probe import ModelEntry
+
+HOSTED = ("anthropic", "openai", "google")
+LOCAL_PROFILES = ("llamacpp", "lmstudio", "vllm")
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="agentcli models", description="List the models agentcli can use.")
+    p.add_argument("--provider", help="anthropic, openai, google, ollama, or a profile (llamacpp, groq …)")
+    p.add_argument("--base-url", help="ask this server instead of the provider's usual address")
+    p.add_argument("--timeout", type=float, default=2.0, help="seconds to wait for a local server (default 2)")
+    p.add_argument("--probe", metavar="MODEL", help="also probe MODEL: native tool calling and real context")
+    p.add_argument("--json", action="store_true", help="one JSON object: models and notes")
+    return p
+
+
+def main(argv: list[str]) -> int:
+    ns = _parser().parse_args(argv)
+    try:
+        entries, notes, probed = asyncio.run(_collect(ns))
+    except AgentCliError as err:
+        sys.stderr.write(f"agentcli models: {err.one_line()} [{err.code}]\n")
+        return err.exit_status
+    try:
+        if ns.json:
+            out = {"models": [e.to_dict() for e in entries], "notes": notes}
+            if probed is not None:
+                out["probe"] = probed
+            sys.stdout.write(json.dumps(out, indent=2) + "\n")
+        else:
+            sys.stdout.write(render_table(entries))
+            for note in notes:
+                sys.stderr.write(f"note: {note}\n")
+            if probed is not None:
+                sys.stdout.write(f"probe {probed['model']}: tool calling {probed['tool_calling']}, "
+                                 f"context {probed['context_window'] or 'unknown'}\n")
+    except BrokenPipeError:
+        return 0
+    return 0
+
+
+async def _collect(ns: argparse.Namespace) -> tuple[list[ModelEntry], list[str], dict[str, object] | None]:
+    from agentcli.providers import probe
+    from agentcli.providers.factory import canonical
+    from agentcli.providers.profiles import get_profile
+
+    name = canonical(ns.provider) if ns.provider else None
+    notes: list[str] = []
+    if name is None:
+        entries = probe.catalog_models()
+        found = await probe.gather_live(_local_targets(), ns.timeout)
+        for server, result in found.items():
+            if isinstance(result, str):
+                notes.append(f"{server}: not reachable ({result})")
+            else:
+                entries += result
+        return entries, notes, None
+    if name in HOSTED and not ns.base_url:
+        entries = probe.catalog_models(name)
+        if name == "openai":
+            entries += probe.catalog_models("openai-responses")
+        return entries, notes, None
+    kind, url, key = _endpoint(name, ns.base_url, get_profile(name))
+    entries = await probe.list_live(kind, url, api_key=key, timeout_s=max(ns.timeout, 5.0 if key else 0))
+    probed = None
+    if ns.probe:
+        probed = (await probe.probe("ollama" if kind == "ollama" else "openai", url, ns.probe, api_key=key)).to_dict()
+    return entries, notes, probed
+
+
+def _endpoint(name: str, base_url: str | None, profile: object) -> tuple[str, str, str | None]:
+    from agentcli.providers.ollama import ollama_base_url
+    from agentcli.providers.profiles import Profile
+
+    if name == "ollama":
+        return "ollama", ollama_base_url(base_url), None
+    if isinstance(profile, Profile):
+        key = profile.api_key()
+        if key is None and profile.key_required:
+            raise UsageError(f"{profile.label} lists its models only with a key",
+                             hint=f"set {profile.api_key_env}, or see its default: {profile.default_model}")
+        return name, base_url or profile.resolve_base_url(), key
+    if name in ("openai", "openai-responses") and base_url:
+        return "openai", base_url, os.environ.get("OPENAI_API_KEY")
+    raise UsageError(f"unknown provider {name!r}", hint="try anthropic, openai, google, ollama, llamacpp, groq …")
+
+
+def _local_targets() -> list[tuple[str, str]]:
+    from agentcli.providers.ollama import ollama_base_url
+    from agentcli.providers.profiles import get_profile
+
+    targets = [("ollama", ollama_base_url(None))]
+    for name in LOCAL_PROFILES:
+        p = get_profile(name)
+        if p is not None:
+            targets.append((name, p.resolve_base_url()))
+    return targets
+
+
+def render_table(entries: list[ModelEntry]) -> str:
+    def price(v: float | None) -> str:
+        return "-" if v is None else f"{v:g}"
+
+    rows = [("PROVIDER", "MODEL", "CONTEXT", "$IN/M", "$OUT/M", "SOURCE")]
+    rows += [(e.provider, e.name, f"{e.context_window:,}" if e.context_window else "-", price(e.input_price),
+              price(e.output_price), e.source) for e in entries]
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    return "".join("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() + "\n" for r in rows)

@@ -1,0 +1,92 @@
+"""Custom slash commands: markdown files in `.agentcli/commands/` (project) and `$AGENTCLI_HOME/commands/`.
+
+`/name args` sends the file's body with `$ARGUMENTS` replaced by `args` (and `$1`, `$2` … by single words);
+a body without `$ARGUMENTS` gets the arguments appended. Optional front matter gives `description` and
+`argument-hint`. Files in sub-folders are named `folder:name`; project commands win over the user's.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from dataclasses import dataclass
+from pathlib import Path
+
+from agentcli import paths
+
+_POSITIONAL = re.compile(r"\$(\d)")
+
+
+@dataclass(frozen=True, slots=True)
+class CustomCommand:
+    name: str
+    body: str
+    path: Path
+    scope: str
+    description: str = ""
+    argument_hint: str = ""
+
+    def expand(self, arguments: str) -> str:
+        """The prompt this command sends for `arguments`."""
+        arguments = arguments.strip()
+        try:
+            words = shlex.split(arguments)
+        except ValueError:
+            words = arguments.split()
+        text = _POSITIONAL.sub(lambda m: _word(words, int(m.group(1))), self.body)
+        if "$ARGUMENTS" in text:
+            return text.replace("$ARGUMENTS", arguments)
+        return f"{text}\n\nARGUMENTS: {arguments}" if arguments else text
+
+
+def _word(words: list[str], n: int) -> str:
+    return words[n - 1] if 0 < n <= len(words) else ""
+
+
+def command_dirs(project_root: Path) -> list[tuple[str, Path]]:
+    """(scope, folder) pairs, lowest precedence first."""
+    return [("user", paths.home() / "commands"), ("project", paths.project_dir(project_root) / "commands")]
+
+
+def load_commands(project_root: Path) -> dict[str, CustomCommand]:
+    """Every custom command by name; unreadable files are skipped."""
+    found: dict[str, CustomCommand] = {}
+    for scope, folder in command_dirs(project_root):
+        if not folder.is_dir():
+            continue
+        for f in sorted(folder.rglob("*.md")):
+            try:
+                raw = f.read_text(encoding="utf-8", errors="replace")
+            except OSError:
+                continue
+            name = ":".join(f.relative_to(folder).with_suffix("").parts)
+            meta, body = parse_front_matter(raw)
+            description = meta.get("description") or _first_line(body)
+            found[name] = CustomCommand(
+                name, body.strip(), f, scope, description, meta.get("argument-hint", "")
+            )
+    return found
+
+
+def parse_front_matter(text: str) -> tuple[dict[str, str], str]:
+    """`---`-fenced `key: value` lines at the top of a file, and the rest."""
+    if not text.startswith("---"):
+        return {}, text
+    end = text.find("\n---", 3)
+    if end < 0:
+        return {}, text
+    meta: dict[str, str] = {}
+    for line in text[3:end].splitlines():
+        key, sep, value = line.partition(":")
+        if sep and key.strip():
+            meta[key.strip().lower()] = value.strip().strip("\"'")
+    rest = text[end + 4 :]
+    return meta, rest.lstrip("\n")
+
+
+def _first_line(body: str) -> str:
+    for line in body.splitlines():
+        line = line.strip().lstrip("#").strip()
+        if line:
+            return line[:80]
+    return ""

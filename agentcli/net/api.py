@@ -1,0 +1,43 @@
+"""Calling a JSON API over `HttpClient`: a non-2xx answer becomes the matching agentcli error."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from agentcli.net.errors import ApiIdentity, error_from_status, message_from_body
+from agentcli.net.http import HttpClient, Response
+
+
+async def open_stream(
+    client: HttpClient,
+    url: str,
+    *,
+    headers: Mapping[str, str],
+    body: Any,
+    who: ApiIdentity,
+    method: str = "POST",
+) -> Response:
+    """Send the request; return the response when it succeeded (2xx), else raise the mapped error."""
+    resp = await client.send(method, url, headers=headers, json=body)
+    await raise_for_status(resp, who)
+    return resp
+
+
+async def raise_for_status(resp: Response, who: ApiIdentity, *, hint: str | None = None) -> None:
+    """Nothing for a 2xx response; otherwise read the error body, close, and raise the mapped error
+    (with `hint` replacing the default one when given)."""
+    if 200 <= resp.status < 300:
+        return
+    raw = await resp.read()
+    message, error_type = message_from_body(raw)
+    err = error_from_status(resp.status, message or resp.reason, who, headers=resp.headers,
+                            error_type=error_type)
+    if hint is not None:
+        err.hint = hint
+    raise err
+
+
+def join_url(base: str, path: str) -> str:
+    """`base` + `path` with exactly one slash between them."""
+    return base.rstrip("/") + "/" + path.lstrip("/")

@@ -1,0 +1,175 @@
+"""Network failures, as members of the agentcli error tree, so adapters need no second mapping.
+
+    UnavailableError
+    ├── ConnectError         refused, DNS failure, TLS handshake failure
+    ├── ConnectionDropped    the server closed the connection before the response was complete
+    └── ProtocolError        the bytes were not valid HTTP/1.1
+    ProviderTimeoutError
+    └── NetTimeout           connect / first byte / idle read took too long (`phase` says which)
+
+`error_from_status` / `error_from_event` turn HTTP error responses and in-stream errors into the tree;
+`redact` keeps API keys out of every message.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from datetime import UTC
+from typing import Any
+
+from agentcli.errors import (
+    AuthError,
+    BadRequestError,
+    ContextOverflowError,
+    OverloadedError,
+    ProviderError,
+    ProviderTimeoutError,
+    RateLimitError,
+    UnavailableError,
+)
+
+
+class ConnectError(UnavailableError):
+    """Could not open a connection (refused, unknown host, TLS failure)."""
+
+
+class ConnectionDropped(UnavailableError):
+    """The connection closed before the response was complete."""
+
+
+class ProtocolError(UnavailableError):
+    """The server sent something that is not HTTP/1.1."""
+
+
+class NetTimeout(ProviderTimeoutError):
+    """A timeout; `phase` is connect, first_byte or read."""
+
+    def __init__(self, message: str, *, phase: str) -> None:
+        super().__init__(message)
+        self.phase = phase
+
+
+# ---- HTTP error responses → the error tree ---------------------------------------------------------------
+
+_CONTEXT_WORDING = re.compile(
+    r"context[ _-]?(length|window|size)|prompt is too long|maximum context|too many tokens|"
+    r"exceeds? the (available )?context|input is too long|reduce the length",
+    re.IGNORECASE,
+)
+_KEY_SHAPES = re.compile(r"\b(sk-[A-Za-z0-9_\-]{6,}|AIza[0-9A-Za-z_\-]{20,}|gsk_[A-Za-z0-9]{10,})")
+_TYPE_STATUS = {
+    "authentication_error": 401,
+    "permission_error": 403,
+    "not_found_error": 404,
+    "request_too_large": 413,
+    "rate_limit_error": 429,
+    "rate_limit_exceeded": 429,
+    "insufficient_quota": 429,
+    "api_error": 500,
+    "server_error": 500,
+    "overloaded_error": 529,
+    "timeout_error": 408,
+    "invalid_request_error": 400,
+    "context_length_exceeded": 400,
+}
+
+
+def redact(text: str, secrets: Iterable[str | None] = ()) -> str:
+    """`text` with the given secrets and anything shaped like an API key replaced by `[redacted]`."""
+    for s in secrets:
+        if s and len(s) >= 4:
+            text = text.replace(s, "[redacted]")
+    return _KEY_SHAPES.sub("[redacted]", text)
+
+
+def retry_after_s(headers: Mapping[str, str]) -> float | None:
+    """Seconds from `retry-after-ms` or `retry-after` (seconds or an HTTP date), None if absent/invalid."""
+    ms = headers.get("retry-after-ms")
+    if ms:
+        try:
+            return max(0.0, float(ms) / 1000)
+        except ValueError:
+            pass
+    ra = headers.get("retry-after")
+    if not ra:
+        return None
+    try:
+        return max(0.0, float(ra))
+    except ValueError:
+        pass
+    try:
+        from datetime import datetime
+        from email.utils import parsedate_to_datetime
+
+        return max(0.0, (parsedate_to_datetime(ra) - datetime.now(UTC)).total_seconds())
+    except (TypeError, ValueError):
+        return None
+
+
+def message_from_body(body: bytes) -> tuple[str, str | None]:
+    """The human message and error type/code from a JSON error body (Anthropic, OpenAI, Gemini, Ollama)."""
+    text = body.decode("utf-8", "replace").strip()
+    try:
+        obj = json.loads(text)
+    except ValueError:
+        return text[:500], None
+    err = obj.get("error", obj) if isinstance(obj, dict) else obj
+    if isinstance(err, str):
+        return err[:500], None
+    if not isinstance(err, dict):
+        return text[:500], None
+    msg = err.get("message") or err.get("detail") or text
+    etype = err.get("code") if isinstance(err.get("code"), str) else None
+    etype = etype or err.get("type") or err.get("status")
+    return str(msg)[:500], str(etype) if etype else None
+
+
+@dataclass(frozen=True, slots=True)
+class ApiIdentity:
+    """Who we were talking to, for messages and hints: `label` (Anthropic), `key_env` (ANTHROPIC_API_KEY)."""
+
+    label: str
+    key_env: str | None = None
+    secrets: tuple[str | None, ...] = field(default=(), repr=False)
+
+
+def error_from_status(
+    status: int,
+    message: str,
+    who: ApiIdentity,
+    *,
+    headers: Mapping[str, str] | None = None,
+    error_type: str | None = None,
+) -> ProviderError:
+    """The error for an HTTP error response (or an in-stream error, with a status derived from its type)."""
+    msg = redact(message, who.secrets).strip() or "no details"
+    where = f"{who.label} returned HTTP {status}" if status else f"{who.label} reported an error"
+    text = f"{where}: {msg}"
+    ra = retry_after_s(headers) if headers else None
+    kw: dict[str, Any] = {"status": status or None, "retry_after": ra}
+    if status in (401, 403):
+        hint = f"check {who.key_env}" if who.key_env else "check the API key"
+        return AuthError(text, hint=hint, **kw)
+    if status == 429:
+        return RateLimitError(text, hint="wait a moment, or lower the request rate", **kw)
+    if status in (503, 529):
+        return OverloadedError(text, hint=f"{who.label} is overloaded; try again shortly", **kw)
+    if status == 408:
+        return ProviderTimeoutError(text, **kw)
+    if status == 409 or status >= 500:
+        return UnavailableError(text, **kw)
+    if _CONTEXT_WORDING.search(msg) or error_type == "context_length_exceeded":
+        return ContextOverflowError(text, hint="the conversation is too long for this model; compact it "
+                                               "or start a new session", **kw)
+    if status == 404:
+        return BadRequestError(text, hint="check the model name and the base URL", **kw)
+    return BadRequestError(text, **kw)
+
+
+def error_from_event(error_type: str | None, message: str, who: ApiIdentity) -> ProviderError:
+    """An error the provider sent inside a stream, typed like `overloaded_error`."""
+    status = _TYPE_STATUS.get(error_type or "", 500)
+    return error_from_status(status, message, who, error_type=error_type)

@@ -1,0 +1,120 @@
+"""Incremental decoders for streamed bodies: Server-Sent Events and newline-delimited JSON.
+
+Both take bytes as they arrive (any split, even inside a UTF-8 character or between CR and LF) and return
+whatever complete items those bytes finished.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterable, AsyncIterator
+from typing import Any, NamedTuple
+
+
+class SSEEvent(NamedTuple):
+    """One dispatched event: `event` defaults to "message"; multi-line data is joined with "\\n"."""
+
+    event: str
+    data: str
+    id: str | None = None
+
+
+class SSEDecoder:
+    """Server-Sent Events per the WHATWG spec: CR, LF or CRLF line ends; `:` comments; `retry` ignored."""
+
+    __slots__ = ("_buf", "_data", "_event", "_id", "_skip_lf")
+
+    def __init__(self) -> None:
+        self._buf = b""
+        self._event = ""
+        self._data: list[str] = []
+        self._id: str | None = None
+        self._skip_lf = False
+
+    def feed(self, chunk: bytes) -> list[SSEEvent]:
+        if not chunk:
+            return []
+        if self._skip_lf:
+            # The previous chunk ended in CR; an LF starting this one belongs to that CRLF.
+            self._skip_lf = False
+            if chunk[:1] == b"\n":
+                chunk = chunk[1:]
+        buf = self._buf + chunk if self._buf else chunk
+        if b"\r" in buf:
+            self._skip_lf = buf.endswith(b"\r")
+            buf = buf.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+        end = buf.rfind(b"\n")
+        if end < 0:
+            self._buf = buf
+            return []
+        self._buf = buf[end + 1 :]
+        return self._process(buf[:end].decode("utf-8").split("\n"))
+
+    def _process(self, lines: list[str]) -> list[SSEEvent]:
+        out: list[SSEEvent] = []
+        data = self._data
+        for line in lines:
+            if not line:
+                if data:
+                    out.append(SSEEvent(self._event or "message", "\n".join(data), self._id))
+                    data.clear()
+                self._event = ""
+                continue
+            if line[0] == ":":
+                continue
+            field, sep, value = line.partition(":")
+            if sep and value[:1] == " ":
+                value = value[1:]
+            if field == "data":
+                data.append(value)
+            elif field == "event":
+                self._event = value
+            elif field == "id" and "\0" not in value:
+                self._id = value
+        return out
+
+    def flush(self) -> list[SSEEvent]:
+        """At end of stream: an unterminated last line is dropped (it may be cut short), but complete
+        data lines still waiting for their blank line are dispatched."""
+        self._buf = b""
+        return self._process([""])
+
+
+class NDJSONDecoder:
+    """Newline-delimited JSON: one object per non-blank line."""
+
+    __slots__ = ("_buf",)
+
+    def __init__(self) -> None:
+        self._buf = b""
+
+    def feed(self, chunk: bytes) -> list[Any]:
+        buf = self._buf + chunk if self._buf else chunk
+        end = buf.rfind(b"\n")
+        if end < 0:
+            self._buf = buf
+            return []
+        self._buf = buf[end + 1 :]
+        return [json.loads(line) for line in buf[:end].split(b"\n") if line.strip()]
+
+    def flush(self) -> list[Any]:
+        rest, self._buf = self._buf, b""
+        return [json.loads(rest)] if rest.strip() else []
+
+
+async def aiter_sse(chunks: AsyncIterable[bytes]) -> AsyncIterator[SSEEvent]:
+    decoder = SSEDecoder()
+    async for chunk in chunks:
+        for ev in decoder.feed(chunk):
+            yield ev
+    for ev in decoder.flush():
+        yield ev
+
+
+async def aiter_ndjson(chunks: AsyncIterable[bytes]) -> AsyncIterator[Any]:
+    decoder = NDJSONDecoder()
+    async for chunk in chunks:
+        for obj in decoder.feed(chunk):
+            yield obj
+    for obj in decoder.flush():
+        yield obj

@@ -1,0 +1,180 @@
+"""Where rules come from, and where remembered ones go.
+
+    source    file                                   written by
+    builtin   (in code) secrets and agentcli's own settings
+    user      $AGENTCLI_HOME/config.toml             `permissions add --scope user`, "everywhere"
+    project   <root>/.agentcli/settings.toml         `permissions add --scope project` (shared, committed)
+    local     <root>/.agentcli/settings.local.toml   "this project" approvals (personal, git-ignored)
+    preset    the preset's [permissions]
+    flag      --allowedTools / --disallowedTools
+    session   approvals "for this session" (stored with the session so --resume restores them)
+
+Each file holds `[permissions]` with `allow`, `ask`, `deny` lists (and optionally `default_mode`,
+`additional_directories`, `default_deny = false` to drop the built-in secret rules).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from agentcli import paths, settings_file
+from agentcli.core.permissions import PERMISSION_MODES
+from agentcli.errors import ConfigError
+from agentcli.permissions.policy import RulePolicy
+from agentcli.permissions.rules import Rule, RuleBehavior, parse_rule, split_rule_list
+from agentcli.tools.base import ToolContext
+
+BEHAVIORS: tuple[RuleBehavior, ...] = ("deny", "ask", "allow")
+SCOPES = ("local", "project", "user")
+SECRET_PATTERNS = (".env*", "~/.ssh", "~/.aws", "~/.gnupg")
+
+
+@dataclass(frozen=True, slots=True)
+class RuleFile:
+    source: str
+    path: Path
+
+
+def rule_files(project_root: Path) -> list[RuleFile]:
+    """The settings files, lowest precedence first (precedence matters only for `default_mode`)."""
+    pdir = paths.project_dir(project_root)
+    return [
+        RuleFile("user", paths.user_config_file()),
+        RuleFile("project", pdir / "settings.toml"),
+        RuleFile("local", pdir / "settings.local.toml"),
+    ]
+
+
+def scope_file(project_root: Path, scope: str) -> Path:
+    for f in rule_files(project_root):
+        if f.source == scope:
+            return f.path
+    raise ConfigError(f"unknown scope {scope!r}", hint="use local, project or user")
+
+
+def builtin_rules() -> list[Rule]:
+    """Secrets are never read or written by a tool; agentcli's own settings are edited only with consent."""
+    config = "//" + paths.user_config_file().as_posix().lstrip("/")
+    out: list[Rule] = []
+    for pattern in (*SECRET_PATTERNS, config):
+        out += [Rule("Read", pattern, "deny", "builtin"), Rule("Edit", pattern, "deny", "builtin")]
+    out.append(Rule("Edit", "/.agentcli/**", "ask", "builtin"))
+    return out
+
+
+def read_rules(path: Path, source: str) -> tuple[list[Rule], dict[str, Any]]:
+    """The rules of one file and its whole `[permissions]` table. Invalid rules raise ConfigError."""
+    table = settings_file.load(path).get("permissions", {})
+    if not isinstance(table, dict):
+        raise ConfigError(f"{path}: [permissions] must be a table")
+    rules: list[Rule] = []
+    for behavior in BEHAVIORS:
+        items = table.get(behavior, [])
+        if not isinstance(items, list) or not all(isinstance(i, str) for i in items):
+            raise ConfigError(f"{path}: permissions.{behavior} must be a list of strings")
+        for item in items:
+            try:
+                rules.append(parse_rule(item, behavior, source, str(path)))
+            except ValueError as e:
+                raise ConfigError(f"{path}: {e}") from e
+    return rules, table
+
+
+def flag_rules(values: Iterable[str], behavior: RuleBehavior) -> list[Rule]:
+    """Rules from --allowedTools / --disallowedTools values (already split or not: both work)."""
+    out: list[Rule] = []
+    for text in split_rule_list(" ".join(values)):
+        try:
+            out.append(parse_rule(text, behavior, "flag"))
+        except ValueError as e:
+            raise ConfigError(str(e), hint="rules look like Bash(git diff:*) or Edit(src/**)") from e
+    return out
+
+
+def load_policy(
+    project_root: Path,
+    mode: str | None = None,
+    allowed_flags: Sequence[str] = (),
+    disallowed_flags: Sequence[str] = (),
+    add_dirs: Sequence[Path] = (),
+    session_rules: Sequence[str] = (),
+    *,
+    preset_rules: dict[str, list[str]] | None = None,
+    preset_mode: str | None = None,
+    ctx: ToolContext | None = None,
+) -> RulePolicy:
+    """Build the session's RulePolicy from every source. `mode` (a flag) beats the preset's mode, which
+    beats `default_mode` in the settings files."""
+    rules: list[Rule] = []
+    file_mode: str | None = None
+    extra_dirs: list[Path] = []
+    use_builtin = True
+    for f in rule_files(project_root):
+        found, table = read_rules(f.path, f.source)
+        rules += found
+        file_mode = _str(table.get("default_mode") or table.get("defaultMode")) or file_mode
+        extra_dirs += [Path(d).expanduser() for d in table.get("additional_directories", []) if isinstance(d, str)]
+        if table.get("default_deny") is False:
+            use_builtin = False
+    for behavior, texts in (preset_rules or {}).items():
+        if behavior in BEHAVIORS:
+            rules += [parse_rule(t, behavior, "preset") for t in texts]  # type: ignore[arg-type]
+    rules += flag_rules(allowed_flags, "allow") + flag_rules(disallowed_flags, "deny")
+    rules += [parse_rule(t, "allow", "session") for t in session_rules]
+    if use_builtin:
+        rules = builtin_rules() + rules
+    chosen = mode or preset_mode or file_mode or "default"
+    if chosen not in PERMISSION_MODES:
+        raise ConfigError(f"unknown permission mode {chosen!r}", hint=f"use one of {', '.join(PERMISSION_MODES)}")
+    if ctx is None:
+        ctx = ToolContext(project_root=project_root, add_dirs=(*add_dirs, *extra_dirs))
+    policy = RulePolicy(chosen, ctx, [])
+    for r in rules:
+        policy.add(r)
+    policy.persist = lambda rule, scope: save_rule(project_root, rule.text, rule.behavior, scope)
+    return policy
+
+
+def _str(v: Any) -> str | None:
+    return v if isinstance(v, str) and v else None
+
+
+def save_rule(project_root: Path, text: str, behavior: RuleBehavior, scope: str) -> Path:
+    """Add a rule to the file of `scope` (local | project | user); returns the file."""
+    parse_rule(text, behavior)
+    path = scope_file(project_root, scope)
+    table = settings_file.load(path).get("permissions", {})
+    items = list(table.get(behavior, [])) if isinstance(table, dict) else []
+    if text not in items:
+        items.append(text)
+        settings_file.update_table(path, "permissions", {behavior: items})
+    if scope == "local":
+        _ignore_local(path)
+    return path
+
+
+def remove_rule(project_root: Path, text: str, behavior: RuleBehavior | None, scope: str) -> bool:
+    """Remove a rule from the file of `scope`; True if it was there."""
+    path = scope_file(project_root, scope)
+    table = settings_file.load(path).get("permissions", {})
+    if not isinstance(table, dict):
+        return False
+    changes: dict[str, Any] = {}
+    for b in BEHAVIORS if behavior is None else (behavior,):
+        items = table.get(b, [])
+        if isinstance(items, list) and text in items:
+            changes[b] = [i for i in items if i != text]
+    if changes:
+        settings_file.update_table(path, "permissions", changes)
+    return bool(changes)
+
+
+def _ignore_local(local: Path) -> None:
+    """Personal settings stay out of git, as Claude Code does for settings.local.json."""
+    ignore = local.parent / ".gitignore"
+    lines = ignore.read_text(encoding="utf-8").splitlines() if ignore.exists() else []
+    if local.name not in lines:
+        settings_file.atomic_write(ignore, "\n".join([*lines, local.name]) + "\n", mode=0o644)

@@ -1,0 +1,222 @@
+"""`RulePolicy`: the mode plus allow / ask / deny rules → a Verdict for each tool call.
+
+Order: deny rules > plan mode > ask rules > allow rules > bypassPermissions > the mode's defaults. Shell
+commands are split into the programs they run (agentcli.permissions.unwrap) and every one must be allowed
+on its own; what cannot be parsed asks. File tools resolve `..` and symlinks; paths outside the project and
+the added directories ask in every mode but bypassPermissions, unless an allow rule names them.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from agentcli.core.permissions import Verdict
+from agentcli.permissions import bashcheck
+from agentcli.permissions.rules import (
+    READ_TOOLS,
+    Rule,
+    RuleBehavior,
+    match_domain,
+    match_param,
+    match_path,
+    parse_rule,
+    path_regex,
+    tool_matches,
+)
+from agentcli.tools.base import Tool, ToolContext
+
+Persist = Callable[[Rule, str], None]
+PLAN_TOOLS = frozenset({"ExitPlanMode"})
+
+
+@dataclass(slots=True)
+class RulePolicy:
+    """Implements agentcli.core.permissions.Policy. `mode` may change at any time (Shift-Tab, /mode, plan
+    approval). `ctx` supplies the project root, added directories and the shell's cwd; `bind()` shares the
+    session's live ToolContext so a `cd` in one command is seen by the next check."""
+
+    mode: str
+    ctx: ToolContext
+    rules: list[Rule] = field(default_factory=list)
+    persist: Persist | None = None
+    home: Path = field(default_factory=Path.home)
+    _roots_key: tuple[Path, tuple[Path, ...]] | None = field(default=None, init=False, repr=False)
+    _roots: list[str] = field(default_factory=list, init=False, repr=False)
+    _index: dict[tuple[str, str], list[tuple[Rule, re.Pattern[str]]]] | None = field(
+        default=None, init=False, repr=False
+    )
+
+    def bind(self, ctx: ToolContext) -> None:
+        self.ctx = ctx
+
+    def _real_roots(self) -> list[str]:
+        """Real paths of the project root (first) and added directories, recomputed only when they change."""
+        key = (self.ctx.project_root, tuple(self.ctx.add_dirs))
+        if key != self._roots_key:
+            self._roots = [os.path.realpath(r) for r in (key[0], *key[1])]
+            self._roots_key = key
+            self._index = None
+        return self._roots
+
+    @property
+    def root(self) -> Path:
+        return Path(self._real_roots()[0])
+
+    def add(self, rule: Rule) -> None:
+        if all((r.text, r.behavior) != (rule.text, rule.behavior) for r in self.rules):
+            self.rules.append(rule)
+            self._index = None
+
+    def remember(self, rule: str, scope: str) -> None:
+        """Allow `rule` (one or more rule texts, one per line) for `scope`: session (memory only), local
+        (.agentcli/settings.local.toml, "this project"), project (.agentcli/settings.toml), user (config.toml)."""
+        for line in rule.splitlines():
+            if not line.strip():
+                continue
+            parsed = parse_rule(line, "allow", source=scope)
+            self.add(parsed)
+            if scope != "session" and self.persist is not None:
+                self.persist(parsed, scope)
+
+    def session_rules(self) -> list[str]:
+        """Rules remembered for this session only: store them with the session so `--resume` restores them."""
+        return [r.text for r in self.rules if r.source == "session" and r.behavior == "allow"]
+
+    def matching(
+        self, behavior: RuleBehavior, tool: Tool, args: dict[str, Any], paths: list[Path] | None = None
+    ) -> Rule | None:
+        """The first `behavior` rule that applies to this call (`paths`: the call's resolved paths, if known)."""
+        if paths is None:
+            paths = self._paths(tool, args)
+        for rule in self.rules:
+            if rule.behavior == behavior and self._applies(rule, tool, args, paths):
+                return rule
+        return None
+
+    def check(self, tool: Tool, args: dict[str, Any]) -> Verdict:
+        if tool.name == "Bash":
+            return bashcheck.check_bash(self, tool, args)
+        paths = self._paths(tool, args)
+        deny = self.matching("deny", tool, args, paths)
+        if deny is not None:
+            return Verdict("deny", "rule", deny.text, f"denied by rule {deny.text} ({deny.source})")
+        if self.mode == "plan" and not (tool.read_only or tool.name in PLAN_TOOLS):
+            return Verdict("deny", "mode", None, "plan mode: only read-only tools may run until the plan is approved")
+        ask = self.matching("ask", tool, args, paths)
+        if ask is not None:
+            return Verdict("ask", "rule", ask.text, f"rule {ask.text} ({ask.source}) asks")
+        outside = [str(p) for p in paths if not self._inside(p)]
+        allow = self.matching("allow", tool, args, paths)
+        if allow is not None and (not outside or allow.specifier is not None):
+            return Verdict("allow", "rule", allow.text)
+        if self.mode == "bypassPermissions":
+            return Verdict("allow", "mode")
+        if outside:
+            return Verdict("ask", "default", None, f"outside the project: {', '.join(outside)}")
+        if tool.read_only or tool.name in PLAN_TOOLS:
+            return Verdict("allow", "mode")
+        if self.mode == "acceptEdits" and tool.edits_files and not tool.destructive:
+            return Verdict("allow", "mode")
+        return Verdict("ask", "default", None, None)
+
+    def _applies(self, rule: Rule, tool: Tool, args: dict[str, Any], paths: list[Path]) -> bool:
+        if not tool_matches(rule.tool, tool.name, tool.edits_files):
+            return False
+        spec = rule.specifier
+        if spec is None:
+            return True
+        if tool.name == "Bash":
+            return False  # Bash specifiers are matched per program by bashcheck
+        if rule.is_path_rule or tool.edits_files or tool.name in READ_TOOLS:
+            return any(match_path(spec, p, self.root, self.home) for p in paths)
+        if tool.name in ("WebFetch", "WebSearch") and spec.startswith("domain:"):
+            return match_domain(spec, str(args.get("url", "")))
+        return match_param(spec, args)
+
+    def _paths(self, tool: Tool, args: dict[str, Any]) -> list[Path]:
+        """The real paths a file tool touches (Read/Edit/Write/Glob/Grep …); [] for other tools."""
+        if not (tool.edits_files or tool.name in READ_TOOLS or "file_path" in args or "notebook_path" in args):
+            return []
+        raw = [args[k] for k in ("file_path", "notebook_path", "path") if isinstance(args.get(k), str) and args[k]]
+        pattern = args.get("pattern")
+        if tool.name == "Glob" and isinstance(pattern, str) and pattern.startswith(("/", "~", "..")):
+            raw.append(_glob_base(pattern))
+        if not raw and tool.name in READ_TOOLS:
+            raw = ["."]
+        return [self.resolve(r) for r in raw]
+
+    def resolve(self, path: str) -> Path:
+        """As agentcli.tools.paths.resolve_in_project: `~` expanded, relative to the shell cwd (else the
+        project root), `..` and symlinks followed."""
+        expanded = os.path.expanduser(path)
+        if not os.path.isabs(expanded):
+            expanded = os.path.join(self.ctx.shell_cwd or self.ctx.project_root, expanded)
+        return Path(os.path.realpath(expanded))
+
+    def _inside(self, path: Path) -> bool:
+        p = path.as_posix()
+        return any(p == root or p.startswith(root.rstrip("/") + "/") for root in self._real_roots())
+
+    def inside(self, path: Path) -> bool:
+        return self._inside(path)
+
+    def path_rule(self, behavior: RuleBehavior, family: str, path: Path) -> Rule | None:
+        """The first `behavior` rule of a file-tool family (Read or Edit) whose path specifier matches
+        `path` or one of its parents."""
+        entries = self._path_index().get((behavior, family))
+        if not entries:
+            return None
+        p = path.as_posix()
+        while True:
+            for rule, rx in entries:
+                if rx.fullmatch(p):
+                    return rule
+            parent = p.rsplit("/", 1)[0] or "/"
+            if parent == p:
+                return None
+            p = parent
+
+    def _path_index(self) -> dict[tuple[str, str], list[tuple[Rule, re.Pattern[str]]]]:
+        root = self._real_roots()[0]
+        if self._index is None:
+            index: dict[tuple[str, str], list[tuple[Rule, re.Pattern[str]]]] = {}
+            for rule in self.rules:
+                family = _family_of(rule.tool)
+                if rule.specifier is not None and family is not None:
+                    rx = path_regex(rule.specifier, root, self.home.as_posix())
+                    index.setdefault((rule.behavior, family), []).append((rule, rx))
+            self._index = index
+        return self._index
+
+
+def _family_of(tool: str) -> str | None:
+    if tool in READ_TOOLS:
+        return "Read"
+    if tool in ("Edit", "Write", "MultiEdit", "NotebookEdit"):
+        return "Edit"
+    return None
+
+
+def _glob_base(pattern: str) -> str:
+    cut = len(pattern)
+    for ch in "*?[{":
+        i = pattern.find(ch)
+        if i >= 0:
+            cut = min(cut, i)
+    return os.path.dirname(pattern[:cut]) or "/"
+
+
+def make_rules(texts: Iterable[str], behavior: RuleBehavior, source: str, origin: str | None = None) -> list[Rule]:
+    """Parse rule texts, skipping invalid ones (the loader reports them)."""
+    out: list[Rule] = []
+    for t in texts:
+        try:
+            out.append(parse_rule(t, behavior, source, origin))
+        except ValueError:
+            continue
+    return out

@@ -1,0 +1,256 @@
+"""From parsed simple commands to the programs that actually run (`Part`s), looking through wrappers.
+
+`sudo`, `env X=1`, `nice`, `timeout`, `xargs`, `find -exec`, `bash -c '…'` and `eval` run another command:
+that inner command is what a rule must allow. Each `Part` keeps both views: `words` (the inner command) and
+`full` (as written, wrappers included), plus the files it writes through redirections or `tee`.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from dataclasses import dataclass, field
+
+from agentcli.permissions.shell import ShellParseError, SimpleCommand, Word, parse
+
+SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh", "mksh", "ash"})
+PRIVILEGED = frozenset({"sudo", "doas", "su", "pkexec", "run0"})
+_DANGEROUS_ENV = frozenset(
+    {
+        "PATH", "IFS", "BASH_ENV", "ENV", "PS4", "PROMPT_COMMAND", "SHELLOPTS", "BASHOPTS", "CDPATH",
+        "PYTHONPATH", "PYTHONSTARTUP", "PYTHONHOME", "NODE_OPTIONS", "PERL5OPT", "PERL5LIB", "RUBYOPT",
+        "GIT_SSH", "GIT_SSH_COMMAND", "GIT_EXTERNAL_DIFF", "GIT_EXEC_PATH", "GIT_DIR", "GIT_WORK_TREE",
+        "PAGER", "GIT_PAGER", "EDITOR", "VISUAL", "GIT_EDITOR", "LESSOPEN", "MANPAGER", "HOME",
+    }
+)
+_HARMLESS_VALUES = frozenset({"", "cat", "less", "more"})
+_DEV_SINKS = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty"})
+_PLAIN = re.compile(r"[\w@%+=:,./~*?\[\]{}^!#-]+")
+
+# Wrapper → options that take a separate argument. The wrapped command starts at the first non-option word.
+_WRAPPER_ARG_OPTS: dict[str, frozenset[str]] = {
+    "sudo": frozenset({"-u", "-g", "-p", "-C", "-h", "-r", "-t", "-U", "-D", "-T", "-c"}),
+    "doas": frozenset({"-u", "-C"}),
+    "nice": frozenset({"-n"}),
+    "nohup": frozenset(),
+    "time": frozenset({"-f", "-o"}),
+    "timeout": frozenset({"-s", "-k", "--signal", "--kill-after"}),
+    "stdbuf": frozenset({"-i", "-o", "-e"}),
+    "ionice": frozenset({"-c", "-n", "-t"}),
+    "command": frozenset(),
+    "builtin": frozenset(),
+    "exec": frozenset({"-a"}),
+    "xargs": frozenset({"-I", "-n", "-L", "-l", "-P", "-s", "-d", "-E", "-e", "-a", "-i"}),
+    "chronic": frozenset(),
+    "caffeinate": frozenset({"-t", "-w"}),
+}
+
+
+@dataclass(slots=True)
+class Part:
+    """One program the command line runs. `opaque` says why it cannot be judged (then only a bare `Bash`
+    rule or bypass mode lets it run); `fed` marks arguments that arrive from stdin (xargs)."""
+
+    words: list[Word]
+    full: list[Word]
+    privileged: bool = False
+    wrapped: bool = False
+    fed: bool = False
+    opaque: str | None = None
+    writes: list[Word] = field(default_factory=list)
+    reads: list[Word] = field(default_factory=list)
+
+    @property
+    def text(self) -> str:
+        return join_words(self.words)
+
+    @property
+    def full_text(self) -> str:
+        return join_words(self.full)
+
+    @property
+    def name(self) -> str:
+        return self.words[0].text if self.words else ""
+
+
+def join_words(words: list[Word]) -> str:
+    """A normalized command text: single spaces, quotes only where a word needs them."""
+    return " ".join(w.text if _PLAIN.fullmatch(w.text) else shlex.quote(w.text) for w in words)
+
+
+def analyse(text: str, depth: int = 0) -> list[Part]:
+    """Every program `text` runs, wrappers looked through. Raises ShellParseError."""
+    if depth > 6:
+        raise ShellParseError("shells nested too deep")
+    parts: list[Part] = []
+    for cmd in parse(text):
+        parts.extend(_from_simple(cmd, depth))
+    return parts
+
+
+def _from_simple(cmd: SimpleCommand, depth: int) -> list[Part]:
+    writes = [r.target for r in cmd.redirects if r.writes and r.target and r.target.text not in _DEV_SINKS]
+    reads = [r.target for r in cmd.redirects if r.op == "<" and r.target is not None]
+    part = Part(list(cmd.words), list(cmd.words), writes=writes, reads=reads)
+    bad = [name for name, value in cmd.assigns if _dangerous_assignment(name, value)]
+    if bad:
+        part.opaque = f"sets {', '.join(bad)}"
+        return [part]
+    if not cmd.words:
+        return [part] if writes or reads else []
+    extra: list[Part] = []
+    _unwrap(part, extra, depth)
+    return [*extra, part] if part.words or part.writes or part.opaque else extra
+
+
+def _dangerous_assignment(name: str, value: Word) -> bool:
+    if name in ("PAGER", "GIT_PAGER", "MANPAGER") and not value.dynamic:
+        return value.text.partition("=")[2] not in _HARMLESS_VALUES
+    return name in _DANGEROUS_ENV or name.startswith(("LD_", "DYLD_", "GIT_CONFIG"))
+
+
+def _unwrap(part: Part, extra: list[Part], depth: int) -> None:
+    """Peel wrappers off `part.words` in place; commands run by `-exec`/`-c`/`eval` go to `extra`."""
+    for _ in range(16):
+        if not part.words:
+            return
+        head = part.words[0]
+        if head.dynamic or head.glob:
+            part.opaque = "the command name is computed at run time"
+            return
+        name = head.text
+        if name in SHELLS:
+            _shell(part, extra, depth)
+            return
+        if name == "eval":
+            _eval(part, extra, depth)
+            return
+        if name == "find":
+            extra.extend(_find_exec(part, depth))
+            return
+        if name == "env":
+            if not _env(part):
+                return
+        elif name in _WRAPPER_ARG_OPTS or name in PRIVILEGED:
+            if name in ("command", "builtin") and len(part.words) > 1 and part.words[1].text in ("-v", "-V"):
+                return
+            rest = _skip_options(part.words[1:], _WRAPPER_ARG_OPTS.get(name, frozenset()))
+            if name == "timeout" and rest:
+                rest = rest[1:]
+            part.privileged |= name in PRIVILEGED
+            part.fed |= name == "xargs"
+            part.wrapped = True
+            if not rest:
+                if name in PRIVILEGED:
+                    part.opaque = f"{name} without a command"
+                part.words = [Word("echo")] if name == "xargs" else []
+                return
+            part.words = rest
+        else:
+            return
+
+
+def _skip_options(words: list[Word], with_arg: frozenset[str]) -> list[Word]:
+    i = 0
+    while i < len(words):
+        t = words[i].text
+        if t == "--":
+            return words[i + 1 :]
+        if not t.startswith("-") or t == "-":
+            break
+        i += 2 if t in with_arg else 1
+    return words[i:]
+
+
+def _env(part: Part) -> bool:
+    """Strip `env` options and NAME=VALUE words; False when the part is settled (opaque or `env` alone)."""
+    words = part.words[1:]
+    i = 0
+    while i < len(words):
+        t = words[i].text
+        if t in ("-S", "--split-string", "-C", "--chdir") or t.startswith(("-S", "--split-string=", "--chdir=")):
+            part.opaque = f"env {t} rewrites the command"
+            return False
+        if t in ("-u", "--unset"):
+            i += 2
+            continue
+        if t.startswith("-") and t != "-":
+            i += 1
+            continue
+        name, eq, _ = words[i].raw.partition("=")
+        if eq and name.isidentifier():
+            if _dangerous_assignment(name, words[i]):
+                part.opaque = f"sets {name}"
+                return False
+            i += 1
+            continue
+        break
+    if i >= len(words):
+        return False
+    part.words = words[i:]
+    part.wrapped = True
+    return True
+
+
+def _shell(part: Part, extra: list[Part], depth: int) -> None:
+    words = part.words[1:]
+    i = 0
+    while i < len(words):
+        t = words[i].text
+        if t in ("-o", "+o", "-O", "+O", "--rcfile", "--init-file"):
+            i += 2
+            continue
+        if t.startswith("-") and not t.startswith("--") and "c" in t[1:] and t[1:].isalpha():
+            if i + 1 >= len(words):
+                part.opaque = "shell -c without a script"
+            elif words[i + 1].dynamic:
+                part.opaque = "shell script computed at run time"
+            else:
+                _nested(words[i + 1].text, part, extra, depth)
+            return
+        if not t.startswith(("-", "+")):
+            return
+        i += 1
+
+
+def _eval(part: Part, extra: list[Part], depth: int) -> None:
+    if any(w.dynamic for w in part.words[1:]):
+        part.opaque = "eval of text computed at run time"
+        return
+    _nested(" ".join(w.text for w in part.words[1:]), part, extra, depth)
+
+
+def _nested(script: str, part: Part, extra: list[Part], depth: int) -> None:
+    """The parts of a script run by `sh -c` / `eval` replace the wrapper part, which keeps only its redirects."""
+    try:
+        inner = analyse(script, depth + 1)
+    except ShellParseError as e:
+        part.opaque = f"inner script: {e}"
+        return
+    for p in inner:
+        p.privileged |= part.privileged
+        p.wrapped = True
+        p.full = part.full
+    extra.extend(inner)
+    part.words = []
+
+
+def _find_exec(part: Part, depth: int) -> list[Part]:
+    """`find … -exec cmd {} ;` runs cmd: each exec'd command becomes its own part."""
+    out: list[Part] = []
+    words = part.words
+    i = 0
+    while i < len(words):
+        if words[i].text in ("-exec", "-execdir", "-ok", "-okdir"):
+            j = i + 1
+            while j < len(words) and words[j].text not in (";", "+"):
+                j += 1
+            inner = Part(words[i + 1 : j], part.full, privileged=part.privileged, wrapped=True)
+            if not inner.words:
+                inner.opaque = "find -exec without a command"
+            else:
+                _unwrap(inner, out, depth)
+            out.append(inner)
+            i = j
+        i += 1
+    return out

@@ -1,0 +1,303 @@
+"""Anthropic Messages API, streamed over the lean HTTP client (no SDK import on this path).
+
+ProviderConfig: `api_key` (ANTHROPIC_API_KEY, sent as x-api-key), `base_url` (ANTHROPIC_BASE_URL, default
+https://api.anthropic.com). Options: `auth_token` (ANTHROPIC_AUTH_TOKEN, sent as a Bearer token),
+`prompt_caching` (default True), `thinking_budgets` ({effort: tokens}), `betas` (list for anthropic-beta),
+`extra_headers` (dict).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import AsyncIterable, AsyncIterator
+from typing import Any
+from urllib.parse import urlsplit
+
+from agentcli.core.events import (
+    MessageStop,
+    RedactedThinking,
+    StopReason,
+    StreamEvent,
+    TextDelta,
+    ThinkingDelta,
+    ThinkingSignature,
+    ToolCallDelta,
+    ToolCallEnd,
+    ToolCallStart,
+    UsageReport,
+)
+from agentcli.core.messages import (
+    ContentBlock,
+    ImageBlock,
+    Message,
+    RedactedThinkingBlock,
+    TextBlock,
+    ThinkingBlock,
+    ToolResultBlock,
+    ToolSpec,
+    ToolUseBlock,
+    Usage,
+)
+from agentcli.errors import AuthError, StreamError
+from agentcli.net.api import join_url, open_stream
+from agentcli.net.errors import ApiIdentity, ConnectionDropped, error_from_event
+from agentcli.net.http import HttpClient, Timeouts, is_loopback
+from agentcli.net.sse import SSEDecoder
+from agentcli.providers.base import ModelRequest, ProviderConfig
+
+DEFAULT_BASE_URL = "https://api.anthropic.com"
+API_VERSION = "2023-06-01"
+THINKING_BUDGETS = {"low": 4000, "medium": 10000, "high": 31999}
+_CACHE = {"type": "ephemeral"}
+_STOP: dict[str, StopReason] = {
+    "end_turn": "end_turn",
+    "tool_use": "tool_use",
+    "max_tokens": "max_tokens",
+    "stop_sequence": "stop_sequence",
+    "refusal": "refusal",
+    "pause_turn": "end_turn",
+    "model_context_window_exceeded": "max_tokens",
+}
+_ID_UNSAFE = re.compile(r"[^a-zA-Z0-9_-]")
+
+
+class AnthropicProvider:
+    """Streams `POST {base}/v1/messages` and yields normalized `StreamEvent`s."""
+
+    name = "anthropic"
+
+    def __init__(self, cfg: ProviderConfig, *, client: HttpClient | None = None) -> None:
+        self.cfg = cfg
+        self.base_url = (cfg.base_url or DEFAULT_BASE_URL).rstrip("/")
+        self._auth_token: str | None = cfg.options.get("auth_token")
+        self._client = client or HttpClient(
+            Timeouts(cfg.connect_timeout_s, cfg.request_timeout_s, cfg.request_timeout_s)
+        )
+        self.who = ApiIdentity("Anthropic", "ANTHROPIC_API_KEY", (cfg.api_key, self._auth_token))
+
+    def headers(self) -> dict[str, str]:
+        h = {"anthropic-version": API_VERSION, "accept": "application/json"}
+        if self.cfg.api_key:
+            h["x-api-key"] = self.cfg.api_key
+        if self._auth_token:
+            h["authorization"] = f"Bearer {self._auth_token}"
+        betas = self.cfg.options.get("betas")
+        if betas:
+            h["anthropic-beta"] = ",".join(betas)
+        h.update(self.cfg.options.get("extra_headers") or {})
+        return h
+
+    def check_credentials(self) -> None:
+        """Raise AuthError before any request when a remote endpoint would need a key we do not have."""
+        if self.cfg.api_key or self._auth_token:
+            return
+        if is_loopback(urlsplit(self.base_url).hostname or ""):
+            return
+        raise AuthError("ANTHROPIC_API_KEY is not set", hint="export it or put it in ~/.agentcli/config.toml")
+
+    def build_body(self, req: ModelRequest) -> dict[str, Any]:
+        caching = bool(self.cfg.options.get("prompt_caching", True))
+        body: dict[str, Any] = {
+            "model": req.model,
+            "max_tokens": req.max_tokens,
+            "stream": True,
+            "messages": wire_messages(req.messages, caching=caching),
+        }
+        if req.system:
+            block: dict[str, Any] = {"type": "text", "text": req.system}
+            if caching:
+                block["cache_control"] = _CACHE
+            body["system"] = [block]
+        if req.tools:
+            body["tools"] = wire_tools(req.tools, caching=caching)
+        if req.effort:
+            budgets = {**THINKING_BUDGETS, **(self.cfg.options.get("thinking_budgets") or {})}
+            budget = int(budgets[req.effort])
+            body["thinking"] = {"type": "enabled", "budget_tokens": budget}
+            if req.max_tokens <= budget:
+                body["max_tokens"] = budget + req.max_tokens
+        elif req.temperature is not None:
+            body["temperature"] = req.temperature
+        body.update(req.extra)
+        return body
+
+    async def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
+        self.check_credentials()
+        resp = await open_stream(
+            self._client,
+            join_url(self.base_url, "/v1/messages"),
+            headers=self.headers(),
+            body=self.build_body(request),
+            who=self.who,
+        )
+        try:
+            async for ev in parse_stream(resp.aiter_bytes(), self.who):
+                yield ev
+        finally:
+            await resp.aclose()
+
+    async def aclose(self) -> None:
+        await self._client.aclose()
+
+
+# ---- request ----------------------------------------------------------------------------------------------
+
+
+def wire_tools(tools: tuple[ToolSpec, ...], *, caching: bool) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = [
+        {"name": t.name, "description": t.description,
+         "input_schema": t.input_schema or {"type": "object", "properties": {}}}
+        for t in tools
+    ]
+    if caching and out:
+        out[-1]["cache_control"] = _CACHE
+    return out
+
+
+def wire_messages(messages: tuple[Message, ...], *, caching: bool) -> list[dict[str, Any]]:
+    """Messages in Anthropic shape: other providers' thinking dropped, same-role neighbours merged,
+    tool results first in their user message, a cache mark on the last cacheable block."""
+    out: list[dict[str, Any]] = []
+    for m in messages:
+        blocks = [w for w in (wire_block(b) for b in m.content) if w is not None]
+        if not blocks:
+            continue
+        if out and out[-1]["role"] == m.role:
+            out[-1]["content"].extend(blocks)
+        else:
+            out.append({"role": m.role, "content": blocks})
+    for wm in out:
+        if wm["role"] == "user":
+            wm["content"].sort(key=lambda b: b["type"] != "tool_result")
+    if caching and out:
+        for b in reversed(out[-1]["content"]):
+            if b["type"] not in ("thinking", "redacted_thinking"):
+                b["cache_control"] = _CACHE
+                break
+    return out
+
+
+def wire_block(b: ContentBlock) -> dict[str, Any] | None:
+    match b:
+        case TextBlock(text):
+            return {"type": "text", "text": text} if text else None
+        case ThinkingBlock(thinking, signature, provider):
+            if not signature or provider not in (None, "anthropic"):
+                return None
+            return {"type": "thinking", "thinking": thinking, "signature": signature}
+        case RedactedThinkingBlock(data, provider):
+            return {"type": "redacted_thinking", "data": data} if provider in (None, "anthropic") else None
+        case ToolUseBlock(id_, name, input_, _raw):
+            return {"type": "tool_use", "id": _ID_UNSAFE.sub("_", id_), "name": name, "input": input_}
+        case ToolResultBlock(tool_use_id, content, is_error):
+            d: dict[str, Any] = {"type": "tool_result", "tool_use_id": _ID_UNSAFE.sub("_", tool_use_id)}
+            if content:
+                d["content"] = content
+            if is_error:
+                d["is_error"] = True
+            return d
+        case ImageBlock(media_type, data):
+            return {"type": "image", "source": {"type": "base64", "media_type": media_type, "data": data}}
+    return None
+
+
+# ---- response stream --------------------------------------------------------------------------------------
+
+
+async def parse_stream(chunks: AsyncIterable[bytes], who: ApiIdentity) -> AsyncIterator[StreamEvent]:
+    """Anthropic SSE bytes → StreamEvents. Raises the mapped error for an `error` event, StreamError for
+    an unparsable one, and UnavailableError when the stream ends before `message_stop`."""
+    decoder = SSEDecoder()
+    state = _StreamState(who)
+    async for chunk in chunks:
+        for sse in decoder.feed(chunk):
+            ev = state.handle(sse.data)
+            if ev is not None:
+                yield ev
+    for sse in decoder.flush():
+        ev = state.handle(sse.data)
+        if ev is not None:
+            yield ev
+    if not state.stopped:
+        raise ConnectionDropped(f"the {who.label} stream ended before message_stop")
+
+
+class _StreamState:
+    __slots__ = ("model", "stop_reason", "stopped", "tool_blocks", "usage", "who")
+
+    def __init__(self, who: ApiIdentity) -> None:
+        self.who = who
+        self.usage = Usage()
+        self.model: str | None = None
+        self.stop_reason: StopReason = "end_turn"
+        self.tool_blocks: set[int] = set()
+        self.stopped = False
+
+    def handle(self, data: str) -> StreamEvent | None:
+        try:
+            ev = json.loads(data)
+            kind = ev["type"]
+        except (ValueError, KeyError, TypeError):
+            raise StreamError(f"malformed event from {self.who.label}: {data[:200]!r}") from None
+        if kind == "content_block_delta":
+            delta = ev["delta"]
+            dtype = delta.get("type")
+            if dtype == "text_delta":
+                return TextDelta(delta["text"])
+            if dtype == "input_json_delta":
+                return ToolCallDelta(ev["index"], delta["partial_json"])
+            if dtype == "thinking_delta":
+                return ThinkingDelta(delta["thinking"])
+            if dtype == "signature_delta":
+                return ThinkingSignature(delta["signature"])
+            return None
+        if kind == "content_block_start":
+            return self._block_start(ev["index"], ev["content_block"])
+        if kind == "content_block_stop":
+            return ToolCallEnd(ev["index"]) if ev["index"] in self.tool_blocks else None
+        if kind == "message_start":
+            msg = ev["message"]
+            self.model = msg.get("model")
+            return self._usage(msg.get("usage") or {})
+        if kind == "message_delta":
+            reason = (ev.get("delta") or {}).get("stop_reason")
+            if reason:
+                self.stop_reason = _STOP.get(reason, "end_turn")
+            return self._usage(ev.get("usage") or {})
+        if kind == "message_stop":
+            self.stopped = True
+            return MessageStop(self.stop_reason, self.model)
+        if kind == "error":
+            err = ev.get("error") or {}
+            raise error_from_event(err.get("type"), str(err.get("message", "")), self.who)
+        return None  # ping and event types added after this was written
+
+    def _block_start(self, index: int, block: dict[str, Any]) -> StreamEvent | None:
+        btype = block.get("type")
+        if btype == "tool_use":
+            self.tool_blocks.add(index)
+            return ToolCallStart(index, block["id"], block["name"])
+        if btype == "text" and block.get("text"):
+            return TextDelta(block["text"])
+        if btype == "thinking" and block.get("thinking"):
+            return ThinkingDelta(block["thinking"])
+        if btype == "redacted_thinking":
+            return RedactedThinking(block.get("data", ""))
+        return None
+
+    def _usage(self, u: dict[str, Any]) -> UsageReport:
+        """Usage figures are cumulative; a field absent (or null) in this event keeps its earlier value."""
+        old = self.usage
+
+        def pick(key: str, prev: int) -> int:
+            v = u.get(key)
+            return int(v) if v is not None else prev
+
+        self.usage = Usage(
+            input_tokens=pick("input_tokens", old.input_tokens),
+            output_tokens=pick("output_tokens", old.output_tokens),
+            cache_read_tokens=pick("cache_read_input_tokens", old.cache_read_tokens),
+            cache_write_tokens=pick("cache_creation_input_tokens", old.cache_write_tokens),
+        )
+        return UsageReport(self.usage)

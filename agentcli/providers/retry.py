@@ -1,0 +1,74 @@
+"""Retries around a provider stream: exponential backoff with jitter, `retry-after` honoured (capped).
+
+Retried: errors whose class is `retryable` (rate_limit, overloaded, timeout, unavailable — i.e. HTTP 408, 409,
+429, 5xx, 529, connection refused/dropped), and only while the attempt has produced no output. Usage reports
+and retries are not output, so an Anthropic `overloaded_error` right after `message_start` is retried. Once
+text, thinking or a tool call was yielded, the error is raised: the consumer keeps the partial output.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any
+
+from agentcli.core.events import ApiRetry, StreamEvent, UsageReport
+from agentcli.errors import ProviderError
+from agentcli.providers.base import ModelRequest, Provider, ProviderConfig
+
+Sleep = Callable[[float], Awaitable[Any]]
+
+
+def backoff_delay(attempt: int, err: ProviderError, cfg: ProviderConfig, rng: Callable[[], float]) -> float:
+    """Seconds to wait before retry number `attempt` (1-based)."""
+    if err.retry_after is not None:
+        return min(max(0.0, err.retry_after), cfg.retry_max_delay_s)
+    delay: float = min(cfg.retry_base_delay_s * 2.0 ** (attempt - 1), cfg.retry_max_delay_s)
+    return delay * (1 - 0.25 * rng())
+
+
+async def stream_with_retries(
+    factory: Callable[[], AsyncIterator[StreamEvent]],
+    cfg: ProviderConfig,
+    *,
+    sleep: Sleep = asyncio.sleep,
+    rng: Callable[[], float] = random.random,
+) -> AsyncIterator[StreamEvent]:
+    """Run `factory()` streams until one completes; yield `ApiRetry` before each wait."""
+    attempt = 0
+    while True:
+        stream = factory()
+        produced = False
+        try:
+            async for ev in stream:
+                if not produced and not isinstance(ev, UsageReport | ApiRetry):
+                    produced = True
+                yield ev
+            return
+        except ProviderError as err:
+            if produced or not err.retryable or attempt >= cfg.max_retries:
+                raise
+            attempt += 1
+            delay = backoff_delay(attempt, err, cfg, rng)
+            yield ApiRetry(attempt, cfg.max_retries, delay, err.code, err.one_line(), err.status)
+        finally:
+            aclose = getattr(stream, "aclose", None)
+            if aclose is not None:
+                await aclose()
+        await sleep(delay)
+
+
+class RetryingProvider:
+    """A Provider whose `stream` retries the wrapped provider's stream (see module docstring)."""
+
+    def __init__(self, inner: Provider, cfg: ProviderConfig) -> None:
+        self.inner = inner
+        self.cfg = cfg
+        self.name = inner.name
+
+    def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
+        return stream_with_retries(lambda: self.inner.stream(request), self.cfg)
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()

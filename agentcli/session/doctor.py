@@ -1,0 +1,101 @@
+"""`sessions doctor`: check every session of a project and repair what can be repaired.
+
+Repairs: bad lines are moved out to `<id>.jsonl.bad` (nothing is thrown away) with an atomic rewrite; tool
+calls left without a result get the synthetic "interrupted" result appended; the listing cache is rebuilt.
+Sessions in use by a live process are only checked.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from agentcli.core.messages import Message
+from agentcli.errors import SessionError
+from agentcli.session import layout
+from agentcli.session.index import INDEX_NAME, list_sessions
+from agentcli.session.lock import SessionLock, is_locked
+from agentcli.session.reader import load
+from agentcli.session.records import REPAIR, parse
+from agentcli.session.redact import Redactor
+from agentcli.session.repair import repair
+from agentcli.session.writer import SessionWriter
+
+
+@dataclass(slots=True)
+class Finding:
+    session_id: str
+    problems: list[str] = field(default_factory=list)
+    fixed: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+def doctor(directory: Path, *, fix: bool = True) -> list[Finding]:
+    out: list[Finding] = []
+    for path in sorted(directory.glob(f"*{layout.SUFFIX}")):
+        sid = path.name[: -len(layout.SUFFIX)]
+        out.append(_check(directory, sid, fix))
+    (directory / INDEX_NAME).unlink(missing_ok=True)
+    list_sessions(directory)
+    return out
+
+
+def _check(directory: Path, sid: str, fix: bool) -> Finding:
+    f = Finding(sid)
+    path = layout.session_file(directory, sid)
+    busy = is_locked(layout.lock_file(directory, sid))
+    parsed = parse(path.read_bytes())
+    bad = [p for p in parsed.problems if p.detail != "no session header"]
+    if not parsed.header:
+        f.problems.append("no valid header on line 1: cannot repair automatically")
+    if bad:
+        if fix and not busy and parsed.header:
+            moved = _move_bad_lines(path)
+            f.fixed.append(f"moved {moved} bad line(s) to {path.name}.bad")
+        else:
+            f.problems += [str(p) for p in bad]
+    try:
+        loaded = load(directory, sid)
+    except SessionError as err:
+        f.problems.append(err.message)
+        return f
+    f.problems += [p for p in loaded.problems if "missing" in p or "cycle" in p]
+    fixed = repair(loaded.messages())
+    if fixed.tail is not None:
+        if fix and not busy:
+            _append_tail(directory, sid, loaded.leaf_id, fixed.tail, fixed.notes)
+            f.fixed.append("answered interrupted tool call(s) with an 'interrupted' result")
+        else:
+            f.problems.append("tool call(s) without a result" + (" (session in use)" if busy else ""))
+    return f
+
+
+def _move_bad_lines(path: Path) -> int:
+    good: list[bytes] = []
+    bad: list[bytes] = []
+    for line in path.read_bytes().splitlines():
+        if not line.strip():
+            continue
+        (good if parse(line + b"\n").records or _is_header(line) else bad).append(line)
+    with open(f"{path}.bad", "ab") as f:
+        f.write(b"".join(b + b"\n" for b in bad))
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_bytes(b"".join(g + b"\n" for g in good))
+    os.replace(tmp, path)
+    return len(bad)
+
+
+def _is_header(line: bytes) -> bool:
+    return bool(parse(line + b"\n").header)
+
+
+def _append_tail(directory: Path, sid: str, leaf: str | None, tail: Message, notes: list[str]) -> None:
+    lock = SessionLock(layout.lock_file(directory, sid), sid).acquire()
+    with SessionWriter(layout.session_file(directory, sid), sid, redactor=Redactor(), leaf_id=leaf,
+                       lock=lock) as w:
+        w.message(tail, synthetic=True)
+        w.record(REPAIR, {"notes": notes, "by": "doctor"})

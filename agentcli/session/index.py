@@ -1,0 +1,148 @@
+"""Listing a project's sessions fast: a cache (`.index.json`) of per-session summaries.
+
+The cache is only a cache: each entry remembers the file's size, mtime and how far it was read, so a grown
+file is read from that offset on (files are append-only) and anything odd means a re-read. Delete it at
+will; `list_sessions` rebuilds it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import asdict, dataclass, fields
+from pathlib import Path
+from typing import Any
+
+from agentcli.session import layout
+
+INDEX_NAME = ".index.json"
+_VERSION = 1
+_PROMPT_CHARS = 200
+
+
+@dataclass(slots=True)
+class SessionSummary:
+    id: str
+    path: str
+    created: str = ""
+    updated: float = 0.0  # file mtime, seconds since the epoch
+    name: str | None = None
+    model: str = ""
+    provider: str = ""
+    git_branch: str | None = None
+    cwd: str = ""
+    first_prompt: str = ""
+    turns: int = 0
+    records: int = 0
+    parent_session: str | None = None
+    fork_record: str | None = None
+    size: int = 0
+    mtime_ns: int = 0
+    offset: int = 0
+
+    @property
+    def title(self) -> str:
+        return self.name or self.first_prompt.split("\n", 1)[0][:80] or "(no prompt yet)"
+
+
+def list_sessions(directory: Path) -> list[SessionSummary]:
+    """Every session in a project directory, most recently updated first."""
+    cache = _load_cache(directory)
+    out: list[SessionSummary] = []
+    changed = False
+    try:
+        entries = list(os.scandir(directory))
+    except FileNotFoundError:
+        return []
+    for entry in entries:
+        if not entry.name.endswith(layout.SUFFIX):
+            continue
+        sid = entry.name[: -len(layout.SUFFIX)]
+        st = entry.stat()
+        summary = cache.get(sid)
+        if summary is None or summary.size != st.st_size or summary.mtime_ns != st.st_mtime_ns:
+            summary = _refresh(Path(entry.path), sid, summary, st.st_size, st.st_mtime_ns)
+            changed = True
+        out.append(summary)
+    if changed or len(out) != len(cache):
+        _save_cache(directory, out)
+    out.sort(key=lambda s: s.updated, reverse=True)
+    return out
+
+
+def _refresh(path: Path, sid: str, old: SessionSummary | None, size: int, mtime_ns: int) -> SessionSummary:
+    if old is None or size < old.offset:
+        old = SessionSummary(sid, str(path))
+    try:
+        with path.open("rb") as f:
+            f.seek(old.offset)
+            chunk = f.read()
+    except OSError:
+        chunk = b""
+    end = chunk.rfind(b"\n") + 1
+    for line in chunk[:end].splitlines():
+        _scan_line(old, line)
+    old.offset += end
+    old.size, old.mtime_ns, old.updated = size, mtime_ns, mtime_ns / 1e9
+    return old
+
+
+def _scan_line(s: SessionSummary, line: bytes) -> None:
+    """Update a summary from one line; json-decodes only the few kinds of line that matter."""
+    if line.startswith(b'{"type":"message"'):
+        s.records += 1
+        if b'"role":"user"' in line and b'"type":"text"' in line:
+            rec = _json(line)
+            blocks = rec.get("message", {}).get("content", []) if rec else []
+            text = "".join(b.get("text", "") for b in blocks if isinstance(b, dict) and b.get("type") == "text")
+            if text:
+                s.turns += 1
+                s.first_prompt = s.first_prompt or text[:_PROMPT_CHARS]
+        return
+    rec = _json(line)
+    if rec is None:
+        return
+    kind = rec.get("type")
+    data: dict[str, Any] = rec["data"] if isinstance(rec.get("data"), dict) else {}
+    if kind == "session":
+        s.created = str(rec.get("created", rec.get("ts", "")))
+        s.name = rec.get("name") or None
+        s.model, s.provider = str(rec.get("model", "")), str(rec.get("provider", ""))
+        s.git_branch, s.cwd = rec.get("git_branch"), str(rec.get("cwd", ""))
+        s.parent_session, s.fork_record = rec.get("parent_session"), rec.get("fork_record")
+        return
+    s.records += 1
+    if kind == "rename":
+        s.name = data.get("name") or None
+    elif kind in ("resumed", "model_switch"):
+        s.model = str(data.get("model") or s.model)
+        s.provider = str(data.get("provider") or s.provider)
+
+
+def _json(line: bytes) -> dict[str, Any] | None:
+    try:
+        rec = json.loads(line)
+    except ValueError:
+        return None
+    return rec if isinstance(rec, dict) else None
+
+
+def _load_cache(directory: Path) -> dict[str, SessionSummary]:
+    try:
+        raw = json.loads((directory / INDEX_NAME).read_bytes())
+        if raw.get("version") != _VERSION:
+            return {}
+        names = {f.name for f in fields(SessionSummary)}
+        return {k: SessionSummary(**{n: v for n, v in e.items() if n in names}) for k, e in raw["sessions"].items()}
+    except (OSError, ValueError, TypeError, KeyError, AttributeError):
+        return {}
+
+
+def _save_cache(directory: Path, summaries: list[SessionSummary]) -> None:
+    body = {"version": _VERSION, "sessions": {s.id: asdict(s) for s in summaries}}
+    tmp = directory / f"{INDEX_NAME}.{os.getpid()}.tmp"
+    try:
+        tmp.write_text(json.dumps(body, ensure_ascii=False, separators=(",", ":")))
+        os.replace(tmp, directory / INDEX_NAME)
+    except OSError:
+        tmp.unlink(missing_ok=True)  # a read-only store still lists, just without the cache

@@ -1,0 +1,126 @@
+"""Reading sessions: one file, or the active branch of a session across the forks it descends from.
+
+The active branch is found by walking `parent_id` back from the session's last record; a fork's first
+record points into its parent session, so a fork reads its parent's file up to the fork point.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from agentcli.core.messages import Message
+from agentcli.errors import SessionNotFoundError
+from agentcli.session import layout
+from agentcli.session.records import MESSAGE, ParsedFile, Problem, Record, parse, to_message
+
+MAX_FORK_DEPTH = 256
+
+
+def read_file(path: Path) -> ParsedFile:
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise SessionNotFoundError(f"no session file {path}") from None
+    return parse(raw)
+
+
+@dataclass(slots=True)
+class LoadedSession:
+    """A session as stored. `chain` is its active branch, oldest first (ancestor sessions included)."""
+
+    session_id: str
+    path: Path
+    header: Record
+    records: list[Record]
+    chain: list[Record]
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def leaf_id(self) -> str | None:
+        return self.chain[-1]["id"] if self.chain else None
+
+    def messages(self) -> list[Message]:
+        return [m for m in (to_message(r) for r in self.chain) if m is not None]
+
+    def find(self, record_id: str) -> Record | None:
+        """A record of the active branch or of this file, by id or unique id prefix."""
+        for pool in (self.chain, self.records):
+            hits = [r for r in pool if str(r.get("id", "")).startswith(record_id)]
+            exact = [r for r in hits if r.get("id") == record_id]
+            if exact or len(hits) == 1:
+                return (exact or hits)[0]
+        return None
+
+
+def load(directory: Path, session_id: str) -> LoadedSession:
+    """Load a session and its active branch. Raises SessionNotFoundError when there is no such file."""
+    path = layout.session_file(directory, session_id)
+    parsed = read_file(path)
+    problems = [f"{path.name}: {p}" for p in parsed.problems]
+    files = [parsed]
+    header = parsed.header
+    seen = {session_id}
+    while header.get("parent_session") and len(files) < MAX_FORK_DEPTH:
+        parent = str(header["parent_session"])
+        if parent in seen:
+            problems.append(f"fork cycle at {parent}")
+            break
+        seen.add(parent)
+        try:
+            pf = read_file(layout.session_file(directory, parent))
+        except SessionNotFoundError:
+            problems.append(f"parent session {parent} is missing; history before the fork is lost")
+            break
+        problems.extend(f"{parent}{layout.SUFFIX}: {p}" for p in pf.problems if p.kind == "corrupt")
+        files.append(pf)
+        header = pf.header
+    leaf = parsed.records[-1]["id"] if parsed.records else parsed.header.get("fork_record")
+    chain = _walk(files, leaf, problems)
+    return LoadedSession(session_id, path, parsed.header, parsed.records, chain, problems)
+
+
+def _walk(files: list[ParsedFile], leaf: object, problems: list[str]) -> list[Record]:
+    """Follow parent ids back from `leaf`. A parent lost to a corrupt line falls back to the record
+    written just before, so one bad line never hides the history behind it."""
+    where: dict[object, tuple[int, int]] = {}
+    for fi, pf in enumerate(files):
+        for ri, rec in enumerate(pf.records):
+            where.setdefault(rec.get("id"), (fi, ri))
+    chain: list[Record] = []
+    seen: set[object] = set()
+    cur = where.get(leaf)
+    while cur is not None:
+        fi, ri = cur
+        rec = files[fi].records[ri]
+        if rec.get("id") in seen:
+            problems.append("parent cycle in records")
+            break
+        seen.add(rec.get("id"))
+        chain.append(rec)
+        parent = rec.get("parent_id")
+        if parent is None:
+            break
+        cur = where.get(parent)
+        if cur is None:
+            problems.append(f"record {rec.get('id')} points at missing record {parent}")
+            cur = (fi, ri - 1) if ri > 0 else None
+    chain.reverse()
+    return chain
+
+
+def iter_replay(directory: Path, session_id: str) -> Iterator[Record]:
+    """The stored records of a session's active branch, oldest first, for a front end to replay."""
+    yield from load(directory, session_id).chain
+
+
+def message_records(chain: list[Record]) -> Iterator[tuple[Record, Message]]:
+    for rec in chain:
+        if rec.get("type") == MESSAGE:
+            msg = to_message(rec)
+            if msg is not None:
+                yield rec, msg
+
+
+__all__ = ["LoadedSession", "Problem", "iter_replay", "load", "message_records", "read_file"]

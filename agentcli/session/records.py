@@ -1,0 +1,129 @@
+"""The session file format: one JSON object per line, line 1 the header. See docs/session-format.md.
+
+Records are plain dicts (fast to load, easy to extend): every one has `type`, `id`, `parent_id`, `ts`.
+Messages carry `message` (Anthropic-shaped, `Message.to_dict()`) and optional `meta`; every other record
+carries `data`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from agentcli.core.messages import Message
+
+SCHEMA_VERSION = 1
+HEADER = "session"
+MESSAGE = "message"
+CHECKPOINT = "checkpoint"
+REWIND = "rewind"
+RENAME = "rename"
+RESUMED = "resumed"
+REPAIR = "repair"
+RESERVED = frozenset({HEADER, MESSAGE})
+
+Record = dict[str, Any]
+
+
+def new_record_id() -> str:
+    return os.urandom(8).hex()
+
+
+def now_iso() -> str:
+    t = time.time()
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(t)) + f".{int(t % 1 * 1000):03d}Z"
+
+
+def encode(record: Record) -> bytes:
+    """One whole line, ready for a single `os.write`."""
+    return (json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n").encode()
+
+
+def message_record(msg: Message, parent_id: str | None, meta: dict[str, Any]) -> Record:
+    rec: Record = {"type": MESSAGE, "id": new_record_id(), "parent_id": parent_id, "ts": now_iso(),
+                   "message": msg.to_dict()}
+    if meta:
+        rec["meta"] = meta
+    return rec
+
+
+def data_record(kind: str, data: dict[str, Any], parent_id: str | None) -> Record:
+    return {"type": kind, "id": new_record_id(), "parent_id": parent_id, "ts": now_iso(), "data": data}
+
+
+def to_message(rec: Record) -> Message | None:
+    """The message a record holds, or None when it is not a (valid) message record."""
+    if rec.get("type") != MESSAGE or not isinstance(rec.get("message"), dict):
+        return None
+    try:
+        return Message.from_dict(rec["message"])
+    except (KeyError, ValueError, TypeError):
+        return None
+
+
+@dataclass(slots=True)
+class Problem:
+    """Something wrong in a file: `kind` is torn (last line cut short) or corrupt (bad line elsewhere)."""
+
+    kind: str
+    line: int
+    detail: str
+
+    def __str__(self) -> str:
+        return f"line {self.line}: {self.kind} ({self.detail})"
+
+
+@dataclass(slots=True)
+class ParsedFile:
+    header: Record
+    records: list[Record]
+    problems: list[Problem] = field(default_factory=list)
+    size: int = 0
+    good_end: int = 0  # byte offset just after the last complete, valid line
+
+
+def parse(raw: bytes) -> ParsedFile:
+    """Parse a whole session file. Bad lines are skipped and reported, never fatal; a missing or bad
+    header leaves `header` empty."""
+    problems: list[Problem] = []
+    records: list[Record] = []
+    header: Record = {}
+    pos = 0
+    lineno = 0
+    good_end = 0
+    n = len(raw)
+    while pos < n:
+        nl = raw.find(b"\n", pos)
+        end = n if nl < 0 else nl
+        lineno += 1
+        line = raw[pos:end]
+        pos = end + 1
+        if not line.strip():
+            continue
+        rec = _load(line)
+        if rec is None:
+            kind = "torn" if nl < 0 else "corrupt"
+            problems.append(Problem(kind, lineno, f"{len(line)} bytes not valid JSON"))
+            continue
+        if nl >= 0:
+            good_end = pos
+        if lineno == 1 and rec.get("type") == HEADER:
+            header = rec
+        else:
+            records.append(rec)
+    if not header:
+        problems.insert(0, Problem("corrupt", 1, "no session header"))
+    return ParsedFile(header, records, problems, n, good_end)
+
+
+def _load(line: bytes) -> Record | None:
+    try:
+        rec = json.loads(line)
+    except ValueError:
+        return None
+    if not isinstance(rec, dict) or not isinstance(rec.get("type"), str) or "id" not in rec:
+        return None
+    return rec

@@ -1,0 +1,220 @@
+"""Opening sessions: new, continued, resumed, forked — the one entry point the runtime calls.
+
+    opened = open_session(project_root, model="claude-sonnet-4-5", provider="anthropic",
+                          continue_=False, resume=None, fork_session=False, session_id=None,
+                          no_persistence=False, name=None, secrets=(api_key,))
+    agent = Agent(..., sink=opened.sink, history=opened.history)   # then show opened.notices
+    ...
+    opened.close()
+
+`resume` is a session id, a unique id prefix or a session name; `continue_` picks the project's most recent
+session. With `fork_session` the history continues in a new session whose header points at the old one.
+Raises `SessionNotFoundError` (unknown id/name, nothing to continue), `SessionLockedError` (another live
+process writes that session; `--fork-session` is offered) and `UsageError` (a `session_id` already taken).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from agentcli import __version__, paths
+from agentcli.core.messages import Message
+from agentcli.core.sink import NullSink, SessionSink
+from agentcli.errors import SessionNotFoundError, UsageError
+from agentcli.session import layout
+from agentcli.session.checkpoint import ShadowGit
+from agentcli.session.index import list_sessions
+from agentcli.session.lock import SessionLock
+from agentcli.session.reader import LoadedSession, load
+from agentcli.session.records import HEADER, REPAIR, RESUMED, SCHEMA_VERSION, Record, encode, now_iso
+from agentcli.session.redact import Redactor
+from agentcli.session.repair import repair
+from agentcli.session.writer import SessionWriter
+
+
+@dataclass(slots=True)
+class OpenedSession:
+    """What the runtime needs: where to write, what to continue from, what to tell the user."""
+
+    session_id: str
+    sink: SessionSink
+    history: list[Message] = field(default_factory=list)
+    notices: list[str] = field(default_factory=list)
+    replay: list[Record] = field(default_factory=list)  # stored records of the branch, for the renderer
+    resumed_from: str | None = None
+    writer: SessionWriter | None = None
+
+    def close(self) -> None:
+        if self.writer is not None:
+            self.writer.close()
+
+
+def open_session(
+    project_root: Path,
+    *,
+    cwd: Path | None = None,
+    model: str = "",
+    provider: str = "",
+    continue_: bool = False,
+    resume: str | None = None,
+    fork_session: bool = False,
+    session_id: str | None = None,
+    no_persistence: bool = False,
+    name: str | None = None,
+    secrets: tuple[str, ...] = (),
+    checkpoints: bool = True,
+) -> OpenedSession:
+    """Open (or create) the session a run writes to; see the module docstring."""
+    root = project_root.resolve()
+    directory = layout.sessions_dir(root)
+    if session_id is not None and not layout.is_session_id(session_id):
+        raise UsageError(f"--session-id must be a UUID, got {session_id!r}")
+    if not (continue_ or resume):
+        sid = session_id or layout.new_session_id()
+        if no_persistence:
+            return OpenedSession(sid, NullSink(sid))
+        _check_free(directory, sid)
+        header = new_header(sid, root, cwd or Path.cwd(), model, provider, name)
+        writer = create(directory, header, Redactor(secrets), _shadow(directory, sid, root, checkpoints))
+        return OpenedSession(sid, writer, writer=writer)
+    old_id = resolve_session(directory, resume)
+    loaded = load(directory, old_id)
+    fixed = repair(loaded.messages())
+    notices = [*loaded.problems, *fixed.notes]
+    if no_persistence:
+        sid = session_id or layout.new_session_id()
+        return OpenedSession(sid, NullSink(sid), fixed.messages, notices, loaded.chain, old_id)
+    if fork_session:
+        sid = session_id or layout.new_session_id()
+        _check_free(directory, sid)
+        header = fork_header(sid, loaded, root, cwd or Path.cwd(), model, provider, name, loaded.leaf_id)
+        writer = create(directory, header, Redactor(secrets), _shadow(directory, sid, root, checkpoints))
+    else:
+        if session_id is not None and session_id != old_id:
+            raise UsageError("--session-id with --resume/--continue needs --fork-session")
+        sid = old_id
+        lock = SessionLock(layout.lock_file(directory, sid), sid).acquire()
+        writer = SessionWriter(loaded.path, sid, redactor=Redactor(secrets), leaf_id=loaded.leaf_id, lock=lock,
+                               shadow=_shadow(directory, sid, root, checkpoints))
+        writer.record(RESUMED, {"model": model, "provider": provider, "cwd": str(cwd or Path.cwd())})
+        if name:
+            writer.record("rename", {"name": name})
+    if fixed.tail is not None:
+        writer.message(fixed.tail, synthetic=True)
+    if fixed.notes:
+        writer.record(REPAIR, {"notes": fixed.notes})
+    return OpenedSession(sid, writer, fixed.messages, notices, loaded.chain, old_id, writer)
+
+
+def resolve_session(directory: Path, ref: str | None) -> str:
+    """A session id from an id, a unique id prefix or a name; None means the most recent session."""
+    if not ref:
+        latest = _latest(directory)
+        if latest is None:
+            raise SessionNotFoundError("no session to continue in this project",
+                                       hint="start one without -c/--continue")
+        return latest
+    if layout.session_file(directory, ref).exists():
+        return ref
+    summaries = list_sessions(directory)
+    named = [s for s in summaries if s.name == ref]
+    if named:
+        return named[0].id
+    prefixed = [s.id for s in summaries if s.id.startswith(ref)] if len(ref) >= 4 else []
+    if len(prefixed) == 1:
+        return prefixed[0]
+    more = f" ({len(prefixed)} sessions start with it)" if prefixed else ""
+    raise SessionNotFoundError(f"no session {ref!r} in this project{more}",
+                               hint="see `agentcli sessions list`")
+
+
+def fork(directory: Path, source_id: str, at: str | None = None, *, name: str | None = None,
+         session_id: str | None = None, secrets: tuple[str, ...] = ()) -> str:
+    """Create a fork of `source_id` branching at record `at` (default: its last record); return its id.
+    Nothing is copied: reading the fork follows its header into the parent file."""
+    loaded = load(directory, source_id)
+    point = loaded.leaf_id
+    if at is not None:
+        rec = loaded.find(at)
+        if rec is None:
+            raise SessionNotFoundError(f"no record {at!r} in session {source_id}",
+                                       hint=f"see `agentcli sessions show {source_id}`")
+        point = str(rec["id"])
+    sid = session_id or layout.new_session_id()
+    _check_free(directory, sid)
+    root = Path(str(loaded.header.get("project_root") or loaded.header.get("cwd") or "."))
+    header = fork_header(sid, loaded, root, Path(str(loaded.header.get("cwd") or root)),
+                         str(loaded.header.get("model", "")), str(loaded.header.get("provider", "")), name, point)
+    create(directory, header, Redactor(secrets), None).close()
+    return sid
+
+
+def new_header(sid: str, root: Path, cwd: Path, model: str, provider: str, name: str | None) -> Record:
+    return {"type": HEADER, "schema_version": SCHEMA_VERSION, "id": sid, "parent_id": None, "ts": now_iso(),
+            "created": now_iso(), "cwd": str(cwd), "project_root": str(root), "git_branch": layout.git_branch(root),
+            "model": model, "provider": provider, "name": name, "title": name, "parent_session": None,
+            "fork_record": None, "agentcli_version": __version__}
+
+
+def fork_header(sid: str, parent: LoadedSession, root: Path, cwd: Path, model: str, provider: str,
+                name: str | None, point: str | None) -> Record:
+    header = new_header(sid, root, cwd, model or str(parent.header.get("model", "")),
+                        provider or str(parent.header.get("provider", "")), name)
+    header.update(parent_session=parent.session_id, fork_record=point)
+    return header
+
+
+def create(directory: Path, header: Record, redactor: Redactor, shadow: ShadowGit | None) -> SessionWriter:
+    """Write a new session file's header and return a locked writer for it."""
+    directory.mkdir(parents=True, exist_ok=True, mode=0o700)
+    sid = str(header["id"])
+    path = layout.session_file(directory, sid)
+    lock = SessionLock(layout.lock_file(directory, sid), sid).acquire()
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND, 0o600)
+    try:
+        os.write(fd, encode(redactor.obj(header)))
+    finally:
+        os.close(fd)
+    leaf = header.get("fork_record")
+    return SessionWriter(path, sid, redactor=redactor, leaf_id=str(leaf) if leaf else None, lock=lock,
+                         shadow=shadow)
+
+
+def shadow_for(directory: Path, session_id: str, project_root: Path) -> ShadowGit:
+    """The checkpoint store of a session (shared object store per project, one index per session)."""
+    excludes: tuple[str, ...] = ()
+    home = paths.home().resolve()
+    if home.is_relative_to(project_root):
+        excludes = (f"/{home.relative_to(project_root).as_posix()}/",)
+    return ShadowGit(layout.shadow_store(directory), project_root,
+                     layout.checkpoint_index(directory, session_id), extra_excludes=excludes)
+
+
+def _shadow(directory: Path, sid: str, root: Path, enabled: bool) -> ShadowGit | None:
+    # A home directory or / as the "project" would mean snapshotting everything: no checkpoints there.
+    if not enabled or shutil.which("git") is None or root in (Path.home().resolve(), Path("/")):
+        return None
+    return shadow_for(directory, sid, root)
+
+
+def _check_free(directory: Path, sid: str) -> None:
+    if layout.session_file(directory, sid).exists():
+        raise UsageError(f"session id {sid} is already taken", hint="resume it with --resume instead")
+
+
+def _latest(directory: Path) -> str | None:
+    best: tuple[int, str] | None = None
+    try:
+        entries = list(os.scandir(directory))
+    except FileNotFoundError:
+        return None
+    for e in entries:
+        if e.name.endswith(layout.SUFFIX):
+            key = (e.stat().st_mtime_ns, e.name[: -len(layout.SUFFIX)])
+            best = key if best is None or key > best else best
+    return best[1] if best else None
+
+

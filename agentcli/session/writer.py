@@ -1,0 +1,148 @@
+"""The one place that writes session files: `SessionWriter`, the loop's `SessionSink`.
+
+Every append is one complete line written by a single `os.write` on an `O_APPEND` descriptor, so a crash
+leaves at most one torn last line and two writers can never interleave inside a line. `end_turn()` fsyncs.
+Secrets are redacted before anything is encoded.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+from pathlib import Path
+from typing import Any
+
+from agentcli.core.messages import Message
+from agentcli.errors import SessionError
+from agentcli.session.checkpoint import CheckpointError, ShadowGit
+from agentcli.session.lock import SessionLock
+from agentcli.session.records import (
+    CHECKPOINT,
+    RESERVED,
+    Record,
+    data_record,
+    encode,
+    message_record,
+)
+from agentcli.session.redact import Redactor
+
+
+class SessionWriter:
+    """Appends records to one session file. `leaf_id` is the record the next one will point at."""
+
+    def __init__(
+        self,
+        path: Path,
+        session_id: str,
+        *,
+        redactor: Redactor,
+        leaf_id: str | None = None,
+        lock: SessionLock | None = None,
+        shadow: ShadowGit | None = None,
+    ) -> None:
+        self.session_id = session_id
+        self.path = path
+        self.leaf_id = leaf_id
+        self.redactor = redactor
+        self.shadow = shadow
+        self.notices: list[str] = []
+        self._lock = lock
+        self._fd: int | None = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o600)
+        self._ckpt_lock = asyncio.Lock()
+        self._dirty_tree = False
+        self._terminate_torn_line()
+
+    # ---- SessionSink ------------------------------------------------------------------------------
+
+    def message(self, message: Message, **meta: Any) -> str:
+        return self.append(message_record(message, self.leaf_id, meta))
+
+    def record(self, kind: str, data: dict[str, Any]) -> str:
+        if kind in RESERVED:
+            raise ValueError(f"record kind {kind!r} is reserved")
+        return self.append(data_record(kind, data, self.leaf_id))
+
+    async def checkpoint(self, tool_use_id: str, tool_name: str) -> None:
+        if self.shadow is None:
+            return
+        async with self._ckpt_lock:
+            data = await asyncio.to_thread(self._snap, "before_tool", tool_use_id, tool_name)
+            self._append_checkpoint(data)
+
+    def end_turn(self) -> None:
+        if self._dirty_tree and self.shadow is not None:
+            # The state after the agent's tools ran: later differences were made by someone else.
+            self._append_checkpoint(self._snap("turn_end", None, None))
+            self._dirty_tree = False
+        if self._fd is not None:
+            os.fsync(self._fd)
+
+    # ---- the rest ---------------------------------------------------------------------------------
+
+    def append(self, record: Record) -> str:
+        """Write one record (redacted) as one line; it becomes the new leaf. Returns its id."""
+        if self._fd is None:
+            raise SessionError(f"session {self.session_id} is closed")
+        line = encode(self.redactor.obj(record))
+        written = os.write(self._fd, line)
+        if written != len(line):
+            raise SessionError(f"short write to {self.path} ({written} of {len(line)} bytes)",
+                               hint="is the disk full?")
+        self.leaf_id = str(record["id"])
+        return self.leaf_id
+
+    def snapshot_now(self, phase: str) -> Record | None:
+        """Take a checkpoint immediately (sync) and record it; None when checkpoints are off or fail."""
+        if self.shadow is None:
+            return None
+        return self._append_checkpoint(self._snap(phase, None, None))
+
+    def close(self) -> None:
+        if self._fd is not None:
+            fd, self._fd = self._fd, None
+            os.fsync(fd)
+            os.close(fd)
+        if self.shadow is not None:
+            with contextlib.suppress(OSError):
+                self.shadow.remember_index()
+        if self._lock is not None:
+            self._lock.release()
+
+    def __enter__(self) -> SessionWriter:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _snap(self, phase: str, tool_use_id: str | None, tool_name: str | None) -> dict[str, Any]:
+        """Snapshot the tree (may run in a worker thread: it only runs git, never writes the file)."""
+        assert self.shadow is not None
+        data: dict[str, Any] = {"phase": phase}
+        if tool_use_id is not None:
+            data.update(tool_use_id=tool_use_id, tool_name=tool_name)
+        try:
+            snap = self.shadow.snapshot()
+        except CheckpointError as err:
+            data["error"] = err.message
+        else:
+            data.update(tree=snap.tree, hashed=snap.hashed)
+            if snap.skipped:
+                data["skipped"] = list(snap.skipped)
+        return data
+
+    def _append_checkpoint(self, data: dict[str, Any]) -> Record:
+        if "error" in data:
+            self.notices.append(f"checkpoint skipped: {data['error']}")
+        rec = data_record(CHECKPOINT, data, self.leaf_id)
+        self.append(rec)
+        if data["phase"] == "before_tool":
+            self._dirty_tree = True
+        return rec
+
+    def _terminate_torn_line(self) -> None:
+        """A crash can leave a last line without its newline; end it so our first record stays whole."""
+        assert self._fd is not None
+        size = os.fstat(self._fd).st_size
+        if size and os.pread(self._fd, 1, size - 1) != b"\n":
+            os.write(self._fd, b"\n")

@@ -1,0 +1,216 @@
+"""Background shells: `Bash(run_in_background=true)` starts one; BashOutput reads it; KillShell stops it.
+
+Shells live in `ctx.state["background_shells"]` for the session. Each has its own process group and a watcher
+task; when the event loop shuts down (end of a headless run) the watcher is cancelled and kills the group, so
+nothing the agent started outlives the session. `kill_all(ctx)` does the same on demand.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import re
+import signal
+import time
+from pathlib import Path
+from typing import Any
+
+from agentcli.tools.base import ToolContext, ToolOutput
+from agentcli.tools.text import cap_head_tail
+
+SHELLS_KEY = "background_shells"
+# Unread output kept per shell; older unread output is dropped (and counted) beyond this.
+MAX_UNREAD_BYTES = 1 << 20
+KILL_GRACE_S = 2.0
+
+
+class BackgroundShell:
+    """One background command: its process, unread output and final status."""
+
+    def __init__(self, shell_id: str, command: str, proc: asyncio.subprocess.Process) -> None:
+        self.id = shell_id
+        self.command = command
+        self.proc = proc
+        self.started = time.monotonic()
+        self.unread = bytearray()
+        self.dropped = 0
+        self.killed = False
+        self.output_arrived = asyncio.Event()
+        self.finished = asyncio.Event()
+        self.watcher: asyncio.Task[None] | None = None
+        self.transport: asyncio.BaseTransport | None = None
+
+    def feed(self, data: bytes) -> None:
+        self.unread += data
+        excess = len(self.unread) - MAX_UNREAD_BYTES
+        if excess > 0:
+            self.dropped += excess
+            del self.unread[:excess]
+        self.output_arrived.set()
+
+    def take(self) -> tuple[str, int]:
+        """The output not yet read (decoded) and how many older bytes were dropped; marks it read."""
+        text, dropped = self.unread.decode("utf-8", errors="replace"), self.dropped
+        self.unread.clear()
+        self.dropped = 0
+        self.output_arrived.clear()
+        return text, dropped
+
+    def status(self) -> str:
+        code = self.proc.returncode
+        if code is None:
+            return "running"
+        if self.killed:
+            return "killed"
+        return f"exited with code {code}" if code >= 0 else f"killed by signal {signal.Signals(-code).name}"
+
+
+class _Pipe(asyncio.Protocol):
+    def __init__(self, shell: BackgroundShell) -> None:
+        self.shell = shell
+
+    def data_received(self, data: bytes) -> None:
+        self.shell.feed(data)
+
+
+def shells(ctx: ToolContext) -> dict[str, BackgroundShell]:
+    found: dict[str, BackgroundShell] = ctx.state.setdefault(SHELLS_KEY, {})
+    return found
+
+
+def _kill_group(pid: int, sig: int = signal.SIGKILL) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pid, sig)
+
+
+async def _watch(shell: BackgroundShell) -> None:
+    try:
+        await shell.proc.wait()
+    except asyncio.CancelledError:
+        # The loop is shutting down (or the session closing): nothing may outlive it.
+        _kill_group(shell.proc.pid)
+        await shell.proc.wait()
+        if shell.transport is not None:
+            shell.transport.close()
+        raise
+    finally:
+        shell.finished.set()
+
+
+async def start(command: str, cwd: Path, env: dict[str, str], bash: str, ctx: ToolContext) -> BackgroundShell:
+    """Start `command` in the background; its output collects until BashOutput reads it."""
+    r, w = os.pipe()
+    try:
+        proc = await asyncio.create_subprocess_exec(
+            bash, "-c", command,
+            cwd=cwd, env=env, stdin=asyncio.subprocess.DEVNULL, stdout=w, stderr=w, start_new_session=True,
+        )  # fmt: skip
+    except BaseException:
+        os.close(r)
+        raise
+    finally:
+        os.close(w)
+    table = shells(ctx)
+    shell = BackgroundShell(f"bash_{len(table) + 1}", command, proc)
+    loop = asyncio.get_running_loop()
+    shell.transport, _ = await loop.connect_read_pipe(lambda: _Pipe(shell), os.fdopen(r, "rb", 0))
+    shell.watcher = asyncio.ensure_future(_watch(shell))
+    table[shell.id] = shell
+    return shell
+
+
+async def kill(shell: BackgroundShell) -> None:
+    """SIGTERM the shell's process group, then SIGKILL if it has not exited after a grace period."""
+    if shell.proc.returncode is None:
+        shell.killed = True
+        _kill_group(shell.proc.pid, signal.SIGTERM)
+        try:
+            await asyncio.wait_for(shell.finished.wait(), KILL_GRACE_S)
+        except TimeoutError:
+            _kill_group(shell.proc.pid)
+            await shell.finished.wait()
+    _kill_group(shell.proc.pid)  # children that ignored SIGTERM after their parent exited
+
+
+async def kill_all(ctx: ToolContext) -> None:
+    """Stop every background shell of the session (for a front end closing a session)."""
+    for shell in list(shells(ctx).values()):
+        await kill(shell)
+        if shell.transport is not None:
+            shell.transport.close()
+
+
+OUTPUT_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "bash_id": {"type": "string", "minLength": 1, "description": "The background shell's ID"},
+        "filter": {"type": "string", "description": "Only return lines matching this regular expression"},
+    },
+    "required": ["bash_id"],
+    "additionalProperties": False,
+}
+
+KILL_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {"shell_id": {"type": "string", "minLength": 1, "description": "The shell's ID"}},
+    "required": ["shell_id"],
+    "additionalProperties": False,
+}
+
+
+class BashOutputTool:
+    name: str = "BashOutput"
+    description: str = (
+        "Read the new output of a background shell started with Bash(run_in_background=true), with its status "
+        "(running, exited with a code, killed). Each call returns only output produced since the previous call. "
+        "`filter` (a regular expression) keeps only matching lines; the others are discarded."
+    )
+    input_schema: dict[str, Any] = OUTPUT_SCHEMA
+    read_only: bool = True
+    destructive: bool = False
+    edits_files: bool = False
+
+    async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
+        shell = shells(ctx).get(args["bash_id"])
+        if shell is None:
+            known = ", ".join(shells(ctx)) or "none"
+            return ToolOutput.error(f"No background shell with ID {args['bash_id']!r} (known: {known}).")
+        regex = None
+        if args.get("filter"):
+            try:
+                regex = re.compile(args["filter"])
+            except re.error as e:
+                return ToolOutput.error(f"Invalid filter regular expression: {e}")
+        text, dropped = shell.take()
+        if regex is not None:
+            text = "\n".join(ln for ln in text.splitlines() if regex.search(ln))
+        parts = [f"Status: {shell.status()}"]
+        if dropped:
+            parts.append(f"({dropped} bytes of older unread output were dropped.)")
+        body = cap_head_tail(ctx.redact(text.rstrip("\n")), ctx.max_output_chars)
+        parts.append(body if body else "(no new output)")
+        meta = {"status": shell.status(), "exit_code": shell.proc.returncode}
+        return ToolOutput("\n".join(parts), metadata=meta)
+
+
+class KillShellTool:
+    name: str = "KillShell"
+    description: str = (
+        "Stop a background shell started with Bash(run_in_background=true), with everything it started. "
+        "Use it for servers or watchers you no longer need."
+    )
+    input_schema: dict[str, Any] = KILL_SCHEMA
+    # It can only stop processes this session's (already permitted) Bash calls started.
+    read_only: bool = True
+    destructive: bool = False
+    edits_files: bool = False
+
+    async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
+        shell = shells(ctx).get(args["shell_id"])
+        if shell is None:
+            return ToolOutput.error(f"No background shell with ID {args['shell_id']!r}.")
+        if shell.proc.returncode is not None:
+            return ToolOutput(f"Shell {shell.id} had already finished ({shell.status()}).")
+        await kill(shell)
+        return ToolOutput(f"Killed background shell {shell.id} ({shell.command[:80]}).")

@@ -1,0 +1,239 @@
+"""Bash: run a shell command in a working directory that persists between calls.
+
+The command runs as `bash -c` in its own process group (so a timeout or a cancel kills its children too), stdin
+closed, stdout and stderr interleaved into one pipe that we own. Owning the pipe matters: on Python 3.11
+`asyncio.subprocess.Process.wait()` waits for the child's pipes to close, so a background grandchild
+(`server &`) would hang the call; with our own pipe, exit and end-of-output are watched separately.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import signal
+import time
+from pathlib import Path
+from typing import Any
+
+from agentcli.tools.base import ToolContext, ToolOutput
+from agentcli.tools.paths import resolve_in_project
+from agentcli.tools.procs import temp_file, which
+from agentcli.tools.text import HeadTail
+
+DEFAULT_TIMEOUT_MS = 120_000
+MAX_TIMEOUT_MS = 600_000
+# How long to keep reading after the shell exits, for output still in flight from its children.
+DRAIN_S = 0.25
+
+# Linux limits one exec argument to 128 KiB; longer commands (big heredocs) travel in a file instead.
+MAX_ARG_CHARS = 100_000
+
+# `$1` is the command (or `$3` a file holding it); `$2` receives the final working directory, even on `exit`.
+_WRAPPER = """\
+__agentcli_cmd=$1; __agentcli_cwd_file=$2
+if [ -n "$3" ]; then __agentcli_cmd=$(< "$3"); fi
+shift $#
+trap 'pwd >| "$__agentcli_cwd_file" 2>/dev/null' EXIT
+eval "$__agentcli_cmd"
+"""
+
+DESCRIPTION = f"""\
+Run a command in a bash shell and return its output (stdout and stderr interleaved) and exit code.
+
+- The working directory persists between calls: `cd sub` in one call affects the next. It starts at the
+  project root and is reset there if a command moves outside the project. Prefer absolute paths or a
+  single `cd dir && …` over many cd calls.
+- There is no terminal and stdin is closed: never run interactive commands (editors, pagers, `git rebase -i`,
+  prompts). Pass flags such as `-y` / `--yes` / `--no-edit` instead.
+- `timeout` is in milliseconds: default {DEFAULT_TIMEOUT_MS}, at most {MAX_TIMEOUT_MS}. On timeout the command
+  and everything it started are killed.
+- Long output is cut in the middle (the start and the end are kept); filter it (`| tail -50`, `grep`) when
+  you only need part.
+- Use Read, Edit, Write, Glob and Grep rather than cat, sed, echo >, find and grep for files.
+- Chain dependent commands with `&&`; quote paths that contain spaces.
+- `description`: a few words saying what the command does, shown to the user.
+- `run_in_background: true` starts a long-running command (a server, a watcher) and returns its ID at once;
+  read its output with BashOutput and stop it with KillShell. Do not use `&` for that."""
+
+
+def _bash() -> str:
+    return which("bash") or "/bin/bash"
+
+
+class _Collect(asyncio.Protocol):
+    """Feeds pipe data into a HeadTail and resolves `done` at end of file."""
+
+    def __init__(self, sink: HeadTail, done: asyncio.Future[None]) -> None:
+        self.sink = sink
+        self.done = done
+
+    def data_received(self, data: bytes) -> None:
+        self.sink.feed(data)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if not self.done.done():
+            self.done.set_result(None)
+
+
+def _kill_group(pid: int) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pid, signal.SIGKILL)
+
+
+INPUT_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "command": {"type": "string", "minLength": 1, "description": "The command to run"},
+        "timeout": {
+            "type": "integer",
+            "minimum": 1,
+            "description": f"Timeout in milliseconds (default {DEFAULT_TIMEOUT_MS}, max {MAX_TIMEOUT_MS})",
+        },
+        "description": {"type": "string", "description": "What the command does, in 5-10 words"},
+        "run_in_background": {
+            "type": "boolean",
+            "description": "Start the command in the background and return at once; read it with BashOutput",
+        },
+    },
+    "required": ["command"],
+    "additionalProperties": False,
+}
+
+
+class BashTool:
+    name: str = "Bash"
+    description: str = DESCRIPTION
+    input_schema: dict[str, Any] = INPUT_SCHEMA
+    read_only: bool = False
+    destructive: bool = True
+    edits_files: bool = False
+
+    async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
+        if args.get("run_in_background"):
+            return await _run_in_background(args["command"], ctx)
+        timeout_ms = min(int(args.get("timeout") or DEFAULT_TIMEOUT_MS), MAX_TIMEOUT_MS)
+        timeout_s = min(timeout_ms / 1000, ctx.tool_timeout_s)
+        cwd, notes = _start_dir(ctx)
+        command: str = args["command"]
+        cwd_file = temp_file("agentcli-cwd-")
+        cmd_file = temp_file("agentcli-cmd-") if len(command) > MAX_ARG_CHARS else ""
+        if cmd_file:
+            with open(cmd_file, "w", encoding="utf-8") as f:
+                f.write(command)
+            command = ""
+        started = time.monotonic()
+        try:
+            code, timed_out, out = await _execute([command, cwd_file, cmd_file], cwd, timeout_s, ctx)
+            notes += _update_cwd(cwd_file, ctx)
+        except OSError as e:  # e.g. an argument list too long for exec, or no bash at all
+            return ToolOutput.error(f"Could not run the command: {e}")
+        finally:
+            for tmp in (cwd_file, cmd_file):
+                if tmp:
+                    os.unlink(tmp)
+        parts = [out.rstrip("\n")] if out.strip() else []
+        if timed_out:
+            parts.append(f"Command timed out after {timeout_s:g} s; it and every process it started were killed.")
+        elif code < 0:
+            parts.append(f"Command killed by signal {signal.Signals(-code).name}.")
+        elif code != 0:
+            parts.append(f"Exit code {code}")
+        parts.extend(notes)
+        meta = {
+            "exit_code": code,
+            "timed_out": timed_out,
+            "cwd": str(ctx.shell_cwd or ctx.project_root),
+            "duration_ms": round((time.monotonic() - started) * 1000),
+        }
+        return ToolOutput("\n".join(parts) or "(no output)", is_error=timed_out or code != 0, metadata=meta)
+
+
+async def _run_in_background(command: str, ctx: ToolContext) -> ToolOutput:
+    from agentcli.tools import background  # only sessions that use background shells pay for it
+
+    cwd, notes = _start_dir(ctx)
+    try:
+        shell = await background.start(command, cwd, _env(ctx), _bash(), ctx)
+    except OSError as e:
+        return ToolOutput.error(f"Could not start the command: {e}")
+    text = (
+        f"Command running in background with ID: {shell.id}. Read its output with BashOutput "
+        f'(bash_id "{shell.id}"); stop it with KillShell (shell_id "{shell.id}").'
+    )
+    return ToolOutput("\n".join([text, *notes]), metadata={"background_id": shell.id, "pid": shell.proc.pid})
+
+
+def _env(ctx: ToolContext) -> dict[str, str]:
+    env = dict(ctx.env if ctx.env is not None else os.environ)
+    env.setdefault("PAGER", "cat")
+    env.setdefault("GIT_PAGER", "cat")
+    env["AGENTCLI"] = "1"
+    return env
+
+
+def _start_dir(ctx: ToolContext) -> tuple[Path, list[str]]:
+    cwd = ctx.shell_cwd or ctx.project_root
+    if os.path.isdir(cwd):
+        return cwd, []
+    ctx.shell_cwd = ctx.project_root
+    return ctx.project_root, [f"(The previous working directory {cwd} is gone; ran in {ctx.project_root}.)"]
+
+
+def _update_cwd(cwd_file: str, ctx: ToolContext) -> list[str]:
+    """Keep the shell's final directory for the next call, unless it left the project."""
+    try:
+        with open(cwd_file, encoding="utf-8", errors="replace") as f:
+            new = f.read().strip()
+    except OSError:
+        return []
+    if not new or not os.path.isdir(new):
+        return []
+    if resolve_in_project(new, ctx).inside:
+        ctx.shell_cwd = Path(new)
+        return []
+    ctx.shell_cwd = ctx.project_root
+    return [f"(Shell working directory reset to {ctx.project_root}: {new} is outside the project.)"]
+
+
+async def _execute(wrapper_args: list[str], cwd: Path, timeout_s: float, ctx: ToolContext) -> tuple[int, bool, str]:
+    """Run the command; (exit code, whether it timed out, redacted capped output)."""
+    env = _env(ctx)
+    loop = asyncio.get_running_loop()
+    sink = HeadTail(ctx.max_output_chars)
+    done: asyncio.Future[None] = loop.create_future()
+    r, w = os.pipe()
+    try:
+        proc = await asyncio.create_subprocess_exec(
+            _bash(), "-c", _WRAPPER, "bash", *wrapper_args,
+            cwd=cwd, env=env, stdin=asyncio.subprocess.DEVNULL, stdout=w, stderr=w, start_new_session=True,
+        )  # fmt: skip
+    except BaseException:
+        os.close(r)
+        raise
+    finally:
+        os.close(w)
+    pipe = os.fdopen(r, "rb", 0)
+    transport: asyncio.BaseTransport | None = None
+    timed_out = False
+    try:
+        transport, _ = await loop.connect_read_pipe(lambda: _Collect(sink, done), pipe)
+        try:
+            await asyncio.wait_for(proc.wait(), timeout_s)
+        except TimeoutError:
+            timed_out = True
+            _kill_group(proc.pid)
+            await proc.wait()
+        # On timeout a background child still holds the pipe; what it writes later is not ours to wait for.
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(asyncio.shield(done), DRAIN_S)
+    except asyncio.CancelledError:
+        _kill_group(proc.pid)
+        await proc.wait()
+        raise
+    finally:
+        if transport is not None:
+            transport.close()
+        pipe.close()
+    code = proc.returncode if proc.returncode is not None else -1
+    return code, timed_out, sink.text(ctx.max_output_chars, ctx.redact)

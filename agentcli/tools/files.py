@@ -1,0 +1,68 @@
+"""File plumbing for Read/Write/Edit: which files were read (and when), decoding, atomic writes.
+
+`ctx.state["read_files"]` maps a file's real path (str) to its `st_mtime_ns` when last read or written by a
+tool. Write and Edit refuse to change an existing file the model has not read, or that changed since.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+from agentcli.tools.base import ToolContext
+
+READ_FILES = "read_files"
+
+
+def record_read(ctx: ToolContext, path: Path, mtime_ns: int) -> None:
+    ctx.state.setdefault(READ_FILES, {})[str(path)] = mtime_ns
+
+
+def require_fresh_read(ctx: ToolContext, path: Path, st: os.stat_result) -> str | None:
+    """An error message unless `path` was read in this session and has not changed since."""
+    seen: dict[str, int] = ctx.state.get(READ_FILES, {})
+    when = seen.get(str(path))
+    if when is None:
+        return f"File {path} has not been read yet. Read it first (the Read tool), then try again."
+    if when != st.st_mtime_ns:
+        return (
+            f"File {path} has been modified since it was last read (by the user, a formatter or a command). "
+            "Read it again, then try again."
+        )
+    return None
+
+
+class NotText(ValueError):
+    """The bytes are not UTF-8 text; the message says why."""
+
+
+def decode_text(data: bytes) -> str:
+    """Decode file bytes as UTF-8 text, refusing binary content (NUL bytes or invalid UTF-8)."""
+    if b"\0" in data:
+        raise NotText("it looks like a binary file (contains NUL bytes)")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise NotText(f"it is not valid UTF-8 text (undecodable byte at offset {e.start})") from None
+
+
+def atomic_write(path: Path, text: str, mode: int | None = None) -> os.stat_result:
+    """Write `text` to `path` through a temporary file and `os.replace`, so readers never see half a file.
+
+    `mode` keeps an existing file's permissions; new files get the default (0o666 less the umask).
+    Returns the new file's stat, so the caller can record it as read.
+    """
+    data = text.encode("utf-8")
+    tmp = path.with_name(f".{path.name}.agentcli-{os.urandom(4).hex()}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        if mode is not None:
+            os.chmod(tmp, stat.S_IMODE(mode))
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    return os.stat(path)

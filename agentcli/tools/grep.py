@@ -1,0 +1,211 @@
+"""Grep: search file contents with ripgrep (a pure-Python fallback runs only when rg is missing)."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from agentcli.tools.base import ToolContext, ToolOutput
+from agentcli.tools.listing import RG_AUTO, find_rg
+from agentcli.tools.paths import refuse_outside, resolve_in_project
+
+MAX_FILES_SHOWN = 100
+# Lines collected from rg before it is stopped; files mode sorts them all by date, so it collects more.
+MAX_LINES_COLLECTED = 20_000
+
+DESCRIPTION = f"""\
+Search file contents with a regular expression (ripgrep syntax), honouring .gitignore.
+
+- `pattern`: a regex, e.g. `def \\w+_handler` or `log.*Error`. Escape literal braces (`interface\\{{\\}}`).
+- `path`: file or directory to search (default: the shell's current directory).
+- `glob` filters files by name (`*.py`, `*.{{ts,tsx}}`); `type` by language (`py`, `js`, `rust`, `go` …).
+- `output_mode`: `files_with_matches` (default; paths, most recently modified first, at most
+  {MAX_FILES_SHOWN}), `content` (matching lines; `-n` line numbers on by default, `-A`/`-B`/`-C` context lines),
+  or `count` (matches per file).
+- `-i` ignores case; `multiline` lets `.` and patterns span lines; `head_limit` keeps the first N lines or entries.
+- Use Grep rather than running grep or rg through Bash."""
+
+
+class GrepOptions(NamedTuple):
+    """The search, independent of the engine that runs it."""
+
+    pattern: str
+    mode: str = "files_with_matches"
+    ignore_case: bool = False
+    line_numbers: bool = True
+    after: int = 0
+    before: int = 0
+    globs: tuple[str, ...] = ()
+    file_type: str | None = None
+    multiline: bool = False
+
+
+_SCHEMA_PROPS: dict[str, Any] = {
+    "pattern": {"type": "string", "minLength": 1, "description": "Regular expression to search for"},
+    "path": {"type": "string", "description": "File or directory to search (default: current directory)"},
+    "glob": {"type": "string", "description": "Only files whose name matches this glob, e.g. '*.py'"},
+    "type": {"type": "string", "description": "Only files of this type (rg --type), e.g. 'py', 'js'"},
+    "output_mode": {
+        "type": "string",
+        "enum": ["content", "files_with_matches", "count"],
+        "description": "What to return (default files_with_matches)",
+    },
+    "-i": {"type": "boolean", "description": "Case-insensitive search"},
+    "-n": {"type": "boolean", "description": "Line numbers in content mode (default true)"},
+    "-A": {"type": "integer", "minimum": 0, "description": "Lines of context after each match (content)"},
+    "-B": {"type": "integer", "minimum": 0, "description": "Lines of context before each match (content)"},
+    "-C": {"type": "integer", "minimum": 0, "description": "Lines of context around each match (content)"},
+    "head_limit": {"type": "integer", "minimum": 1, "description": "Keep only the first N lines/entries"},
+    "multiline": {"type": "boolean", "description": "Let patterns span lines; '.' matches newlines"},
+}
+
+
+def options_from_args(args: dict[str, Any]) -> GrepOptions:
+    context = args.get("-C")
+    return GrepOptions(
+        pattern=args["pattern"],
+        mode=args.get("output_mode") or "files_with_matches",
+        ignore_case=bool(args.get("-i", False)),
+        line_numbers=bool(args.get("-n", True)),
+        after=int(args.get("-A", context) or 0),
+        before=int(args.get("-B", context) or 0),
+        globs=tuple((args.get("glob") or "").split()),
+        file_type=args.get("type") or None,
+        multiline=bool(args.get("multiline", False)),
+    )
+
+
+def rg_argv(rg: str, opts: GrepOptions, target: Path) -> list[str]:
+    argv = [rg, "--no-config", "--color=never", "--hidden", "--no-require-git", "--no-messages", "--glob=!.git"]
+    if opts.mode == "files_with_matches":
+        argv.append("--files-with-matches")
+    elif opts.mode == "count":
+        argv += ["--count", "--with-filename"]
+    else:
+        argv += ["--line-number" if opts.line_numbers else "--no-line-number"]
+        argv += ["--max-columns=500", "--max-columns-preview"]
+        if opts.after:
+            argv.append(f"--after-context={opts.after}")
+        if opts.before:
+            argv.append(f"--before-context={opts.before}")
+    if opts.ignore_case:
+        argv.append("--ignore-case")
+    if opts.multiline:
+        argv += ["--multiline", "--multiline-dotall"]
+    argv += [f"--glob={g}" for g in opts.globs]
+    if opts.file_type:
+        argv.append(f"--type={opts.file_type}")
+    return [*argv, "--regexp", opts.pattern, "--", str(target)]
+
+
+async def run_rg(argv: list[str], max_lines: int) -> tuple[int, list[str], bool, str]:
+    """(exit code, output lines, whether rg was stopped early, stderr)."""
+    proc = await asyncio.create_subprocess_exec(
+        *argv,
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        limit=1 << 20,
+    )
+    assert proc.stdout is not None and proc.stderr is not None
+    err_task = asyncio.ensure_future(proc.stderr.read())
+    lines: list[str] = []
+    stopped = False
+    try:
+        while raw := await proc.stdout.readline():
+            if len(lines) >= max_lines:
+                stopped = True
+                proc.kill()
+                break
+            lines.append(raw.decode("utf-8", errors="replace").rstrip("\n"))
+        err = (await err_task).decode("utf-8", errors="replace")
+        code = await proc.wait()
+    except BaseException:
+        if proc.returncode is None:
+            proc.kill()
+        err_task.cancel()
+        await proc.wait()
+        raise
+    return code, lines, stopped, err
+
+
+INPUT_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": _SCHEMA_PROPS,
+    "required": ["pattern"],
+    "additionalProperties": False,
+}
+
+
+class GrepTool:
+    name: str = "Grep"
+    description: str = DESCRIPTION
+    input_schema: dict[str, Any] = INPUT_SCHEMA
+    read_only: bool = True
+    destructive: bool = False
+    edits_files: bool = False
+
+    def __init__(self, rg_path: str | None = RG_AUTO) -> None:
+        self.rg_path = find_rg() if rg_path == RG_AUTO else rg_path
+
+    async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
+        resolved = resolve_in_project(args.get("path") or ".", ctx)
+        refusal = refuse_outside(resolved, ctx)
+        if refusal:
+            return ToolOutput.error(refusal)
+        target = resolved.path
+        if not target.exists():
+            return ToolOutput.error(f"Path does not exist: {target}")
+        opts = options_from_args(args)
+        head_limit = args.get("head_limit")
+        budget = int(head_limit) if head_limit else MAX_LINES_COLLECTED
+        if self.rg_path:
+            code, lines, stopped, err = await run_rg(rg_argv(self.rg_path, opts, target), budget)
+            # Exit 2 with results means some files could not be read; the matches are still good.
+            if code not in (0, 1) and not stopped and not lines:
+                return ToolOutput.error(f"Grep failed: {err.strip() or f'rg exit code {code}'}")
+        else:
+            from agentcli.tools.grep_fallback import search  # only when rg is missing
+
+            try:
+                lines, stopped = await asyncio.to_thread(search, target, opts, budget)
+            except ValueError as e:
+                return ToolOutput.error(f"Grep failed: {e}")
+        return _format(lines, stopped, opts, head_limit is not None, ctx)
+
+
+def _format(lines: list[str], stopped: bool, opts: GrepOptions, limited: bool, ctx: ToolContext) -> ToolOutput:
+    meta: dict[str, Any] = {"mode": opts.mode}
+    if not lines:
+        return ToolOutput("No matches found.", metadata=meta)
+    notes: list[str] = []
+    if opts.mode == "files_with_matches":
+        lines = _newest_first(lines)
+        meta["files"] = len(lines)
+        if len(lines) > MAX_FILES_SHOWN:
+            notes.append(f"(Showing {MAX_FILES_SHOWN} of {len(lines)} files, most recently modified first.)")
+            lines = lines[:MAX_FILES_SHOWN]
+    elif opts.mode == "count":
+        lines.sort()
+    if stopped and not limited:
+        notes.append("(Search stopped early: too many results. Narrow the pattern, path, glob or type.)")
+    elif stopped:
+        notes.append("(More results exist beyond head_limit.)")
+    text = "\n".join(lines)
+    if len(text) > ctx.max_output_chars:
+        cut = text.rfind("\n", 0, ctx.max_output_chars)
+        text = text[: max(cut, 0)]
+        notes.append(f"(Output cut at {ctx.max_output_chars} characters; narrow the search or use head_limit.)")
+    return ToolOutput(ctx.redact("\n".join([text, *notes])), metadata=meta)
+
+
+def _newest_first(paths: list[str]) -> list[str]:
+    def mtime(p: str) -> float:
+        try:
+            return os.stat(p).st_mtime
+        except OSError:
+            return 0.0
+
+    return sorted(paths, key=lambda p: (-mtime(p), p))

@@ -1,0 +1,100 @@
+"""A .gitignore-aware directory walk in pure Python, for when neither git nor ripgrep can list files.
+
+Handles the common .gitignore syntax: comments, `!` negation, a trailing `/` for directories, anchoring by
+a leading or inner `/`, and `*`, `?`, `[…]`, `**`. The last matching rule wins; rules of deeper .gitignore
+files come later. `.git` and a few bulky tool directories are always skipped.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterator
+from typing import NamedTuple
+
+from agentcli.tools.globmatch import translate
+
+ALWAYS_SKIP = frozenset({".git", "node_modules", ".venv", "__pycache__", ".hg", ".svn"})
+
+
+class Rule(NamedTuple):
+    regex: re.Pattern[str]
+    negated: bool
+    dir_only: bool
+    base: str  # directory of the .gitignore, relative to the walk root ("" for the root)
+
+
+def parse_gitignore(text: str, base: str) -> list[Rule]:
+    rules: list[Rule] = []
+    for raw in text.splitlines():
+        line = raw.rstrip()
+        if raw.endswith("\\ "):
+            line += " "
+        if not line or line.startswith("#"):
+            continue
+        negated = line.startswith("!")
+        if negated or line.startswith("\\"):
+            line = line[1:]
+        dir_only = line.endswith("/")
+        line = line.rstrip("/")
+        if not line:
+            continue
+        anchored = "/" in line
+        line = line.lstrip("/")
+        if not anchored and not line.startswith("**"):
+            line = "**/" + line
+        rules.append(Rule(re.compile(translate(line) + r"\Z", re.DOTALL), negated, dir_only, base))
+    return rules
+
+
+def is_ignored(rel: str, is_dir: bool, rules: list[Rule]) -> bool:
+    ignored = False
+    for rule in rules:
+        if rule.dir_only and not is_dir:
+            continue
+        if rule.base:
+            if not rel.startswith(rule.base + "/"):
+                continue
+            sub = rel[len(rule.base) + 1 :]
+        else:
+            sub = rel
+        if rule.regex.match(sub):
+            ignored = not rule.negated
+    return ignored
+
+
+def walk_files(root: str, max_files: int = 200_000) -> Iterator[str]:
+    """Relative paths (with `/`) of files under `root`, skipping what .gitignore files there exclude."""
+    stack: list[tuple[str, list[Rule]]] = [("", [])]
+    seen = 0
+    while stack:
+        rel_dir, rules = stack.pop()
+        abs_dir = os.path.join(root, rel_dir) if rel_dir else root
+        try:
+            with open(os.path.join(abs_dir, ".gitignore"), encoding="utf-8", errors="replace") as f:
+                rules = rules + parse_gitignore(f.read(), rel_dir)
+        except OSError:
+            pass
+        try:
+            entries = sorted(os.scandir(abs_dir), key=lambda e: e.name)
+        except OSError:
+            continue
+        subdirs: list[str] = []
+        for entry in entries:
+            rel = f"{rel_dir}/{entry.name}" if rel_dir else entry.name
+            try:
+                is_dir = entry.is_dir(follow_symlinks=False)
+            except OSError:
+                continue
+            if is_dir and entry.name in ALWAYS_SKIP:
+                continue
+            if is_ignored(rel, is_dir, rules):
+                continue
+            if is_dir:
+                subdirs.append(rel)
+            else:
+                yield rel
+                seen += 1
+                if seen >= max_files:
+                    return
+        stack.extend((d, rules) for d in reversed(subdirs))

@@ -1,0 +1,76 @@
+"""Where a tool's path really points, and whether that is inside the project.
+
+Relative paths are taken from the shell's working directory (`ctx.shell_cwd`, else the project root), `~` is
+expanded, and `..` and symlinks are resolved, so a symlink inside the project that points outside counts as
+outside. The permission layer asks about outside paths; the tools refuse them unless the loop has set
+`ctx.state["allow_outside"]` for a call the user approved.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import NamedTuple
+
+from agentcli.tools.base import ToolContext
+
+
+class ResolvedPath(NamedTuple):
+    """A real, absolute path and whether it lies under the project root or an added directory."""
+
+    path: Path
+    inside: bool
+
+
+def base_dir(ctx: ToolContext) -> Path:
+    """The directory relative paths start from."""
+    return ctx.shell_cwd or ctx.project_root
+
+
+def allowed_roots(ctx: ToolContext) -> list[str]:
+    """The real paths of the project root and the added directories."""
+    return [os.path.realpath(r) for r in (ctx.project_root, *ctx.add_dirs)]
+
+
+def _under(real: str, roots: list[str]) -> bool:
+    return any(real == root or real.startswith(root.rstrip(os.sep) + os.sep) for root in roots)
+
+
+def is_inside(path: str | os.PathLike[str], ctx: ToolContext) -> bool:
+    """True when the real path of `path` (already absolute or relative to the shell cwd) is in the project."""
+    return resolve_in_project(os.fspath(path), ctx).inside
+
+
+def resolve_in_project(path: str, ctx: ToolContext) -> ResolvedPath:
+    """Resolve `path` as tools see it: `~` expanded, relative to the shell cwd, `..` and symlinks followed."""
+    if "\0" in path:
+        # No real file has this name; answer "outside" so the policy asks and the tools refuse.
+        return ResolvedPath(Path(path.replace("\0", "\\0")), False)
+    expanded = os.path.expanduser(path)
+    if not os.path.isabs(expanded):
+        expanded = os.path.join(base_dir(ctx), expanded)
+    real = os.path.realpath(expanded)
+    return ResolvedPath(Path(real), _under(real, allowed_roots(ctx)))
+
+
+def outside_allowed(ctx: ToolContext) -> bool:
+    return bool(ctx.state.get("allow_outside"))
+
+
+def refuse_outside(resolved: ResolvedPath, ctx: ToolContext) -> str | None:
+    """An error message when the tool must not touch `resolved`, else None."""
+    if resolved.inside or outside_allowed(ctx):
+        return None
+    roots = ", ".join(str(r) for r in (ctx.project_root, *ctx.add_dirs))
+    return (
+        f"Access denied: {resolved.path} is outside the project ({roots}). "
+        "Work with files inside the project, or ask the user to add the directory (--add-dir)."
+    )
+
+
+def display_path(path: Path, ctx: ToolContext) -> str:
+    """`path` relative to the project root when inside it (shorter for people), else absolute."""
+    try:
+        return str(path.relative_to(os.path.realpath(ctx.project_root)))
+    except ValueError:
+        return str(path)

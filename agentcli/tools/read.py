@@ -1,0 +1,149 @@
+"""Read: a text file's lines, numbered like `cat -n`, a window at a time."""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+from typing import Any
+
+from agentcli.tools.base import ToolContext, ToolOutput
+from agentcli.tools.files import NotText, decode_text, record_read
+from agentcli.tools.paths import refuse_outside, resolve_in_project
+from agentcli.tools.text import MAX_LINE_CHARS, number_lines, split_lines
+
+DEFAULT_LIMIT = 2000
+MAX_OUTPUT_CHARS = 100_000
+# Files bigger than this are scanned line by line rather than loaded whole.
+WHOLE_FILE_BYTES = 8 * 1024 * 1024
+
+DESCRIPTION = f"""\
+Read a text file from the local filesystem.
+
+- `file_path` should be an absolute path; a relative path is taken from the shell's current directory.
+- By default up to {DEFAULT_LIMIT} lines are returned from the start of the file. For long files pass
+  `offset` (the 1-based line number to start at) and `limit` (how many lines) to read the part you need.
+- Lines longer than {MAX_LINE_CHARS} characters are cut.
+- The output is numbered like `cat -n`: spaces, the line number, a tab, then the line. The number and the tab
+  are not part of the file — never include them in an Edit's `old_string`.
+- Binary files are refused; to list a directory use Glob or `ls` through Bash.
+- Read a file before you Edit or overwrite it with Write; both require it.
+- You may read several files at once by calling Read in parallel."""
+
+
+INPUT_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "file_path": {"type": "string", "minLength": 1, "description": "Absolute path of the file"},
+        "offset": {
+            "type": "integer",
+            "minimum": 0,
+            "description": "1-based line number to start reading at (for long files)",
+        },
+        "limit": {"type": "integer", "minimum": 1, "description": "How many lines to read"},
+    },
+    "required": ["file_path"],
+    "additionalProperties": False,
+}
+
+
+class ReadTool:
+    name: str = "Read"
+    description: str = DESCRIPTION
+    input_schema: dict[str, Any] = INPUT_SCHEMA
+    read_only: bool = True
+    destructive: bool = False
+    edits_files: bool = False
+
+    def __init__(self, whole_file_bytes: int = WHOLE_FILE_BYTES) -> None:
+        self.whole_file_bytes = whole_file_bytes
+
+    async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
+        resolved = resolve_in_project(args["file_path"], ctx)
+        refusal = refuse_outside(resolved, ctx)
+        if refusal:
+            return ToolOutput.error(refusal)
+        path = resolved.path
+        try:
+            st = os.stat(path)
+        except FileNotFoundError:
+            return ToolOutput.error(_missing_message(path))
+        except OSError as e:
+            return ToolOutput.error(f"Cannot read {path}: {e.strerror}")
+        if stat.S_ISDIR(st.st_mode):
+            return ToolOutput.error(
+                f"{path} is a directory, not a file. List it with Glob (pattern '*' and path '{path}') "
+                f"or with Bash `ls {path}`."
+            )
+        if not stat.S_ISREG(st.st_mode):
+            return ToolOutput.error(f"{path} is not a regular file (a device, FIFO or socket).")
+        start = max(int(args.get("offset") or 1), 1)
+        limit = int(args.get("limit") or DEFAULT_LIMIT)
+        try:
+            if st.st_size > self.whole_file_bytes:
+                lines, total = _scan_window(path, start, limit)
+            else:
+                with open(path, "rb") as f:
+                    all_lines = split_lines(decode_text(f.read()))
+                total = len(all_lines)
+                lines = all_lines[start - 1 : start - 1 + limit]
+        except NotText as e:
+            return ToolOutput.error(f"Cannot read {path}: {e}. Read shows text files only.")
+        except OSError as e:
+            return ToolOutput.error(f"Cannot read {path}: {e.strerror}")
+        record_read(ctx, path, st.st_mtime_ns)
+        return _render(path, lines, start, total, ctx)
+
+
+def _render(path: Path, lines: list[str], start: int, total: int | None, ctx: ToolContext) -> ToolOutput:
+    meta: dict[str, Any] = {"path": str(path), "total_lines": total}
+    if total == 0:
+        return ToolOutput(f"(The file {path} exists but is empty.)", metadata=meta)
+    if not lines:
+        return ToolOutput.error(f"{path} has {total} lines; offset {start} is past the end. Use a smaller offset.")
+    body = number_lines(lines, start)
+    shown_end = start + len(lines) - 1
+    if len(body) > MAX_OUTPUT_CHARS:
+        cut = body.rfind("\n", 0, MAX_OUTPUT_CHARS)
+        body = body[: max(cut, 0)]
+        shown_end = start + body.count("\n")
+        body += f"\n\n(Output capped at {MAX_OUTPUT_CHARS} characters.)"
+    if total is None or shown_end < total:
+        of = f" of {total}" if total is not None else ""
+        body += f"\n\n(Showing lines {start}-{shown_end}{of}. To read more, call Read with offset={shown_end + 1}.)"
+    meta.update(start=start, end=shown_end)
+    return ToolOutput(ctx.redact(body), metadata=meta)
+
+
+def _scan_window(path: Path, start: int, limit: int) -> tuple[list[str], int | None]:
+    """Lines `start`…`start+limit-1` of a big file without loading it; the total is unknown (None) then."""
+    out: list[str] = []
+    n = 0
+    with open(path, "rb") as f:
+        decode_text(f.read(8192))
+        f.seek(0)
+        for n, raw in enumerate(f, 1):
+            if n < start:
+                continue
+            if len(out) >= limit:
+                return out, None
+            out.append(decode_text(raw).rstrip("\n").removesuffix("\r"))
+    return out, n
+
+
+def _missing_message(path: Path) -> str:
+    parent = path.parent
+    if not parent.is_dir():
+        return f"File does not exist: {path} (its directory {parent} does not exist either)."
+    msg = f"File does not exist: {path}."
+    try:
+        names = os.listdir(parent)
+    except OSError:
+        return msg
+    if len(names) <= 5000:
+        import difflib  # only on this error path; it is not free to import
+
+        close = difflib.get_close_matches(path.name, names, n=3, cutoff=0.6)
+        if close:
+            msg += " Did you mean: " + ", ".join(str(parent / c) for c in close) + "?"
+    return msg

@@ -1,0 +1,163 @@
+"""The heavier slash-command actions: switching model or preset, rewinding, reporting the context."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from typing import TYPE_CHECKING
+
+from agentcli.errors import AgentCliError, UsageError
+
+if TYPE_CHECKING:
+    from agentcli.core.loop import Agent
+    from agentcli.ui.repl import Repl
+
+
+async def switch_model(repl: Repl, name: str) -> None:
+    """`/model name`: a bare name stays with this session's provider setup; `provider/model` picks another."""
+    from agentcli import runtime, selection
+
+    settings = repl.settings
+    same_setup = "/" not in name
+    sel = selection.select(
+        name,
+        settings.provider if same_setup else None,
+        settings.base_url if same_setup else None,
+        settings.providers,
+        request_timeout_s=settings.request_timeout_s,
+        max_retries=settings.max_retries,
+    )
+    agent = repl.agent
+    repl.settings.model, repl.settings.provider = sel.label, None
+    repl.status.model = sel.model
+    if agent is None:
+        if repl._building is not None:
+            repl._building.cancel()
+            repl._building = None
+        return
+    provider = runtime.make_provider(sel)
+    old, agent.provider = agent.provider, provider
+    agent.options.model, agent.options.provider_name = sel.model, sel.config.name
+    agent.sink.record("model_switch", {"model": sel.model, "provider": sel.config.name})
+    with contextlib.suppress(Exception):  # the old client failing to close must not undo the switch
+        await old.aclose()
+    repl.refresh_status()
+
+
+async def switch_preset(repl: Repl, name: str) -> None:
+    """`/preset [name]`: show the presets, or enable the named preset's tools from the next turn on."""
+    import importlib
+
+    try:
+        presets = importlib.import_module("agentcli.tools.presets")
+    except ImportError:
+        repl.renderer.notice("Presets are not available in this build.", style="yellow")
+        return
+    if not name:
+        names = ", ".join(sorted(presets.preset_names()))
+        repl.renderer.notice(f"Presets: {names}\nSwitch with /preset <name>")
+        return
+    agent = await repl.ensure_agent()
+    if agent is None:
+        return
+    try:
+        preset = presets.load_preset(name, repl.root)
+    except AgentCliError as err:
+        repl.error(err)
+        return
+    agent.registry.enabled = list(preset.tools)
+    repl.renderer.notice(f"Preset {name}: {', '.join(agent.registry.enabled)}")
+
+
+async def rewind(repl: Repl, args: str) -> None:
+    """`/rewind`: list this session's prompts; `/rewind N [chat|code]` goes back to before prompt N,
+    restoring the conversation and/or the files, and puts that prompt back in the input."""
+    agent = repl.agent
+    built = repl.built
+    if agent is None or built is None or built.session.writer is None:
+        repl.renderer.notice("Nothing to rewind (no stored session yet).")
+        return
+    from agentcli.session import layout
+    from agentcli.session.reader import load, message_records
+    from agentcli.session.rewind import apply_rewind, describe, plan_rewind
+
+    directory = layout.sessions_dir(repl.root)
+    loaded = load(directory, agent.session_id)
+    prompts = [
+        (rec, msg) for rec, msg in message_records(loaded.chain) if msg.role == "user" and msg.text.strip()
+    ]
+    word, _, what = args.partition(" ")
+    if not word:
+        lines = [f"  {i + 1:>2}  {msg.text.strip().splitlines()[0][:70]}" for i, (_, msg) in enumerate(prompts)]
+        repl.renderer.notice("Prompts:\n" + "\n".join(lines) + "\nRewind with /rewind N [chat|code|both]")
+        return
+    if not word.isdigit() or not 1 <= int(word) <= len(prompts):
+        repl.error(UsageError(f"/rewind needs a prompt number from 1 to {len(prompts)}"))
+        return
+    rec, msg = prompts[int(word) - 1]
+    parent = rec.get("parent_id")
+    if not parent:
+        repl.error(UsageError("cannot rewind before the first record; use /clear for a new session"))
+        return
+    files = what.strip() in ("", "both", "code")
+    conversation = what.strip() in ("", "both", "chat")
+    try:
+        plan = plan_rewind(loaded, str(parent), built.session.writer.shadow if files else None)
+        agent.messages = apply_rewind(built.session.writer, loaded, plan, files=files, conversation=conversation)
+    except AgentCliError as err:
+        repl.error(err)
+        return
+    repl.renderer.notice(describe(plan))
+    if conversation:
+        repl.keys.typed = msg.text.strip()
+
+
+def context_report(agent: Agent) -> str:
+    """`/context`: what fills the window, estimated at ~4 characters a token where the provider has not said."""
+    from agentcli.core.messages import block_to_dict
+
+    def tokens(chars: int) -> int:
+        return chars // 4
+
+    tools = agent.registry.tools()
+    schema = sum(len(json.dumps(t.input_schema)) + len(t.description) for t in tools)
+    messages = sum(len(json.dumps(block_to_dict(b))) for m in agent.messages for b in m.content)
+    rows = [
+        ("system prompt", tokens(len(agent.options.system_prompt))),
+        (f"tools ({len(tools)})", tokens(schema)),
+        (f"messages ({len(agent.messages)})", tokens(messages)),
+    ]
+    total = sum(n for _, n in rows)
+    window = agent.options.context_window_fn(agent.options.model)
+    lines = [f"Context ({agent.options.model}):"]
+    for label, n in rows:
+        share = f" ({100 * n / window:.1f}%)" if window else ""
+        lines.append(f"  {label:<18} ~{n:,} tokens{share}")
+    if agent.last_input_tokens:
+        lines.append(f"  last request       {agent.last_input_tokens:,} tokens (reported by the provider)")
+    used = max(total, agent.last_input_tokens)
+    lines.append(f"  window             {window:,} tokens, {100 * used / window:.0f}% used" if window else
+                 f"  window             unknown for this model (~{total:,} tokens used)")
+    return "\n".join(lines)
+
+
+async def pick_session(repl: Repl) -> str | None:
+    """`--resume` without an id: a numbered list of this project's sessions; the chosen id, or None."""
+    from agentcli.session.index import list_sessions
+    from agentcli.session.layout import sessions_dir
+
+    sessions = list_sessions(sessions_dir(repl.root))[:20]
+    if not sessions:
+        repl.renderer.notice("No stored sessions in this project to resume.", style="yellow")
+        return None
+    for i, s in enumerate(sessions, 1):
+        repl.console.print(f"  {i:>2}. {s.id[:8]}  {s.title}", highlight=False, markup=False)
+    from prompt_toolkit import PromptSession
+
+    answer = ""
+    with contextlib.suppress(EOFError, KeyboardInterrupt):
+        answer = await PromptSession[str]().prompt_async(f"resume which [1-{len(sessions)}]: ")
+    answer = answer.strip()
+    if answer.isdigit() and 1 <= int(answer) <= len(sessions):
+        return sessions[int(answer) - 1].id
+    return None

@@ -1,0 +1,201 @@
+"""The interactive approval prompt: shows exactly what will run (the command, a diff for edits) and takes
+one of: yes once; yes and remember (a scope — exact command, command prefix, tool, path glob — and a
+duration — this session, this project, everywhere — with the exact rule text shown); no with a reason for
+the model; or edit the command / new content and run that instead.
+
+`TerminalApprover` implements agentcli.core.permissions.Approver. `review_plan` answers ExitPlanMode
+(approve and switch mode, or keep planning with feedback); `install(ctx)` hands it to the tool.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import shlex
+import subprocess
+import tempfile
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from prompt_toolkit import PromptSession
+from prompt_toolkit.input import Input
+from prompt_toolkit.output import Output
+
+from agentcli import paths
+from agentcli.core.permissions import Approval, ApprovalRequest
+from agentcli.permissions.suggest import EDIT_TOOLS, Suggestion, suggest_rules
+from agentcli.tools.base import ToolContext
+from agentcli.tools.exit_plan import REVIEWER_KEY, PlanDecision
+
+DURATIONS: tuple[tuple[str, str], ...] = (("session", "this session"), ("local", "this project"), ("user", "everywhere"))
+_EDIT_FIELD = {"Bash": "command", "Write": "content", "Edit": "new_string"}
+_MAX_SHOWN_LINES = 60
+
+
+class TerminalApprover:
+    """Asks the person at the terminal. `set_mode` is called when an approved plan switches the mode."""
+
+    name = "user"
+    interactive = True
+
+    def __init__(
+        self,
+        project_root: Path,
+        *,
+        input: Input | None = None,
+        output: Output | None = None,
+        set_mode: Callable[[str], None] | None = None,
+    ) -> None:
+        self.project_root = project_root
+        self.set_mode = set_mode
+        self._session: PromptSession[str] = PromptSession(input=input, output=output)
+        self._out = output
+
+    def install(self, ctx: ToolContext) -> None:
+        """Let ExitPlanMode ask this person about the plan."""
+        ctx.state[REVIEWER_KEY] = self.review_plan
+
+    def say(self, text: str) -> None:
+        if self._out is not None:
+            self._out.write_raw(text.replace("\n", "\r\n") + "\r\n")
+            self._out.flush()
+        else:
+            print(text, flush=True)
+
+    async def ask(self, message: str, default: str = "", multiline: bool = False) -> str:
+        return await self._session.prompt_async(message, default=default, multiline=multiline)
+
+    async def choose(self, title: str, options: Sequence[str]) -> int:
+        """A numbered menu; returns the 0-based choice. Ctrl-C / Ctrl-D raise KeyboardInterrupt / EOFError."""
+        self.say(title)
+        for i, o in enumerate(options, 1):
+            self.say(f"  {i}. {o}")
+        while True:
+            answer = (await self.ask(f"choice [1-{len(options)}]: ")).strip().lower()
+            if answer.isdigit() and 1 <= int(answer) <= len(options):
+                return int(answer) - 1
+            self.say(f"type a number from 1 to {len(options)}")
+
+    async def approve(self, request: ApprovalRequest) -> Approval:
+        try:
+            return await self._approve(request)
+        except (KeyboardInterrupt, EOFError):
+            return Approval("deny", reason="The user declined (interrupted the prompt).")
+
+    async def _approve(self, request: ApprovalRequest) -> Approval:
+        self.say(self.describe(request))
+        suggestions = suggest_rules(request.tool_name, request.input, self.project_root)
+        options = ["yes, once", "yes, and remember…", "no, and tell the agent why", "edit, then run"]
+        editor = os.environ.get("VISUAL") or os.environ.get("EDITOR")
+        if editor:
+            options.append(f"edit in {os.path.basename(editor.split()[0])}, then run")
+        choice = await self.choose(f"Allow {request.tool_name}?", options)
+        if choice == 0:
+            return Approval("allow")
+        if choice == 1:
+            return await self._remember(suggestions)
+        if choice == 2:
+            reason = (await self.ask("tell the agent why (optional): ")).strip()
+            return Approval("deny", reason=reason or "The user denied this call.")
+        return await self._edit(request, editor if choice == 4 else None)
+
+    async def _remember(self, suggestions: list[Suggestion]) -> Approval:
+        which = await self.choose(
+            "Remember which rule?", [f"{s.label}:  {', '.join(s.rules)}" for s in suggestions]
+        )
+        rule = suggestions[which]
+        files = {"local": paths.project_dir(self.project_root) / "settings.local.toml", "user": paths.user_config_file()}
+        labels = [f"{label}  ({files[key]})" if key in files else label for key, label in DURATIONS]
+        when = await self.choose("For how long?", labels)
+        scope = DURATIONS[when][0]
+        self.say(f"saving: {', '.join(rule.rules)} → {DURATIONS[when][1]}")
+        return Approval("allow", remember=rule.text, scope=scope)
+
+    async def _edit(self, request: ApprovalRequest, editor: str | None) -> Approval:
+        key = _EDIT_FIELD.get(request.tool_name)
+        current = request.input.get(key) if key else None
+        original = current if isinstance(current, str) else json.dumps(request.input, indent=2, ensure_ascii=False)
+        if editor:
+            edited = await asyncio.to_thread(_run_editor, editor, original)
+        else:
+            multiline = "\n" in original or request.tool_name in EDIT_TOOLS
+            hint = " (Esc then Enter to finish)" if multiline else ""
+            edited = await self.ask(f"edit{hint}:\n" if multiline else "edit: ", default=original, multiline=multiline)
+        if key is not None and isinstance(current, str):
+            updated = {**request.input, key: edited}
+        else:
+            try:
+                updated = json.loads(edited)
+            except json.JSONDecodeError:
+                return Approval("deny", reason="The user tried to edit the call but the edit was not valid JSON.")
+        if updated == request.input:
+            return Approval("allow")
+        return Approval("allow", updated_input=updated)
+
+    def describe(self, request: ApprovalRequest) -> str:
+        """What will run, exactly: the command, the diff of an edit, the content of a new file."""
+        lines = [f"── {request.tool_name} ──"]
+        args = request.input
+        if request.tool_name == "Bash":
+            lines.append(f"  $ {args.get('command', '')}")
+        elif request.tool_name in ("Edit", "Write"):
+            lines += _diff_lines(request.tool_name, args, self.project_root)
+        else:
+            lines.append("  " + json.dumps(args, ensure_ascii=False)[:2000])
+        if request.reason:
+            lines.append(f"  why asked: {request.reason}")
+        return "\n".join(lines)
+
+    async def review_plan(self, plan: str) -> PlanDecision:
+        """Show the plan; approve and switch to acceptEdits or default, or keep planning with feedback."""
+        try:
+            self.say("── plan ──\n" + plan)
+            choice = await self.choose(
+                "Approve this plan?",
+                ["yes, and accept edits (acceptEdits)", "yes, and ask before each change (default)", "no, keep planning"],
+            )
+            if choice == 2:
+                feedback = (await self.ask("what should change? ")).strip()
+                return PlanDecision(False, feedback=feedback or None)
+        except (KeyboardInterrupt, EOFError):
+            return PlanDecision(False, feedback="The user interrupted the plan review.")
+        mode = "acceptEdits" if choice == 0 else "default"
+        if self.set_mode is not None:
+            self.set_mode(mode)
+        return PlanDecision(True, mode=mode)
+
+
+def _diff_lines(tool: str, args: dict[str, Any], root: Path) -> list[str]:
+    from agentcli.tools.diff import unified_diff
+
+    path = str(args.get("file_path", ""))
+    full = Path(path) if os.path.isabs(path) else root / path
+    if tool == "Edit":
+        old, new = str(args.get("old_string", "")), str(args.get("new_string", ""))
+    else:
+        try:
+            old = full.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            old = ""
+        new = str(args.get("content", ""))
+    text = unified_diff(old, new, path).text or f"(no change to {path})"
+    shown = text.splitlines()
+    if len(shown) > _MAX_SHOWN_LINES:
+        shown = [*shown[:_MAX_SHOWN_LINES], f"… {len(shown) - _MAX_SHOWN_LINES} more lines"]
+    return [f"  {path}", *("  " + ln for ln in shown)]
+
+
+def _run_editor(editor: str, text: str) -> str:
+    with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False, encoding="utf-8") as f:
+        f.write(text)
+        name = f.name
+    try:
+        subprocess.run([*shlex.split(editor), name], check=False)
+        with open(name, encoding="utf-8") as f:
+            content = f.read()
+        # editors add a final newline; a one-line command should stay one line
+        return content.rstrip("\n") if "\n" not in text.rstrip("\n") else content
+    finally:
+        os.unlink(name)

@@ -1,0 +1,98 @@
+"""What a typed prompt carries besides its text: `@path` file contents, expanded pastes, `!cmd` output."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from pathlib import Path
+
+from agentcli.core.messages import Message, TextBlock
+
+MAX_ATTACH_CHARS = 100_000
+MAX_SHELL_CHARS = 30_000
+PASTE_LINES = 10
+PASTE_CHARS = 1_000
+_MENTION = re.compile(r"(?<![\w@])@(\"[^\"]+\"|[^\s\"]+)")
+_PASTE = re.compile(r"\[Pasted text #(\d+) \+\d+ lines\]")
+
+
+def is_large_paste(text: str) -> bool:
+    return text.count("\n") >= PASTE_LINES or len(text) > PASTE_CHARS
+
+
+def paste_placeholder(n: int, text: str) -> str:
+    return f"[Pasted text #{n} +{text.count(chr(10)) + 1} lines]"
+
+
+def expand_pastes(text: str, pastes: dict[int, str]) -> str:
+    return _PASTE.sub(lambda m: pastes.get(int(m.group(1)), m.group(0)), text)
+
+
+def mentioned_paths(text: str, cwd: Path) -> list[Path]:
+    """Existing files and folders named with `@` in `text`, in order, without repeats."""
+    out: list[Path] = []
+    for m in _MENTION.finditer(text):
+        name = m.group(1).strip('"').rstrip(".,;:!?)")
+        path = (cwd / name).expanduser()
+        if path.exists() and path not in out:
+            out.append(path)
+    return out
+
+
+def attachment(path: Path, cwd: Path) -> str:
+    """A mentioned file's content (or a folder's listing) as the model should read it."""
+    try:
+        rel = path.relative_to(cwd)
+    except ValueError:
+        rel = path
+    if path.is_dir():
+        names = sorted(p.name + ("/" if p.is_dir() else "") for p in path.iterdir())
+        return f"Contents of the folder {rel}/ (attached with @):\n" + "\n".join(names[:500])
+    try:
+        raw = path.read_bytes()
+    except OSError as err:
+        return f"Could not attach {rel}: {err.strerror}"
+    if b"\0" in raw[:8192]:
+        return f"{rel} is a binary file ({len(raw)} bytes); not attached."
+    text = raw.decode("utf-8", "replace")
+    cut = ""
+    if len(text) > MAX_ATTACH_CHARS:
+        text, cut = text[:MAX_ATTACH_CHARS], f"\n[… cut at {MAX_ATTACH_CHARS} characters; read the rest with Read]"
+    return f"Contents of {rel} (attached with @):\n```\n{text}\n```{cut}"
+
+
+def build_message(prompt: str, cwd: Path, context: list[str]) -> Message:
+    """The user message for `prompt`: pending context (shell output), attachments, then the prompt."""
+    blocks = [TextBlock(c) for c in context]
+    blocks.extend(TextBlock(attachment(p, cwd)) for p in mentioned_paths(prompt, cwd))
+    blocks.append(TextBlock(prompt))
+    return Message("user", tuple(blocks))
+
+
+async def run_shell(command: str, cwd: Path) -> tuple[int, str]:
+    """Run `command` in the user's shell; (exit status, combined output, cut to a sane size)."""
+    proc = await asyncio.create_subprocess_shell(
+        command,
+        cwd=cwd,
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.STDOUT,
+    )
+    try:
+        out, _ = await proc.communicate()
+    except asyncio.CancelledError:
+        proc.kill()
+        await proc.wait()
+        raise
+    text = out.decode("utf-8", "replace")
+    if len(text) > MAX_SHELL_CHARS:
+        text = "[… earlier output cut]\n" + text[-MAX_SHELL_CHARS:]
+    return proc.returncode or 0, text
+
+
+def shell_context(command: str, status: int, output: str) -> str:
+    """How a `!command` the user ran reaches the model (on the next message)."""
+    return (
+        f"The user ran a shell command in the terminal:\n$ {command}\n(exit status {status})\n"
+        f"<output>\n{output.rstrip()}\n</output>"
+    )

@@ -1,0 +1,405 @@
+"""The terminal renderer: turns `AgentEvent`s into rich output that stays in the scrollback.
+
+Assistant markdown is split into blocks as it streams; each complete block is printed once, and only the
+open block (its last screenful) is redrawn in a transient `Live` region together with the spinner, so the cost
+stays linear in the reply's length. Without a terminal (pipes, golden tests) nothing is redrawn: blocks print
+as they complete and the rest on `flush()`.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any, assert_never
+
+from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
+from rich.segment import Segment
+from rich.text import Text
+
+from agentcli.core.events import (
+    AgentEvent,
+    ApiRetry,
+    AssistantMessage,
+    MessageStop,
+    Notice,
+    PermissionDecision,
+    RedactedThinking,
+    RunFinished,
+    SessionStarted,
+    TextDelta,
+    ThinkingDelta,
+    ThinkingSignature,
+    ToolCallDelta,
+    ToolCallEnd,
+    ToolCallStart,
+    ToolFinished,
+    ToolResultsMessage,
+    ToolStarted,
+    TurnStarted,
+    UsageReport,
+)
+from agentcli.core.messages import Message, TextBlock, ThinkingBlock, ToolResultBlock, ToolUseBlock
+from agentcli.ui import toolfmt
+from agentcli.ui.mdstream import MarkdownStream
+
+if TYPE_CHECKING:
+    from rich.live import Live
+    from rich.markdown import Markdown
+
+CODE_THEME = "monokai"
+
+
+class Renderer:
+    """Consumes agent events (`feed`) and writes them to `console`; `flush` ends the current run's output.
+
+    `live=None` means: redraw the open block and a spinner only when the console is a terminal.
+    """
+
+    def __init__(
+        self, console: Console, *, show_thinking: bool = True, live: bool | None = None, fps: float = 12.0
+    ) -> None:
+        self.console = console
+        self.show_thinking = show_thinking
+        self.use_live = console.is_terminal and not console.is_dumb_terminal if live is None else live
+        self.fps = fps
+        self.typeahead = ""
+        self._live: Live | None = None
+        self._md = MarkdownStream()
+        self._streamed_text = False
+        self._thinking: list[str] | None = None
+        self._need_gap = False
+        self._calls: dict[int, str] = {}
+        self._running: dict[str, str] = {}
+        self._denied: dict[str, str] = {}
+        self._interrupted = False
+        self._phase = "Thinking"
+        self._started = time.monotonic()
+        self._reported_tokens = 0
+        self._streamed_chars = 0
+
+    # ---- public -------------------------------------------------------------------------------------------
+
+    def begin_turn(self, phase: str = "Thinking") -> None:
+        """A prompt was sent: leave a gap under it and start the spinner."""
+        self._need_gap = True
+        self._interrupted = False
+        self._started = time.monotonic()
+        self._reported_tokens = 0
+        self._streamed_chars = 0
+        self._phase = phase
+        self._start_live()
+
+    def under_prompt(self) -> None:
+        """The cursor is right under a prompt the user just entered: the next line needs no gap."""
+        self._need_gap = False
+
+    def feed(self, event: AgentEvent) -> None:
+        match event:
+            case TextDelta(text):
+                self._text(text)
+            case ThinkingDelta(text):
+                self._thinking_text(text)
+            case ToolCallDelta(_index, arguments):
+                self._streamed_chars += len(arguments)
+            case ThinkingSignature() | ToolCallEnd() | ToolResultsMessage() | SessionStarted():
+                pass
+            case RedactedThinking():
+                self._close_text()
+            case ToolCallStart(index, _id, name):
+                self._close_text()
+                self._calls[index] = name
+                self._phase = f"Preparing {name}"
+            case UsageReport(usage):
+                self._reported_tokens = max(self._reported_tokens, usage.output_tokens)
+            case ApiRetry():
+                self._retry(event)
+            case MessageStop():
+                self._close_text()
+            case TurnStarted():
+                self._calls.clear()
+                self._streamed_text = False
+                self._phase = "Thinking"
+                self._start_live()
+            case AssistantMessage():
+                self._assistant(event)
+            case PermissionDecision():
+                if event.behavior == "deny":
+                    self._denied[event.tool_use_id] = event.reason or f"denied by {event.by}"
+            case ToolStarted(tool_use_id, name, args):
+                self._running[tool_use_id] = name
+                self._phase = f"Running {name}({toolfmt.key_argument(name, args)[:40]})"
+            case ToolFinished():
+                self._tool_finished(event)
+            case Notice(level, text):
+                self._print_item(Text(("⚠ " if level == "warning" else "ℹ ") + text, style=_NOTICE[level]))
+            case RunFinished(result):
+                self._close_text()
+                if result.is_error:
+                    self._run_error(result.error_code, result.error_message or result.result)
+                self.flush()
+            case _:
+                assert_never(event)
+
+    def flush(self) -> None:
+        """Print whatever is still open and stop redrawing (end of a run, or before an approval prompt)."""
+        self._close_text()
+        self._close_thinking()
+        self._stop_live()
+
+    def pause(self) -> None:
+        """Stop the live region so another prompt (an approval) owns the bottom of the screen."""
+        self._stop_live()
+
+    def resume(self) -> None:
+        self._start_live()
+
+    def markdown_warmup(self) -> None:
+        """Import the markdown stack ahead of the first reply (called once the prompt is showing)."""
+        self.console.render_lines(markdown("`x`\n```python\nx = 1\n```"), self.console.options)
+
+    def notice(self, text: str, style: str = "dim") -> None:
+        """A line from the front end itself (slash command output, `!cmd` results)."""
+        self._print_item(Text(text, style=style))
+
+    def interrupted(self) -> None:
+        if not self._interrupted:
+            self._interrupted = True
+            self.flush()
+            self._print_item(Text("  ⎿ Interrupted · what should the agent do instead?", style="yellow"))
+
+    def user_message(self, text: str) -> None:
+        """A user prompt as it appears in the scrollback (used when replaying a stored session)."""
+        line = Text("› ", style="bold")
+        line.append(text)
+        self._print_item(line)
+
+    def replay(self, messages: Iterable[Message]) -> None:
+        """Rebuild the screen of a stored session by feeding its messages through the same paths."""
+        pending: dict[str, ToolUseBlock] = {}
+        for msg in messages:
+            for block in msg.content:
+                self._replay_block(msg, block, pending)
+            self.flush()
+
+    # ---- text and thinking --------------------------------------------------------------------------------
+
+    def _text(self, text: str) -> None:
+        self._close_thinking()
+        self._streamed_text = True
+        self._streamed_chars += len(text)
+        self._phase = "Writing"
+        for block in self._md.feed(text):
+            self._print_md(block)
+
+    def _close_text(self) -> None:
+        rest = self._md.close()
+        if rest is not None:
+            self._print_md(rest)
+
+    def _print_md(self, block: str) -> None:
+        self._gap()
+        self.console.print(Trimmed(markdown(block)))
+        self._need_gap = True
+
+    def _thinking_text(self, text: str) -> None:
+        self._streamed_chars += len(text)
+        if not self.show_thinking:
+            return
+        if self._thinking is None:
+            self._close_text()
+            self._gap()
+            self.console.print(Text("✻ Thinking…", style="dim italic"))
+            self._thinking = []
+        *complete, last = text.split("\n")
+        for piece in complete:
+            self._thinking.append(piece)
+            self.console.print(Text("".join(self._thinking), style="dim italic"))
+            self._thinking.clear()
+        if last:
+            self._thinking.append(last)
+        self._need_gap = True
+
+    def _close_thinking(self) -> None:
+        if self._thinking is None:
+            return
+        if self._thinking:
+            self.console.print(Text("".join(self._thinking), style="dim italic"))
+        self._thinking = None
+
+    # ---- tools, errors, notices ---------------------------------------------------------------------------
+
+    def _tool_finished(self, ev: ToolFinished) -> None:
+        self._close_text()
+        self._close_thinking()
+        self._running.pop(ev.tool_use_id, None)
+        width = self.console.width
+        denied = self._denied.pop(ev.tool_use_id, None)
+        status = "denied" if denied is not None else ("error" if ev.result.is_error else "ok")
+        lines = [toolfmt.header(ev.name, ev.input, status, ev.duration_ms, width)]
+        if denied is not None:
+            lines.extend(toolfmt.preview(ev.name, denied, None, True, width))
+        else:
+            lines.extend(toolfmt.preview(ev.name, ev.result.content, ev.display, ev.result.is_error, width))
+        self._print_item(Group(*lines))
+        self._phase = "Thinking"
+
+    def _assistant(self, ev: AssistantMessage) -> None:
+        if not self._streamed_text and ev.message.text:
+            self._text(ev.message.text)
+        self._close_text()
+        self._streamed_text = False
+        if ev.partial and ev.stop_reason == "cancelled":
+            self.interrupted()
+
+    def _retry(self, ev: ApiRetry) -> None:
+        status = f" {ev.status}" if ev.status is not None else ""
+        self._print_item(
+            Text(
+                f"⚠ API error ({ev.error_code}{status}): {ev.message} · retrying in {ev.delay_s:.1f}s "
+                f"({ev.attempt}/{ev.max_retries})",
+                style="yellow",
+            )
+        )
+        self._phase = "Retrying"
+
+    def _run_error(self, code: str | None, message: str) -> None:
+        if code == "cancelled":
+            self.interrupted()
+            return
+        label = f"Error [{code}]" if code else "Error"
+        self._print_item(Text(f"✗ {label}: {message}", style="bold red"))
+
+    def _print_item(self, renderable: RenderableType) -> None:
+        self._close_text()
+        self._close_thinking()
+        self._gap()
+        self.console.print(renderable)
+        self._need_gap = True
+
+    def _gap(self) -> None:
+        if self._need_gap:
+            self.console.print()
+            self._need_gap = False
+
+    # ---- replay -----------------------------------------------------------------------------------------
+
+    def _replay_block(self, msg: Message, block: Any, pending: dict[str, ToolUseBlock]) -> None:
+        match block:
+            case TextBlock(text) if msg.role == "user":
+                self.user_message(text)
+            case TextBlock(text):
+                self._text(text)
+                self._close_text()
+            case ThinkingBlock(thinking):
+                self._thinking_text(thinking)
+                self._close_thinking()
+            case ToolUseBlock():
+                pending[block.id] = block
+            case ToolResultBlock(tool_use_id):
+                use = pending.pop(tool_use_id, None)
+                name, args = (use.name, use.input) if use else ("tool", {})
+                self._tool_finished(ToolFinished(tool_use_id, name, args, block, 0))
+
+    # ---- live region ------------------------------------------------------------------------------------
+
+    def _start_live(self) -> None:
+        if not self.use_live or self._live is not None:
+            return
+        from rich.live import Live
+
+        self._live = Live(
+            _LiveView(self),
+            console=self.console,
+            transient=True,
+            auto_refresh=True,
+            refresh_per_second=self.fps,
+            redirect_stdout=False,
+            redirect_stderr=False,
+        )
+        self._live.start()
+
+    def _stop_live(self) -> None:
+        if self._live is not None:
+            live, self._live = self._live, None
+            live.stop()
+
+    def refresh(self) -> None:
+        """Redraw the live region now (a key was typed ahead)."""
+        if self._live is not None:
+            self._live.refresh()
+
+    def status_text(self) -> Text:
+        elapsed = time.monotonic() - self._started
+        tokens = max(self._reported_tokens, self._streamed_chars // 4)
+        shown = f"{tokens / 1000:.1f}k" if tokens >= 1000 else str(tokens)
+        line = Text(f"{self._phase}… ", style="bold magenta")
+        line.append(f"({elapsed:.0f}s · ↓ {shown} tokens · esc to interrupt)", style="dim")
+        return line
+
+
+_NOTICE = {"info": "dim", "warning": "yellow"}
+
+
+class _LiveView:
+    """What the live region shows: the tail of the open markdown block, the spinner, typed-ahead text."""
+
+    def __init__(self, renderer: Renderer) -> None:
+        self.r = renderer
+        from rich.spinner import Spinner
+
+        self.spinner = Spinner("dots", style="magenta")
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        md = self.r._md
+        room = max(3, options.height or console.height) - 4
+        lines = list(md.open_lines()[-room:])
+        partial = md.partial_line()
+        if partial:
+            lines.append(partial)
+        if lines:
+            if md.in_fence and not _is_fence(lines[0]):
+                first = md.open_lines()[0] if md.open_lines() else "```"
+                lines.insert(0, first if _is_fence(first) else "```")
+            yield Trimmed(markdown("\n".join(lines)))
+        elif self.r._thinking:
+            yield Text("".join(self.r._thinking)[-options.max_width :], style="dim italic")
+        self.spinner.text = self.r.status_text()
+        yield self.spinner
+        if self.r.typeahead:
+            yield Text("› " + self.r.typeahead.replace("\n", " ⏎ ")[-(options.max_width - 3) :], style="dim")
+
+
+def markdown(text: str) -> Markdown:
+    """rich's Markdown, imported on first use (it pulls in markdown-it and pygments: not for start-up)."""
+    from rich.markdown import Markdown
+
+    return Markdown(text, code_theme=CODE_THEME)
+
+
+class Trimmed:
+    """A renderable without the blank lines rich puts around lists, quotes and tables (the renderer spaces
+    blocks itself). Lines with a background (a code block's padding) are kept."""
+
+    def __init__(self, renderable: RenderableType) -> None:
+        self.renderable = renderable
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        lines = console.render_lines(self.renderable, options, pad=False)
+        start, end = 0, len(lines)
+        keep_bg = console.color_system is not None and not console.no_color
+        while start < end and _blank(lines[start], keep_bg):
+            start += 1
+        while end > start and _blank(lines[end - 1], keep_bg):
+            end -= 1
+        new_line = Segment.line()
+        for line in lines[start:end]:
+            yield from line
+            yield new_line
+
+
+def _blank(line: list[Segment], keep_bg: bool) -> bool:
+    return all(not seg.text.strip() and not (keep_bg and seg.style and seg.style.bgcolor) for seg in line)
+
+
+def _is_fence(line: str) -> bool:
+    return line.lstrip().startswith(("```", "~~~"))

@@ -1,0 +1,388 @@
+"""The interactive session: read a prompt, run it through the agent, render the events, repeat.
+
+Start-up shows the prompt before anything heavy loads: the agent (provider, tools, session) is built in the
+background and awaited only when the first prompt is sent. While a turn runs, `TurnKeys` owns the keyboard
+(Esc / Ctrl-C cancel the task consuming `Agent.run`; the loop keeps the transcript valid).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import time
+from typing import TYPE_CHECKING, Any
+
+from prompt_toolkit.application import get_app_or_none
+from prompt_toolkit.formatted_text import StyleAndTextTuples
+from rich.console import Console
+from rich.text import Text
+
+from agentcli import paths
+from agentcli.core.messages import Message
+from agentcli.errors import AgentCliError
+from agentcli.ui import slash
+from agentcli.ui.attach import build_message, expand_pastes, run_shell, shell_context
+from agentcli.ui.completion import ReplCompleter
+from agentcli.ui.input import CtrlCOnEmpty, make_session
+from agentcli.ui.keys import TurnKeys
+from agentcli.ui.render import Renderer
+from agentcli.ui.status import MODE_LABELS, Status, next_mode
+
+if TYPE_CHECKING:
+    from prompt_toolkit import PromptSession
+
+    from agentcli.config import Settings
+    from agentcli.core.loop import Agent
+    from agentcli.core.permissions import Approval, ApprovalRequest, Approver
+    from agentcli.runtime import Built
+
+DOUBLE_CTRL_C_S = 2.0
+
+
+def run_repl(settings: Settings, initial_prompt: str | None) -> int:
+    """The REPL's entry point (called by agentcli.cli); returns the exit status."""
+    return asyncio.run(Repl(settings).main(initial_prompt))
+
+
+class Repl:
+    """One interactive session. Slash commands (agentcli.ui.slash) act on it through its public attributes."""
+
+    def __init__(self, settings: Settings, console: Console | None = None) -> None:
+        from agentcli.session.layout import git_branch
+
+        self.settings = settings
+        self.console = console or Console(highlight=False, emoji=False)
+        self.renderer = Renderer(self.console)
+        self.cwd = settings.cwd
+        self.root = settings.project_root
+        self.agent: Agent | None = None
+        self.built: Built | None = None
+        self._building: asyncio.Task[Built] | None = None
+        self.mode = settings.permission_mode
+        self.allow_bypass = settings.permission_mode == "bypassPermissions"
+        self.status = Status(model=settings.model or "(default model)", mode=self.mode, branch=git_branch(self.root))
+        self.context: list[str] = []
+        self.pastes: dict[int, str] = {}
+        self.turn: asyncio.Task[None] | None = None
+        self.keys = TurnKeys(self.cancel_turn, self.cycle_mode, self._typed)
+        self.exit_requested = False
+        self.completer = ReplCompleter(self.cwd, self._command_names, slash.argument_sources(self))
+        self.session: PromptSession[str] | None = None
+
+    # ---- main loop ----------------------------------------------------------------------------------------
+
+    async def main(self, initial_prompt: str | None) -> int:
+        history = paths.home() / "projects" / paths.project_slug(self.root) / "history"
+        self.session = make_session(history, self.completer, self.toolbar, self.cycle_mode, self.pastes)
+        self._banner()
+        if self.settings.resume is not None or self.settings.continue_:
+            if not await self._resume_at_start():
+                return 1
+        else:
+            asyncio.get_running_loop().call_later(0.05, self.start_building)
+        if initial_prompt:
+            self.renderer.user_message(initial_prompt)
+            await self.submit(initial_prompt)
+        last_ctrl_c = 0.0
+        while not self.exit_requested:
+            try:
+                text = await self.session.prompt_async(default=self.keys.typed)
+            except CtrlCOnEmpty:
+                if time.monotonic() - last_ctrl_c < DOUBLE_CTRL_C_S:
+                    break
+                last_ctrl_c = time.monotonic()
+                self.renderer.notice("Press Ctrl-C again to exit (Ctrl-D also exits)")
+                continue
+            except EOFError:
+                break
+            self.keys.typed = ""
+            await self.submit(text)
+        await self.close()
+        return 0
+
+    async def _resume_at_start(self) -> bool:
+        """`--resume` / `--continue`: open the stored session now and replay it onto the screen."""
+        if self.settings.resume == "":
+            from agentcli.ui.actions import pick_session
+
+            picked = await pick_session(self)
+            if picked is None:
+                return False
+            self.settings = dataclasses.replace(self.settings, resume=picked)
+        agent = await self.ensure_agent()
+        if agent is None:
+            return False
+        self.renderer.replay(agent.messages)
+        self.renderer.notice(f"Resumed session {agent.session_id}")
+        return True
+
+    async def submit(self, text: str) -> None:
+        """Handle one entered prompt: a slash command, a `!` shell command, or a message for the agent."""
+        text = expand_pastes(text, self.pastes).strip()
+        self.renderer.under_prompt()
+        if not text:
+            return
+        if text.startswith("/") and slash.is_command(text, self):
+            await slash.dispatch(self, text)
+        elif text.startswith("!"):
+            await self.shell(text[1:].strip())
+        else:
+            await self.send(text)
+
+    async def send(self, prompt: str | Message) -> None:
+        """Send a prompt to the agent (built first if need be) and render the run until it ends or is cancelled."""
+        self.renderer.begin_turn()
+        await self.guard(asyncio.create_task(self._send(prompt)))
+        self.refresh_status()
+
+    async def _send(self, prompt: str | Message) -> None:
+        agent = await self.ensure_agent()
+        if agent is None:
+            return
+        if isinstance(prompt, str):
+            prompt = build_message(prompt, self.cwd, self.context)
+            self.context = []
+        await self._consume(agent, prompt)
+
+    async def guard(self, task: asyncio.Task[Any]) -> bool:
+        """Await `task` with the turn's keys live (Esc / Ctrl-C cancel it); False if it was cancelled or failed."""
+        self.turn = task
+        self.keys.start()
+        try:
+            await asyncio.wait({task})
+        finally:
+            self.keys.stop()
+            self.turn = None
+        if task.cancelled():
+            self.renderer.interrupted()
+            return False
+        err = task.exception()
+        self.renderer.flush()
+        if err is not None:
+            self.error(err)
+            return False
+        return True
+
+    async def _consume(self, agent: Agent, message: Message) -> None:
+        events = agent.run(message)
+        try:
+            async for event in events:
+                self.renderer.feed(event)
+        finally:
+            aclose = getattr(events, "aclose", None)
+            if aclose is not None:
+                await aclose()
+
+    def cancel_turn(self) -> None:
+        if self.turn is not None and not self.turn.done():
+            self.turn.cancel()
+
+    async def shell(self, command: str) -> None:
+        """`!cmd`: run it here, show its output, and hand that output to the model with the next message."""
+        if not command:
+            self.renderer.notice("Usage: !command — runs it in your shell; its output goes to the next message")
+            return
+        cwd = self.agent.ctx.shell_cwd if self.agent and self.agent.ctx.shell_cwd else self.cwd
+        self.renderer.begin_turn(f"Running {command[:40]}")
+        task = asyncio.create_task(run_shell(command, cwd))
+        if not await self.guard(task):
+            return
+        status, output = task.result()
+        shown = output.rstrip("\n").splitlines()
+        body = "\n".join(shown[-20:]) if shown else "(no output)"
+        if len(shown) > 20:
+            body = f"… {len(shown) - 20} lines above\n{body}"
+        self.renderer.notice(f"$ {command}" + (f"  (exit status {status})" if status else ""), style="bold")
+        self.console.print(Text(body, style="red" if status else ""), highlight=False)
+        self.context.append(shell_context(command, status, output))
+
+    # ---- the agent ----------------------------------------------------------------------------------------
+
+    def start_building(self) -> None:
+        if self.agent is None and self._building is None:
+            self._building = asyncio.create_task(self._build())
+
+    async def _build(self) -> Built:
+        from agentcli.runtime import build
+
+        await asyncio.to_thread(self.renderer.markdown_warmup)
+        return await build(self.settings, PausingApprover(self, make_approver(self)))
+
+    async def ensure_agent(self) -> Agent | None:
+        """The agent, built now if the background build has not finished; None (error shown) if it fails."""
+        if self.agent is not None:
+            return self.agent
+        self.start_building()
+        assert self._building is not None
+        try:
+            built = await self._building
+        except Exception as err:  # shown, and the next prompt tries again (e.g. after /model)
+            self._building = None
+            self.error(err)
+            return None
+        self._building = None
+        self.adopt(built)
+        return built.agent
+
+    def adopt(self, built: Built) -> None:
+        """Make `built` this session's agent (after a build, /clear, /resume or /fork)."""
+        self.built, self.agent = built, built.agent
+        built.agent.policy.mode = self.mode
+        approver = built.agent.approver
+        install = getattr(getattr(approver, "inner", approver), "install", None)
+        if callable(install):
+            install(built.agent.ctx)
+        for note in built.session.notices:
+            self.renderer.notice(note, style="yellow")
+        self.refresh_status()
+
+    def refresh_status(self) -> None:
+        agent = self.agent
+        if agent is None:
+            return
+        self.status.model = agent.options.model
+        self.status.mode = self.mode
+        self.status.cost_usd = agent.total_cost_usd
+        self.status.context_tokens = agent.last_input_tokens
+        try:
+            self.status.context_window = agent.options.context_window_fn(agent.options.model)
+        except Exception:  # a catalog problem must not break the status line
+            self.status.context_window = None
+
+    async def close(self) -> None:
+        agent = self.agent
+        if self._building is not None and not self._building.done():
+            self._building.cancel()
+        if agent is None:
+            return
+        await self.release()
+        if any(m.role == "assistant" for m in agent.messages):
+            self.console.print()
+            self.console.print(Text("Resume this session with:", style="dim"))
+            self.console.print(f"  agentcli --resume {agent.session_id}", highlight=False, markup=False)
+
+    async def release(self) -> None:
+        """Close the current agent's provider and session file (before exit or a rebuild)."""
+        if self.built is not None:
+            with contextlib.suppress(Exception):
+                await self.built.agent.provider.aclose()
+            with contextlib.suppress(Exception):
+                self.built.session.close()
+
+    async def rebuild(self, *, resume: str | None, fork: bool) -> bool:
+        """A new agent for a new, resumed or forked session, keeping the model and mode."""
+        changes: dict[str, Any] = {"resume": resume, "fork_session": fork, "continue_": False, "session_id": None}
+        if self.agent is not None:
+            changes["model"] = f"{self.agent.options.provider_name}/{self.agent.options.model}"
+            changes["provider"] = None
+        settings = dataclasses.replace(self.settings, **changes)
+        if self._building is not None:
+            self._building.cancel()
+            self._building = None
+        self.renderer.begin_turn()
+        try:
+            from agentcli.runtime import build
+
+            built = await build(settings, PausingApprover(self, make_approver(self)))
+        except AgentCliError as err:
+            self.renderer.flush()
+            self.error(err)
+            return False
+        self.renderer.flush()
+        await self.release()
+        self.adopt(built)
+        return True
+
+    # ---- small things -------------------------------------------------------------------------------------
+
+    def cycle_mode(self) -> None:
+        self.set_mode(next_mode(self.mode, self.allow_bypass))
+
+    def set_mode(self, mode: str) -> None:
+        self.mode = mode
+        self.status.mode = mode
+        if self.agent is not None:
+            self.agent.policy.mode = mode
+        if self.turn is not None:
+            self.renderer.notice(f"{MODE_LABELS.get(mode, mode)} on")
+        app = get_app_or_none()
+        if app is not None:
+            app.invalidate()
+
+    def toolbar(self) -> StyleAndTextTuples:
+        app = get_app_or_none()
+        width = app.output.get_size().columns if app is not None else 80
+        return list(self.status.fragments(width))
+
+    def error(self, err: BaseException) -> None:
+        if isinstance(err, AgentCliError):
+            self.renderer.notice(f"✗ {err.one_line()} [{err.code}]", style="bold red")
+        else:
+            self.renderer.notice(f"✗ internal error: {type(err).__name__}: {err}", style="bold red")
+
+    def _typed(self, text: str) -> None:
+        self.renderer.typeahead = text
+        self.renderer.refresh()
+
+    def _command_names(self) -> list[tuple[str, str]]:
+        return slash.command_names(self)
+
+    def _banner(self) -> None:
+        from agentcli import __version__
+
+        line = Text(f"agentcli {__version__}", style="bold")
+        line.append(f" · {self.status.model} · {self.cwd}", style="dim")
+        self.console.print(line, highlight=False)
+        self.console.print(
+            Text("/help for commands · !cmd runs a shell command · @path attaches a file · esc interrupts", "dim")
+        )
+        self.console.print()
+
+
+class PausingApprover:
+    """Wraps the terminal approver: the live region and the turn's key reader step aside while it asks."""
+
+    interactive = True
+
+    def __init__(self, repl: Repl, inner: Approver) -> None:
+        self.repl = repl
+        self.inner = inner
+
+    async def approve(self, request: ApprovalRequest) -> Approval:
+        self.repl.keys.stop()
+        self.repl.renderer.pause()
+        try:
+            return await self.inner.approve(request)
+        finally:
+            self.repl.renderer.resume()
+            if self.repl.turn is not None:
+                self.repl.keys.start()
+
+
+def make_approver(repl: Repl) -> Approver:
+    """The permissions helper's TerminalApprover (agentcli.ui.approval), or a plain y/n question without it."""
+    import importlib
+
+    try:
+        module = importlib.import_module("agentcli.ui.approval")
+    except ImportError:
+        return _AskApprover(repl.console)
+    approver: Approver = module.TerminalApprover(repl.root, set_mode=repl.set_mode)
+    return approver
+
+
+class _AskApprover:
+    def __init__(self, console: Console) -> None:
+        self.console = console
+
+    async def approve(self, request: ApprovalRequest) -> Approval:
+        from agentcli.core.permissions import Approval
+        from agentcli.ui.toolfmt import key_argument
+
+        arg = key_argument(request.tool_name, request.input)
+        question = f"Allow {request.tool_name}({arg})? [y/N] "
+        answer = await asyncio.to_thread(self.console.input, question)
+        if answer.strip().lower() in ("y", "yes"):
+            return Approval("allow")
+        return Approval("deny", reason=f"The user denied {request.tool_name}.")

@@ -1,0 +1,292 @@
+"""Slash commands: `/name args` typed at the prompt. Built-ins live here; custom ones come from markdown files
+(agentcli.commands_custom). Each handler gets the REPL and the argument text."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Awaitable, Callable, Iterable
+from typing import TYPE_CHECKING
+
+from rich.table import Table
+from rich.text import Text
+
+from agentcli.ui import actions
+from agentcli.ui.status import MODE_LABELS
+
+if TYPE_CHECKING:
+    from agentcli.ui.repl import Repl
+
+Handler = Callable[["Repl", str], Awaitable[None]]
+PERMISSION_MODES = ("default", "acceptEdits", "plan", "bypassPermissions")
+
+INIT_PROMPT = """Please analyse this codebase and write an AGENTS.md file at the project root for future agents.
+Cover: the commands to build, lint and run the tests (including a single test); the high-level architecture
+that takes reading several files to understand; and the conventions a contributor must follow. Keep it short
+and specific to this repository, no generic advice. If an AGENTS.md (or CLAUDE.md, .cursorrules,
+.github/copilot-instructions.md, README.md) exists, build on what it says and improve it."""
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Command:
+    name: str
+    description: str
+    handler: Handler
+    usage: str = ""
+
+
+COMMANDS: dict[str, Command] = {}
+ALIASES = {"quit": "exit", "q": "exit", "?": "help", "new": "clear", "reset": "clear"}
+
+
+def command(name: str, description: str, usage: str = "") -> Callable[[Handler], Handler]:
+    def register(fn: Handler) -> Handler:
+        COMMANDS[name] = Command(name, description, fn, usage)
+        return fn
+
+    return register
+
+
+def command_names(repl: Repl) -> list[tuple[str, str]]:
+    """(name, description) of every command, built-in first, for completion and /help."""
+    from agentcli.commands_custom import load_commands
+
+    names = [(c.name, c.description) for c in COMMANDS.values()]
+    names.extend((c.name, f"{c.description} ({c.scope})") for c in load_commands(repl.root).values())
+    return names
+
+
+def is_command(text: str, repl: Repl) -> bool:
+    """`/name …` where name is a command; other text starting with `/` (a path) goes to the model."""
+    name = text[1:].split(None, 1)[0] if len(text) > 1 else ""
+    return bool(name) and "/" not in name
+
+
+async def dispatch(repl: Repl, text: str) -> None:
+    name, _, args = text[1:].partition(" ")
+    name = ALIASES.get(name, name)
+    args = args.strip()
+    builtin = COMMANDS.get(name)
+    if builtin is not None:
+        await builtin.handler(repl, args)
+        return
+    from agentcli.commands_custom import load_commands
+
+    custom = load_commands(repl.root).get(name)
+    if custom is not None:
+        await repl.send(custom.expand(args))
+        return
+    repl.renderer.notice(f"Unknown command /{name} — /help lists the commands", style="yellow")
+
+
+def argument_sources(repl: Repl) -> dict[str, Callable[[], Iterable[tuple[str, str]]]]:
+    return {
+        "model": lambda: [(m, "") for m in model_names()],
+        "mode": lambda: [(m, MODE_LABELS[m]) for m in PERMISSION_MODES],
+        "preset": lambda: [(p, "") for p in preset_names()],
+        "resume": lambda: _session_choices(repl),
+        "help": lambda: [(n, "") for n in COMMANDS],
+    }
+
+
+def model_names() -> list[str]:
+    """Known model names from the provider catalog (empty if it cannot be read)."""
+    try:
+        import importlib
+
+        catalog = importlib.import_module("agentcli.providers.catalog")
+        names = getattr(catalog, "model_names", None)
+        return sorted(names()) if callable(names) else []
+    except Exception:  # completion must never raise
+        return []
+
+
+def preset_names() -> list[str]:
+    try:
+        import importlib
+
+        presets = importlib.import_module("agentcli.tools.presets")
+        return sorted(presets.preset_names())
+    except Exception:  # presets may not exist yet
+        return []
+
+
+def _session_choices(repl: Repl) -> list[tuple[str, str]]:
+    try:
+        from agentcli.session.index import list_sessions
+        from agentcli.session.layout import sessions_dir
+
+        return [(s.id[:8], s.title) for s in list_sessions(sessions_dir(repl.root))[:30]]
+    except Exception:  # a broken index must not break completion
+        return []
+
+
+def _say(repl: Repl, text: str, style: str = "") -> None:
+    repl.renderer.notice(text, style=style)
+
+
+# ---- the commands -----------------------------------------------------------------------------------------
+
+
+@command("help", "show the commands and keys")
+async def _help(repl: Repl, args: str) -> None:
+    table = Table(show_header=False, box=None, padding=(0, 2, 0, 0))
+    table.add_column(style="bold", no_wrap=True)
+    table.add_column()
+    for c in COMMANDS.values():
+        table.add_row(f"/{c.name} {c.usage}".rstrip(), c.description)
+    for name, desc in command_names(repl)[len(COMMANDS) :]:
+        table.add_row(f"/{name}", desc)
+    keys = (
+        "enter send · alt-enter, ctrl-j or a trailing \\ new line · shift-tab cycle mode · ctrl-r history\n"
+        "esc / ctrl-c interrupt a turn · ctrl-c twice or ctrl-d exit · !cmd shell · @path attach a file"
+    )
+    repl.console.print()
+    repl.console.print(table)
+    repl.console.print(Text(keys, style="dim"))
+
+
+@command("exit", "leave (prints how to resume)")
+async def _exit(repl: Repl, args: str) -> None:
+    repl.exit_requested = True
+
+
+@command("model", "show or switch the model", "[name]")
+async def _model(repl: Repl, args: str) -> None:
+    if not args:
+        known = model_names()
+        _say(repl, f"Model: {repl.status.model}" + (f"\nKnown models: {', '.join(known)}" if known else ""))
+        return
+    from agentcli.errors import AgentCliError
+
+    try:
+        await actions.switch_model(repl, args)
+    except AgentCliError as err:
+        repl.error(err)
+        return
+    _say(repl, f"Model set to {repl.status.model}")
+
+
+@command("mode", "show or set the permission mode", "[default|acceptEdits|plan|bypassPermissions]")
+async def _mode(repl: Repl, args: str) -> None:
+    if not args:
+        _say(repl, f"Permission mode: {repl.mode} ({MODE_LABELS.get(repl.mode, repl.mode)})")
+        return
+    wanted = {m.lower(): m for m in PERMISSION_MODES}.get(args.lower())
+    if wanted is None:
+        _say(repl, f"Unknown mode {args!r}; one of: {', '.join(PERMISSION_MODES)}", "yellow")
+        return
+    repl.set_mode(wanted)
+    _say(repl, f"Permission mode: {wanted}")
+
+
+@command("plan", "switch to plan mode (read-only tools); with text, send it", "[prompt]")
+async def _plan(repl: Repl, args: str) -> None:
+    repl.set_mode("plan")
+    _say(repl, "Permission mode: plan (only read-only tools run; shift-tab to leave)")
+    if args:
+        await repl.send(args)
+
+
+@command("preset", "show or switch the tool preset", "[name]")
+async def _preset(repl: Repl, args: str) -> None:
+    await actions.switch_preset(repl, args)
+
+
+@command("tools", "list the tools this session may use")
+async def _tools(repl: Repl, args: str) -> None:
+    agent = await repl.ensure_agent()
+    if agent is None:
+        return
+    lines = []
+    for tool in agent.registry.tools():
+        flags = "read-only" if tool.read_only else ("edits files" if tool.edits_files else "asks")
+        lines.append(f"  {tool.name:<16} {flags}")
+    _say(repl, "Tools:\n" + "\n".join(lines), "")
+
+
+@command("cost", "tokens used and cost of this session")
+async def _cost(repl: Repl, args: str) -> None:
+    agent = repl.agent
+    if agent is None:
+        _say(repl, "Cost: $0.00 (nothing sent yet)")
+        return
+    u = agent.total_usage
+    _say(
+        repl,
+        f"Cost: ${agent.total_cost_usd:.4f}{' (estimated tokens)' if u.estimated else ''}\n"
+        f"Tokens: {u.input_tokens:,} in · {u.output_tokens:,} out · {u.cache_read_tokens:,} cache read · "
+        f"{u.cache_write_tokens:,} cache write",
+        "",
+    )
+
+
+@command("context", "what fills the context window")
+async def _context(repl: Repl, args: str) -> None:
+    agent = await repl.ensure_agent()
+    if agent is not None:
+        _say(repl, actions.context_report(agent), "")
+
+
+@command("clear", "start a new session (the current one stays stored)")
+async def _clear(repl: Repl, args: str) -> None:
+    await repl.rebuild(resume=None, fork=False)
+    repl.context.clear()
+    _say(repl, "Started a new session.")
+
+
+@command("compact", "not yet available: will summarise the conversation to free context", "[focus]")
+async def _compact(repl: Repl, args: str) -> None:
+    _say(repl, "/compact is not available yet in this version; /clear starts a fresh session.", "yellow")
+
+
+@command("resume", "resume a stored session of this project", "[id]")
+async def _resume(repl: Repl, args: str) -> None:
+    if not args:
+        await _sessions(repl, "")
+        _say(repl, "Resume one with /resume <id>")
+        return
+    await repl.rebuild(resume=args, fork=False)
+    if repl.agent is not None:
+        repl.renderer.replay(repl.agent.messages)
+
+
+@command("fork", "continue this conversation in a new session")
+async def _fork(repl: Repl, args: str) -> None:
+    agent = repl.agent
+    if agent is None or not agent.messages:
+        _say(repl, "Nothing to fork yet.")
+        return
+    old = agent.session_id
+    await repl.rebuild(resume=old, fork=True)
+    if repl.agent is not None:
+        _say(repl, f"Forked {old[:8]} → {repl.agent.session_id[:8]}")
+
+
+@command("rewind", "go back to an earlier prompt", "[n]")
+async def _rewind(repl: Repl, args: str) -> None:
+    await actions.rewind(repl, args)
+
+
+@command("sessions", "list this project's stored sessions")
+async def _sessions(repl: Repl, args: str) -> None:
+    choices = _session_choices(repl)
+    if not choices:
+        _say(repl, "No stored sessions for this project.")
+        return
+    _say(repl, "Sessions (newest first):\n" + "\n".join(f"  {sid}  {title}" for sid, title in choices), "")
+
+
+@command("init", "write an AGENTS.md for this repository")
+async def _init(repl: Repl, args: str) -> None:
+    await repl.send(INIT_PROMPT + (f"\n\nAlso: {args}" if args else ""))
+
+
+@command("memory", "show which memory files (AGENTS.md …) were loaded")
+async def _memory(repl: Repl, args: str) -> None:
+    from agentcli.memory import load_memory
+
+    mem = load_memory(repl.cwd, repl.root)
+    if not mem.files:
+        _say(repl, "No memory files loaded. Add an AGENTS.md at the project root (or run /init).")
+        return
+    _say(repl, "Memory files loaded into the system prompt:\n" + "\n".join(f"  {f}" for f in mem.files), "")

@@ -1,0 +1,72 @@
+"""How long one permission decision takes (rules + shell parse + path checks), for typical calls.
+
+    .venv/bin/python bench/bench_permissions.py [--repeat N]
+
+Prints the median and p95 per decision in microseconds for each call; the goal is ≤ 1 ms.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from agentcli.permissions.loader import load_policy  # noqa: E402
+from agentcli.tools.registry import load_tool  # noqa: E402
+
+CALLS: list[tuple[str, dict[str, Any]]] = [
+    ("Bash", {"command": "git status"}),
+    ("Bash", {"command": "ls -la src"}),
+    ("Bash", {"command": "npm test -- --watch"}),
+    ("Bash", {"command": "git diff HEAD~1 -- src | head -50"}),
+    ("Bash", {"command": "cd src && grep -rn TODO . | wc -l"}),
+    ("Bash", {"command": "git status; rm -rf ~"}),
+    ("Bash", {"command": "find . -name '*.py' -exec grep -l foo {} \\;"}),
+    ("Bash", {"command": "bash -c 'echo $(date) > out.txt' && cat out.txt"}),
+    ("Bash", {"command": "cat <<'EOF' > notes.md\n# notes\nsome text\nEOF"}),
+    ("Read", {"file_path": "src/app.py"}),
+    ("Edit", {"file_path": "src/app.py", "old_string": "a", "new_string": "b"}),
+    ("Grep", {"pattern": "TODO", "path": "src"}),
+]
+RULES = [
+    "Bash(npm test *)", "Bash(git diff:*)", "Bash(make *)", "Bash(cargo build *)", "Edit(src/**)",
+    "Read(//usr/share/**)", "WebFetch(domain:example.com)", "mcp__github", "Bash(pytest *)", "Bash(uv run *)",
+]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--repeat", type=int, default=2000)
+    n = ap.parse_args().repeat
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(os.path.realpath(tmp)) / "proj"
+        (root / "src").mkdir(parents=True)
+        (root / "src" / "app.py").write_text("a\n")
+        os.environ["AGENTCLI_HOME"] = str(Path(tmp) / "home")
+        policy = load_policy(root, "default", allowed_flags=RULES, disallowed_flags=["Bash(rm -rf /:*)"])
+        worst = 0.0
+        print(f"{'call':<64} {'median µs':>10} {'p95 µs':>8}  verdict")
+        for name, args in CALLS:
+            tool = load_tool(name)
+            times = []
+            for _ in range(n):
+                t0 = time.perf_counter()
+                verdict = policy.check(tool, args)
+                times.append((time.perf_counter() - t0) * 1e6)
+            times.sort()
+            med, p95 = statistics.median(times), times[int(len(times) * 0.95)]
+            worst = max(worst, p95)
+            label = f"{name} {next(iter(args.values()))!r}"[:64]
+            print(f"{label:<64} {med:>10.1f} {p95:>8.1f}  {verdict.behavior}")
+        print(f"worst p95: {worst:.1f} µs ({'ok' if worst <= 1000 else 'OVER'} against 1 ms)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,160 @@
+"""Provider-layer benchmarks against the fake LLM server (run as its own process).
+
+    .venv/bin/python bench/bench_providers.py [--tokens 20000] [--runs 5]
+
+Reports, median of --runs: a 20,000-token reply (one token per SSE event) streamed through each lean adapter
+(wall and client CPU), reading the same bytes raw, the official SDKs on the same stream, and a whole process
+that imports an adapter and makes one small request.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from agentcli.core.events import TextDelta  # noqa: E402
+from agentcli.core.messages import Message  # noqa: E402
+from agentcli.providers.base import ModelRequest, ProviderConfig  # noqa: E402
+
+
+def start_fake(reply: dict[str, Any]) -> tuple[subprocess.Popen[str], str]:
+    fd, path = tempfile.mkstemp(suffix=".json")
+    with os.fdopen(fd, "w") as f:
+        json.dump([reply], f)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "tests.fakes.server", "--script", path, "--loop",
+         "--prerender", "/v1/messages", "--prerender", "/v1/chat/completions"],
+        cwd=ROOT, stdout=subprocess.PIPE, text=True,
+    )
+    assert proc.stdout is not None
+    return proc, proc.stdout.readline().strip()
+
+
+async def lean_run(name: str, url: str) -> tuple[int, float, float]:
+    from agentcli.providers.factory import make_provider
+
+    base = url if name == "anthropic" else f"{url}/v1"
+    p = make_provider(ProviderConfig(name, base_url=base, api_key="dummy"), retries=False)
+    req = ModelRequest("bench", "", (Message.user("go"),))
+    t0, c0 = time.perf_counter(), time.process_time()
+    n = 0
+    async for ev in p.stream(req):
+        n += isinstance(ev, TextDelta)
+    t1, c1 = time.perf_counter(), time.process_time()
+    await p.aclose()
+    return n, t1 - t0, c1 - c0
+
+
+async def raw_run(name: str, url: str) -> tuple[int, float, float]:
+    from agentcli.net.http import HttpClient
+
+    path = "/v1/messages" if name == "anthropic" else "/v1/chat/completions"
+    body = {"model": "bench", "max_tokens": 10, "stream": True, "messages": [{"role": "user", "content": "go"}]}
+    client = HttpClient()
+    t0, c0 = time.perf_counter(), time.process_time()
+    resp = await client.send("POST", url + path, json=body)
+    size = 0
+    async for chunk in resp.aiter_bytes():
+        size += len(chunk)
+    t1, c1 = time.perf_counter(), time.process_time()
+    await client.aclose()
+    return size, t1 - t0, c1 - c0
+
+
+async def sdk_run(name: str, url: str) -> tuple[int, float, float]:
+    msgs: Any = [{"role": "user", "content": "go"}]
+    n = 0
+    if name == "anthropic":
+        import anthropic
+
+        a = anthropic.AsyncAnthropic(base_url=url, api_key="dummy", max_retries=0)
+        t0, c0 = time.perf_counter(), time.process_time()
+        stream = await a.messages.create(model="bench", max_tokens=10, messages=msgs, stream=True)
+        async for ev in stream:
+            n += ev.type == "content_block_delta"
+        t1, c1 = time.perf_counter(), time.process_time()
+        await a.close()
+    else:
+        import openai
+
+        o = openai.AsyncOpenAI(base_url=f"{url}/v1", api_key="dummy", max_retries=0)
+        t0, c0 = time.perf_counter(), time.process_time()
+        ostream = await o.chat.completions.create(model="bench", messages=msgs, stream=True)
+        async for chunk in ostream:
+            n += bool(chunk.choices and chunk.choices[0].delta.content)
+        t1, c1 = time.perf_counter(), time.process_time()
+        await o.close()
+    return n, t1 - t0, c1 - c0
+
+
+def median_of(runs: int, fn: Any, *args: Any) -> tuple[Any, float, float]:
+    results = [asyncio.run(fn(*args)) for _ in range(runs)]
+    return results[0][0], statistics.median(r[1] for r in results), statistics.median(r[2] for r in results)
+
+
+def process_run(name: str, url: str, runs: int) -> float:
+    """Whole process: interpreter start, import the adapter, one small request, exit."""
+    base = url if name == "anthropic" else f"{url}/v1"
+    code = (
+        "import asyncio\n"
+        "from agentcli.providers.factory import make_provider\n"
+        "from agentcli.providers.base import ProviderConfig, ModelRequest\n"
+        "from agentcli.core.messages import Message\n"
+        "async def main():\n"
+        f"    p = make_provider(ProviderConfig({name!r}, base_url={base!r}, api_key='k'))\n"
+        "    [e async for e in p.stream(ModelRequest('small', '', (Message.user('hi'),)))]\n"
+        "    await p.aclose()\n"
+        "asyncio.run(main())\n"
+    )
+    times = []
+    for _ in range(runs):
+        t0 = time.perf_counter()
+        subprocess.run([sys.executable, "-c", code], cwd=ROOT, check=True)
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--tokens", type=int, default=20000)
+    ap.add_argument("--runs", type=int, default=5)
+    args = ap.parse_args()
+    small_proc, small_url = start_fake({"text": "ok"})
+    for burst in (True, False):
+        pieces = [f"t{i % 10} " for i in range(args.tokens)]
+        proc, url = start_fake({"pieces": pieces, "burst": burst, "usage": {"input_tokens": 10}})
+        try:
+            print(f"\n== {args.tokens} tokens, one per SSE event; server writes "
+                  f"{'the whole body at once' if burst else 'one chunk per event'} ==")
+            for name in ("anthropic", "openai"):
+                for label, fn in (("lean adapter", lean_run), ("raw bytes only", raw_run), ("official SDK", sdk_run)):
+                    if fn is sdk_run and not burst:
+                        continue
+                    n, wall, cpu = median_of(args.runs, fn, name, url)
+                    print(f"{name:9} {label:15} wall {wall * 1000:7.1f} ms  client CPU {cpu * 1000:7.1f} ms  ({n})")
+        finally:
+            proc.terminate()
+            proc.wait()
+    print()
+    for name in ("anthropic", "openai"):
+        print(f"{name:9} whole process, one small request: "
+              f"{process_run(name, small_url, args.runs) * 1000:.0f} ms (median of {args.runs})")
+    small_proc.terminate()
+    small_proc.wait()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,205 @@
+"""REPL performance (issue 5).
+
+    .venv/bin/python bench/bench_repl.py [render] [startup] [echo] [--runs 5]
+
+- render: a 20,000-token markdown reply fed to the Renderer at 1,000 tokens/s on a 100x40 terminal (live
+  region on, output to /dev/null). Reports wall time against the stream's own duration, CPU per 1,000 tokens
+  for the first and the last 1,000, and unpaced throughput.
+- startup: `agentcli` in a pseudo-terminal until the prompt is drawn and until a typed key is echoed (median).
+- echo: while a long reply streams from the fake LLM server, type keys and time each one's echo (median, max).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+AGENTCLI = str(ROOT / ".venv" / "bin" / "agentcli")
+
+
+# ---- render ---------------------------------------------------------------------------------------------
+
+
+def markdown_tokens(n: int) -> list[str]:
+    """~n tokens (≈4 characters each) of varied markdown: headings, prose, lists, code blocks."""
+    section = (
+        "## Section {i}\n\nThe parser reads the **configuration** once and keeps a `cache` of the results, "
+        "so later lookups are cheap; see the notes below for the edge cases we handle.\n\n"
+        "- first point about the design\n- second point, with `inline code`\n- third point\n\n"
+        "```python\ndef handler_{i}(event: dict) -> int:\n    total = 0\n    for key, value in event.items():\n"
+        "        if key.startswith('x'):\n            total += len(value)\n    return total\n```\n\n"
+    )
+    text = ""
+    i = 0
+    while len(text) < n * 4:
+        text += section.format(i=i)
+        i += 1
+    return [text[j : j + 4] for j in range(0, n * 4, 4)]
+
+
+def bench_render(tokens: int = 20_000, rate: float = 1000.0) -> dict[str, float]:
+    from rich.console import Console
+
+    from agentcli.core.events import MessageStop, TextDelta, TurnStarted
+    from agentcli.ui.render import Renderer
+
+    pieces = markdown_tokens(tokens)
+    with open(os.devnull, "w") as sink:
+        console = Console(file=sink, force_terminal=True, width=100, height=40, color_system="truecolor")
+        r = Renderer(console)
+        r.begin_turn()
+        r.feed(TurnStarted(1))
+        cpu_marks = [time.process_time()]
+        t0 = time.perf_counter()
+        for i, piece in enumerate(pieces):
+            due = t0 + i / rate
+            delay = due - time.perf_counter()
+            if delay > 0:
+                time.sleep(delay)
+            r.feed(TextDelta(piece))
+            if (i + 1) % 1000 == 0:
+                cpu_marks.append(time.process_time())
+        r.feed(MessageStop("end_turn"))
+        r.flush()
+        wall = time.perf_counter() - t0
+    per_k = [b - a for a, b in zip(cpu_marks, cpu_marks[1:], strict=False)]
+    stream = tokens / rate
+    return {
+        "stream_s": stream,
+        "wall_s": wall,
+        "over_pct": 100 * (wall - stream) / stream,
+        "cpu_first_1k_ms": per_k[0] * 1000,
+        "cpu_last_1k_ms": per_k[-1] * 1000,
+        "ratio": per_k[-1] / per_k[0] if per_k[0] else float("nan"),
+        "unpaced_tok_s": unpaced(pieces),
+    }
+
+
+def unpaced(pieces: list[str]) -> float:
+    from rich.console import Console
+
+    from agentcli.core.events import MessageStop, TextDelta
+    from agentcli.ui.render import Renderer
+
+    with open(os.devnull, "w") as sink:
+        console = Console(file=sink, force_terminal=True, width=100, height=40, color_system="truecolor")
+        r = Renderer(console)
+        r.begin_turn()
+        t0 = time.perf_counter()
+        for piece in pieces:
+            r.feed(TextDelta(piece))
+        r.feed(MessageStop("end_turn"))
+        r.flush()
+        return len(pieces) / (time.perf_counter() - t0)
+
+
+# ---- pseudo-terminal runs -------------------------------------------------------------------------------
+
+
+@contextmanager
+def fake_server(script: list[dict[str, Any]]) -> Iterator[str]:
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "script.json"
+        path.write_text(json.dumps(script))
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "tests.fakes.server", "--script", str(path), "--loop"],
+            cwd=ROOT, stdout=subprocess.PIPE, text=True,
+        )
+        try:
+            assert proc.stdout is not None
+            yield proc.stdout.readline().strip()
+        finally:
+            proc.terminate()
+            proc.wait()
+
+
+def spawn(url: str, home: str, cwd: str) -> Any:
+    import pexpect
+
+    env = {
+        **{k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")},
+        "AGENTCLI_HOME": home,
+        "TERM": "xterm-256color",
+        "OPENAI_BASE_URL": url + "/v1",
+        "OPENAI_API_KEY": "sk-fake-bench",
+        "PROMPT_TOOLKIT_NO_CPR": "1",
+    }
+    return pexpect.spawn(AGENTCLI, ["--model", "openai/fake-model"], cwd=cwd, env=env, dimensions=(40, 100),
+                         encoding="utf-8", timeout=30)
+
+
+def bench_startup(runs: int) -> dict[str, float]:
+    drawn: list[float] = []
+    echoed: list[float] = []
+    with fake_server([{"text": "hi"}]) as url, tempfile.TemporaryDirectory() as tmp:
+        for _ in range(runs):
+            t0 = time.perf_counter()
+            child = spawn(url, tmp, tmp)
+            child.expect("›")
+            drawn.append(time.perf_counter() - t0)
+            child.send("z")
+            child.expect("z")
+            echoed.append(time.perf_counter() - t0)
+            child.sendcontrol("c")
+            child.sendcontrol("d")
+            child.expect(__import__("pexpect").EOF)
+    return {"prompt_ms": 1000 * statistics.median(drawn), "first_key_ms": 1000 * statistics.median(echoed)}
+
+
+def bench_echo(keys: int = 20) -> dict[str, float]:
+    pieces = markdown_tokens(200_000)
+    script = [{"pieces": pieces, "usage": {"input_tokens": 10, "output_tokens": len(pieces)}}]
+    lat: list[float] = []
+    with fake_server(script) as url, tempfile.TemporaryDirectory() as tmp:
+        child = spawn(url, tmp, tmp)
+        child.expect("›")
+        child.send("write a long answer\r")
+        child.expect("Section 1")
+        typed = ""
+        for i in range(keys):
+            ch = "abcdefghijklmnopqrstuvwxyz"[i % 26]
+            typed += ch
+            t0 = time.perf_counter()
+            child.send(ch)
+            child.expect_exact("› " + typed, timeout=5)
+            lat.append(time.perf_counter() - t0)
+            time.sleep(0.05)
+        child.send("\x1b")
+        child.expect("Interrupted")
+        child.sendcontrol("d")
+        child.expect(__import__("pexpect").EOF)
+    return {"echo_median_ms": 1000 * statistics.median(lat), "echo_max_ms": 1000 * max(lat)}
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("which", nargs="*", default=["render", "startup", "echo"])
+    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--tokens", type=int, default=20_000)
+    args = ap.parse_args()
+    results: dict[str, dict[str, float]] = {}
+    if "startup" in args.which:
+        results["startup"] = bench_startup(args.runs)
+    if "echo" in args.which:
+        results["echo"] = bench_echo()
+    if "render" in args.which:
+        results["render"] = bench_render(args.tokens)
+    for name, figures in results.items():
+        print(f"{name}: " + ", ".join(f"{k}={v:.1f}" for k, v in figures.items()))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

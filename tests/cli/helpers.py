@@ -1,0 +1,67 @@
+"""Running the real `agentcli` as a subprocess against the fake LLM server."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from tests.fakes.server import FakeLLM
+
+ANTHROPIC = "anthropic/claude-sonnet-4-5"
+OPENAI = "openai/gpt-4.1"
+
+
+@dataclass
+class Run:
+    status: int
+    stdout: str
+    stderr: str
+
+    def json(self) -> dict[str, Any]:
+        result: dict[str, Any] = json.loads(self.stdout)
+        return result
+
+    def lines(self) -> list[dict[str, Any]]:
+        return [json.loads(line) for line in self.stdout.splitlines() if line.strip()]
+
+
+def provider_env(fake: FakeLLM, model: str) -> dict[str, str]:
+    if model.startswith("anthropic/"):
+        return {"ANTHROPIC_BASE_URL": fake.url, "ANTHROPIC_API_KEY": "sk-ant-test-0000000000"}
+    return {"OPENAI_BASE_URL": fake.openai_url, "OPENAI_API_KEY": "sk-test-0000000000"}
+
+
+def agentcli(
+    args: list[str], cwd: Path, env: dict[str, str] | None = None, stdin: str | None = None, timeout: float = 60
+) -> Run:
+    full_env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY") and not k.endswith("_BASE_URL")}
+    full_env.update(env or {})
+    proc = subprocess.run(
+        [sys.executable, "-m", "agentcli", *args],
+        cwd=cwd,
+        env=full_env,
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        stdin=None if stdin is not None else subprocess.DEVNULL,
+    )
+    return Run(proc.returncode, proc.stdout, proc.stderr)
+
+
+def git_repo(path: Path, files: dict[str, str]) -> Path:
+    path.mkdir(parents=True, exist_ok=True)
+    for name, text in files.items():
+        (path / name).parent.mkdir(parents=True, exist_ok=True)
+        (path / name).write_text(text)
+    subprocess.run(["git", "init", "-q"], cwd=path, check=True)
+    subprocess.run(["git", "add", "-A"], cwd=path, check=True)
+    subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "init"], cwd=path, check=True
+    )
+    return path

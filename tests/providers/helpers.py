@@ -1,0 +1,46 @@
+"""Shared helpers for provider tests."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from agentcli.core.events import StreamEvent
+from agentcli.core.messages import Message, ToolSpec
+from agentcli.providers.base import ModelRequest, Provider
+
+READ = ToolSpec("Read", "Read a file", {"type": "object", "properties": {"file_path": {"type": "string"}},
+                                        "required": ["file_path"]})
+
+
+def request(*messages: Message, **kw: Any) -> ModelRequest:
+    return ModelRequest(model=kw.pop("model", "test-model"), system=kw.pop("system", "be brief"),
+                        messages=messages or (Message.user("hi"),), tools=kw.pop("tools", (READ,)), **kw)
+
+
+def collect(provider: Provider, req: ModelRequest) -> list[StreamEvent]:
+    async def run() -> list[StreamEvent]:
+        try:
+            return [ev async for ev in provider.stream(req)]
+        finally:
+            await provider.aclose()
+
+    return asyncio.run(run())
+
+
+def collect_until_error(provider: Provider, req: ModelRequest) -> tuple[list[StreamEvent], BaseException]:
+    """The events yielded before the stream raised, and the exception (the test fails if none)."""
+    got: list[StreamEvent] = []
+
+    async def run() -> None:
+        try:
+            async for ev in provider.stream(req):
+                got.append(ev)
+        finally:
+            await provider.aclose()
+
+    try:
+        asyncio.run(run())
+    except Exception as e:
+        return got, e
+    raise AssertionError(f"no error raised; events: {got}")

@@ -1,0 +1,122 @@
+"""The REPL's prompt handling, driven through `Repl.submit` with a scripted provider (no terminal)."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from agentcli.core.events import MessageStop, TextDelta, ToolCallDelta, ToolCallEnd, ToolCallStart
+from tests.ui.scripted import ScriptedProvider, make_repl, text_reply
+
+
+def request_text(provider: ScriptedProvider, i: int = -1) -> str:
+    req = provider.requests[i]
+    return "\n".join(m.text for m in req.messages)
+
+
+def test_prompt_streams_and_status_updates(tmp_path: Path) -> None:
+    provider = ScriptedProvider([text_reply("Hello **there**")])
+    repl, out = make_repl(tmp_path, provider)
+    asyncio.run(repl.submit("hi"))
+    assert "Hello there" in out.getvalue()
+    assert repl.status.context_tokens == 100 and repl.status.context_percent == 10
+
+
+def test_shell_output_reaches_next_request(tmp_path: Path) -> None:
+    provider = ScriptedProvider([text_reply("seen")])
+    repl, out = make_repl(tmp_path, provider)
+    (tmp_path / "marker-file.txt").write_text("x")
+
+    async def go() -> None:
+        await repl.submit("!ls")
+        await repl.submit("what did ls print?")
+
+    asyncio.run(go())
+    assert "marker-file.txt" in out.getvalue()
+    text = request_text(provider)
+    assert "$ ls" in text and "marker-file.txt" in text and "what did ls print?" in text
+    assert repl.context == []
+
+
+def test_at_file_is_attached(tmp_path: Path) -> None:
+    (tmp_path / "notes.md").write_text("secret sauce recipe")
+    provider = ScriptedProvider([text_reply("ok")])
+    repl, _ = make_repl(tmp_path, provider)
+    asyncio.run(repl.submit("summarise @notes.md please"))
+    assert "secret sauce recipe" in request_text(provider)
+
+
+def test_large_paste_is_expanded(tmp_path: Path) -> None:
+    provider = ScriptedProvider([text_reply("ok")])
+    repl, _ = make_repl(tmp_path, provider)
+    repl.pastes[1] = "line\n" * 30
+    asyncio.run(repl.submit("look: [Pasted text #1 +31 lines]"))
+    assert request_text(provider).count("line") == 30
+
+
+def test_slash_mode_model_cost(tmp_path: Path) -> None:
+    provider = ScriptedProvider([text_reply("ok")])
+    repl, out = make_repl(tmp_path, provider)
+
+    async def go() -> None:
+        await repl.submit("/mode plan")
+        await repl.submit("/mode")
+        await repl.submit("/cost")
+        await repl.submit("/nosuch")
+        await repl.submit("/help")
+
+    asyncio.run(go())
+    assert repl.agent is not None and repl.agent.policy.mode == "plan"
+    text = out.getvalue()
+    assert "Permission mode: plan" in text and "Cost: $0.0000" in text
+    assert "Unknown command /nosuch" in text and "/compact" in text and "not yet available" in text
+    repl.cycle_mode()
+    assert repl.agent.policy.mode == "default" and repl.status.mode == "default"
+    repl.cycle_mode()
+    assert repl.mode == "acceptEdits"
+
+
+def test_custom_command_expands(tmp_path: Path) -> None:
+    folder = tmp_path / ".agentcli" / "commands"
+    folder.mkdir(parents=True)
+    (folder / "explain.md").write_text("Explain $ARGUMENTS simply.")
+    provider = ScriptedProvider([text_reply("ok")])
+    repl, _ = make_repl(tmp_path, provider)
+    asyncio.run(repl.submit("/explain monads"))
+    assert "Explain monads simply." in request_text(provider)
+
+
+def test_cancel_keeps_partial_and_transcript_valid(tmp_path: Path) -> None:
+    slow = [TextDelta("partial answer\n\n"), TextDelta("more"), None, TextDelta("never"), MessageStop("end_turn")]
+    provider = ScriptedProvider([slow, text_reply("second")])
+    repl, out = make_repl(tmp_path, provider)
+
+    async def go() -> None:
+        first = asyncio.create_task(repl.submit("long task"))
+        await provider.stalled.wait()
+        repl.cancel_turn()
+        await first
+        await repl.submit("next")
+
+    asyncio.run(go())
+    text = out.getvalue()
+    assert "partial answer" in text and "more" in text and "Interrupted" in text and "second" in text
+    assert "never" not in text and text.count("Interrupted") == 1
+    assert repl.agent is not None
+    roles = [m.role for m in repl.agent.messages]
+    assert roles == ["user", "assistant", "user", "assistant"]
+
+
+def test_tool_call_line(tmp_path: Path) -> None:
+    (tmp_path / "a.txt").write_text("alpha\nbeta\n")
+    call = [
+        ToolCallStart(0, "c1", "Read"),
+        ToolCallDelta(0, '{"file_path": "a.txt"}'),
+        ToolCallEnd(0),
+        MessageStop("tool_use"),
+    ]
+    provider = ScriptedProvider([call, text_reply("done")])
+    repl, out = make_repl(tmp_path, provider)
+    asyncio.run(repl.submit("read a.txt"))
+    text = out.getvalue()
+    assert "✓ Read(a.txt)" in text and "done" in text
