@@ -87,6 +87,16 @@ def _resolve(directory: Path, ref: str) -> str:
     return resolve_session(directory, ref)
 
 
+def _secrets() -> tuple[str, ...]:
+    """The secrets agentcli knows of (env keys, keys in config), so nothing written here can hold one."""
+    from agentcli.config import load_settings
+
+    try:
+        return load_settings(Path.cwd(), {}).secrets
+    except AgentCliError:
+        return ()
+
+
 def _age(ts: float) -> str:
     d = max(0.0, time.time() - ts)
     for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
@@ -185,7 +195,7 @@ def _rename(ns: argparse.Namespace, directory: Path) -> int:
     sid = _resolve(directory, ns.id)
     loaded = load(directory, sid)
     lock = SessionLock(layout.lock_file(directory, sid), sid).acquire()
-    with SessionWriter(loaded.path, sid, redactor=Redactor(), leaf_id=loaded.leaf_id, lock=lock) as w:
+    with SessionWriter(loaded.path, sid, redactor=Redactor(_secrets()), leaf_id=loaded.leaf_id, lock=lock) as w:
         w.record("rename", {"name": ns.name})
     sys.stdout.write(f"{sid} is now {ns.name!r}\n")
     return 0
@@ -272,6 +282,7 @@ def _rewind(ns: argparse.Namespace, directory: Path) -> int:
             raise UsageError("rewind needs confirmation", hint="add --yes (or --dry-run to only look)")
         return input("apply? [y/N] ").strip().lower() in ("y", "yes")
 
-    done = rewind_stored(directory, sid, ns.to, files=files, conversation=conversation, confirm=confirm)
+    done = rewind_stored(directory, sid, ns.to, files=files, conversation=conversation, confirm=confirm,
+                         secrets=_secrets())
     sys.stdout.write("rewound\n" if done else "nothing changed\n")
     return 0

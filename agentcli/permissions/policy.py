@@ -31,6 +31,7 @@ from agentcli.permissions.rules import (
 from agentcli.tools.base import Tool, ToolContext
 
 Persist = Callable[[Rule, str], None]
+_Entries = tuple[re.Pattern[str], list[tuple[Rule, re.Pattern[str]]]]
 PLAN_TOOLS = frozenset({"ExitPlanMode"})
 
 
@@ -47,9 +48,7 @@ class RulePolicy:
     home: Path = field(default_factory=Path.home)
     _roots_key: tuple[Path, tuple[Path, ...]] | None = field(default=None, init=False, repr=False)
     _roots: list[str] = field(default_factory=list, init=False, repr=False)
-    _index: dict[tuple[str, str], list[tuple[Rule, re.Pattern[str]]]] | None = field(
-        default=None, init=False, repr=False
-    )
+    _index: dict[tuple[str, str], _Entries] | None = field(default=None, init=False, repr=False)
 
     def bind(self, ctx: ToolContext) -> None:
         self.ctx = ctx
@@ -172,25 +171,24 @@ class RulePolicy:
         if not entries:
             return None
         p = path.as_posix()
-        while True:
-            for rule, rx in entries:
-                if rx.fullmatch(p):
-                    return rule
-            parent = p.rsplit("/", 1)[0] or "/"
-            if parent == p:
-                return None
-            p = parent
+        combined, rules = entries
+        if combined.fullmatch(p) is None:
+            return None
+        return next((rule for rule, rx in rules if rx.fullmatch(p)), None)
 
-    def _path_index(self) -> dict[tuple[str, str], list[tuple[Rule, re.Pattern[str]]]]:
+    def _path_index(self) -> dict[tuple[str, str], _Entries]:
+        """Path rules grouped by (behavior, family), with one combined regex per group for the common miss."""
         root = self._real_roots()[0]
         if self._index is None:
-            index: dict[tuple[str, str], list[tuple[Rule, re.Pattern[str]]]] = {}
+            groups: dict[tuple[str, str], list[tuple[Rule, re.Pattern[str]]]] = {}
             for rule in self.rules:
                 family = _family_of(rule.tool)
                 if rule.specifier is not None and family is not None:
                     rx = path_regex(rule.specifier, root, self.home.as_posix())
-                    index.setdefault((rule.behavior, family), []).append((rule, rx))
-            self._index = index
+                    groups.setdefault((rule.behavior, family), []).append((rule, rx))
+            self._index = {
+                k: (re.compile("|".join(f"(?:{rx.pattern})" for _, rx in v), re.S), v) for k, v in groups.items()
+            }
         return self._index
 
 

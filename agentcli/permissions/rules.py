@@ -161,21 +161,18 @@ def path_regex(spec: str, root: str, home: str) -> re.Pattern[str]:
     else:
         base = root.rstrip("/") + "/**/" + spec
     base = base.rstrip("/") or "/"
-    return re.compile(_glob_regex(base), re.S)
+    # a matched directory covers everything inside it (gitignore)
+    return re.compile(path_pattern_source(base), re.S)
+
+
+def path_pattern_source(absolute_glob: str) -> str:
+    return _glob_regex(absolute_glob) + ("(?:/.*)?" if absolute_glob != "/" else ".*")
 
 
 def match_path(spec: str, path: Path, root: Path, home: Path) -> bool:
     """Does a path specifier match `path` or one of its parent directories (gitignore: a matched directory
     covers everything inside)?"""
-    rx = path_regex(spec, root.as_posix(), home.as_posix())
-    p = path.as_posix()
-    while True:
-        if rx.fullmatch(p):
-            return True
-        parent = p.rsplit("/", 1)[0] or "/"
-        if parent == p:
-            return False
-        p = parent
+    return path_regex(spec, root.as_posix(), home.as_posix()).fullmatch(path.as_posix()) is not None
 
 
 def match_domain(spec: str, url: str) -> bool:

@@ -35,7 +35,7 @@ class CheckpointError(SessionError):
 class Snapshot:
     tree: str
     hashed: int  # files re-read for this snapshot
-    skipped: tuple[str, ...] = ()  # too large
+    skipped: tuple[str, ...] = ()  # too large, or holding a secret
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,6 +51,7 @@ class ShadowGit:
     index: Path
     max_file_bytes: int = MAX_FILE_BYTES
     extra_excludes: tuple[str, ...] = field(default=())
+    secrets: tuple[bytes, ...] = field(default=())  # a file holding one of these is never stored
 
     def snapshot(self) -> Snapshot:
         """Record the tree as it is now; return its id."""
@@ -67,13 +68,23 @@ class ShadowGit:
             except OSError:
                 keep.append(name)  # deleted: update-index --remove drops it
                 continue
-            (big if st.st_size > self.max_file_bytes and not _is_link(st.st_mode) else keep).append(name)
+            left_out = not _is_link(st.st_mode) and (st.st_size > self.max_file_bytes or self._has_secret(name))
+            (big if left_out else keep).append(name)
         if keep:
             self._git("update-index", "--add", "--remove", "-z", "--stdin", stdin=b"\0".join(keep) + b"\0")
         if big:
             self._git("update-index", "--force-remove", "-z", "--stdin", stdin=b"\0".join(big) + b"\0")
         tree = self._git("write-tree").decode().strip()
         return Snapshot(tree, len(keep), tuple(os.fsdecode(b) for b in big))
+
+    def _has_secret(self, name: bytes) -> bool:
+        if not self.secrets:
+            return False
+        try:
+            data = (self.work_tree / os.fsdecode(name)).read_bytes()
+        except OSError:
+            return False
+        return any(s in data for s in self.secrets)
 
     def changes(self, current: str, target: str) -> list[Change]:
         """What restoring `target` over `current` would do, per file."""

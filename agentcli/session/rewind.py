@@ -122,7 +122,7 @@ def project_root_of(loaded: LoadedSession) -> Path:
 
 
 def rewind_stored(directory: Path, session_id: str, to: str, *, files: bool, conversation: bool,
-                  confirm: Callable[[str, str], bool]) -> bool:
+                  confirm: Callable[[str, str], bool], secrets: tuple[str, ...] = ()) -> bool:
     """Rewind a stored session (not in use): plan, let `confirm(summary, patch)` decide, apply.
     Returns whether anything was applied."""
     from agentcli.session import layout
@@ -134,11 +134,11 @@ def rewind_stored(directory: Path, session_id: str, to: str, *, files: bool, con
     lock = SessionLock(layout.lock_file(directory, session_id), session_id).acquire()
     try:
         loaded = load(directory, session_id)
-        shadow = shadow_for(directory, session_id, project_root_of(loaded)) if files else None
+        shadow = shadow_for(directory, session_id, project_root_of(loaded), secrets) if files else None
         plan = plan_rewind(loaded, to, shadow)
         if not confirm(describe(plan), plan.patch if files else ""):
             return False
-        with SessionWriter(loaded.path, session_id, redactor=Redactor(), leaf_id=loaded.leaf_id,
+        with SessionWriter(loaded.path, session_id, redactor=Redactor(secrets), leaf_id=loaded.leaf_id,
                            shadow=shadow) as writer:
             apply_rewind(writer, loaded, plan, files=files, conversation=conversation)
         return True

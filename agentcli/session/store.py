@@ -28,7 +28,7 @@ from agentcli.session import layout
 from agentcli.session.checkpoint import ShadowGit
 from agentcli.session.index import list_sessions
 from agentcli.session.lock import SessionLock
-from agentcli.session.reader import LoadedSession, load
+from agentcli.session.reader import LoadedSession, load, read_file
 from agentcli.session.records import HEADER, REPAIR, RESUMED, SCHEMA_VERSION, Record, encode, now_iso
 from agentcli.session.redact import Redactor
 from agentcli.session.repair import repair
@@ -78,7 +78,7 @@ def open_session(
             return OpenedSession(sid, NullSink(sid))
         _check_free(directory, sid)
         header = new_header(sid, root, cwd or Path.cwd(), model, provider, name)
-        writer = create(directory, header, Redactor(secrets), _shadow(directory, sid, root, checkpoints))
+        writer = create(directory, header, Redactor(secrets), _shadow(directory, sid, root, checkpoints, secrets))
         return OpenedSession(sid, writer, writer=writer)
     old_id = resolve_session(directory, resume)
     loaded = load(directory, old_id)
@@ -91,14 +91,14 @@ def open_session(
         sid = session_id or layout.new_session_id()
         _check_free(directory, sid)
         header = fork_header(sid, loaded, root, cwd or Path.cwd(), model, provider, name, loaded.leaf_id)
-        writer = create(directory, header, Redactor(secrets), _shadow(directory, sid, root, checkpoints))
+        writer = create(directory, header, Redactor(secrets), _shadow(directory, sid, root, checkpoints, secrets))
     else:
         if session_id is not None and session_id != old_id:
             raise UsageError("--session-id with --resume/--continue needs --fork-session")
         sid = old_id
         lock = SessionLock(layout.lock_file(directory, sid), sid).acquire()
         writer = SessionWriter(loaded.path, sid, redactor=Redactor(secrets), leaf_id=loaded.leaf_id, lock=lock,
-                               shadow=_shadow(directory, sid, root, checkpoints))
+                               shadow=_shadow(directory, sid, root, checkpoints, secrets))
         writer.record(RESUMED, {"model": model, "provider": provider, "cwd": str(cwd or Path.cwd())})
         if name:
             writer.record("rename", {"name": name})
@@ -127,8 +127,14 @@ def resolve_session(directory: Path, ref: str | None) -> str:
     if len(prefixed) == 1:
         return prefixed[0]
     more = f" ({len(prefixed)} sessions start with it)" if prefixed else ""
-    raise SessionNotFoundError(f"no session {ref!r} in this project{more}",
-                               hint="see `agentcli sessions list`")
+    hint = "see `agentcli sessions list`"
+    elsewhere = []
+    if layout.is_session_id(ref):
+        elsewhere = [p.parent for p in layout.projects_root().glob(f"*/{ref}{layout.SUFFIX}")]
+    if elsewhere:
+        root = read_file(layout.session_file(elsewhere[0], ref)).header.get("project_root", elsewhere[0].name)
+        hint = f"it belongs to the project at {root}: run agentcli from there"
+    raise SessionNotFoundError(f"no session {ref!r} in this project{more}", hint=hint)
 
 
 def fork(directory: Path, source_id: str, at: str | None = None, *, name: str | None = None,
@@ -183,21 +189,22 @@ def create(directory: Path, header: Record, redactor: Redactor, shadow: ShadowGi
                          shadow=shadow)
 
 
-def shadow_for(directory: Path, session_id: str, project_root: Path) -> ShadowGit:
-    """The checkpoint store of a session (shared object store per project, one index per session)."""
+def shadow_for(directory: Path, session_id: str, project_root: Path, secrets: tuple[str, ...] = ()) -> ShadowGit:
+    """The checkpoint store of a session (shared object store per project, one index per session).
+    Files holding one of `secrets` are left out of its snapshots."""
     excludes: tuple[str, ...] = ()
     home = paths.home().resolve()
     if home.is_relative_to(project_root):
         excludes = (f"/{home.relative_to(project_root).as_posix()}/",)
-    return ShadowGit(layout.shadow_store(directory), project_root,
-                     layout.checkpoint_index(directory, session_id), extra_excludes=excludes)
+    return ShadowGit(layout.shadow_store(directory), project_root, layout.checkpoint_index(directory, session_id),
+                     extra_excludes=excludes, secrets=tuple(s.encode() for s in secrets if len(s) >= 6))
 
 
-def _shadow(directory: Path, sid: str, root: Path, enabled: bool) -> ShadowGit | None:
+def _shadow(directory: Path, sid: str, root: Path, enabled: bool, secrets: tuple[str, ...]) -> ShadowGit | None:
     # A home directory or / as the "project" would mean snapshotting everything: no checkpoints there.
     if not enabled or shutil.which("git") is None or root in (Path.home().resolve(), Path("/")):
         return None
-    return shadow_for(directory, sid, root)
+    return shadow_for(directory, sid, root, secrets)
 
 
 def _check_free(directory: Path, sid: str) -> None:

@@ -92,3 +92,12 @@ def test_session_id_and_no_persistence(project: Path, home: Path) -> None:
     assert isinstance(n.sink, NullSink)
     n.sink.message(Message("user", (TextBlock("x"),)))
     assert sorted(p.name for p in home.rglob("*")) == before
+
+
+def test_unknown_here_but_known_in_another_project_names_it(project: Path, tmp_path: Path) -> None:
+    other = tmp_path / "other"
+    other.mkdir()
+    sid = _new(other, "elsewhere", "yes")
+    with pytest.raises(SessionNotFoundError) as err:
+        open_session(project, resume=sid)
+    assert str(other) in err.value.one_line()

@@ -21,6 +21,7 @@ def test_planted_secret_never_reaches_any_file(project: Path, home: Path, monkey
     monkeypatch.setenv("OTHER_TOKEN", UNLISTED)
     (project / ".env").write_text(f"OPENAI_API_KEY={KEY}\n")
     (project / "notes.txt").write_text("nothing here\n")
+    (project / "settings.py").write_text(f"API_KEY = '{KEY}'\n")  # left out of checkpoints
     s = open_session(project, secrets=(KEY, CONFIGURED), name=f"name {CONFIGURED}")
     assert s.writer is not None
     bash_turn(s.writer, project, f"my key is {KEY} and {CONFIGURED}", "env; cat .env; echo " + UNLISTED)
@@ -31,6 +32,7 @@ def test_planted_secret_never_reaches_any_file(project: Path, home: Path, monkey
     exported = to_markdown(load(d, s.session_id)) + to_json(load(d, s.session_id))
     assert KEY not in exported and UNLISTED not in exported and REDACTED in exported
     assert REDACTED in s.writer.path.read_text()
+    assert '"skipped":["settings.py"]' in s.writer.path.read_text()
     files = [p for p in home.rglob("*") if p.is_file()]
     assert len(files) > 10  # the session, its lock and index, the shadow store's objects
     for p in files:

