@@ -8,20 +8,23 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any
 
 from agentcli import selection
 from agentcli.config import Settings
 from agentcli.core.loop import Agent, AgentOptions
 from agentcli.core.messages import Usage
-from agentcli.core.permissions import Approver, Policy, SimplePolicy
+from agentcli.core.permissions import Approver, Policy
 from agentcli.core.prompt import system_prompt
 from agentcli.errors import ConfigError, UsageError
 from agentcli.firstrun import anything_configured, first_run_message, probe_local
 from agentcli.providers import catalog
 from agentcli.providers.base import Effort, Provider
 from agentcli.session.store import OpenedSession
+
+if TYPE_CHECKING:
+    from agentcli.presets import Preset
 from agentcli.tools.base import ToolContext
 from agentcli.tools.registry import DEFAULT_TOOLS, ToolRegistry
 
@@ -70,8 +73,41 @@ def tool_context(settings: Settings) -> ToolContext:
     )
 
 
-def make_policy(settings: Settings) -> Policy:
-    return SimplePolicy(settings.permission_mode, settings.allowed_tools, settings.disallowed_tools)
+def make_policy(settings: Settings, ctx: ToolContext, preset: Preset | None, session_rules: list[str]) -> Policy:
+    from agentcli.permissions.loader import load_policy
+
+    return load_policy(
+        settings.project_root,
+        settings.permission_mode if settings.permission_mode != "default" else None,
+        settings.allowed_tools,
+        settings.disallowed_tools,
+        settings.add_dirs,
+        session_rules,
+        preset_rules=preset.rules() if preset else None,
+        preset_mode=preset.permission_mode if preset else None,
+        ctx=ctx,
+    )
+
+
+def load_preset(settings: Settings) -> Preset | None:
+    if not settings.preset:
+        return None
+    from agentcli.presets import load_preset as load
+
+    return load(settings.preset, settings.project_root)
+
+
+def remembered_rules(opened: OpenedSession) -> list[str]:
+    """Rules the user allowed "for this session" in earlier runs of a resumed session."""
+    return [str(r["data"]["rule"]) for r in opened.replay
+            if r.get("type") == "rule" and r.get("data", {}).get("scope") == "session"]
+
+
+def tool_names(preset: Preset | None, mode: str) -> list[str]:
+    names = list(preset.tools) if preset else list(DEFAULT_TOOLS)
+    if mode == "plan" and "ExitPlanMode" not in names:
+        names.append("ExitPlanMode")
+    return names
 
 
 def open_sink(settings: Settings, sel: selection.Selection) -> OpenedSession:
@@ -95,9 +131,13 @@ def open_sink(settings: Settings, sel: selection.Selection) -> OpenedSession:
     )
 
 
-def build_prompt(settings: Settings) -> str:
+def build_prompt(settings: Settings, preset: Preset | None = None) -> str:
+    from agentcli.memory import load_memory
+
+    memory = load_memory(settings.cwd, settings.project_root)
     return system_prompt(
-        settings.cwd, settings.project_root, append=settings.append_system_prompt, replace=settings.system_prompt
+        settings.cwd, settings.project_root, memory=memory.text, append=settings.append_system_prompt,
+        replace=settings.system_prompt, addendum=preset.system_prompt_append if preset else None,
     )
 
 
@@ -111,17 +151,22 @@ class Built:
 
 
 async def build(settings: Settings, approver: Approver) -> Built:
+    preset = load_preset(settings)
+    if preset is not None and preset.model and not settings.model:
+        settings = replace(settings, model=preset.model)
     sel = await select_provider(settings)
     opened = open_sink(settings, sel)
     try:
         provider = make_provider(sel)
+        ctx = tool_context(settings)
+        policy = make_policy(settings, ctx, preset, remembered_rules(opened))
     except BaseException:
         opened.close()
         raise
     options = AgentOptions(
         model=sel.model,
         provider_name=sel.config.name,
-        system_prompt=build_prompt(settings),
+        system_prompt=build_prompt(settings, preset),
         max_turns=settings.max_turns,
         max_budget_usd=settings.max_budget_usd,
         max_tool_calls_per_turn=settings.max_tool_calls_per_turn,
@@ -131,8 +176,8 @@ async def build(settings: Settings, approver: Approver) -> Built:
         context_window_fn=context_window_fn(settings.prices),
     )
     agent = Agent(
-        provider=provider, registry=ToolRegistry(DEFAULT_TOOLS), policy=make_policy(settings), approver=approver,
-        ctx=tool_context(settings), options=options, sink=opened.sink, history=opened.history,
+        provider=provider, registry=ToolRegistry(tool_names(preset, policy.mode)), policy=policy,
+        approver=approver, ctx=ctx, options=options, sink=opened.sink, history=opened.history,
     )
     return Built(agent, sel, opened)
 

@@ -129,7 +129,7 @@ def bench_checkpoint(base: Path, git_repo: bool) -> None:
         subprocess.run(["git", "init", "-q", str(project)], check=True)
         subprocess.run([*g, "add", "-A"], check=True)
         subprocess.run([*g, "commit", "-qm", "init"], check=True)
-    s = open_session(project)
+    s = open_session(project, secrets=("sk-ant-bench-secret-000000000000",))
     assert s.writer is not None
     w = s.writer
     t = time.perf_counter()

@@ -146,7 +146,7 @@ class Agent:
                 self.append(results)
                 yield ToolResultsMessage(results)
                 self.sink.end_turn()
-                if runner.plan is not None and not getattr(self.approver, "interactive", False):
+                if runner.plan is not None:
                     st.last_text = runner.plan
                     yield self._finish(st, runner, "success")
                     return

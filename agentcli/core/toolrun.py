@@ -95,7 +95,9 @@ class ToolRunner:
             behavior, reason, updated = approval.behavior, approval.reason, approval.updated_input
             by = getattr(self.approver, "name", "user")
             if approval.behavior == "allow" and approval.remember:
-                self.policy.remember(approval.remember, approval.scope or "session")
+                scope = approval.scope or "session"
+                self.policy.remember(approval.remember, scope)
+                self.sink.record("rule", {"rule": approval.remember, "scope": scope})
         assert behavior in ("allow", "deny")
         decision = PermissionDecision(call.id, tool.name, call.input, behavior, by, verdict.rule, reason, updated)
         self.sink.record("permission", _decision_record(decision))
@@ -127,12 +129,22 @@ class ToolRunner:
             if r.note:
                 content = f"{r.note}\n\n{content}"
             if "plan" in out.metadata:
-                self.plan = str(out.metadata["plan"])
-                self.sink.record("plan", {"tool_use_id": r.call.id, "plan": self.plan})
+                self._take_plan(r.call.id, out.metadata)
             block = ToolResultBlock(r.call.id, content, out.is_error)
             self._results[r.call.id] = block
             display = self.ctx.redact(out.display) if out.display else None
             yield ToolFinished(r.call.id, r.tool.name, r.args, block, ms, display)
+
+    def _take_plan(self, tool_use_id: str, meta: dict[str, Any]) -> None:
+        """ExitPlanMode ran: store the plan; apply the mode a reviewer chose; with no reviewer (headless) the
+        plan becomes the run's result."""
+        plan = str(meta["plan"])
+        self.sink.record("plan", {"tool_use_id": tool_use_id, "plan": plan, "approved": meta.get("approved"),
+                                  "mode": meta.get("mode")})
+        if meta.get("mode"):
+            self.policy.mode = str(meta["mode"])
+        if "approved" not in meta:
+            self.plan = plan
 
     async def _execute(self, r: _Ready) -> tuple[ToolOutput, int]:
         t0 = time.monotonic()

@@ -21,7 +21,9 @@ MAX_FILE_BYTES = 5 * 1024 * 1024
 MAX_CHANGED_FILES = 50_000
 _ATTRIBUTES = "* -text -eol -filter -ident -working-tree-encoding\n"
 _EXCLUDES = (".env", ".env.*", "!.env.example", "!.env.sample", "*.pem", "*.key", "id_rsa*", "id_ed25519*",
-             "id_ecdsa*", ".netrc", ".npmrc", ".pypirc")
+             "id_ecdsa*", ".netrc", ".npmrc", ".pypirc",
+             # Caches and installed dependencies: large, rebuildable, and never what a rewind is for.
+             "node_modules/", ".venv/", "__pycache__/", ".mypy_cache/", ".pytest_cache/", ".ruff_cache/", ".tox/")
 _CONFIG = (("core.bare", "false"), ("core.autocrlf", "false"), ("core.safecrlf", "false"),
            ("core.symlinks", "true"), ("core.untrackedCache", "true"), ("core.fsmonitor", "false"),
            ("core.quotePath", "false"), ("gc.auto", "0"), ("gc.pruneExpire", "never"), ("diff.renames", "false"))
@@ -120,18 +122,30 @@ class ShadowGit:
 
     def _ensure(self) -> None:
         if not (self.store / "HEAD").exists():
-            self.store.parent.mkdir(parents=True, exist_ok=True)
-            _run(["git", "init", "-q", "--bare", str(self.store)], _clean_env(), None, self.store.parent)
-            for key, value in _CONFIG:
-                self._git("config", key, value)
-            info = self.store / "info"
-            info.mkdir(exist_ok=True)
-            (info / "attributes").write_text(_ATTRIBUTES)
-            (info / "exclude").write_text("\n".join((*_EXCLUDES, *self.extra_excludes)) + "\n")
+            self._create_store()
         if not self.index.exists():
             seed = self.store / "last-index"
             if seed.exists():
                 shutil.copyfile(seed, self.index)  # a warm stat cache: the first snapshot hashes little
+
+    def _create_store(self) -> None:
+        """Build the store aside and rename it into place, so two sessions starting at once cannot clash."""
+        self.store.parent.mkdir(parents=True, exist_ok=True)
+        tmp = self.store.with_name(f"{self.store.name}.{os.getpid()}.tmp")
+        shutil.rmtree(tmp, ignore_errors=True)
+        _run(["git", "init", "-q", "--bare", str(tmp)], _clean_env(), None, self.store.parent)
+        env = {**_clean_env(), "GIT_DIR": str(tmp)}
+        for key, value in _CONFIG:
+            _run(["git", "config", key, value], env, None, self.store.parent)
+        (tmp / "info").mkdir(exist_ok=True)
+        (tmp / "info" / "attributes").write_text(_ATTRIBUTES)
+        (tmp / "info" / "exclude").write_text("\n".join((*_EXCLUDES, *self.extra_excludes)) + "\n")
+        try:
+            os.rename(tmp, self.store)
+        except OSError:
+            shutil.rmtree(tmp, ignore_errors=True)  # another session made it first
+            if not (self.store / "HEAD").exists():
+                raise
 
     def remember_index(self) -> None:
         """Keep this session's index as the seed for the next session's first snapshot."""

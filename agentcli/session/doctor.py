@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from agentcli.core.messages import Message
-from agentcli.errors import SessionError
+from agentcli.errors import SessionError, SessionLockedError
 from agentcli.session import layout
 from agentcli.session.index import INDEX_NAME, list_sessions
 from agentcli.session.lock import SessionLock, is_locked
@@ -45,19 +45,32 @@ def doctor(directory: Path, *, fix: bool = True) -> list[Finding]:
 
 
 def _check(directory: Path, sid: str, fix: bool) -> Finding:
+    lock: SessionLock | None = None
+    if fix:
+        try:
+            lock = SessionLock(layout.lock_file(directory, sid), sid).acquire()
+        except SessionLockedError:
+            lock = None
+    try:
+        return _examine(directory, sid, lock)
+    finally:
+        if lock is not None:
+            lock.release()
+
+
+def _examine(directory: Path, sid: str, lock: SessionLock | None) -> Finding:
+    """Check one session; repair it only when we hold its lock (nobody else is writing it)."""
     f = Finding(sid)
     path = layout.session_file(directory, sid)
-    busy = is_locked(layout.lock_file(directory, sid))
+    busy = " (session in use)" if lock is None and is_locked(layout.lock_file(directory, sid)) else ""
     parsed = parse(path.read_bytes())
     bad = [p for p in parsed.problems if p.detail != "no session header"]
     if not parsed.header:
         f.problems.append("no valid header on line 1: cannot repair automatically")
-    if bad:
-        if fix and not busy and parsed.header:
-            moved = _move_bad_lines(path)
-            f.fixed.append(f"moved {moved} bad line(s) to {path.name}.bad")
-        else:
-            f.problems += [str(p) for p in bad]
+    if bad and lock is not None and parsed.header:
+        f.fixed.append(f"moved {_move_bad_lines(path)} bad line(s) to {path.name}.bad")
+    else:
+        f.problems += [f"{p}{busy}" for p in bad]
     try:
         loaded = load(directory, sid)
     except SessionError as err:
@@ -65,12 +78,11 @@ def _check(directory: Path, sid: str, fix: bool) -> Finding:
         return f
     f.problems += [p for p in loaded.problems if "missing" in p or "cycle" in p]
     fixed = repair(loaded.messages())
-    if fixed.tail is not None:
-        if fix and not busy:
-            _append_tail(directory, sid, loaded.leaf_id, fixed.tail, fixed.notes)
-            f.fixed.append("answered interrupted tool call(s) with an 'interrupted' result")
-        else:
-            f.problems.append("tool call(s) without a result" + (" (session in use)" if busy else ""))
+    if fixed.tail is not None and lock is not None:
+        _append_tail(path, sid, loaded.leaf_id, fixed.tail, fixed.notes)
+        f.fixed.append("answered interrupted tool call(s) with an 'interrupted' result")
+    elif fixed.tail is not None:
+        f.problems.append(f"tool call(s) without a result{busy}")
     return f
 
 
@@ -93,9 +105,7 @@ def _is_header(line: bytes) -> bool:
     return bool(parse(line + b"\n").header)
 
 
-def _append_tail(directory: Path, sid: str, leaf: str | None, tail: Message, notes: list[str]) -> None:
-    lock = SessionLock(layout.lock_file(directory, sid), sid).acquire()
-    with SessionWriter(layout.session_file(directory, sid), sid, redactor=Redactor(), leaf_id=leaf,
-                       lock=lock) as w:
+def _append_tail(path: Path, sid: str, leaf: str | None, tail: Message, notes: list[str]) -> None:
+    with SessionWriter(path, sid, redactor=Redactor(), leaf_id=leaf) as w:
         w.message(tail, synthetic=True)
         w.record(REPAIR, {"notes": notes, "by": "doctor"})

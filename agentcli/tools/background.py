@@ -23,6 +23,8 @@ SHELLS_KEY = "background_shells"
 # Unread output kept per shell; older unread output is dropped (and counted) beyond this.
 MAX_UNREAD_BYTES = 1 << 20
 KILL_GRACE_S = 2.0
+# After the shell exits, how long to wait for the rest of its output (children may still hold the pipe).
+DRAIN_S = 0.5
 
 
 class BackgroundShell:
@@ -38,6 +40,7 @@ class BackgroundShell:
         self.killed = False
         self.output_arrived = asyncio.Event()
         self.finished = asyncio.Event()
+        self.eof = asyncio.Event()
         self.watcher: asyncio.Task[None] | None = None
         self.transport: asyncio.BaseTransport | None = None
 
@@ -73,6 +76,9 @@ class _Pipe(asyncio.Protocol):
     def data_received(self, data: bytes) -> None:
         self.shell.feed(data)
 
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.shell.eof.set()
+
 
 def shells(ctx: ToolContext) -> dict[str, BackgroundShell]:
     found: dict[str, BackgroundShell] = ctx.state.setdefault(SHELLS_KEY, {})
@@ -87,6 +93,8 @@ def _kill_group(pid: int, sig: int = signal.SIGKILL) -> None:
 async def _watch(shell: BackgroundShell) -> None:
     try:
         await shell.proc.wait()
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(shell.eof.wait(), DRAIN_S)
     except asyncio.CancelledError:
         # The loop is shutting down (or the session closing): nothing may outlive it.
         _kill_group(shell.proc.pid)

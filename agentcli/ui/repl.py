@@ -49,8 +49,6 @@ class Repl:
     """One interactive session. Slash commands (agentcli.ui.slash) act on it through its public attributes."""
 
     def __init__(self, settings: Settings, console: Console | None = None) -> None:
-        from agentcli.session.layout import git_branch
-
         self.settings = settings
         self.console = console or Console(highlight=False, emoji=False)
         self.renderer = Renderer(self.console)
@@ -61,7 +59,7 @@ class Repl:
         self._building: asyncio.Task[Built] | None = None
         self.mode = settings.permission_mode
         self.allow_bypass = settings.permission_mode == "bypassPermissions"
-        self.status = Status(model=settings.model or "(default model)", mode=self.mode, branch=git_branch(self.root))
+        self.status = Status(model=settings.model or "(default model)", mode=self.mode)
         self.context: list[str] = []
         self.pastes: dict[int, str] = {}
         self.turn: asyncio.Task[None] | None = None
@@ -204,9 +202,10 @@ class Repl:
             self._building = asyncio.create_task(self._build())
 
     async def _build(self) -> Built:
+        await asyncio.to_thread(preload, self.settings, self.renderer)
+        self._show_branch()
         from agentcli.runtime import build
 
-        await asyncio.to_thread(self.renderer.markdown_warmup)
         return await build(self.settings, PausingApprover(self, make_approver(self)))
 
     async def ensure_agent(self) -> Agent | None:
@@ -310,6 +309,14 @@ class Repl:
         if app is not None:
             app.invalidate()
 
+    def _show_branch(self) -> None:
+        from agentcli.session.layout import git_branch
+
+        self.status.branch = git_branch(self.root)
+        app = get_app_or_none()
+        if app is not None:
+            app.invalidate()
+
     def toolbar(self) -> StyleAndTextTuples:
         app = get_app_or_none()
         width = app.output.get_size().columns if app is not None else 80
@@ -338,6 +345,27 @@ class Repl:
             Text("/help for commands · !cmd runs a shell command · @path attaches a file · esc interrupts", "dim")
         )
         self.console.print()
+
+
+def preload(settings: Settings, renderer: Renderer) -> None:
+    """Import what the first turn needs (runtime, session store, the provider's adapter, tools, markdown) in a
+    worker thread, so the prompt keeps echoing keys while it loads."""
+    import importlib
+
+    for name in ("agentcli.runtime", "agentcli.session.store", "agentcli.core.toolrun"):
+        importlib.import_module(name)
+    from agentcli import selection
+    from agentcli.providers import factory
+    from agentcli.tools.registry import DEFAULT_TOOLS, load_tool
+
+    with contextlib.suppress(Exception):  # a bad setting is reported by the real build, not here
+        provider, _ = selection.choose(settings.model, settings.provider, settings.base_url)
+        if provider:
+            factory.provider_class(provider)
+    for tool in DEFAULT_TOOLS:
+        with contextlib.suppress(Exception):
+            load_tool(tool)
+    renderer.markdown_warmup()
 
 
 class PausingApprover:

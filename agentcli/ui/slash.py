@@ -7,10 +7,8 @@ import dataclasses
 from collections.abc import Awaitable, Callable, Iterable
 from typing import TYPE_CHECKING
 
-from rich.table import Table
 from rich.text import Text
 
-from agentcli.ui import actions
 from agentcli.ui.status import MODE_LABELS
 
 if TYPE_CHECKING:
@@ -129,6 +127,8 @@ def _say(repl: Repl, text: str, style: str = "") -> None:
 
 @command("help", "show the commands and keys")
 async def _help(repl: Repl, args: str) -> None:
+    from rich.table import Table
+
     table = Table(show_header=False, box=None, padding=(0, 2, 0, 0))
     table.add_column(style="bold", no_wrap=True)
     table.add_column()
@@ -157,6 +157,7 @@ async def _model(repl: Repl, args: str) -> None:
         _say(repl, f"Model: {repl.status.model}" + (f"\nKnown models: {', '.join(known)}" if known else ""))
         return
     from agentcli.errors import AgentCliError
+    from agentcli.ui import actions
 
     try:
         await actions.switch_model(repl, args)
@@ -189,6 +190,8 @@ async def _plan(repl: Repl, args: str) -> None:
 
 @command("preset", "show or switch the tool preset", "[name]")
 async def _preset(repl: Repl, args: str) -> None:
+    from agentcli.ui import actions
+
     await actions.switch_preset(repl, args)
 
 
@@ -222,9 +225,11 @@ async def _cost(repl: Repl, args: str) -> None:
 
 @command("context", "what fills the context window")
 async def _context(repl: Repl, args: str) -> None:
+    from agentcli.ui.actions import context_report
+
     agent = await repl.ensure_agent()
     if agent is not None:
-        _say(repl, actions.context_report(agent), "")
+        _say(repl, context_report(agent), "")
 
 
 @command("clear", "start a new session (the current one stays stored)")
@@ -264,6 +269,8 @@ async def _fork(repl: Repl, args: str) -> None:
 
 @command("rewind", "go back to an earlier prompt", "[n]")
 async def _rewind(repl: Repl, args: str) -> None:
+    from agentcli.ui import actions
+
     await actions.rewind(repl, args)
 
 

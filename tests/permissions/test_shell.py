@@ -100,6 +100,6 @@ def test_nesting_is_bounded() -> None:
     with pytest.raises(ShellParseError):
         analyse(deep)
     shells = "a"
-    for _ in range(10):
+    for _ in range(8):
         shells = f"bash -c {shlex.quote(shells)}"
     assert analyse(shells)[0].opaque is not None

@@ -111,6 +111,7 @@ def check_run(code: int, lines: list[dict[str, Any]], stderr: str) -> dict[str, 
     assert result["total_cost_usd"] == 0
     deltas = [x for x in lines if x.get("type") == "stream_event"]
     assert len(deltas) >= 2, "the reply was not streamed"
+    print(result["num_turns"], result["usage"], result["duration_ms"], result["duration_api_ms"])
     return result
 
 

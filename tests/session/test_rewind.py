@@ -111,3 +111,17 @@ def test_checkpoint_skips_big_and_secret_files_and_respects_gitignore(project: P
     assert listed == [".gitignore", "ok.txt"]
     os.remove(project / "ok.txt")
     assert g.snapshot().tree != snap.tree
+
+
+def test_store_inside_the_project_is_not_snapshotted(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("AGENTCLI_HOME", str(project / "state" / "home"))
+    (project / "a.txt").write_text("a\n")
+    s = open_session(project)
+    assert s.writer is not None and s.writer.shadow is not None
+    rec = s.writer.snapshot_now("before_tool")
+    assert rec is not None
+    rec2 = s.writer.snapshot_now("before_tool")  # the first one wrote objects and records under the project
+    s.close()
+    assert rec["data"]["tree"] == rec2["data"]["tree"]
+    names = s.writer.shadow._git("ls-tree", "-r", "--name-only", rec["data"]["tree"]).decode().split()
+    assert names == ["a.txt"]
