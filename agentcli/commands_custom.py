@@ -62,9 +62,7 @@ def load_commands(project_root: Path) -> dict[str, CustomCommand]:
             name = ":".join(f.relative_to(folder).with_suffix("").parts)
             meta, body = parse_front_matter(raw)
             description = meta.get("description") or _first_line(body)
-            found[name] = CustomCommand(
-                name, body.strip(), f, scope, description, meta.get("argument-hint", "")
-            )
+            found[name] = CustomCommand(name, body.strip(), f, scope, description, meta.get("argument-hint", ""))
     return found
 
 

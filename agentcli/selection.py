@@ -9,7 +9,7 @@ The catalog, factory and profiles own the details; this module only puts them in
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -91,7 +91,7 @@ def select(
     conf = dict(provider_conf.get(name, {}))
     conf_model = conf.pop("model", None)
     url = base_url or conf.pop("base_url", None)
-    profile = profiles.get_profile(name)
+    profile = profiles.get_profile(name, provider_conf)
     if profile is not None:
         cfg = profile.provider_config(base_url=url, request_timeout_s=request_timeout_s, max_retries=max_retries)
         return Selection(cfg, model_name or conf_model or profile.default_model or LOCAL_MODEL)
@@ -101,8 +101,19 @@ def select(
         name, {"base_url": url, "request_timeout_s": request_timeout_s, "max_retries": max_retries},
         defaults=defaults,
     )
-    chosen = model_name or conf_model
-    if chosen is None:
-        local = name == "openai" and _is_loopback(cfg.base_url)
-        chosen = LOCAL_MODEL if local else DEFAULT_MODELS.get(name, LOCAL_MODEL)
+    local = name == "openai" and _is_loopback(cfg.base_url)
+    if local and "text_tool_calls" not in cfg.options:
+        # Small local models often write tool calls as text; extraction only fires on known tool names.
+        cfg = replace(cfg, options={**cfg.options, "text_tool_calls": True})
+    chosen = model_name or conf_model or (LOCAL_MODEL if local else DEFAULT_MODELS.get(name, LOCAL_MODEL))
+    if name == "openai" and provider is None and cfg.base_url is None and _reasoning_model(chosen):
+        cfg = replace(cfg, name="openai-responses")
     return Selection(cfg, chosen)
+
+
+def _reasoning_model(model: str) -> bool:
+    """Reasoning models stream their reasoning only through the Responses API; `--provider openai` keeps
+    Chat Completions."""
+    from agentcli.providers.openai_responses import needs_responses_api
+
+    return needs_responses_api(model)

@@ -7,6 +7,7 @@ included) as the user wrote it.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
@@ -39,10 +40,8 @@ def load(path: Path) -> dict[str, Any]:
 def atomic_write(path: Path, text: str, mode: int = 0o600) -> None:
     """Write `text` to `path` atomically. A new file gets `mode`; an existing one keeps its permissions."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    try:
+    with contextlib.suppress(FileNotFoundError):
         mode = os.stat(path).st_mode & 0o7777
-    except FileNotFoundError:
-        pass
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
@@ -52,10 +51,8 @@ def atomic_write(path: Path, text: str, mode: int = 0o600) -> None:
         os.chmod(tmp, mode)
         os.replace(tmp, path)
     except BaseException:
-        try:
+        with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
-        except FileNotFoundError:
-            pass
         raise
     _fsync_dir(path.parent)
 

@@ -19,8 +19,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from agentcli.permissions.loader import load_policy  # noqa: E402
-from agentcli.tools.registry import load_tool  # noqa: E402
+from agentcli.permissions.loader import load_policy
+from agentcli.tools.registry import load_tool
 
 CALLS: list[tuple[str, dict[str, Any]]] = [
     ("Bash", {"command": "git status"}),
@@ -36,6 +36,8 @@ CALLS: list[tuple[str, dict[str, Any]]] = [
     ("Edit", {"file_path": "src/app.py", "old_string": "a", "new_string": "b"}),
     ("Grep", {"pattern": "TODO", "path": "src"}),
 ]
+# Not typical: every one of 300 arguments is a path to resolve (about 20 µs each); reported, not judged.
+LONG = ("Bash", {"command": "ls " + " ".join(f"src/f{i}.py" for i in range(300))})
 RULES = [
     "Bash(npm test *)", "Bash(git diff:*)", "Bash(make *)", "Bash(cargo build *)", "Edit(src/**)",
     "Read(//usr/share/**)", "WebFetch(domain:example.com)", "mcp__github", "Bash(pytest *)", "Bash(uv run *)",
@@ -54,7 +56,7 @@ def main() -> None:
         policy = load_policy(root, "default", allowed_flags=RULES, disallowed_flags=["Bash(rm -rf /:*)"])
         worst = 0.0
         print(f"{'call':<58} {'wall med':>9} {'cpu med':>8} {'cpu p95':>8}  verdict")
-        for name, args in CALLS:
+        for name, args in [*CALLS, LONG]:
             tool = load_tool(name)
             wall, cpu = [], []
             for _ in range(n):
@@ -64,10 +66,12 @@ def main() -> None:
                 wall.append((time.perf_counter() - t0) * 1e6)
             cpu.sort()
             p95 = cpu[int(len(cpu) * 0.95)]
-            worst = max(worst, p95)
+            if (name, args) != LONG:
+                worst = max(worst, p95)
             label = f"{name} {next(iter(args.values()))!r}"[:58]
-            print(f"{label:<58} {statistics.median(wall):>9.1f} {statistics.median(cpu):>8.1f} {p95:>8.1f}  {verdict.behavior}")
-        print(f"worst CPU p95: {worst:.1f} µs ({'ok' if worst <= 1000 else 'OVER'} against 1 ms)")
+            med_wall, med_cpu = statistics.median(wall), statistics.median(cpu)
+            print(f"{label:<58} {med_wall:>9.1f} {med_cpu:>8.1f} {p95:>8.1f}  {verdict.behavior}")
+        print(f"worst CPU p95 of the typical calls: {worst:.1f} µs ({'ok' if worst <= 1000 else 'OVER'} against 1 ms)")
 
 
 if __name__ == "__main__":

@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import os
 import statistics
@@ -74,7 +75,7 @@ def bench_render(tokens: int = 20_000, rate: float = 1000.0) -> dict[str, float]
         r.feed(MessageStop("end_turn"))
         r.flush()
         wall = time.perf_counter() - t0
-    per_k = [b - a for a, b in zip(cpu_marks, cpu_marks[1:], strict=False)]
+    per_k = [b - a for a, b in itertools.pairwise(cpu_marks)]
     stream = tokens / rate
     return {
         "stream_s": stream,
@@ -115,7 +116,9 @@ def fake_server(script: list[dict[str, Any]]) -> Iterator[str]:
         path.write_text(json.dumps(script))
         proc = subprocess.Popen(
             [sys.executable, "-m", "tests.fakes.server", "--script", str(path), "--loop"],
-            cwd=ROOT, stdout=subprocess.PIPE, text=True,
+            cwd=ROOT,
+            stdout=subprocess.PIPE,
+            text=True,
         )
         try:
             assert proc.stdout is not None
@@ -136,8 +139,11 @@ def spawn(url: str, home: str, cwd: str) -> Any:
         "OPENAI_API_KEY": "sk-fake-bench",
         "PROMPT_TOOLKIT_NO_CPR": "1",
     }
-    return pexpect.spawn(AGENTCLI, ["--model", "openai/fake-model"], cwd=cwd, env=env, dimensions=(40, 100),
-                         encoding="utf-8", timeout=30)
+    child = pexpect.spawn(
+        AGENTCLI, ["--model", "openai/fake-model"], cwd=cwd, env=env, dimensions=(40, 100), encoding="utf-8", timeout=30
+    )
+    child.delaybeforesend = None  # pexpect sleeps 50 ms before every send by default
+    return child
 
 
 def bench_startup(runs: int) -> dict[str, float]:
@@ -155,14 +161,67 @@ def bench_startup(runs: int) -> dict[str, float]:
             child.sendcontrol("c")
             child.sendcontrol("d")
             child.expect(__import__("pexpect").EOF)
-    return {"prompt_ms": 1000 * statistics.median(drawn), "first_key_ms": 1000 * statistics.median(echoed)}
+    return {
+        "prompt_ms": 1000 * statistics.median(drawn),
+        "prompt_min_ms": 1000 * min(drawn),
+        "first_key_ms": 1000 * statistics.median(echoed),
+        "first_key_min_ms": 1000 * min(echoed),
+    }
+
+
+@contextmanager
+def paced_server(tokens: list[str], rate: float) -> Iterator[str]:
+    """A minimal OpenAI-compatible chat server streaming `tokens` at `rate` per second (the fake LLM server
+    streams as fast as it can; typing while a reply streams needs a reply that takes a while)."""
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, format: str, *args: Any) -> None:
+            pass
+
+        def do_POST(self) -> None:
+            self.rfile.read(int(self.headers.get("content-length", 0)))
+            self.send_response(200)
+            self.send_header("content-type", "text/event-stream")
+            self.end_headers()
+            t0 = time.perf_counter()
+            try:
+                for i, tok in enumerate(tokens):
+                    delay = t0 + i / rate - time.perf_counter()
+                    if delay > 0:
+                        time.sleep(delay)
+                    self._event({"choices": [{"index": 0, "delta": {"content": tok}, "finish_reason": None}]})
+                self._event(
+                    {
+                        "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}],
+                        "usage": {"prompt_tokens": 10, "completion_tokens": len(tokens)},
+                    }
+                )
+                self.wfile.write(b"data: [DONE]\n\n")
+            except (BrokenPipeError, ConnectionResetError):
+                pass
+
+        def _event(self, chunk: dict[str, Any]) -> None:
+            body = {"id": "c1", "object": "chat.completion.chunk", "model": "fake-model", **chunk}
+            self.wfile.write(b"data: " + json.dumps(body).encode() + b"\n\n")
+            self.wfile.flush()
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
 
 
 def bench_echo(keys: int = 20) -> dict[str, float]:
-    pieces = markdown_tokens(200_000)
-    script = [{"pieces": pieces, "usage": {"input_tokens": 10, "output_tokens": len(pieces)}}]
+    """Type keys while a 1,000 tok/s reply streams; then Esc, and time until the turn has stopped."""
+    import pexpect
+
     lat: list[float] = []
-    with fake_server(script) as url, tempfile.TemporaryDirectory() as tmp:
+    with paced_server(markdown_tokens(60_000), 1000.0) as url, tempfile.TemporaryDirectory() as tmp:
         child = spawn(url, tmp, tmp)
         child.expect("›")
         child.send("write a long answer\r")
@@ -175,12 +234,16 @@ def bench_echo(keys: int = 20) -> dict[str, float]:
             child.send(ch)
             child.expect_exact("› " + typed, timeout=5)
             lat.append(time.perf_counter() - t0)
-            time.sleep(0.05)
+            time.sleep(0.1)
+        t0 = time.perf_counter()
         child.send("\x1b")
         child.expect("Interrupted")
+        esc = time.perf_counter() - t0
+        child.expect_exact(typed)  # the typed-ahead text is waiting in the next prompt
+        child.sendcontrol("c")
         child.sendcontrol("d")
-        child.expect(__import__("pexpect").EOF)
-    return {"echo_median_ms": 1000 * statistics.median(lat), "echo_max_ms": 1000 * max(lat)}
+        child.expect(pexpect.EOF)
+    return {"echo_median_ms": 1000 * statistics.median(lat), "echo_max_ms": 1000 * max(lat), "esc_stop_ms": 1000 * esc}
 
 
 def main() -> int:

@@ -58,18 +58,12 @@ def _parser() -> argparse.ArgumentParser:
 
 def _cmd_list(ns: argparse.Namespace, root: Path) -> int:
     policy = loader.load_policy(root)
-    files = {f.source: str(f.path) for f in loader.rule_files(root)}
-    rows = [
-        {"behavior": r.behavior, "rule": r.text, "source": r.source, "file": r.origin or files.get(r.source)}
-        for b in loader.BEHAVIORS
-        for r in policy.rules
-        if r.behavior == b
-    ]
+    rows = loader.rule_rows(policy, root)
     if ns.json:
         sys.stdout.write(json.dumps({"mode": policy.mode, "rules": rows}, indent=2) + "\n")
         return 0
     sys.stdout.write(f"mode: {policy.mode}\n")
-    width = max((len(r["rule"]) for r in rows), default=10)
+    width = max((len(r.text) for r in policy.rules), default=10)
     for r in rows:
         where = f"  {r['file']}" if r["file"] else ""
         sys.stdout.write(f"{r['behavior']:<6} {r['rule']:<{width}}  {r['source']}{where}\n")
@@ -98,7 +92,7 @@ def _cmd_rm(ns: argparse.Namespace, root: Path) -> int:
         if loader.remove_rule(root, text, ns.behavior, s)
     ]
     if not removed:
-        sys.stderr.write(f"agentcli: no rule {text} in {', '.join(ns.scope and [ns.scope] or loader.SCOPES)}\n")
+        sys.stderr.write(f"agentcli: no rule {text} in {', '.join((ns.scope and [ns.scope]) or loader.SCOPES)}\n")
         return 1
     for f in removed:
         sys.stdout.write(f"removed {text} from {f}\n")

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import AsyncIterator, Callable
+from contextlib import aclosing
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -180,9 +181,11 @@ class Agent:
         )
         t0 = time.monotonic()
         try:
-            async for ev in self.provider.stream(request):
-                builder.feed(ev)
-                yield ev
+            # aclosing: a cancelled or failed turn closes the provider's connection now, not at GC time.
+            async with aclosing(self.provider.stream(request)) as stream:
+                async for ev in stream:
+                    builder.feed(ev)
+                    yield ev
         except BaseException:
             if builder.output_seen:
                 partial = builder.message(complete_calls_only=True)

@@ -18,6 +18,7 @@ from agentcli.core.messages import ToolResultBlock, ToolUseBlock
 from agentcli.core.permissions import ApprovalRequest, Approver, Policy
 from agentcli.core.sink import SessionSink
 from agentcli.tools.base import Tool, ToolContext, ToolOutput
+from agentcli.tools.paths import outside_approved
 from agentcli.tools.validate import validate_args
 
 
@@ -149,7 +150,9 @@ class ToolRunner:
     async def _execute(self, r: _Ready) -> tuple[ToolOutput, int]:
         t0 = time.monotonic()
         try:
-            out = await asyncio.wait_for(r.tool.run(r.args, self.ctx), timeout=self.ctx.tool_timeout_s + 5)
+            # The policy has already decided this call, paths outside the project included.
+            with outside_approved():
+                out = await asyncio.wait_for(r.tool.run(r.args, self.ctx), timeout=self.ctx.tool_timeout_s + 5)
         except TimeoutError:
             out = ToolOutput.error(f"{r.tool.name} timed out after {self.ctx.tool_timeout_s:.0f} s.")
         except Exception as err:

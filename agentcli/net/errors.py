@@ -17,7 +17,6 @@ import json
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from datetime import UTC
 from typing import Any
 
 from agentcli.errors import (
@@ -104,7 +103,8 @@ def retry_after_s(headers: Mapping[str, str]) -> float | None:
         from datetime import datetime
         from email.utils import parsedate_to_datetime
 
-        return max(0.0, (parsedate_to_datetime(ra) - datetime.now(UTC)).total_seconds())
+        when = parsedate_to_datetime(ra)
+        return max(0.0, (when - datetime.now(when.tzinfo)).total_seconds())
     except (TypeError, ValueError):
         return None
 

@@ -95,11 +95,18 @@ Origin = tuple[str, str, int]
 class HttpClient:
     """Sends requests; keeps finished HTTP/1.1 connections for reuse. One per provider instance."""
 
-    def __init__(self, timeouts: Timeouts | None = None, *, env: Mapping[str, str] | None = None) -> None:
+    def __init__(
+        self,
+        timeouts: Timeouts | None = None,
+        *,
+        env: Mapping[str, str] | None = None,
+        ssl_context: ssl.SSLContext | None = None,
+    ) -> None:
+        """`env` replaces os.environ for proxy lookup; `ssl_context` replaces the default (system CAs)."""
         self.timeouts = timeouts or Timeouts()
         self._env = env
         self._idle: dict[Origin, list[_Conn]] = {}
-        self._ssl: ssl.SSLContext | None = None
+        self._ssl: ssl.SSLContext | None = ssl_context
         self._httpx: HttpxTransport | None = None
 
     async def send(

@@ -19,6 +19,9 @@ class SSEEvent(NamedTuple):
     id: str | None = None
 
 
+_new_event = tuple.__new__  # builds an SSEEvent without NamedTuple's Python-level __new__
+
+
 class SSEDecoder:
     """Server-Sent Events per the WHATWG spec: CR, LF or CRLF line ends; `:` comments; `retry` ignored."""
 
@@ -48,30 +51,37 @@ class SSEDecoder:
             self._buf = buf
             return []
         self._buf = buf[end + 1 :]
-        return self._process(buf[:end].decode("utf-8").split("\n"))
+        return self._process(buf[:end].decode("utf-8", "replace").split("\n"))
 
     def _process(self, lines: list[str]) -> list[SSEEvent]:
         out: list[SSEEvent] = []
         data = self._data
         for line in lines:
-            if not line:
+            # Fast paths first: at one event per token this loop runs tens of thousands of times.
+            if line[:6] == "data: ":
+                data.append(line[6:])
+            elif not line:
                 if data:
-                    out.append(SSEEvent(self._event or "message", "\n".join(data), self._id))
+                    text = data[0] if len(data) == 1 else "\n".join(data)
+                    out.append(_new_event(SSEEvent, (self._event or "message", text, self._id)))
                     data.clear()
                 self._event = ""
-                continue
-            if line[0] == ":":
-                continue
-            field, sep, value = line.partition(":")
-            if sep and value[:1] == " ":
-                value = value[1:]
-            if field == "data":
-                data.append(value)
-            elif field == "event":
-                self._event = value
-            elif field == "id" and "\0" not in value:
-                self._id = value
+            elif line[:7] == "event: ":
+                self._event = line[7:]
+            elif line[0] != ":":
+                self._field(line)
         return out
+
+    def _field(self, line: str) -> None:
+        name, sep, value = line.partition(":")
+        if sep and value[:1] == " ":
+            value = value[1:]
+        if name == "data":
+            self._data.append(value)
+        elif name == "event":
+            self._event = value
+        elif name == "id" and "\0" not in value:
+            self._id = value
 
     def flush(self) -> list[SSEEvent]:
         """At end of stream: an unterminated last line is dropped (it may be cut short), but complete

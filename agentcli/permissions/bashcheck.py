@@ -21,6 +21,7 @@ from agentcli.tools.base import Tool
 if TYPE_CHECKING:
     from agentcli.permissions.policy import RulePolicy
 
+_Cache = dict[str, Path]
 _CRUDE_SPLIT = re.compile(r"\$\(|[;&|()\n`]")
 
 
@@ -60,11 +61,12 @@ def check_bash(policy: RulePolicy, tool: Tool, args: dict[str, Any]) -> Verdict:
     except ShellParseError as e:
         return _unparsed(policy, rules, command, str(e))
     cwd: Path | None = Path(os.path.realpath(policy.ctx.shell_cwd or policy.ctx.project_root))
+    cache: _Cache = {}
     judged: list[_Judgement] = []
     for part in parts:
-        judged.append(_judge(policy, rules, part, cwd))
+        judged.append(_judge(policy, rules, part, cwd, cache))
         if part.name in ("cd", "pushd"):
-            cwd = _cd_target(policy, part, cwd)
+            cwd = _cd_target(part, cwd, cache)
     return _combine(judged)
 
 
@@ -104,21 +106,20 @@ def _show(part: Part) -> str:
     return f"`{text}`" if text == full else f"`{text}` (in `{full}`)"
 
 
-def _judge(policy: RulePolicy, rules: _Rules, part: Part, cwd: Path | None) -> _Judgement:
+def _judge(policy: RulePolicy, rules: _Rules, part: Part, cwd: Path | None, cache: _Cache) -> _Judgement:
     views = _views(part)
     for r in rules.deny:
         if any(match_command(r.specifier or "", v) for v in views):
             return _Judgement("deny", "rule", r.text, f"{_show(part)} is denied by rule {r.text} ({r.source})")
-    protected = _protected(policy, part, cwd)
+    protected = _protected(policy, part, cwd, cache)
     if protected is not None:
         return protected
-    writes = [_resolve(policy, w, cwd) for w in part.writes]
+    writes = [_resolve(cache, w, cwd) for w in part.writes]
     ro = read_only_paths(part)
-    ro_paths = [] if ro is None else [_resolve(policy, w, cwd) for w in ro]
+    ro_paths = [] if ro is None else [_resolve(cache, w, cwd) for w in ro]
     not_safe = ro is None or any(p is None or not policy.inside(p) for p in ro_paths)
-    if policy.mode == "plan":
-        if ro is None or part.writes:
-            return _Judgement("deny", "mode", None, f"plan mode: {_show(part)} may change something")
+    if policy.mode == "plan" and (ro is None or part.writes):
+        return _Judgement("deny", "mode", None, f"plan mode: {_show(part)} may change something")
     for r in rules.ask:
         if any(match_command(r.specifier or "", v) for v in views) or (r.specifier is None and views):
             return _Judgement("ask", "rule", r.text, f"rule {r.text} ({r.source}) asks")
@@ -170,13 +171,18 @@ def _allow_matches(rule: Rule, part: Part) -> bool:
     return "*" not in spec and spec == part.full_text
 
 
-def _protected(policy: RulePolicy, part: Part, cwd: Path | None) -> _Judgement | None:
+def _protected(policy: RulePolicy, part: Part, cwd: Path | None, cache: _Cache) -> _Judgement | None:
     """Deny rules on paths (the secrets) hold for shell commands too: `cat .env` is as denied as Read(.env)."""
     words: list[Word] = list(part.writes) + list(part.reads)
     if part.words and part.name not in _NO_PATHS:
-        words += [w for w in part.words[1:] if not w.dynamic and not w.text.startswith("-")]
+        args = part.words[1:]
+        for i, w in enumerate(args):
+            # a commit message that mentions `.env` is text, not a path
+            message = i > 0 and args[i - 1].text in ("-m", "--message")
+            if not (w.dynamic or w.text.startswith("-") or message):
+                words.append(w)
     for w in words:
-        path = _resolve(policy, w, cwd)
+        path = _resolve(cache, w, cwd)
         if path is None:
             continue
         for family in ("Read", "Edit"):
@@ -186,7 +192,9 @@ def _protected(policy: RulePolicy, part: Part, cwd: Path | None) -> _Judgement |
     return None
 
 
-def _resolve(policy: RulePolicy, word: Word, cwd: Path | None) -> Path | None:
+def _resolve(cache: _Cache, word: Word, cwd: Path | None) -> Path | None:
+    """The real path a word names (relative to the tracked cwd), or None when it cannot be known.
+    `cache` lives for one decision only: the file system may change between calls."""
     if word.dynamic:
         return None
     text = os.path.expanduser(word.text) if word.tilde else word.text
@@ -194,16 +202,32 @@ def _resolve(policy: RulePolicy, word: Word, cwd: Path | None) -> Path | None:
         if cwd is None:
             return None
         text = os.path.join(cwd, text)
-    return Path(os.path.realpath(text))
+    found = cache.get(text)
+    if found is None:
+        found = cache[text] = Path(_realpath(cache, text))
+    return found
 
 
-def _cd_target(policy: RulePolicy, part: Part, cwd: Path | None) -> Path | None:
+def _realpath(cache: _Cache, text: str) -> str:
+    """os.path.realpath, with the real parent directory shared by sibling paths (`ls a/x a/y …`)."""
+    head, tail = os.path.split(text)
+    if tail in ("", ".", "..") or not head:
+        return os.path.realpath(text)
+    key = head + "/"
+    parent = cache.get(key)
+    if parent is None:
+        parent = cache[key] = Path(os.path.realpath(head))
+    candidate = os.path.join(parent, tail)
+    return os.path.realpath(candidate) if os.path.islink(candidate) else candidate
+
+
+def _cd_target(part: Part, cwd: Path | None, cache: _Cache) -> Path | None:
     args = [w for w in part.words[1:] if not w.text.startswith("-")]
     if not args:
         return Path.home()
     if args[0].text == "-":
         return None
-    return _resolve(policy, args[0], cwd)
+    return _resolve(cache, args[0], cwd)
 
 
 def _unparsed(policy: RulePolicy, rules: _Rules, command: str, error: str) -> Verdict:

@@ -119,11 +119,11 @@ def load_policy(
         extra_dirs += [Path(d).expanduser() for d in table.get("additional_directories", []) if isinstance(d, str)]
         if table.get("default_deny") is False:
             use_builtin = False
-    for behavior, texts in (preset_rules or {}).items():
-        if behavior in BEHAVIORS:
-            rules += [parse_rule(t, behavior, "preset") for t in texts]  # type: ignore[arg-type]
+    for behavior in BEHAVIORS:
+        rules += [parse_rule(t, behavior, "preset") for t in (preset_rules or {}).get(behavior, [])]
     rules += flag_rules(allowed_flags, "allow") + flag_rules(disallowed_flags, "deny")
-    rules += [parse_rule(t, "allow", "session") for t in session_rules]
+    # a remembered approval may hold several rules, one per line (see RulePolicy.remember)
+    rules += [parse_rule(line, "allow", "session") for t in session_rules for line in t.splitlines() if line.strip()]
     if use_builtin:
         rules = builtin_rules() + rules
     chosen = mode or preset_mode or file_mode or "default"
@@ -134,8 +134,23 @@ def load_policy(
     policy = RulePolicy(chosen, ctx, [])
     for r in rules:
         policy.add(r)
-    policy.persist = lambda rule, scope: save_rule(project_root, rule.text, rule.behavior, scope)
+    def persist(rule: Rule, scope: str) -> None:
+        save_rule(project_root, rule.text, rule.behavior, scope)
+
+    policy.persist = persist
     return policy
+
+
+def rule_rows(policy: RulePolicy, project_root: Path) -> list[dict[str, str | None]]:
+    """Every rule in force, deny first, with its source and file: what `/permissions` and
+    `agentcli permissions list` show."""
+    files = {f.source: str(f.path) for f in rule_files(project_root)}
+    return [
+        {"behavior": r.behavior, "rule": r.text, "source": r.source, "file": r.origin or files.get(r.source)}
+        for b in BEHAVIORS
+        for r in policy.rules
+        if r.behavior == b
+    ]
 
 
 def _str(v: Any) -> str | None:

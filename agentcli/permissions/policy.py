@@ -33,6 +33,7 @@ from agentcli.tools.base import Tool, ToolContext
 Persist = Callable[[Rule, str], None]
 _Entries = tuple[re.Pattern[str], list[tuple[Rule, re.Pattern[str]]]]
 PLAN_TOOLS = frozenset({"ExitPlanMode"})
+SCOPE_ALIASES = {"everywhere": "user", "global": "user", "this project": "local", "shared": "project"}
 
 
 @dataclass(slots=True)
@@ -74,6 +75,7 @@ class RulePolicy:
     def remember(self, rule: str, scope: str) -> None:
         """Allow `rule` (one or more rule texts, one per line) for `scope`: session (memory only), local
         (.agentcli/settings.local.toml, "this project"), project (.agentcli/settings.toml), user (config.toml)."""
+        scope = SCOPE_ALIASES.get(scope, scope)
         for line in rule.splitlines():
             if not line.strip():
                 continue

@@ -26,7 +26,7 @@ _PATHS = frozenset(
     {
         "ls", "cat", "head", "tail", "wc", "file", "stat", "du", "df", "tree", "realpath", "readlink", "nl",
         "od", "hexdump", "md5sum", "sha1sum", "sha256sum", "sha512sum", "cksum", "b2sum", "diff", "cmp",
-        "comm", "cut", "column", "fold", "fmt", "rev", "tac", "strings", "cd", "pushd", "popd", "less", "more",
+        "comm", "cut", "column", "fold", "fmt", "rev", "tac", "strings", "cd", "pushd", "popd",
     }
 )
 _BAD_OPTS: dict[str, tuple[str, ...]] = {
@@ -50,7 +50,7 @@ def read_only_paths(part: Part) -> list[Word] | None:
         return None
     name = part.words[0].text
     args = part.words[1:]
-    if any(a.text.startswith(p) for p in _BAD_OPTS.get(name, ()) for a in args):
+    if any(_is_option(a.text, bad) for bad in _BAD_OPTS.get(name, ()) for a in args):
         return None
     special = _SPECIAL.get(name)
     if special is not None:
@@ -60,6 +60,15 @@ def read_only_paths(part: Part) -> list[Word] | None:
     if name in _PATHS:
         return _positionals(args)
     return None
+
+
+def _is_option(arg: str, option: str) -> bool:
+    """`-o` is also in a cluster of short options (`-uo`); `--output` also as `--output=x`."""
+    if option.startswith("--"):
+        return arg == option or arg.startswith(option + "=")
+    if arg.startswith("--") or not arg.startswith("-"):
+        return False
+    return option[1] in arg[1:] or arg.startswith(option)
 
 
 def _no_positionals(args: list[Word]) -> bool:
@@ -214,6 +223,8 @@ def _git(args: list[Word]) -> list[Word] | None:
     if any(r.startswith(("--output", "--ext-diff", "-O", "--open-files-in-pager")) for r in rest):
         return None
     ok = sub in _GIT_READ or _git_listing(sub, rest)
+    if ok and "--no-index" in rest:  # compares files anywhere, not the repository
+        paths += [a for a in args[i + 1 :] if not a.text.startswith("-")]
     return paths if ok else None
 
 

@@ -68,7 +68,7 @@ def parse_rule(text: str, behavior: RuleBehavior = "allow", source: str = "sessi
 def split_rule_list(value: str) -> list[str]:
     """Split a flag value like `"Bash(git diff:*) Edit, Read"` on commas/spaces outside parentheses."""
     out: list[str] = []
-    depth, cur = 0, []
+    depth, cur = 0, list[str]()
     for ch in value:
         if ch == "(":
             depth += 1

@@ -300,7 +300,8 @@ class _Scanner:
                 self.i += 1
         w.text = "".join(parts)
         w.raw = self.s[start : self.i]
-        if w.glob and not any(c in w.text for c in "*?") and not ("[" in w.text and "]" in w.text) and "," not in w.text:
+        brackets = "[" in w.text and "]" in w.text
+        if w.glob and not any(c in w.text for c in "*?,") and not brackets:
             w.glob = False  # a lone `[` (the test command) or `{}` (find -exec) expands to nothing
         return w
 

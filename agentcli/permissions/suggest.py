@@ -111,8 +111,9 @@ def _paths(tool_name: str, args: dict[str, Any], root: Path) -> list[Suggestion]
     if not raw:
         return []
     real = Path(os.path.realpath(os.path.join(root, os.path.expanduser(raw))))
-    spec = _spec(real, Path(os.path.realpath(root)))
-    parent = _spec(real.parent, Path(os.path.realpath(root)))
+    real_root = Path(os.path.realpath(root))
+    spec = _spec(real, real_root)
+    parent = _spec(real.parent, real_root).removeprefix("./")
     folder = f"{parent}/**"
     return [
         Suggestion("exact", "this file", (f"{family}({spec})",)),

@@ -247,10 +247,12 @@ class _StreamState:
 
     def handle(self, data: str) -> StreamEvent | None:
         try:
-            ev = _loads(data)
-            kind = ev["type"]
-        except (ValueError, KeyError, TypeError):
+            return self._handle(_loads(data))
+        except (ValueError, KeyError, TypeError, AttributeError):
             raise StreamError(f"malformed event from {self.who.label}: {data[:200]!r}") from None
+
+    def _handle(self, ev: dict[str, Any]) -> StreamEvent | None:
+        kind = ev["type"]
         if kind == "content_block_delta":
             delta = ev["delta"]
             dtype = delta.get("type")

@@ -51,6 +51,11 @@ def provider_class(name: str) -> Any:
 def make_provider(cfg: ProviderConfig, *, retries: bool = True) -> Provider:
     """The adapter for `cfg.name`, wrapped in `RetryingProvider` unless `retries=False`."""
     provider: Provider = provider_class(cfg.name)(cfg)
+    if cfg.options.get("text_tool_calls") and canonical(cfg.name) == "openai":
+        # Profiles of local hosts: tool calls and <think> written as text become real events (Ollama does it itself).
+        from agentcli.providers.textcalls import TextCallProvider
+
+        provider = TextCallProvider(provider)
     if retries and cfg.max_retries > 0:
         from agentcli.providers.retry import RetryingProvider
 

@@ -204,6 +204,7 @@ class OllamaProvider:
         )
         self.who = ApiIdentity("Ollama", None, (cfg.api_key,))
         self._contexts: dict[str, tuple[int | None, int | None]] = {}
+        self._capabilities: dict[str, frozenset[str] | None] = {}
         self.warnings: list[str] = []
 
     def headers(self) -> dict[str, str]:
@@ -231,7 +232,10 @@ class OllamaProvider:
     async def context_window(self, model: str) -> tuple[int | None, int | None]:
         """(trained context length, Modelfile num_ctx) for `model`, asked once per provider."""
         if model not in self._contexts:
-            self._contexts[model] = context_from_show(await self.show(model))
+            show = await self.show(model)
+            self._contexts[model] = context_from_show(show)
+            caps = show.get("capabilities")
+            self._capabilities[model] = frozenset(map(str, caps)) if isinstance(caps, list) else None
         return self._contexts[model]
 
     async def prepare(self, request: ModelRequest) -> dict[str, Any]:
@@ -240,15 +244,20 @@ class OllamaProvider:
         real, modelfile = (None, None) if opts.get("num_ctx") else await self.context_window(request.model)
         num_ctx = choose_num_ctx(real, modelfile, opts)
         body = build_body(request, num_ctx, opts)
-        need = estimate_tokens(body) + request.max_tokens
-        if real and need > real:
+        caps = self._capabilities.get(request.model)
+        if caps is not None and "thinking" not in caps and opts.get("think") is None:
+            body.pop("think", None)  # --effort on a model that cannot think: Ollama would refuse the request
+        prompt = estimate_tokens(body)
+        if real and prompt + min(request.max_tokens, real // 4) > real:
             raise ContextOverflowError(
-                f"the prompt (~{need} tokens with the reply) exceeds {request.model}'s context window ({real})",
+                f"the prompt (~{prompt} tokens) leaves no room for a reply in the context window of "
+                f"{request.model} ({real} tokens)",
                 hint="compact the conversation (/compact) or use a model with a larger window",
             )
-        if num_ctx and need > num_ctx:
+        # Ollama drops the start of a prompt that does not fit num_ctx, silently; keep 1k tokens for the reply.
+        if num_ctx and prompt + min(request.max_tokens, 1024) > num_ctx:
             self._warn(
-                f"the prompt (~{need} tokens) exceeds num_ctx={num_ctx}; Ollama would truncate it silently",
+                f"the prompt (~{prompt} tokens) nearly fills num_ctx={num_ctx}; Ollama would truncate it silently",
                 f"set providers.ollama.num_ctx (the model supports {real or 'an unknown number of'} tokens)",
             )
         return body

@@ -115,16 +115,18 @@ class OpenAIChatProvider:
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
         self.check_credentials()
+        body = self.build_body(request)
         resp = await open_stream(
             self._client,
             join_url(self.base_url, "/chat/completions"),
             headers=self.headers(),
-            body=self.build_body(request),
+            body=body,
             who=self.who,
         )
         fields = tuple(self.options.get("reasoning_fields") or ("reasoning_content", "reasoning"))
         try:
-            async for ev in parse_stream(resp.aiter_bytes(), self.who, reasoning_fields=fields):
+            async for ev in parse_stream(resp.aiter_bytes(), self.who, reasoning_fields=fields,
+                                         prompt_chars=_prompt_chars(body)):
                 yield ev
         finally:
             await resp.aclose()
@@ -189,11 +191,13 @@ async def parse_stream(
     who: ApiIdentity,
     *,
     reasoning_fields: tuple[str, ...] = ("reasoning_content", "reasoning"),
+    prompt_chars: int = 0,
 ) -> AsyncIterator[StreamEvent]:
     """Chat Completions SSE bytes → StreamEvents, ending with MessageStop at `[DONE]` (or at the end of a
-    stream that had a finish_reason; some local servers omit `[DONE]`)."""
+    stream that had a finish_reason; some local servers omit `[DONE]`). When the server reported no usage,
+    an estimated UsageReport (about 4 characters per token) precedes MessageStop."""
     decoder = SSEDecoder()
-    state = _ChatState(who, reasoning_fields)
+    state = _ChatState(who, reasoning_fields, prompt_chars)
     async for chunk in chunks:
         for sse in decoder.feed(chunk):
             for ev in state.handle(sse.data):
@@ -219,8 +223,11 @@ class _Call:
 
 
 class _ChatState:
-    def __init__(self, who: ApiIdentity, reasoning_fields: tuple[str, ...]) -> None:
+    def __init__(self, who: ApiIdentity, reasoning_fields: tuple[str, ...], prompt_chars: int = 0) -> None:
         self.who = who
+        self.prompt_chars = prompt_chars
+        self.output_chars = 0
+        self.usage_seen = False
         self.reasoning_fields = reasoning_fields
         self.calls: dict[int, _Call] = {}
         self.finish: StopReason | None = None
@@ -234,11 +241,11 @@ class _ChatState:
         if data.strip() == "[DONE]":
             return self.finish_events()
         try:
-            obj = _loads(data)
-        except ValueError:
+            return self._handle(_loads(data))
+        except (ValueError, KeyError, TypeError, AttributeError):
             raise StreamError(f"malformed event from {self.who.label}: {data[:200]!r}") from None
-        if not isinstance(obj, dict):
-            raise StreamError(f"malformed event from {self.who.label}: {data[:200]!r}")
+
+    def _handle(self, obj: dict[str, Any]) -> list[StreamEvent]:
         err = obj.get("error")
         if err:
             etype = err.get("code") or err.get("type") if isinstance(err, dict) else None
@@ -251,6 +258,7 @@ class _ChatState:
                 self._choice(choice, out)
         usage = obj.get("usage")
         if usage:
+            self.usage_seen = True
             out.append(UsageReport(normalize_usage(usage)))
         return out
 
@@ -259,9 +267,11 @@ class _ChatState:
         for f in self.reasoning_fields:
             r = delta.get(f)
             if r and isinstance(r, str):
+                self.output_chars += len(r)
                 out.append(ThinkingDelta(r))
         content = delta.get("content")
         if content:
+            self.output_chars += len(content)
             out.append(TextDelta(content))
         for tc in delta.get("tool_calls") or ():
             self._tool_delta(tc, out)
@@ -291,6 +301,7 @@ class _ChatState:
             if call.args:
                 out.append(ToolCallDelta(idx, "".join(call.args)))
         if args:
+            self.output_chars += len(args)
             if call.started:
                 out.append(ToolCallDelta(idx, args))
             else:
@@ -307,8 +318,22 @@ class _ChatState:
         out: list[StreamEvent] = []
         self._end_calls(out)
         self.done = True
+        if not self.usage_seen:
+            estimate = Usage(input_tokens=(self.prompt_chars + 3) // 4, output_tokens=(self.output_chars + 3) // 4,
+                             estimated=True)
+            out.append(UsageReport(estimate))
         out.append(MessageStop(self.finish or "end_turn", self.model))
         return out
+
+
+def _prompt_chars(body: dict[str, Any]) -> int:
+    """Characters the model reads: message text and tool definitions (for estimates only)."""
+    n = 0
+    for m in body.get("messages", ()):
+        c = m.get("content")
+        n += len(c) if isinstance(c, str) else sum(len(p.get("text", "")) for p in c or () if isinstance(p, dict))
+        n += sum(len(tc["function"]["arguments"]) for tc in m.get("tool_calls", ()))
+    return n + len(json.dumps(body.get("tools", []))) if body.get("tools") else n
 
 
 def normalize_usage(u: dict[str, Any]) -> Usage:

@@ -173,6 +173,11 @@ class TextCallFilter:
         self._out = []
         match event:
             case TextDelta(text):
+                if self._mode == "text" and not self._buf and "<" not in text and (
+                    "{" not in text or not self._tools
+                ):
+                    self._text(text)  # the common case: plain prose, nothing to hold back
+                    return self._out
                 self._buf += text
                 while self._step():
                     pass

@@ -123,6 +123,8 @@ class ShadowGit:
     def _ensure(self) -> None:
         if not (self.store / "HEAD").exists():
             self._create_store()
+        # Left by a git killed mid-write. The session lock makes us the index's only user, so it is stale.
+        self.index.with_name(self.index.name + ".lock").unlink(missing_ok=True)
         if not self.index.exists():
             seed = self.store / "last-index"
             if seed.exists():

@@ -42,7 +42,8 @@ class SessionSummary:
 
     @property
     def title(self) -> str:
-        return self.name or self.first_prompt.split("\n", 1)[0][:80] or "(no prompt yet)"
+        fallback = f"(fork of {self.parent_session[:8]})" if self.parent_session else "(no prompt yet)"
+        return self.name or self.first_prompt.split("\n", 1)[0][:80] or fallback
 
 
 def list_sessions(directory: Path) -> list[SessionSummary]:

@@ -85,26 +85,35 @@ def _walk(files: list[ParsedFile], leaf: object, problems: list[str]) -> list[Re
     """Follow parent ids back from `leaf`. A parent lost to a corrupt line falls back to the record
     written just before, so one bad line never hides the history behind it."""
     where: dict[object, tuple[int, int]] = {}
-    for fi, pf in enumerate(files):
-        for ri, rec in enumerate(pf.records):
-            where.setdefault(rec.get("id"), (fi, ri))
+
+    def find(rid: object) -> tuple[int, int] | None:
+        if not where:  # built only when the chain is not simply the previous line
+            for fi, pf in enumerate(files):
+                for ri, rec in enumerate(pf.records):
+                    where.setdefault(rec.get("id"), (fi, ri))
+        return where.get(rid)
+
     chain: list[Record] = []
     seen: set[object] = set()
-    cur = where.get(leaf)
+    cur = (0, len(files[0].records) - 1) if files[0].records and files[0].records[-1].get("id") == leaf else find(leaf)
     while cur is not None:
         fi, ri = cur
         rec = files[fi].records[ri]
-        if rec.get("id") in seen:
+        rid = rec.get("id")
+        if rid in seen:
             problems.append("parent cycle in records")
             break
-        seen.add(rec.get("id"))
+        seen.add(rid)
         chain.append(rec)
         parent = rec.get("parent_id")
         if parent is None:
             break
-        cur = where.get(parent)
+        if ri > 0 and files[fi].records[ri - 1].get("id") == parent:
+            cur = (fi, ri - 1)
+            continue
+        cur = find(parent)
         if cur is None:
-            problems.append(f"record {rec.get('id')} points at missing record {parent}")
+            problems.append(f"record {rid} points at missing record {parent}")
             cur = (fi, ri - 1) if ri > 0 else None
     chain.reverse()
     return chain

@@ -119,9 +119,12 @@ def parse(raw: bytes) -> ParsedFile:
     return ParsedFile(header, records, problems, n, good_end)
 
 
+_decode = json.JSONDecoder().decode
+
+
 def _load(line: bytes) -> Record | None:
     try:
-        rec = json.loads(line)
+        rec = _decode(line.decode("utf-8"))
     except ValueError:
         return None
     if not isinstance(rec, dict) or not isinstance(rec.get("type"), str) or "id" not in rec:

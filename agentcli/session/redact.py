@@ -29,6 +29,8 @@ _PATTERN = re.compile(
     r")"
 )
 _MIN_SECRET_LEN = 6
+# Cheap substring checks first: the pattern itself is slow to scan over long tool output.
+_PREFIXES = ("sk-", "AIza", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "xox", "AKIA", "hf_", "gsk_")
 
 
 class Redactor:
@@ -45,7 +47,7 @@ class Redactor:
         for secret in self.secrets:
             if secret in s:
                 s = s.replace(secret, REDACTED)
-        if "-" in s or "_" in s or "AIza" in s or "AKIA" in s:
+        if any(p in s for p in _PREFIXES):
             s = _PATTERN.sub(REDACTED, s)
         return s
 
@@ -54,7 +56,9 @@ class Redactor:
         if isinstance(value, str):
             return self.text(value)
         if isinstance(value, dict):
-            return {self.text(str(k)): self.obj(v) for k, v in value.items()}
+            # Image bytes are not text: a pattern match inside base64 would only corrupt the image.
+            raw = value.get("type") == "base64"
+            return {self.text(str(k)): v if raw and k == "data" else self.obj(v) for k, v in value.items()}
         if isinstance(value, list | tuple):
             return [self.obj(v) for v in value]
         if value is None or isinstance(value, bool | int | float):

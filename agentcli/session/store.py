@@ -179,11 +179,15 @@ def create(directory: Path, header: Record, redactor: Redactor, shadow: ShadowGi
     sid = str(header["id"])
     path = layout.session_file(directory, sid)
     lock = SessionLock(layout.lock_file(directory, sid), sid).acquire()
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND, 0o600)
     try:
-        os.write(fd, encode(redactor.obj(header)))
-    finally:
-        os.close(fd)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND, 0o600)
+        try:
+            os.write(fd, encode(redactor.obj(header)))
+        finally:
+            os.close(fd)
+    except OSError:
+        lock.release()
+        raise
     leaf = header.get("fork_record")
     return SessionWriter(path, sid, redactor=redactor, leaf_id=str(leaf) if leaf else None, lock=lock,
                          shadow=shadow)

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from agentcli.tools.base import ToolContext, ToolOutput
+from agentcli.tools.procs import kill_group, spawn_group
 from agentcli.tools.text import cap_head_tail
 
 SHELLS_KEY = "background_shells"
@@ -85,11 +86,6 @@ def shells(ctx: ToolContext) -> dict[str, BackgroundShell]:
     return found
 
 
-def _kill_group(pid: int, sig: int = signal.SIGKILL) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pid, sig)
-
-
 async def _watch(shell: BackgroundShell) -> None:
     try:
         await shell.proc.wait()
@@ -97,7 +93,7 @@ async def _watch(shell: BackgroundShell) -> None:
             await asyncio.wait_for(shell.eof.wait(), DRAIN_S)
     except asyncio.CancelledError:
         # The loop is shutting down (or the session closing): nothing may outlive it.
-        _kill_group(shell.proc.pid)
+        kill_group(shell.proc.pid)
         await shell.proc.wait()
         if shell.transport is not None:
             shell.transport.close()
@@ -110,10 +106,7 @@ async def start(command: str, cwd: Path, env: dict[str, str], bash: str, ctx: To
     """Start `command` in the background; its output collects until BashOutput reads it."""
     r, w = os.pipe()
     try:
-        proc = await asyncio.create_subprocess_exec(
-            bash, "-c", command,
-            cwd=cwd, env=env, stdin=asyncio.subprocess.DEVNULL, stdout=w, stderr=w, start_new_session=True,
-        )  # fmt: skip
+        proc = await spawn_group([bash, "-c", command], cwd, env, w)
     except BaseException:
         os.close(r)
         raise
@@ -121,10 +114,15 @@ async def start(command: str, cwd: Path, env: dict[str, str], bash: str, ctx: To
         os.close(w)
     table = shells(ctx)
     shell = BackgroundShell(f"bash_{len(table) + 1}", command, proc)
-    loop = asyncio.get_running_loop()
-    shell.transport, _ = await loop.connect_read_pipe(lambda: _Pipe(shell), os.fdopen(r, "rb", 0))
-    shell.watcher = asyncio.ensure_future(_watch(shell))
     table[shell.id] = shell
+    shell.watcher = asyncio.ensure_future(_watch(shell))
+    pipe = os.fdopen(r, "rb", 0)
+    try:
+        shell.transport, _ = await asyncio.get_running_loop().connect_read_pipe(lambda: _Pipe(shell), pipe)
+    except BaseException:
+        pipe.close()
+        kill_group(proc.pid)
+        raise
     return shell
 
 
@@ -132,13 +130,13 @@ async def kill(shell: BackgroundShell) -> None:
     """SIGTERM the shell's process group, then SIGKILL if it has not exited after a grace period."""
     if shell.proc.returncode is None:
         shell.killed = True
-        _kill_group(shell.proc.pid, signal.SIGTERM)
+        kill_group(shell.proc.pid, signal.SIGTERM)
         try:
             await asyncio.wait_for(shell.finished.wait(), KILL_GRACE_S)
         except TimeoutError:
-            _kill_group(shell.proc.pid)
+            kill_group(shell.proc.pid)
             await shell.finished.wait()
-    _kill_group(shell.proc.pid)  # children that ignored SIGTERM after their parent exited
+    kill_group(shell.proc.pid)  # children that ignored SIGTERM after their parent exited
 
 
 async def kill_all(ctx: ToolContext) -> None:

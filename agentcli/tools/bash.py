@@ -18,7 +18,7 @@ from typing import Any
 
 from agentcli.tools.base import ToolContext, ToolOutput
 from agentcli.tools.paths import resolve_in_project
-from agentcli.tools.procs import temp_file, which
+from agentcli.tools.procs import kill_group, spawn_group, temp_file, which
 from agentcli.tools.text import HeadTail
 
 DEFAULT_TIMEOUT_MS = 120_000
@@ -29,13 +29,17 @@ DRAIN_S = 0.25
 # Linux limits one exec argument to 128 KiB; longer commands (big heredocs) travel in a file instead.
 MAX_ARG_CHARS = 100_000
 
-# `$1` is the command (or `$3` a file holding it); `$2` receives the final working directory, even on `exit`.
+# `$1` is the command (or `$3` a file holding it). `$2` is the number of a pipe's write end: it becomes fd 3,
+# which only the EXIT trap uses (to report the final working directory, even after `exit`); the command
+# itself runs with fd 3 closed, so its background children cannot hold the pipe open. A pipe rather than a
+# temporary file, so nothing is left behind if agentcli itself is killed.
 _WRAPPER = """\
-__agentcli_cmd=$1; __agentcli_cwd_file=$2
+__agentcli_cmd=$1
 if [ -n "$3" ]; then __agentcli_cmd=$(< "$3"); fi
+[ "$2" = 3 ] || eval "exec 3>&$2 $2>&-"
 shift $#
-trap 'pwd >| "$__agentcli_cwd_file" 2>/dev/null' EXIT
-eval "$__agentcli_cmd"
+trap 'pwd >&3' EXIT
+eval "$__agentcli_cmd" 3>&-
 """
 
 DESCRIPTION = f"""\
@@ -76,11 +80,6 @@ class _Collect(asyncio.Protocol):
             self.done.set_result(None)
 
 
-def _kill_group(pid: int) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pid, signal.SIGKILL)
-
-
 INPUT_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
@@ -115,23 +114,12 @@ class BashTool:
         timeout_ms = min(int(args.get("timeout") or DEFAULT_TIMEOUT_MS), MAX_TIMEOUT_MS)
         timeout_s = min(timeout_ms / 1000, ctx.tool_timeout_s)
         cwd, notes = _start_dir(ctx)
-        command: str = args["command"]
-        cwd_file = temp_file("agentcli-cwd-")
-        cmd_file = temp_file("agentcli-cmd-") if len(command) > MAX_ARG_CHARS else ""
-        if cmd_file:
-            with open(cmd_file, "w", encoding="utf-8") as f:
-                f.write(command)
-            command = ""
         started = time.monotonic()
         try:
-            code, timed_out, out = await _execute([command, cwd_file, cmd_file], cwd, timeout_s, ctx)
-            notes += _update_cwd(cwd_file, ctx)
-        except OSError as e:  # e.g. an argument list too long for exec, or no bash at all
+            code, timed_out, out, new_cwd = await _execute(args["command"], cwd, timeout_s, ctx)
+        except OSError as e:  # no bash, too many open files …
             return ToolOutput.error(f"Could not run the command: {e}")
-        finally:
-            for tmp in (cwd_file, cmd_file):
-                if tmp:
-                    os.unlink(tmp)
+        notes += _update_cwd(new_cwd, ctx)
         parts = [out.rstrip("\n")] if out.strip() else []
         if timed_out:
             parts.append(f"Command timed out after {timeout_s:g} s; it and every process it started were killed.")
@@ -180,13 +168,8 @@ def _start_dir(ctx: ToolContext) -> tuple[Path, list[str]]:
     return ctx.project_root, [f"(The previous working directory {cwd} is gone; ran in {ctx.project_root}.)"]
 
 
-def _update_cwd(cwd_file: str, ctx: ToolContext) -> list[str]:
+def _update_cwd(new: str, ctx: ToolContext) -> list[str]:
     """Keep the shell's final directory for the next call, unless it left the project."""
-    try:
-        with open(cwd_file, encoding="utf-8", errors="replace") as f:
-            new = f.read().strip()
-    except OSError:
-        return []
     if not new or not os.path.isdir(new):
         return []
     if resolve_in_project(new, ctx).inside:
@@ -196,23 +179,51 @@ def _update_cwd(cwd_file: str, ctx: ToolContext) -> list[str]:
     return [f"(Shell working directory reset to {ctx.project_root}: {new} is outside the project.)"]
 
 
-async def _execute(wrapper_args: list[str], cwd: Path, timeout_s: float, ctx: ToolContext) -> tuple[int, bool, str]:
-    """Run the command; (exit code, whether it timed out, redacted capped output)."""
-    env = _env(ctx)
+async def _execute(command: str, cwd: Path, timeout_s: float, ctx: ToolContext) -> tuple[int, bool, str, str]:
+    """Run the command; (exit code, whether it timed out, redacted capped output, final working directory)."""
+    cmd_file = ""
+    if len(command) > MAX_ARG_CHARS:
+        cmd_file = temp_file("agentcli-cmd-")
+        with open(cmd_file, "w", encoding="utf-8") as f:
+            f.write(command)
+        command = ""
+    cwd_r, cwd_w = os.pipe()
+    try:
+        argv = [_bash(), "-c", _WRAPPER, "bash", command, str(cwd_w), cmd_file]
+        code, timed_out, out = await _run_group(argv, cwd, timeout_s, ctx, cwd_w)
+        return code, timed_out, out, _read_available(cwd_r).strip()
+    finally:
+        os.close(cwd_r)
+        if cmd_file:
+            os.unlink(cmd_file)
+
+
+def _read_available(fd: int) -> str:
+    """What a finished process left in a pipe, without blocking if something still holds its write end."""
+    os.set_blocking(fd, False)
+    chunks: list[bytes] = []
+    with contextlib.suppress(BlockingIOError):
+        while chunk := os.read(fd, 65536):
+            chunks.append(chunk)
+    return b"".join(chunks).decode("utf-8", errors="replace")
+
+
+async def _run_group(
+    argv: list[str], cwd: Path, timeout_s: float, ctx: ToolContext, cwd_w: int
+) -> tuple[int, bool, str]:
+    """Run `argv` in its own process group with a timeout; (exit code, timed out, redacted capped output)."""
     loop = asyncio.get_running_loop()
     sink = HeadTail(ctx.max_output_chars)
     done: asyncio.Future[None] = loop.create_future()
     r, w = os.pipe()
     try:
-        proc = await asyncio.create_subprocess_exec(
-            _bash(), "-c", _WRAPPER, "bash", *wrapper_args,
-            cwd=cwd, env=env, stdin=asyncio.subprocess.DEVNULL, stdout=w, stderr=w, start_new_session=True,
-        )  # fmt: skip
+        proc = await spawn_group(argv, cwd, _env(ctx), w, pass_fds=(cwd_w,))
     except BaseException:
         os.close(r)
         raise
     finally:
         os.close(w)
+        os.close(cwd_w)
     pipe = os.fdopen(r, "rb", 0)
     transport: asyncio.BaseTransport | None = None
     timed_out = False
@@ -222,13 +233,13 @@ async def _execute(wrapper_args: list[str], cwd: Path, timeout_s: float, ctx: To
             await asyncio.wait_for(proc.wait(), timeout_s)
         except TimeoutError:
             timed_out = True
-            _kill_group(proc.pid)
+            kill_group(proc.pid)
             await proc.wait()
         # On timeout a background child still holds the pipe; what it writes later is not ours to wait for.
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(asyncio.shield(done), DRAIN_S)
     except asyncio.CancelledError:
-        _kill_group(proc.pid)
+        kill_group(proc.pid)
         await proc.wait()
         raise
     finally:

@@ -159,24 +159,33 @@ class GrepTool:
         if not target.exists():
             return ToolOutput.error(f"Path does not exist: {target}")
         opts = options_from_args(args)
-        head_limit = args.get("head_limit")
-        budget = int(head_limit) if head_limit else MAX_LINES_COLLECTED
+        head_limit = int(args["head_limit"]) if args.get("head_limit") else None
+        # Files are sorted by date before head_limit applies, so that mode collects them all first.
+        budget = head_limit if head_limit and opts.mode != "files_with_matches" else MAX_LINES_COLLECTED
+        try:
+            lines, stopped = await self._search(opts, target, budget)
+        except ValueError as e:
+            return ToolOutput.error(f"Grep failed: {e}")
+        return _format(lines, stopped, opts, head_limit, ctx)
+
+    async def _search(self, opts: GrepOptions, target: Path, budget: int) -> tuple[list[str], bool]:
+        """(output lines, whether the search stopped at `budget`); ValueError for a bad pattern or type."""
         if self.rg_path:
-            code, lines, stopped, err = await run_rg(rg_argv(self.rg_path, opts, target), budget)
-            # Exit 2 with results means some files could not be read; the matches are still good.
-            if code not in (0, 1) and not stopped and not lines:
-                return ToolOutput.error(f"Grep failed: {err.strip() or f'rg exit code {code}'}")
-        else:
-            from agentcli.tools.grep_fallback import search  # only when rg is missing
-
             try:
-                lines, stopped = await asyncio.to_thread(search, target, opts, budget)
-            except ValueError as e:
-                return ToolOutput.error(f"Grep failed: {e}")
-        return _format(lines, stopped, opts, head_limit is not None, ctx)
+                code, lines, stopped, err = await run_rg(rg_argv(self.rg_path, opts, target), budget)
+            except OSError:
+                self.rg_path = None  # a broken rg binary: use the fallback from now on
+            else:
+                # Exit 2 with results means some files could not be read; the matches are still good.
+                if code not in (0, 1) and not stopped and not lines:
+                    raise ValueError(err.strip() or f"rg exit code {code}")
+                return lines, stopped
+        from agentcli.tools.grep_fallback import search  # only when rg is missing
+
+        return await asyncio.to_thread(search, target, opts, budget)
 
 
-def _format(lines: list[str], stopped: bool, opts: GrepOptions, limited: bool, ctx: ToolContext) -> ToolOutput:
+def _format(lines: list[str], stopped: bool, opts: GrepOptions, head_limit: int | None, ctx: ToolContext) -> ToolOutput:
     meta: dict[str, Any] = {"mode": opts.mode}
     if not lines:
         return ToolOutput("No matches found.", metadata=meta)
@@ -184,12 +193,13 @@ def _format(lines: list[str], stopped: bool, opts: GrepOptions, limited: bool, c
     if opts.mode == "files_with_matches":
         lines = _newest_first(lines)
         meta["files"] = len(lines)
-        if len(lines) > MAX_FILES_SHOWN:
-            notes.append(f"(Showing {MAX_FILES_SHOWN} of {len(lines)} files, most recently modified first.)")
-            lines = lines[:MAX_FILES_SHOWN]
+        shown = head_limit or MAX_FILES_SHOWN
+        if len(lines) > shown:
+            notes.append(f"(Showing {shown} of {len(lines)} files, most recently modified first.)")
+            lines = lines[:shown]
     elif opts.mode == "count":
         lines.sort()
-    if stopped and not limited:
+    if stopped and head_limit is None:
         notes.append("(Search stopped early: too many results. Narrow the pattern, path, glob or type.)")
     elif stopped:
         notes.append("(More results exist beyond head_limit.)")

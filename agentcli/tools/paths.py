@@ -2,13 +2,17 @@
 
 Relative paths are taken from the shell's working directory (`ctx.shell_cwd`, else the project root), `~` is
 expanded, and `..` and symlinks are resolved, so a symlink inside the project that points outside counts as
-outside. The permission layer asks about outside paths; the tools refuse them unless the loop has set
-`ctx.state["allow_outside"]` for a call the user approved.
+outside. The permission layer asks about outside paths; the tools refuse them unless the call was approved:
+the loop runs an approved call inside `with outside_approved():` (a context variable, so it holds for that
+call only, even when read-only calls run concurrently), or sets `ctx.state["allow_outside"]` (session-wide).
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import Path
 from typing import NamedTuple
 
@@ -53,8 +57,21 @@ def resolve_in_project(path: str, ctx: ToolContext) -> ResolvedPath:
     return ResolvedPath(Path(real), _under(real, allowed_roots(ctx)))
 
 
+_OUTSIDE_APPROVED: ContextVar[bool] = ContextVar("agentcli_outside_approved", default=False)
+
+
+@contextmanager
+def outside_approved(approved: bool = True) -> Iterator[None]:
+    """Let the tool calls run in this block (this task and tasks it starts) touch paths outside the project."""
+    token = _OUTSIDE_APPROVED.set(approved)
+    try:
+        yield
+    finally:
+        _OUTSIDE_APPROVED.reset(token)
+
+
 def outside_allowed(ctx: ToolContext) -> bool:
-    return bool(ctx.state.get("allow_outside"))
+    return _OUTSIDE_APPROVED.get() or bool(ctx.state.get("allow_outside"))
 
 
 def refuse_outside(resolved: ResolvedPath, ctx: ToolContext) -> str | None:

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
+import signal
 import sys
 from pathlib import Path
 
@@ -54,3 +56,39 @@ async def run_capture(argv: list[str], cwd: Path) -> tuple[int, bytes, bytes]:
         await proc.wait()
         raise
     return proc.returncode or 0, out, err
+
+
+def kill_group(pid: int, sig: int = signal.SIGKILL) -> None:
+    """Signal a whole process group (started with `start_new_session`); gone already is fine."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pid, sig)
+
+
+async def spawn_group(
+    argv: list[str], cwd: Path, env: dict[str, str], out_fd: int, pass_fds: tuple[int, ...] = ()
+) -> asyncio.subprocess.Process:
+    """Start `argv` in a new process group, stdin closed, stdout and stderr to `out_fd` (and `pass_fds` open).
+
+    If we are cancelled while asyncio is still setting the process up, asyncio would kill only the leader;
+    the spawn is shielded instead, and the whole group is killed before the cancellation goes on.
+    """
+    spawn = asyncio.ensure_future(
+        asyncio.create_subprocess_exec(
+            *argv,
+            cwd=cwd,
+            env=env,
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=out_fd,
+            stderr=out_fd,
+            start_new_session=True,
+            pass_fds=pass_fds,
+        )
+    )
+    try:
+        return await asyncio.shield(spawn)
+    except asyncio.CancelledError:
+        with contextlib.suppress(Exception):
+            proc = await spawn
+            kill_group(proc.pid)
+            await proc.wait()
+        raise

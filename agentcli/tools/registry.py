@@ -23,7 +23,7 @@ BUILTIN_TOOLS: dict[str, str] = {
     "ExitPlanMode": "agentcli.tools.exit_plan:ExitPlanModeTool",
 }
 
-DEFAULT_TOOLS: tuple[str, ...] = ("Read", "Write", "Edit", "Bash", "Glob", "Grep")
+DEFAULT_TOOLS: tuple[str, ...] = ("Read", "Write", "Edit", "Bash", "Glob", "Grep", "BashOutput", "KillShell")
 
 
 def load_tool(name: str) -> Tool:

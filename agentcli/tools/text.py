@@ -17,14 +17,33 @@ def split_lines(text: str) -> list[str]:
     return lines
 
 
+_PREFIXES: list[str] = []
+
+
+_MAX_CACHED_PREFIX = 100_000
+
+
+def _prefixes(start: int, end: int) -> list[str]:
+    """`cat -n` prefixes for lines start..end-1; the common ones are formatted once per process (Read's hot
+    path spends most of its time here otherwise)."""
+    if end > _MAX_CACHED_PREFIX:
+        return [f"{n:>6}\t" for n in range(start, end)]
+    if end > len(_PREFIXES):
+        grow_to = min(max(end, 2 * len(_PREFIXES)), _MAX_CACHED_PREFIX)
+        _PREFIXES.extend(f"{n:>6}\t" for n in range(len(_PREFIXES), grow_to))
+    return _PREFIXES[start:end]
+
+
 def number_lines(lines: list[str], start: int, max_line_chars: int = MAX_LINE_CHARS) -> str:
     """`cat -n` style: a right-aligned 1-based line number, a tab, the line (long lines cut)."""
-    out = []
-    for n, line in enumerate(lines, start):
-        if len(line) > max_line_chars:
-            line = f"{line[:max_line_chars]}… [line truncated, {len(line) - max_line_chars} more chars]"
-        out.append(f"{n:>6}\t{line}")
-    return "\n".join(out)
+    if lines and max(map(len, lines)) > max_line_chars:
+        lines = [
+            f"{ln[:max_line_chars]}… [line truncated, {len(ln) - max_line_chars} more chars]"
+            if len(ln) > max_line_chars
+            else ln
+            for ln in lines
+        ]
+    return "\n".join(map(str.__add__, _prefixes(start, start + len(lines)), lines))
 
 
 def omitted_marker(lines: int, chars: int) -> str:

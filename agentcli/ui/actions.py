@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 from typing import TYPE_CHECKING
 
@@ -45,28 +46,35 @@ async def switch_model(repl: Repl, name: str) -> None:
 
 
 async def switch_preset(repl: Repl, name: str) -> None:
-    """`/preset [name]`: show the presets, or enable the named preset's tools from the next turn on."""
-    import importlib
+    """`/preset [name]`: list the presets, or switch this session to one: its tools, rules, mode and
+    system-prompt addendum apply from the next turn on (the conversation is kept)."""
+    from agentcli import presets, runtime
 
-    try:
-        presets = importlib.import_module("agentcli.tools.presets")
-    except ImportError:
-        repl.renderer.notice("Presets are not available in this build.", style="yellow")
-        return
     if not name:
-        names = ", ".join(sorted(presets.preset_names()))
-        repl.renderer.notice(f"Presets: {names}\nSwitch with /preset <name>")
-        return
-    agent = await repl.ensure_agent()
-    if agent is None:
+        lines = [f"  {p.name:<10} {p.description}" for p in presets.list_presets(repl.root)]
+        current = repl.settings.preset or "(none: the default tools)"
+        repl.renderer.notice(f"Preset: {current}\nPresets:\n" + "\n".join(lines) + "\nSwitch with /preset <name>")
         return
     try:
         preset = presets.load_preset(name, repl.root)
     except AgentCliError as err:
         repl.error(err)
         return
-    agent.registry.enabled = list(preset.tools)
-    repl.renderer.notice(f"Preset {name}: {', '.join(agent.registry.enabled)}")
+    repl.settings = dataclasses.replace(repl.settings, preset=name)
+    agent = repl.agent
+    if agent is None:
+        if preset.permission_mode:
+            repl.set_mode(preset.permission_mode)
+        repl.renderer.notice(f"Preset {name}: {', '.join(preset.tools)}")
+        return
+    mode = preset.permission_mode or repl.mode
+    settings = dataclasses.replace(repl.settings, permission_mode=mode)
+    agent.policy = runtime.make_policy(settings, agent.ctx, preset, [])
+    agent.registry.enabled = runtime.tool_names(preset, agent.policy.mode)
+    agent.options.system_prompt = runtime.build_prompt(settings, preset)
+    repl.set_mode(agent.policy.mode)
+    agent.sink.record("preset_switch", {"preset": name})
+    repl.renderer.notice(f"Preset {name}: {', '.join(agent.registry.enabled)} · mode {agent.policy.mode}")
 
 
 async def rewind(repl: Repl, args: str) -> None:
@@ -83,9 +91,7 @@ async def rewind(repl: Repl, args: str) -> None:
 
     directory = layout.sessions_dir(repl.root)
     loaded = load(directory, agent.session_id)
-    prompts = [
-        (rec, msg) for rec, msg in message_records(loaded.chain) if msg.role == "user" and msg.text.strip()
-    ]
+    prompts = [(rec, msg) for rec, msg in message_records(loaded.chain) if msg.role == "user" and msg.text.strip()]
     word, _, what = args.partition(" ")
     if not word:
         lines = [f"  {i + 1:>2}  {msg.text.strip().splitlines()[0][:70]}" for i, (_, msg) in enumerate(prompts)]
@@ -136,8 +142,11 @@ def context_report(agent: Agent) -> str:
     if agent.last_input_tokens:
         lines.append(f"  last request       {agent.last_input_tokens:,} tokens (reported by the provider)")
     used = max(total, agent.last_input_tokens)
-    lines.append(f"  window             {window:,} tokens, {100 * used / window:.0f}% used" if window else
-                 f"  window             unknown for this model (~{total:,} tokens used)")
+    lines.append(
+        f"  window             {window:,} tokens, {100 * used / window:.0f}% used"
+        if window
+        else f"  window             unknown for this model (~{total:,} tokens used)"
+    )
     return "\n".join(lines)
 
 

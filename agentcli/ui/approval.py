@@ -29,7 +29,11 @@ from agentcli.permissions.suggest import EDIT_TOOLS, Suggestion, suggest_rules
 from agentcli.tools.base import ToolContext
 from agentcli.tools.exit_plan import REVIEWER_KEY, PlanDecision
 
-DURATIONS: tuple[tuple[str, str], ...] = (("session", "this session"), ("local", "this project"), ("user", "everywhere"))
+DURATIONS: tuple[tuple[str, str], ...] = (
+    ("session", "this session"),
+    ("local", "this project"),
+    ("user", "everywhere"),
+)
 _EDIT_FIELD = {"Bash": "command", "Write": "content", "Edit": "new_string"}
 _MAX_SHOWN_LINES = 60
 
@@ -106,7 +110,10 @@ class TerminalApprover:
             "Remember which rule?", [f"{s.label}:  {', '.join(s.rules)}" for s in suggestions]
         )
         rule = suggestions[which]
-        files = {"local": paths.project_dir(self.project_root) / "settings.local.toml", "user": paths.user_config_file()}
+        files = {
+            "local": paths.project_dir(self.project_root) / "settings.local.toml",
+            "user": paths.user_config_file(),
+        }
         labels = [f"{label}  ({files[key]})" if key in files else label for key, label in DURATIONS]
         when = await self.choose("For how long?", labels)
         scope = DURATIONS[when][0]
@@ -154,7 +161,11 @@ class TerminalApprover:
             self.say("── plan ──\n" + plan)
             choice = await self.choose(
                 "Approve this plan?",
-                ["yes, and accept edits (acceptEdits)", "yes, and ask before each change (default)", "no, keep planning"],
+                [
+                    "yes, and accept edits (acceptEdits)",
+                    "yes, and ask before each change (default)",
+                    "no, keep planning",
+                ],
             )
             if choice == 2:
                 feedback = (await self.ask("what should change? ")).strip()

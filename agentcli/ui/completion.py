@@ -14,9 +14,12 @@ Names = Callable[[], Iterable[tuple[str, str]]]
 
 
 class ReplCompleter(Completer):
-    """`commands` yields (name, description); `arguments` maps a command to a source of its argument values."""
+    """`commands` yields (name, description); `arguments(name)` the values a command's argument may take
+    (None when the command takes no completable argument)."""
 
-    def __init__(self, cwd: Path, commands: Names, arguments: dict[str, Names]) -> None:
+    def __init__(
+        self, cwd: Path, commands: Names, arguments: Callable[[str], Iterable[tuple[str, str]] | None]
+    ) -> None:
         self.cwd = cwd
         self.commands = commands
         self.arguments = arguments
@@ -37,9 +40,9 @@ class ReplCompleter(Completer):
             if not space:
                 yield from self._commands(name)
                 return
-            source = self.arguments.get(name.lstrip("/"))
-            if source is not None and " " not in arg:
-                for value, meta in source():
+            values = self.arguments(name.lstrip("/")) if " " not in arg else None
+            if values is not None:
+                for value, meta in values:
                     if value.lower().startswith(arg.lower()):
                         yield Completion(value, -len(arg), display_meta=meta)
                 return

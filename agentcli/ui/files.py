@@ -29,7 +29,10 @@ def _git_files(cwd: Path) -> list[str] | None:
     try:
         proc = subprocess.run(
             ["git", "ls-files", "-co", "--exclude-standard", "-z"],
-            cwd=cwd, capture_output=True, timeout=5, check=False,
+            cwd=cwd,
+            capture_output=True,
+            timeout=5,
+            check=False,
         )
     except (OSError, subprocess.TimeoutExpired):
         return None

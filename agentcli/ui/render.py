@@ -341,32 +341,47 @@ _NOTICE = {"info": "dim", "warning": "yellow"}
 
 
 class _LiveView:
-    """What the live region shows: the tail of the open markdown block, the spinner, typed-ahead text."""
+    """What the live region shows: the tail of the open markdown block, the spinner, typed-ahead text.
+
+    The block's complete lines are rendered once per new line and cached; the unfinished line is drawn plain.
+    So a redraw for a keystroke or a spinner tick costs almost nothing, however fast the reply streams."""
 
     def __init__(self, renderer: Renderer) -> None:
         self.r = renderer
         from rich.spinner import Spinner
 
         self.spinner = Spinner("dots", style="magenta")
+        self._key: tuple[int, int, int, int] | None = None
+        self._lines: list[list[Segment]] = []
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         md = self.r._md
-        room = max(3, options.height or console.height) - 4
-        lines = list(md.open_lines()[-room:])
         partial = md.partial_line()
-        if partial:
-            lines.append(partial)
-        if lines:
-            if md.in_fence and not _is_fence(lines[0]):
-                first = md.open_lines()[0] if md.open_lines() else "```"
-                lines.insert(0, first if _is_fence(first) else "```")
-            yield Trimmed(markdown("\n".join(lines)))
+        block = md.open_lines()
+        if block or partial:
+            yield from self._block(console, options, block)
+            if partial and not (not block and _is_fence(partial)):
+                yield Text(partial[-options.max_width :], style="dim" if md.in_fence else "")
         elif self.r._thinking:
             yield Text("".join(self.r._thinking)[-options.max_width :], style="dim italic")
         self.spinner.text = self.r.status_text()
         yield self.spinner
         if self.r.typeahead:
             yield Text("› " + self.r.typeahead.replace("\n", " ⏎ ")[-(options.max_width - 3) :], style="dim")
+
+    def _block(self, console: Console, options: ConsoleOptions, block: list[str]) -> RenderResult:
+        room = max(3, (options.height or console.height) - 5)
+        key = (id(block), len(block), options.max_width, room)
+        if key != self._key:
+            lines = block[-room:]
+            if lines and self.r._md.in_fence and not _is_fence(lines[0]):
+                lines = [block[0] if _is_fence(block[0]) else "```", *lines]
+            self._lines = console.render_lines(Trimmed(markdown("\n".join(lines))), options, pad=False) if lines else []
+            self._key = key
+        new_line = Segment.line()
+        for line in self._lines:
+            yield from line
+            yield new_line
 
 
 def markdown(text: str) -> Markdown:

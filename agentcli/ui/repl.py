@@ -10,32 +10,33 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import functools
+import os
+import sys
 import time
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from prompt_toolkit.application import get_app_or_none
 from prompt_toolkit.formatted_text import StyleAndTextTuples
-from rich.console import Console
-from rich.text import Text
 
 from agentcli import paths
-from agentcli.core.messages import Message
 from agentcli.errors import AgentCliError
-from agentcli.ui import slash
-from agentcli.ui.attach import build_message, expand_pastes, run_shell, shell_context
 from agentcli.ui.completion import ReplCompleter
 from agentcli.ui.input import CtrlCOnEmpty, make_session
 from agentcli.ui.keys import TurnKeys
-from agentcli.ui.render import Renderer
 from agentcli.ui.status import MODE_LABELS, Status, next_mode
 
 if TYPE_CHECKING:
     from prompt_toolkit import PromptSession
+    from rich.console import Console
 
     from agentcli.config import Settings
     from agentcli.core.loop import Agent
+    from agentcli.core.messages import Message
     from agentcli.core.permissions import Approval, ApprovalRequest, Approver
     from agentcli.runtime import Built
+    from agentcli.ui.render import Renderer
 
 DOUBLE_CTRL_C_S = 2.0
 
@@ -50,8 +51,7 @@ class Repl:
 
     def __init__(self, settings: Settings, console: Console | None = None) -> None:
         self.settings = settings
-        self.console = console or Console(highlight=False, emoji=False)
-        self.renderer = Renderer(self.console)
+        self._console = console
         self.cwd = settings.cwd
         self.root = settings.project_root
         self.agent: Agent | None = None
@@ -59,14 +59,28 @@ class Repl:
         self._building: asyncio.Task[Built] | None = None
         self.mode = settings.permission_mode
         self.allow_bypass = settings.permission_mode == "bypassPermissions"
+        self._mode_chosen = settings.permission_mode != "default"
         self.status = Status(model=settings.model or "(default model)", mode=self.mode)
         self.context: list[str] = []
         self.pastes: dict[int, str] = {}
         self.turn: asyncio.Task[None] | None = None
         self.keys = TurnKeys(self.cancel_turn, self.cycle_mode, self._typed)
         self.exit_requested = False
-        self.completer = ReplCompleter(self.cwd, self._command_names, slash.argument_sources(self))
+        self.completer = ReplCompleter(self.cwd, self._command_names, self._argument_values)
         self.session: PromptSession[str] | None = None
+
+    # rich and the renderer (with the event types) load after the prompt is up: start-up pays only for the prompt.
+    @functools.cached_property
+    def console(self) -> Console:
+        from rich.console import Console
+
+        return self._console or Console(highlight=False, emoji=False)
+
+    @functools.cached_property
+    def renderer(self) -> Renderer:
+        from agentcli.ui.render import Renderer
+
+        return Renderer(self.console)
 
     # ---- main loop ----------------------------------------------------------------------------------------
 
@@ -117,6 +131,9 @@ class Repl:
 
     async def submit(self, text: str) -> None:
         """Handle one entered prompt: a slash command, a `!` shell command, or a message for the agent."""
+        from agentcli.ui import slash
+        from agentcli.ui.attach import expand_pastes
+
         text = expand_pastes(text, self.pastes).strip()
         self.renderer.under_prompt()
         if not text:
@@ -135,6 +152,8 @@ class Repl:
         self.refresh_status()
 
     async def _send(self, prompt: str | Message) -> None:
+        from agentcli.ui.attach import build_message
+
         agent = await self.ensure_agent()
         if agent is None:
             return
@@ -164,9 +183,16 @@ class Repl:
 
     async def _consume(self, agent: Agent, message: Message) -> None:
         events = agent.run(message)
+        renderer = self.renderer
+        breath = time.monotonic()
         try:
             async for event in events:
-                self.renderer.feed(event)
+                renderer.feed(event)
+                # A fast stream can arrive already buffered, so nothing here would suspend: let the loop see
+                # the keyboard (Esc) at least every 10 ms.
+                if time.monotonic() - breath > 0.01:
+                    await asyncio.sleep(0)
+                    breath = time.monotonic()
         finally:
             aclose = getattr(events, "aclose", None)
             if aclose is not None:
@@ -178,6 +204,10 @@ class Repl:
 
     async def shell(self, command: str) -> None:
         """`!cmd`: run it here, show its output, and hand that output to the model with the next message."""
+        from rich.text import Text
+
+        from agentcli.ui.attach import run_shell, shell_context
+
         if not command:
             self.renderer.notice("Usage: !command — runs it in your shell; its output goes to the next message")
             return
@@ -227,7 +257,10 @@ class Repl:
     def adopt(self, built: Built) -> None:
         """Make `built` this session's agent (after a build, /clear, /resume or /fork)."""
         self.built, self.agent = built, built.agent
-        built.agent.policy.mode = self.mode
+        if self._mode_chosen:
+            self._apply_mode(built.agent)
+        else:  # the agent's policy knows the mode from flags, config and preset
+            self.mode = self.status.mode = built.agent.policy.mode
         approver = built.agent.approver
         install = getattr(getattr(approver, "inner", approver), "install", None)
         if callable(install):
@@ -258,7 +291,7 @@ class Repl:
         await self.release()
         if any(m.role == "assistant" for m in agent.messages):
             self.console.print()
-            self.console.print(Text("Resume this session with:", style="dim"))
+            self.console.print("Resume this session with:", style="dim")
             self.console.print(f"  agentcli --resume {agent.session_id}", highlight=False, markup=False)
 
     async def release(self) -> None:
@@ -301,13 +334,19 @@ class Repl:
     def set_mode(self, mode: str) -> None:
         self.mode = mode
         self.status.mode = mode
+        self._mode_chosen = True
         if self.agent is not None:
-            self.agent.policy.mode = mode
+            self._apply_mode(self.agent)
         if self.turn is not None:
             self.renderer.notice(f"{MODE_LABELS.get(mode, mode)} on")
         app = get_app_or_none()
         if app is not None:
             app.invalidate()
+
+    def _apply_mode(self, agent: Agent) -> None:
+        agent.policy.mode = self.mode
+        if self.mode == "plan" and "ExitPlanMode" not in agent.registry.enabled:
+            agent.registry.enabled.append("ExitPlanMode")
 
     def _show_branch(self) -> None:
         from agentcli.session.layout import git_branch
@@ -333,18 +372,27 @@ class Repl:
         self.renderer.refresh()
 
     def _command_names(self) -> list[tuple[str, str]]:
+        from agentcli.ui import slash
+
         return slash.command_names(self)
 
+    def _argument_values(self, command: str) -> Iterable[tuple[str, str]] | None:
+        from agentcli.ui import slash
+
+        source = slash.argument_sources(self).get(command)
+        return source() if source is not None else None
+
     def _banner(self) -> None:
+        """Two lines written directly (plain ANSI), so the prompt does not wait for rich to load."""
         from agentcli import __version__
 
-        line = Text(f"agentcli {__version__}", style="bold")
-        line.append(f" · {self.status.model} · {self.cwd}", style="dim")
-        self.console.print(line, highlight=False)
-        self.console.print(
-            Text("/help for commands · !cmd runs a shell command · @path attaches a file · esc interrupts", "dim")
+        colour = sys.stdout.isatty() and not os.environ.get("NO_COLOR") and os.environ.get("TERM") != "dumb"
+        bold, dim, reset = ("\x1b[1m", "\x1b[2m", "\x1b[0m") if colour else ("", "", "")
+        sys.stdout.write(
+            f"{bold}agentcli {__version__}{reset}{dim} · {self.status.model} · {self.cwd}{reset}\n"
+            f"{dim}/help for commands · !cmd runs a shell command · @path attaches a file · esc interrupts{reset}\n\n"
         )
-        self.console.print()
+        sys.stdout.flush()
 
 
 def preload(settings: Settings, renderer: Renderer) -> None:

@@ -80,7 +80,8 @@ def argument_sources(repl: Repl) -> dict[str, Callable[[], Iterable[tuple[str, s
     return {
         "model": lambda: [(m, "") for m in model_names()],
         "mode": lambda: [(m, MODE_LABELS[m]) for m in PERMISSION_MODES],
-        "preset": lambda: [(p, "") for p in preset_names()],
+        "preset": lambda: preset_names(repl),
+        "thinking": lambda: [("on", "show reasoning"), ("off", "hide reasoning")],
         "resume": lambda: _session_choices(repl),
         "help": lambda: [(n, "") for n in COMMANDS],
     }
@@ -98,13 +99,12 @@ def model_names() -> list[str]:
         return []
 
 
-def preset_names() -> list[str]:
+def preset_names(repl: Repl) -> list[tuple[str, str]]:
     try:
-        import importlib
+        from agentcli.presets import list_presets
 
-        presets = importlib.import_module("agentcli.tools.presets")
-        return sorted(presets.preset_names())
-    except Exception:  # presets may not exist yet
+        return [(p.name, p.description) for p in list_presets(repl.root)]
+    except Exception:  # a broken preset file must not break completion
         return []
 
 
@@ -281,6 +281,13 @@ async def _sessions(repl: Repl, args: str) -> None:
         _say(repl, "No stored sessions for this project.")
         return
     _say(repl, "Sessions (newest first):\n" + "\n".join(f"  {sid}  {title}" for sid, title in choices), "")
+
+
+@command("thinking", "show or hide the model's reasoning", "[on|off]")
+async def _thinking(repl: Repl, args: str) -> None:
+    show = {"on": True, "off": False}.get(args.lower(), not repl.renderer.show_thinking)
+    repl.renderer.show_thinking = show
+    _say(repl, f"Reasoning is {'shown' if show else 'hidden'}.")
 
 
 @command("init", "write an AGENTS.md for this repository")

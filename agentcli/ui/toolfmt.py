@@ -41,9 +41,7 @@ def format_duration(ms: int) -> str:
 
 def header(name: str, args: dict[str, Any], status: str, duration_ms: int | None, width: int) -> Text:
     """`✓ Bash(ls -la) 12ms`, shortened to fit `width` columns."""
-    mark, style = {"ok": ("✓", "green"), "error": ("✗", "red"), "denied": ("⊘", "yellow")}.get(
-        status, ("•", "cyan")
-    )
+    mark, style = {"ok": ("✓", "green"), "error": ("✗", "red"), "denied": ("⊘", "yellow")}.get(status, ("•", "cyan"))
     tail = f" {format_duration(duration_ms)}" if duration_ms is not None else ""
     key = key_argument(name, args)
     room = max(8, width - len(name) - len(tail) - 6)

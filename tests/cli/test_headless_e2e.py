@@ -228,3 +228,20 @@ def test_max_turns_exit_4(tmp_path: Path, fake_llm: FakeLLM) -> None:
 def test_bad_flag_is_usage_error(tmp_path: Path) -> None:
     run = agentcli(["-p", "hi", "--output-format", "yaml"], tmp_path, {})
     assert run.status == 2 and "invalid choice" in run.stderr
+
+
+def test_paths_outside_the_project_are_denied_headless(tmp_path: Path, fake_llm: FakeLLM) -> None:
+    proj = repo(tmp_path)
+    (tmp_path / "secret.txt").write_text("top secret\n")
+    (proj / "link.txt").symlink_to(tmp_path / "secret.txt")
+    fake_llm.push(
+        Reply(tool_calls=[ToolCall("Read", {"file_path": "../secret.txt"}), ToolCall("Read", {"file_path": "link.txt"}),
+                          ToolCall("Edit", {"file_path": "../secret.txt", "old_string": "top", "new_string": "no"})]),
+        Reply(text="could not"),
+    )
+    run = agentcli(["-p", "x", "--model", ANTHROPIC, "--permission-mode", "acceptEdits", "--output-format", "json"],
+                   proj, provider_env(fake_llm, ANTHROPIC))
+    denied = [d["tool_input"]["file_path"] for d in run.json()["permission_denials"]]
+    assert denied == ["../secret.txt", "link.txt", "../secret.txt"]
+    assert "top secret" not in str(fake_llm.requests[-1].body)
+    assert (tmp_path / "secret.txt").read_text() == "top secret\n"

@@ -106,13 +106,16 @@ register("/api/chat", OllamaChatRenderer())
 
 class FakeOllama(FakeLLM):
     """The fake LLM, also answering Ollama's model endpoints from `models` (name → context length;
-    `modelfile_ctx` gives a Modelfile num_ctx). `show_calls` counts `/api/show` requests."""
+    `modelfile_ctx` gives a Modelfile num_ctx, `capabilities` what `/api/show` lists). `show_calls` counts
+    `/api/show` requests."""
 
     def __init__(self, replies: Any = (), *, models: dict[str, int] | None = None,
-                 modelfile_ctx: dict[str, int] | None = None, **kw: Any) -> None:
+                 modelfile_ctx: dict[str, int] | None = None,
+                 capabilities: dict[str, list[str]] | None = None, **kw: Any) -> None:
         super().__init__(replies, **kw)
         self.models = dict(models if models is not None else {"llama-fake": 131072})
         self.modelfile_ctx = dict(modelfile_ctx or {})
+        self.capabilities = dict(capabilities or {})
         self.show_calls = 0
 
     def start(self) -> FakeOllama:
@@ -136,7 +139,7 @@ class FakeOllama(FakeLLM):
                      "details": {"family": "llama", "parameter_size": "1B", "quantization_level": "Q4_0"},
                      "model_info": {"general.architecture": "llama",
                                     "llama.context_length": self.models[model]},
-                     "capabilities": ["completion", "tools"]}
+                     "capabilities": self.capabilities.get(model, ["completion", "tools"])}
 
 
 class _OllamaHandler(_Handler):

@@ -1,7 +1,10 @@
 """Runs the approval prompt standalone, for the pseudo-terminal tests: `python approval_driver.py ROOT REQUEST`.
 
-REQUEST is JSON {"tool": …, "input": {…}, "reason": …} or {"plan": "…"}. The result is printed as one line
-`RESULT {json}`; a remembered rule is passed to the real policy, as the loop does, so it lands in its file.
+REQUEST is JSON, one of:
+  {"tool": …, "input": {…}, "reason": …}   one prompt; a remembered rule goes to the real policy, as the loop does
+  {"plan": "…"}                              the plan review
+  {"loop": "a shell command"}                the real loop with a scripted model that asks for that command once
+The result is printed as one line `RESULT {json}`.
 """
 
 from __future__ import annotations
@@ -11,25 +14,56 @@ import json
 import sys
 from dataclasses import asdict
 from pathlib import Path
+from typing import Any
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from agentcli.core.loop import Agent, AgentOptions
+from agentcli.core.messages import ToolResultBlock
 from agentcli.core.permissions import ApprovalRequest
 from agentcli.permissions.loader import load_policy
+from agentcli.tools.base import ToolContext
+from agentcli.tools.registry import ToolRegistry
 from agentcli.ui.approval import TerminalApprover
+from tests.core.scripted import Say, ScriptedProvider
 
 
-async def main(root: Path, request: dict[str, object]) -> dict[str, object]:
-    modes: list[str] = []
-    approver = TerminalApprover(root, set_mode=modes.append)
-    if "plan" in request:
-        decision = await approver.review_plan(str(request["plan"]))
-        return {**asdict(decision), "set_mode": modes}
-    tool_input = request["input"]
-    assert isinstance(tool_input, dict)
-    req = ApprovalRequest("call_1", str(request["tool"]), tool_input, False, request.get("reason"))  # type: ignore[arg-type]
+async def one_prompt(root: Path, request: dict[str, Any]) -> dict[str, Any]:
+    approver = TerminalApprover(root)
+    req = ApprovalRequest("call_1", request["tool"], request["input"], False, request.get("reason"))
     approval = await approver.approve(req)
     if approval.behavior == "allow" and approval.remember:
-        load_policy(root).remember(approval.remember, approval.scope or "session")
+        policy = load_policy(root)
+        policy.remember(approval.remember, approval.scope or "session")
+        return {**asdict(approval), "session_rules": policy.session_rules()}
     return asdict(approval)
+
+
+async def plan_review(root: Path, plan: str) -> dict[str, Any]:
+    modes: list[str] = []
+    decision = await TerminalApprover(root, set_mode=modes.append).review_plan(plan)
+    return {**asdict(decision), "set_mode": modes}
+
+
+async def loop(root: Path, command: str) -> dict[str, Any]:
+    provider = ScriptedProvider([Say("", [("Bash", {"command": command})]), Say("ok")])
+    ctx = ToolContext(project_root=root, shell_cwd=root)
+    policy = load_policy(root)
+    policy.bind(ctx)
+    agent = Agent(provider=provider, registry=ToolRegistry(["Bash"]), policy=policy, approver=TerminalApprover(root),
+                  ctx=ctx, options=AgentOptions(model="m", provider_name="scripted"))
+    async for _ in agent.run("go"):
+        pass
+    told = [b for b in provider.requests[-1].messages[-1].content if isinstance(b, ToolResultBlock)]
+    return {"told": told[0].content, "is_error": told[0].is_error}
+
+
+async def main(root: Path, request: dict[str, Any]) -> dict[str, Any]:
+    if "plan" in request:
+        return await plan_review(root, request["plan"])
+    if "loop" in request:
+        return await loop(root, request["loop"])
+    return await one_prompt(root, request)
 
 
 if __name__ == "__main__":

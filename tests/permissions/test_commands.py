@@ -30,7 +30,9 @@ def test_add_list_rm(root: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert run(root, "list", "--json") == 0
     listed = json.loads(capsys.readouterr().out)
     mine = {(r["behavior"], r["rule"], r["source"]) for r in listed["rules"] if r["source"] != "builtin"}
-    assert mine == {("allow", "Bash(npm test *)", "local"), ("deny", "Bash(rm:*)", "project"), ("ask", "WebFetch", "user")}
+    assert mine == {
+        ("allow", "Bash(npm test *)", "local"), ("deny", "Bash(rm:*)", "project"), ("ask", "WebFetch", "user"),
+    }
     assert any(r["source"] == "builtin" and r["rule"] == "Read(.env*)" for r in listed["rules"])
     assert run(root, "list") == 0
     text = capsys.readouterr().out

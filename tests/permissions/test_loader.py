@@ -29,7 +29,8 @@ def test_every_source_with_its_origin(root: Path) -> None:
     write(root / ".agentcli/settings.toml", '[permissions]\ndeny = ["Bash(git push:*)"]\n')
     write(root / ".agentcli/settings.local.toml", '[permissions]\nask = ["Bash(make deploy *)"]\n')
     policy = load_policy(
-        root, allowed_flags=["Bash(npm", "test", "*)", "Edit"], disallowed_flags=["WebFetch"], session_rules=["Bash(ls *)"],
+        root, allowed_flags=["Bash(npm", "test", "*)", "Edit"], disallowed_flags=["WebFetch"],
+        session_rules=["Bash(ls *)"],
         preset_rules={"allow": ["Bash(cargo *)"]},
     )
     got = {(r.text, r.behavior, r.source) for r in policy.rules if r.source != "builtin"}
@@ -57,7 +58,7 @@ def test_mode_precedence(root: Path) -> None:
 
 def test_invalid_rules_name_their_file(root: Path) -> None:
     write(root / ".agentcli/settings.toml", '[permissions]\nallow = ["Bash(npm"]\n')
-    with pytest.raises(ConfigError, match="settings.toml"):
+    with pytest.raises(ConfigError, match=r"settings\.toml"):
         load_policy(root)
 
 
@@ -115,3 +116,4 @@ def test_bind_follows_the_shell_cwd(root: Path) -> None:
     ctx.shell_cwd = root.parent
     assert policy.check(bash, {"command": "cat proj/src/a.py"}).behavior == "allow"
     assert policy.check(bash, {"command": "cat outside/x"}).behavior == "ask"
+

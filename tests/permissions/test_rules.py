@@ -64,7 +64,8 @@ def test_match_command(spec: str, text: str, ok: bool) -> None:
         (".env", "/p/.env", True), (".env", "/p/sub/.env", True), ("./.env", "/p/sub/.env", False),
         ("*.pem", "/p/a/b/k.pem", True), ("/src/*.py", "/p/src/a.py", True), ("/src/*.py", "/p/src/a/b.py", False),
         ("//etc/**", "/etc/hosts", True), ("~/.ssh", "/h/.ssh/id_rsa", True), ("~/.ssh", "/h/.sshx", False),
-        ("src/**/*.ts", "/p/src/a/b/c.ts", True), ("src/**/*.ts", "/p/src/c.ts", True), ("src/?.py", "/p/src/ab.py", False),
+        ("src/**/*.ts", "/p/src/a/b/c.ts", True), ("src/**/*.ts", "/p/src/c.ts", True),
+        ("src/?.py", "/p/src/ab.py", False),
         ("src/[ab].py", "/p/src/a.py", True), ("src/[!ab].py", "/p/src/a.py", False), (".env*", "/p/.envrc", True),
     ],
 )
@@ -77,7 +78,8 @@ def test_match_path(spec: str, path: str, ok: bool) -> None:
     [
         ("domain:example.com", "https://example.com/a", True), ("domain:example.com", "https://EXAMPLE.com.", True),
         ("domain:example.com", "https://a.example.com", False), ("domain:*.example.com", "https://a.example.com", True),
-        ("domain:*.example.com", "https://example.com", True), ("domain:*.example.com", "https://badexample.com", False),
+        ("domain:*.example.com", "https://example.com", True),
+        ("domain:*.example.com", "https://badexample.com", False),
         ("domain:example.com", "http://example.com@evil.io", False), ("domain:example.com", "example.com/x", True),
         ("domain:example.com", "http://[::1", False),
     ],

@@ -74,5 +74,5 @@ def test_load_errors(tmp_path: Path) -> None:
     assert settings_file.load(tmp_path / "missing.toml") == {}
     bad = tmp_path / "bad.toml"
     bad.write_text("a = [")
-    with pytest.raises(ConfigError, match="bad.toml"):
+    with pytest.raises(ConfigError, match=r"bad\.toml"):
         settings_file.load(bad)

@@ -61,7 +61,10 @@ BASH: list[tuple[str, str]] = [
     # secrets: denied everywhere, through any command
     ("cat .env", "DDDD"), ("cat ~/.ssh/id_rsa", "DDDD"), ("cp .env /tmp/x", "DDDD"), ("echo x > .env", "DDDD"),
     ("cat link_env", "DDDD"), ("cat < .env", "DDDD"), ("grep KEY src/../.env.local", "DDDD"),
-    ("ls ~/.aws/", "DDDD"),
+    ("ls ~/.aws/", "DDDD"), ("git commit -m 'ignore .env files'", "QQDA"),
+    # options that write, also inside a cluster of short options
+    ("sort -uo out.txt src/a.py", "QQDA"), ("sort --output=o src/a.py", "QQDA"), ("xxd -r dump bin", "QQDA"),
+    ("git diff --no-index /etc/passwd src/a.py", "QQQA"), ("uniq src/a.py out.txt", "QQDA"),
 ]
 
 RULED: list[tuple[Rules, str, str]] = [
@@ -155,6 +158,7 @@ FILES: list[tuple[Rules, str, dict[str, Any], str]] = [
     ({"allow": ("Read(.env*)",)}, "Read", {"file_path": ".env"}, "DDDD"),
 ]
 
+WEB: Rules = {"allow": ("WebFetch(domain:example.com)",)}
 FAKES: list[tuple[Rules, FakeTool, dict[str, Any], str]] = [
     ({}, FakeTool("Touch"), {}, "QQDA"),
     ({}, FakeTool("mcp__gh__list", read_only=True), {}, "AAAA"),
@@ -163,11 +167,11 @@ FAKES: list[tuple[Rules, FakeTool, dict[str, Any], str]] = [
     ({"allow": ("mcp__gh",)}, FakeTool("mcp__ghx__create_pr"), {}, "QQDA"),
     ({"deny": ("mcp__gh__*",)}, FakeTool("mcp__gh__x", read_only=True), {}, "DDDD"),
     ({"allow": ("mcp__gh__create_pr",)}, FakeTool("mcp__gh__delete_repo"), {}, "QQDA"),
-    ({"allow": ("WebFetch(domain:example.com)",)}, FakeTool("WebFetch"), {"url": "https://example.com/x"}, "AADA"),
-    ({"allow": ("WebFetch(domain:example.com)",)}, FakeTool("WebFetch"), {"url": "https://example.com.evil.io/"}, "QQDA"),
-    ({"allow": ("WebFetch(domain:example.com)",)}, FakeTool("WebFetch"), {"url": "https://evil.io/?example.com"}, "QQDA"),
-    ({"allow": ("WebFetch(domain:example.com)",)}, FakeTool("WebFetch"), {"url": "http://example.com@evil.io/"}, "QQDA"),
-    ({"allow": ("WebFetch(domain:example.com)",)}, FakeTool("WebFetch"), {"url": "https://exаmple.com/"}, "QQDA"),
+    (WEB, FakeTool("WebFetch"), {"url": "https://example.com/x"}, "AADA"),
+    (WEB, FakeTool("WebFetch"), {"url": "https://example.com.evil.io/"}, "QQDA"),
+    (WEB, FakeTool("WebFetch"), {"url": "https://evil.io/?example.com"}, "QQDA"),
+    (WEB, FakeTool("WebFetch"), {"url": "http://example.com@evil.io/"}, "QQDA"),
+    (WEB, FakeTool("WebFetch"), {"url": "https://exаmple.com/"}, "QQDA"),
     ({"allow": ("WebFetch(domain:*.example.com)",)}, FakeTool("WebFetch"), {"url": "https://a.example.com/"}, "AADA"),
     ({"allow": ("Task(subagent_type:Explore)",)}, FakeTool("Task"), {"subagent_type": "Explore"}, "AADA"),
     ({"allow": ("Task(subagent_type:Explore)",)}, FakeTool("Task"), {"subagent_type": "general"}, "QQDA"),
@@ -180,15 +184,16 @@ def root(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _rows() -> list[Any]:
+    """One row per call and rules; each row holds its four cases (one per mode)."""
     rows: list[Any] = []
     for cmd, expect in BASH:
-        rows += [pytest.param({}, "Bash", {"command": cmd}, m, LETTER[e], id=f"{m}:{cmd[:50]!r}") for m, e in zip(MODES, expect, strict=True)]
+        rows.append(pytest.param({}, "Bash", {"command": cmd}, expect, id=repr(cmd[:50])))
     for rules, cmd, expect in RULED:
-        rows += [pytest.param(rules, "Bash", {"command": cmd}, m, LETTER[e], id=f"{m}:{rules}:{cmd[:40]!r}") for m, e in zip(MODES, expect, strict=True)]
+        rows.append(pytest.param(rules, "Bash", {"command": cmd}, expect, id=f"{rules}:{cmd[:40]!r}"))
     for rules, tool, args, expect in FILES:
-        rows += [pytest.param(rules, tool, args, m, LETTER[e], id=f"{m}:{rules}:{tool}:{args}") for m, e in zip(MODES, expect, strict=True)]
+        rows.append(pytest.param(rules, tool, args, expect, id=f"{rules}:{tool}:{args}"))
     for rules, fake, args, expect in FAKES:
-        rows += [pytest.param(rules, fake, args, m, LETTER[e], id=f"{m}:{rules}:{fake.name}:{args}") for m, e in zip(MODES, expect, strict=True)]
+        rows.append(pytest.param(rules, fake, args, expect, id=f"{rules}:{fake.name}:{args}"))
     return rows
 
 
@@ -196,15 +201,18 @@ ROWS = _rows()
 
 
 def test_table_is_large_enough() -> None:
-    assert len(ROWS) >= 300
+    assert len(ROWS) * len(MODES) >= 300
 
 
-@pytest.mark.parametrize(("rules", "tool", "args", "mode", "expected"), ROWS)
-def test_decision(root: Path, rules: Rules, tool: Any, args: dict[str, Any], mode: str, expected: str) -> None:
-    policy = make_policy(root, mode, **rules)
+@pytest.mark.parametrize(("rules", "tool", "args", "expected"), ROWS)
+def test_decision(root: Path, rules: Rules, tool: Any, args: dict[str, Any], expected: str) -> None:
     t = load_tool(tool) if isinstance(tool, str) else tool
-    verdict = policy.check(t, args)
-    assert verdict.behavior == expected, verdict
+    wrong = []
+    for mode, letter in zip(MODES, expected, strict=True):
+        verdict = make_policy(root, mode, **rules).check(t, args)
+        if verdict.behavior != LETTER[letter]:
+            wrong.append(f"{mode}: expected {LETTER[letter]}, got {verdict}")
+    assert not wrong, "\n".join(wrong)
 
 
 @pytest.mark.parametrize("mode", MODES)

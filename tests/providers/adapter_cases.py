@@ -256,3 +256,10 @@ def anthropic_reference(root: Path) -> Norm:
     with FakeLLM() as fake:
         return three_tool_run(root, fake, lambda f: AnthropicProvider(
             ProviderConfig("anthropic", base_url=f.url, api_key="test-key-1")), "claude-fake")
+
+
+def add(norm: list[tuple[object, ...]], kind: str, text: str) -> None:
+    if norm and norm[-1][0] == kind:
+        norm[-1] = (kind, str(norm[-1][1]) + text)
+    else:
+        norm.append((kind, text))

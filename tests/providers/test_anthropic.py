@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 import pytest
@@ -234,3 +235,44 @@ def test_multi_turn_conversation_is_valid_on_the_wire(fake_llm: FakeLLM) -> None
     events = collect(provider(fake_llm), request(*turn2, effort="low"))
     assert events[-1] == MessageStop("end_turn", "test-model")
     assert fake_llm.violations == []
+
+
+@pytest.mark.parametrize("data", ['{"type":"content_block_delta","index":0,"delta":{"type":"text_delta"}}',
+                                  '[1]', '{"type":"message_start","message":null}', '{"no":"type"}'])
+def test_wrong_shapes_are_stream_errors(data: str) -> None:
+    from agentcli.net.errors import ApiIdentity
+    from agentcli.providers.anthropic import _StreamState
+
+    with pytest.raises(StreamError, match="malformed event"):
+        _StreamState(ApiIdentity("Anthropic")).handle(data)
+
+
+def test_consumer_stopping_mid_stream_closes_cleanly(fake_llm: FakeLLM) -> None:
+    """Breaking out (Esc) or cancelling mid-stream drops the connection; the next request still works."""
+    import asyncio
+
+    fake_llm.push(Reply(pieces=tuple(f"w{i} " for i in range(5000))), Reply(text="slow", fault=Fault(
+        "slow_first_byte", delay_s=5)), Reply(text="next"))
+    p = provider(fake_llm)
+
+    async def run() -> list[object]:
+        async for ev in p.stream(request()):
+            if isinstance(ev, TextDelta):
+                break
+        task = asyncio.ensure_future(_drain(p))
+        while not fake_llm.requests[1:]:
+            await asyncio.sleep(0.01)
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+        events = [ev async for ev in p.stream(request())]
+        await p.aclose()
+        return events
+
+    events = asyncio.run(run())
+    assert TextDelta("next") in events and len(fake_llm.requests) == 3
+
+
+async def _drain(p: AnthropicProvider) -> None:
+    async for _ in p.stream(request()):
+        pass

@@ -16,6 +16,7 @@ from tests.providers.adapter_cases import (
     MID_STREAM_FAULTS,
     RETRYABLE_FAULTS,
     TOOL_SPECS,
+    add,
     anthropic_reference,
     check_exhausted,
     check_mid_stream,
@@ -24,6 +25,7 @@ from tests.providers.adapter_cases import (
     replay_requests,
     round_trip_replies,
     stream_once,
+    three_tool_replies,
     three_tool_run,
 )
 
@@ -134,3 +136,40 @@ def test_mid_stream_faults_keep_output(kind, error) -> None:  # type: ignore[no-
 def test_slow_headers_time_out() -> None:
     with FakeLLM() as fake:
         check_slow_headers(lambda: make(fake), request(), fake)
+
+
+def sdk_normalized(fake: FakeLLM, n: int) -> list[list[tuple[object, ...]]]:
+    """What the official google-genai SDK makes of the next `n` scripted replies, in our normalized form."""
+    from google import genai
+    from google.genai import types
+
+    client = genai.Client(api_key="gem-test", http_options=types.HttpOptions(base_url=fake.url))
+    out = []
+    for _ in range(n):
+        norm: list[tuple[object, ...]] = []
+        calls, meta = 0, None
+        for chunk in client.models.generate_content_stream(model=MODEL, contents="go"):
+            cand = (chunk.candidates or [None])[0]
+            for p in (cand.content.parts or []) if cand and cand.content else []:
+                if p.function_call:
+                    calls += 1
+                    norm.append(("call", p.function_call.name, p.function_call.args))
+                elif p.text:
+                    add(norm, "thinking" if p.thought else "text", p.text)
+            meta = chunk.usage_metadata or meta
+        assert meta is not None
+        thoughts = meta.thoughts_token_count or 0
+        norm.append(("usage", meta.prompt_token_count, (meta.candidates_token_count or 0) + thoughts, 0, thoughts))
+        norm.append(("stop", "tool_use" if calls else "end_turn"))
+        out.append(norm)
+    return out
+
+
+def test_the_sdk_and_the_adapter_see_the_same_three_tool_task(tmp_path: Path) -> None:
+    replies = three_tool_replies(tmp_path / "f.txt")
+    with FakeLLM(replies) as fake:
+        ours = replay_requests(lambda: make(fake), MODEL, replies)
+        fake.push(*replies)
+        theirs = sdk_normalized(fake, len(replies))
+        assert fake.violations == []
+    assert ours == theirs

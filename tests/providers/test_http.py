@@ -2,6 +2,9 @@ from __future__ import annotations
 
 import asyncio
 import socket
+import ssl
+import subprocess
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -194,3 +197,46 @@ def test_proxied_request_goes_through_httpx(fake_llm: FakeLLM) -> None:
     status, _, data = asyncio.run(run())
     assert status == 200 and b"via prox" in data
     assert fake_llm.requests[0].path == "/v1/messages"
+
+
+def _self_signed(tmp: Path) -> tuple[Path, Path]:
+    cert, key = tmp / "cert.pem", tmp / "key.pem"
+    subprocess.run(
+        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=localhost",
+         "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1", "-keyout", str(key), "-out", str(cert)],
+        check=True, capture_output=True,
+    )
+    return cert, key
+
+
+def test_tls(tmp_path: Path) -> None:
+    cert, key = _self_signed(tmp_path)
+    server_ctx = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    server_ctx.load_cert_chain(cert, key)
+
+    async def run() -> tuple[bytes, BaseException]:
+        async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            try:
+                await reader.readuntil(b"\r\n\r\n")
+                writer.write(b"HTTP/1.1 200 OK\r\ncontent-length: 6\r\n\r\nsecure")
+                await writer.drain()
+            except (ssl.SSLError, asyncio.IncompleteReadError, ConnectionError):
+                pass
+            finally:
+                writer.close()
+
+        server = await asyncio.start_server(handle, "127.0.0.1", 0, ssl=server_ctx)
+        port = server.sockets[0].getsockname()[1]
+        async with server:
+            trusted = HttpClient(ssl_context=ssl.create_default_context(cafile=str(cert)))
+            body = await (await trusted.send("GET", f"https://127.0.0.1:{port}/")).read()
+            await trusted.aclose()
+            try:
+                await HttpClient().send("GET", f"https://127.0.0.1:{port}/")  # system CAs: untrusted
+            except ConnectError as e:
+                return body, e
+        raise AssertionError("an untrusted certificate was accepted")
+
+    body, err = asyncio.run(run())
+    assert body == b"secure"
+    assert "certificate" in str(err).lower()

@@ -111,7 +111,6 @@ def check_run(code: int, lines: list[dict[str, Any]], stderr: str) -> dict[str, 
     assert result["total_cost_usd"] == 0
     deltas = [x for x in lines if x.get("type") == "stream_event"]
     assert len(deltas) >= 2, "the reply was not streamed"
-    print(result["num_turns"], result["usage"], result["duration_ms"], result["duration_api_ms"])
     return result
 
 
@@ -120,7 +119,7 @@ def dirs(tmp_path: Path) -> tuple[Path, Path]:
     home, work = tmp_path / "home", tmp_path / "work"
     home.mkdir()
     work.mkdir()
-    (home / "config.toml").write_text("max_tokens = 48\n")
+    (home / "config.toml").write_text("max_tokens = 12\n")
     return home, work
 
 

@@ -25,6 +25,7 @@ from tests.fakes import Fault, Reply, ToolCall, Usage
 from tests.fakes.ollama import FakeOllama
 from tests.providers.adapter_cases import (
     TOOL_SPECS,
+    add,
     assert_paired,
     replay_requests,
     round_trip_replies,
@@ -174,3 +175,49 @@ def test_text_tool_calls_in_content_are_extracted() -> None:
     with FakeOllama([Reply(text=body)]) as fake:
         norm, err = stream_once(make(fake, text_tool_calls=False), request())
     assert norm[0] == ("text", body)
+
+
+def test_effort_turns_on_think_only_for_models_that_can() -> None:
+    with FakeOllama([Reply(text="a"), Reply(text="b")], models={MODEL: 8192, "qwen3": 40960},
+                    capabilities={"qwen3": ["completion", "tools", "thinking"]}) as fake:
+        for model in (MODEL, "qwen3"):
+            req = ModelRequest(model, "", (Message.user("x"),), effort="high")
+            assert stream_once(make(fake), req)[1] is None
+        sent = [r.body for r in fake.requests if r.path == "/api/chat"]
+    assert "think" not in sent[0] and sent[1]["think"] is True
+
+
+def httpx_normalized(fake: FakeOllama, n: int) -> list[list[tuple[object, ...]]]:
+    """What plain httpx (Ollama has no official SDK we ship) reads from the next `n` replies, normalized."""
+    out = []
+    with httpx.Client() as client:
+        for _ in range(n):
+            norm: list[tuple[object, ...]] = []
+            calls = 0
+            body = {"model": MODEL, "messages": [{"role": "user", "content": "go"}]}
+            with client.stream("POST", f"{fake.url}/api/chat", json=body) as r:
+                for line in r.iter_lines():
+                    obj = json.loads(line)
+                    msg = obj["message"]
+                    if msg.get("thinking"):
+                        add(norm, "thinking", msg["thinking"])
+                    if msg.get("content"):
+                        add(norm, "text", msg["content"])
+                    for c in msg.get("tool_calls") or ():
+                        calls += 1
+                        norm.append(("call", c["function"]["name"], c["function"]["arguments"]))
+                    if obj["done"]:
+                        norm.append(("usage", obj["prompt_eval_count"], obj["eval_count"], 0, 0))
+                        norm.append(("stop", "tool_use" if calls else "end_turn"))
+            out.append(norm)
+    return out
+
+
+def test_httpx_and_the_adapter_see_the_same_three_tool_task(tmp_path: Path) -> None:
+    replies = three_tool_replies(tmp_path / "f.txt")
+    with FakeOllama(replies) as fake:
+        ours = replay_requests(lambda: make(fake), MODEL, replies)
+        fake.push(*replies)
+        theirs = httpx_normalized(fake, len(replies))
+        assert fake.violations == []
+    assert ours == theirs

@@ -101,7 +101,10 @@ def test_quirk_options(fake_llm: FakeLLM) -> None:
     assert "reasoning_effort" not in body
     assert fake_llm.requests[0].headers["x-title"] == "t"
     assert ThinkingDelta("deep") in events
-    assert not any(isinstance(e, UsageReport) for e in events)
+    # no usage from the server: one estimate (~4 chars per token), flagged as such
+    reports = [e for e in events if isinstance(e, UsageReport)]
+    assert len(reports) == 1 and reports[0].usage.estimated
+    assert reports[0].usage.output_tokens == 2 and reports[0].usage.input_tokens > 0
 
 
 def test_official_host_uses_max_completion_tokens() -> None:
@@ -169,7 +172,7 @@ def test_lenient_servers() -> None:
     assert events == [
         ToolCallStart(0, "c1", "Glob"), ToolCallDelta(0, '{"a"'), ToolCallDelta(0, ":1}"),
         ToolCallStart(1, "c2", "Read"), ToolCallDelta(1, '{"x": 2}'),
-        ToolCallEnd(0), ToolCallEnd(1), MessageStop("tool_use", "local"),
+        ToolCallEnd(0), ToolCallEnd(1), UsageReport(Usage(0, 4, estimated=True)), MessageStop("tool_use", "local"),
     ]
 
 
@@ -181,3 +184,20 @@ def test_stream_without_finish_is_dropped() -> None:
 def test_usage_normalization_deepseek_style() -> None:
     assert normalize_usage({"prompt_tokens": 50, "completion_tokens": 5, "prompt_cache_hit_tokens": 20}) == \
         Usage(input_tokens=30, output_tokens=5, cache_read_tokens=20)
+
+
+@pytest.mark.parametrize("frame", ['data: [1, 2]\n\n', 'data: {"choices":[{"delta":{"tool_calls":[7]}}]}\n\n',
+                                   'data: {"choices": "x"}\n\n'])
+def test_wrong_shapes_are_stream_errors(frame: str) -> None:
+    with pytest.raises(StreamError, match="malformed event"):
+        _parse(frame)
+
+
+def test_invalid_utf8_does_not_crash() -> None:
+    async def chunks() -> AsyncIterator[bytes]:
+        yield b'data: {"choices":[{"delta":{"content":"\xff ok"},"finish_reason":"stop"}]}\n\ndata: [DONE]\n\n'
+
+    async def run() -> list[StreamEvent]:
+        return [e async for e in parse_stream(chunks(), ApiIdentity("X"))]
+
+    assert asyncio.run(run())[0] == TextDelta("\ufffd ok")

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+from agentcli.core.messages import Message
 from agentcli.errors import AuthError, ConfigError
+from agentcli.providers.base import ModelRequest
+from agentcli.providers.factory import make_provider
 from agentcli.providers.profiles import (
     Profile,
     get_profile,
@@ -13,6 +16,8 @@ from agentcli.providers.profiles import (
     normalize_host,
     require_profile,
 )
+from tests.fakes import FakeLLM, Reply
+from tests.providers.adapter_cases import TOOL_SPECS, stream_once
 
 
 def prof(name: str) -> Profile:
@@ -111,3 +116,24 @@ def test_infer_provider_from_url(url: str, provider: str) -> None:
 def test_normalize_host() -> None:
     assert normalize_host("localhost") == "http://localhost"
     assert normalize_host("[::]:11434") == "http://127.0.0.1:11434"
+
+
+def test_a_local_profile_drives_the_chat_adapter_with_text_calls(fake_llm: FakeLLM) -> None:
+    text = '<think>plan</think>Sure.\n<tool_call>{"name": "Read", "arguments": {"file_path": "a"}}</tool_call>'
+    fake_llm.push(Reply(text=text, chunk_size=3))
+    cfg = prof("llamacpp").provider_config({}, base_url=fake_llm.openai_url, max_retries=0)
+    norm, err = stream_once(make_provider(cfg), ModelRequest("default", "", (Message.user("hi"),), TOOL_SPECS))
+    assert err is None
+    assert norm[:3] == [("thinking", "plan"), ("text", "Sure.\n"), ("call", "Read", {"file_path": "a"})]
+    assert norm[-1] == ("stop", "tool_use")
+    body = fake_llm.requests[0].body
+    assert "max_tokens" in body and body["stream_options"] == {"include_usage": True}
+
+
+def test_a_hosted_profile_sends_its_quirks(fake_llm: FakeLLM) -> None:
+    fake_llm.push(Reply(text="ok"))
+    cfg = prof("mistral").provider_config({"MISTRAL_API_KEY": "mk-123456789"}, base_url=fake_llm.openai_url)
+    norm, err = stream_once(make_provider(cfg), ModelRequest("devstral", "", (Message.user("hi"),)))
+    assert err is None and norm[0] == ("text", "ok")
+    req = fake_llm.requests[0]
+    assert "stream_options" not in req.body and req.headers["authorization"] == "Bearer mk-123456789"

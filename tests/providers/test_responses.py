@@ -15,6 +15,7 @@ from tests.providers.adapter_cases import (
     MID_STREAM_FAULTS,
     RETRYABLE_FAULTS,
     TOOL_SPECS,
+    add,
     anthropic_reference,
     check_exhausted,
     check_mid_stream,
@@ -22,6 +23,7 @@ from tests.providers.adapter_cases import (
     check_slow_headers,
     replay_requests,
     round_trip_replies,
+    three_tool_replies,
     three_tool_run,
 )
 
@@ -115,3 +117,75 @@ def test_mid_stream_faults_keep_output(kind, error) -> None:  # type: ignore[no-
 def test_slow_headers_time_out() -> None:
     with FakeLLM() as fake:
         check_slow_headers(lambda: make(fake), request(), fake)
+
+
+def test_an_anthropic_transcript_is_valid_for_every_adapter_here() -> None:
+    """A conversation started on Anthropic (signed thinking, toolu_ ids, an image, an error result) continues on
+    Responses, Gemini and Ollama: each request passes that API's wire rules."""
+    from agentcli.core.messages import ImageBlock, TextBlock, ThinkingBlock, ToolResultBlock, ToolUseBlock
+    from agentcli.providers import gemini, ollama
+    from tests.fakes.gemini import validate_generate_request
+    from tests.fakes.ollama import validate_chat
+    from tests.fakes.responses import validate_responses_request
+
+    msgs = (
+        Message("user", (TextBlock("look"), ImageBlock("image/png", "iVBORw0KGgo="))),
+        Message("assistant", (ThinkingBlock("hmm", "sig-abc", "anthropic"), TextBlock("Reading."),
+                              ToolUseBlock("toolu_01A", "Read", {"file_path": "a"}),
+                              ToolUseBlock("toolu_01B", "Bash", {"command": "ls"}))),
+        Message("user", (ToolResultBlock("toolu_01A", "data"), ToolResultBlock("toolu_01B", "boom", True))),
+        Message("assistant", (TextBlock("Done."),)),
+        Message.user("thanks"),
+    )
+    for model in ("o3", "gpt-4.1"):
+        req = ModelRequest(model, "sys", msgs, TOOL_SPECS, max_tokens=100)
+        body = build_body(req, {})
+        assert validate_responses_request(body) == [], model
+        assert "sig-abc" not in str(body)
+    gbody = gemini.build_body(ModelRequest("gemini-3-pro-preview", "sys", msgs, TOOL_SPECS), {})
+    assert validate_generate_request(gbody) == []
+    obody = ollama.build_body(ModelRequest("qwen3", "sys", msgs, TOOL_SPECS), 4096, {})
+    assert validate_chat(obody) == []
+    assert [m["role"] for m in obody["messages"]] == ["system", "user", "assistant", "tool", "tool", "assistant",
+                                                      "user"]
+
+
+def sdk_normalized(fake: FakeLLM, n: int) -> list[list[tuple[object, ...]]]:
+    """What the official openai SDK makes of the next `n` scripted replies, in our normalized form."""
+    import json
+
+    import openai
+
+    client = openai.OpenAI(api_key="sk-test", base_url=fake.openai_url, max_retries=0)
+    out = []
+    for _ in range(n):
+        norm: list[tuple[object, ...]] = []
+        calls = 0
+        with client.responses.stream(model=MODEL, input="go", reasoning={"summary": "auto"}) as stream:
+            for ev in stream:
+                kind = {"response.reasoning_summary_text.delta": "thinking", "response.output_text.delta": "text"}
+                if ev.type in kind:
+                    add(norm, kind[ev.type], ev.delta)
+                elif ev.type == "response.output_item.done" and ev.item.type == "function_call":
+                    calls += 1
+                    norm.append(("call", ev.item.name, json.loads(ev.item.arguments)))
+                elif ev.type == "response.completed":
+                    u = ev.response.usage
+                    assert u is not None
+                    cached = u.input_tokens_details.cached_tokens
+                    norm.append(("usage", u.input_tokens - cached, u.output_tokens, cached,
+                                 u.output_tokens_details.reasoning_tokens))
+                    norm.append(("stop", "tool_use" if calls else "end_turn"))
+        out.append(norm)
+    client.close()
+    return out
+
+
+def test_the_sdk_and_the_adapter_see_the_same_three_tool_task(tmp_path: Path) -> None:
+    replies = three_tool_replies(tmp_path / "f.txt")
+    with FakeLLM(replies) as fake:
+        ours = replay_requests(lambda: make(fake), MODEL, replies)
+        fake.push(*replies)
+        theirs = sdk_normalized(fake, len(replies))
+        assert fake.violations == []
+    assert ours == theirs

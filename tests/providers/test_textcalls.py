@@ -216,7 +216,7 @@ def segments(draw: st.DrawFn) -> tuple[str, Collapsed]:
     return "".join(parts), want
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=200, deadline=None)
 @given(segments(), st.lists(st.integers(min_value=0, max_value=10_000), max_size=40))
 def test_any_chunking_gives_the_same_calls_and_text(case: tuple[str, Collapsed], cuts: list[int]) -> None:
     stream, want = case
@@ -246,7 +246,7 @@ _PIECES = [
 ]
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=200, deadline=None)
 @given(
     st.lists(st.sampled_from(_PIECES), max_size=30).map("".join),
     st.lists(st.integers(min_value=0, max_value=10_000), max_size=30),

@@ -47,3 +47,5 @@ def test_redactor_leaves_ordinary_text_alone() -> None:
     assert r.text('a "longer-secret" b') == f'a "{REDACTED}" b'
     assert r.text("AIza" + "x" * 35) == REDACTED
     assert r.obj({"k": [KEY, 1, None, {"n": KEY}]}) == {"k": [REDACTED, 1, None, {"n": REDACTED}]}
+    image = {"type": "base64", "media_type": "image/png", "data": "+AIza" + "b" * 35}
+    assert r.obj({"source": image}) == {"source": image}  # base64 bytes are never rewritten

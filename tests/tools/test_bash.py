@@ -142,8 +142,21 @@ def test_syntax_error_is_reported(ctx: ToolContext) -> None:
     assert out.is_error and "syntax error" in out.content and "Exit code 2" in out.content
 
 
-def test_very_long_command_still_runs(project: Path, ctx: ToolContext) -> None:
+def test_very_long_command_still_runs(
+    project: Path, ctx: ToolContext, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    monkeypatch.setenv("TMPDIR", str(scratch))
     body = "".join(f"line {i}\n" for i in range(40_000))
     out = run(BashTool(), {"command": f"cat > big.txt <<'EOF'\n{body}EOF\nwc -l < big.txt"}, ctx)
     assert not out.is_error and out.content == "40000"
     assert (project / "big.txt").read_text() == body
+    assert list(scratch.iterdir()) == [], "temporary files were left behind"
+
+
+def test_cwd_survives_background_grandchildren_and_exit(project: Path, ctx: ToolContext) -> None:
+    (project / "sub").mkdir()
+    out = run(BashTool(), {"command": "cd sub && (sleep 30 & echo $! > bg.pid) && echo $PWD && exit 0"}, ctx)
+    _kill(int((project / "sub" / "bg.pid").read_text()))
+    assert out.content == str(project / "sub") and ctx.shell_cwd == project / "sub"

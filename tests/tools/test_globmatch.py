@@ -81,3 +81,9 @@ def test_headtail_counts_dropped_lines() -> None:
     shown = text.count("\n") - 1  # the marker line adds one line break
     omitted = int(text.split("… ")[1].split(" lines")[0])
     assert shown + omitted == 10_000
+
+
+def test_number_lines_beyond_the_prefix_cache() -> None:
+    assert number_lines(["a", "b"], 99_999) == " 99999\ta\n100000\tb"
+    assert number_lines(["z"], 2_000_000) == "2000000\tz"
+    assert number_lines(["x" * 2001], 1).endswith("… [line truncated, 1 more chars]")

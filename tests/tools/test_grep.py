@@ -126,3 +126,17 @@ def test_binary_files_skipped(grep: GrepTool, project: Path, ctx: ToolContext) -
     (project / "blob.bin").write_bytes(b"needle\0\0\0")
     (project / "text.txt").write_text("needle\n")
     assert run(grep, {"pattern": "needle"}, ctx).content == str(project / "text.txt")
+
+
+def test_head_limit_in_files_mode_keeps_the_newest(grep: GrepTool, tree: Path, ctx: ToolContext) -> None:
+    out = run(grep, {"pattern": "hello", "-i": True, "head_limit": 1}, ctx)
+    assert out.content.splitlines() == [
+        str(tree / "src/app.py"),
+        "(Showing 1 of 3 files, most recently modified first.)",
+    ]
+
+
+def test_broken_rg_binary_falls_back(tree: Path, ctx: ToolContext) -> None:
+    tool = GrepTool(rg_path=str(tree / "no-such-rg"))
+    assert run(tool, {"pattern": "hello"}, ctx).content.splitlines()[0] == str(tree / "src/util.py")
+    assert tool.rg_path is None

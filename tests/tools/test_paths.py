@@ -79,3 +79,28 @@ def test_display_path(project: Path, ctx: ToolContext) -> None:
 def test_nul_byte_is_never_inside(ctx: ToolContext) -> None:
     r = resolve_in_project("a\0b", ctx)
     assert not r.inside and refuse_outside(r, ctx)
+
+
+def test_outside_approval_is_per_call(project: Path, tmp_path: Path, ctx: ToolContext) -> None:
+    import asyncio
+
+    from agentcli.tools.paths import outside_approved
+    from agentcli.tools.read import ReadTool
+
+    outside = tmp_path / "approved.txt"
+    outside.write_text("ok\n")
+
+    async def approved_call() -> str:
+        with outside_approved():
+            await asyncio.sleep(0)  # let the other call run while this one is approved
+            return (await ReadTool().run({"file_path": str(outside)}, ctx)).content
+
+    async def plain_call() -> str:
+        return (await ReadTool().run({"file_path": str(outside)}, ctx)).content
+
+    async def both() -> list[str]:
+        return list(await asyncio.gather(approved_call(), plain_call()))
+
+    approved, plain = asyncio.run(both())
+    assert approved == "     1\tok"
+    assert "outside the project" in plain

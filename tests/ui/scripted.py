@@ -13,7 +13,7 @@ from agentcli.config import Settings
 from agentcli.core.events import MessageStop, StreamEvent, TextDelta, UsageReport
 from agentcli.core.loop import Agent, AgentOptions
 from agentcli.core.messages import Usage
-from agentcli.core.permissions import SimplePolicy
+from agentcli.core.permissions import Approval, ApprovalRequest, SimplePolicy
 from agentcli.core.sink import NullSink
 from agentcli.providers.base import ModelRequest, ProviderConfig
 from agentcli.runtime import Built
@@ -23,11 +23,13 @@ from agentcli.tools.base import ToolContext
 from agentcli.tools.registry import ToolRegistry
 from agentcli.ui.repl import Repl
 
+Script = list[StreamEvent | None]
+
 
 class ScriptedProvider:
     name = "scripted"
 
-    def __init__(self, replies: list[list[StreamEvent | None]]) -> None:
+    def __init__(self, replies: list[Script]) -> None:
         self.replies = list(replies)
         self.requests: list[ModelRequest] = []
         self.stalled = asyncio.Event()
@@ -48,7 +50,7 @@ class ScriptedProvider:
         self.closed = True
 
 
-def text_reply(text: str) -> list[StreamEvent | None]:
+def text_reply(text: str) -> Script:
     return [TextDelta(text), UsageReport(Usage(100, 5)), MessageStop("end_turn")]
 
 
@@ -72,7 +74,5 @@ def make_repl(tmp_path: Path, provider: ScriptedProvider, width: int = 80) -> tu
 
 
 class _Deny:
-    async def approve(self, request: object) -> object:
-        from agentcli.core.permissions import Approval
-
+    async def approve(self, request: ApprovalRequest) -> Approval:
         return Approval("deny", reason="test")

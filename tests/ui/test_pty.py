@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.fakes import FakeLLM, Reply, ToolCall
-from tests.ui.pty import Term, child_env
+from tests.ui.ptyterm import Term, child_env
 
 MODEL = ["--model", "openai/fake-model"]
 
@@ -68,7 +68,8 @@ def test_prompt_streams_text_and_tool_line(project: Path, fake_llm: FakeLLM, ter
 def test_escape_stops_long_stream_and_next_prompt_works(
     project: Path, fake_llm: FakeLLM, term_factory: list[Term]
 ) -> None:
-    fake_llm.push(Reply(pieces=tuple(f"word{i} " for i in range(100_000))), Reply(text="Fresh answer."))
+    words = tuple(f"word{i}" + ("\n\n" if i % 40 == 39 else "\n" if i % 8 == 7 else " ") for i in range(100_000))
+    fake_llm.push(Reply(pieces=words), Reply(text="Fresh answer."))
     t = start(term_factory, project, fake_llm)
     t.line("write a lot")
     t.expect("word5")
@@ -187,3 +188,114 @@ def test_no_color_emits_no_colour(project: Path, fake_llm: FakeLLM, term_factory
     coloured.expect("Permission mode: plan")
     coloured.expect("plan mode")
     assert colour_codes(coloured.out)  # the check itself can see colour
+
+
+def test_approval_prompt_inline_then_tool_runs(project: Path, fake_llm: FakeLLM, term_factory: list[Term]) -> None:
+    fake_llm.push(
+        Reply(text="Running it.", tool_calls=[ToolCall("Bash", {"command": "touch made.txt && echo approved-run"})]),
+        Reply(text="It printed."),
+    )
+    t = start(term_factory, project, fake_llm)
+    t.line("run echo")
+    t.expect("Allow Bash?")
+    t.expect("choice [1-")
+    t.line("1")
+    t.expect("approved-run")
+    t.expect("It printed.")
+    t.prompt()
+    assert "approved-run" in bodies_text(fake_llm) and (project / "made.txt").exists()
+
+
+def test_session_commands(project: Path, fake_llm: FakeLLM, term_factory: list[Term]) -> None:
+    (project / "AGENTS.md").write_text("Always answer in haiku.\n")
+    fake_llm.push(Reply(text="First reply."), Reply(text="After clear."), Reply(text="In the fork."))
+    t = start(term_factory, project, fake_llm)
+    t.line("/memory")
+    t.expect("AGENTS.md")
+    t.prompt()
+    t.line("first question")
+    t.expect("First reply.")
+    t.prompt()
+    assert "Always answer in haiku." in json.dumps(fake_llm.requests[-1].body)
+    t.line("/context")
+    t.expect("messages (2)")
+    t.prompt()
+    t.line("/tools")
+    t.expect("Read")
+    t.prompt()
+    t.line("/clear")
+    t.expect("Started a new session.")
+    t.prompt()
+    t.line("fresh start")
+    t.expect("After clear.")
+    t.prompt()
+    assert "first question" not in bodies_text(fake_llm)
+    t.line("/sessions")
+    t.expect("first question")
+    t.prompt()
+    t.line("/fork")
+    t.expect("Forked")
+    t.prompt()
+    t.line("in the fork")
+    t.expect("In the fork.")
+    assert "fresh start" in bodies_text(fake_llm)
+
+
+def test_rewind_restores_conversation_and_files(project: Path, fake_llm: FakeLLM, term_factory: list[Term]) -> None:
+    fake_llm.push(
+        Reply(text="One."),
+        Reply(text="Reading.", tool_calls=[ToolCall("Read", {"file_path": "a.txt"})]),
+        Reply(text="Writing.", tool_calls=[ToolCall("Write", {"file_path": "a.txt", "content": "changed\n"})]),
+        Reply(text="Two."),
+        Reply(text="Three."),
+    )
+    t = start(term_factory, project, fake_llm, "--permission-mode", "acceptEdits")
+    t.line("first")
+    t.expect("One.")
+    t.prompt()
+    t.line("second: change the file")
+    t.expect("Two.")
+    t.prompt()
+    assert (project / "a.txt").read_text() == "changed\n"
+    t.line("/rewind")
+    t.expect("2  second: change the file")
+    t.prompt()
+    t.line("/rewind 2")
+    t.expect("revert a.txt")
+    t.prompt()
+    assert (project / "a.txt").read_text() == "alpha\nbeta\n"
+    t.line("")  # the rewound prompt is back in the input
+    t.expect("Three.")
+    body = bodies_text(fake_llm)
+    assert "One." in body and "Two." not in body and body.count("second: change the file") == 1
+
+
+def test_initial_prompt_multiline_paste_and_double_ctrl_c(
+    project: Path, fake_llm: FakeLLM, term_factory: list[Term]
+) -> None:
+    fake_llm.push(Reply(text="Started."), Reply(text="Got lines."), Reply(text="Got paste."))
+    t = Term([*MODEL, "hello from argv"], project, child_env(fake_llm.openai_url))
+    term_factory.append(t)
+    t.expect("Started.")
+    t.prompt()
+    assert "hello from argv" in bodies_text(fake_llm)
+    t.send("line one\\")
+    t.send("\r")
+    t.send("line two")
+    t.send("\x1b\r")
+    t.send("line three\r")
+    t.expect("Got lines.")
+    t.prompt()
+    assert "line one\\nline two\\nline three" in bodies_text(fake_llm)
+    pasted = "".join(f"pasted row {i}\n" for i in range(30))
+    t.send("look: \x1b[200~" + pasted + "\x1b[201~")
+    t.expect("[Pasted text #1 +31 lines]")
+    t.send("\r")
+    t.expect("Got paste.")
+    t.prompt()
+    assert "pasted row 29" in bodies_text(fake_llm)
+    t.send("\x03")
+    t.expect("Press Ctrl-C again to exit")
+    t.send("\x03")
+    assert t.wait_exit() == 0
+    assert "agentcli --resume" in t.out

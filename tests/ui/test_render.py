@@ -57,9 +57,7 @@ MARKDOWN = (
     "# Plan\n\nFirst **read** the `config`, then:\n\n1. parse it\n2. check it\n\n"
     "| key | value |\n|-----|-------|\n| a | 1 |\n\n> quoted note\n\nDone.\n"
 )
-CODE = (
-    "Here is the fix:\n\n```python\ndef add(a: int, b: int) -> int:\n\n    return a + b\n```\n\nThat is all."
-)
+CODE = "Here is the fix:\n\n```python\ndef add(a: int, b: int) -> int:\n\n    return a + b\n```\n\nThat is all."
 
 
 def test_markdown() -> None:
@@ -83,10 +81,7 @@ def test_blocks_print_as_they_complete() -> None:
     assert "x = 1" in console.file.getvalue()  # type: ignore[attr-defined]
 
 
-DIFF = (
-    "--- a/app.py\n+++ b/app.py\n@@ -1,3 +1,3 @@\n"
-    " import os\n-DEBUG = True\n+DEBUG = False\n print(os.name)\n"
-)
+DIFF = "--- a/app.py\n+++ b/app.py\n@@ -1,3 +1,3 @@\n import os\n-DEBUG = True\n+DEBUG = False\n print(os.name)\n"
 
 
 def test_diff_and_tool_lines() -> None:
@@ -119,13 +114,9 @@ def test_errors_and_notices() -> None:
     events: list[AgentEvent] = [
         TurnStarted(1),
         ApiRetry(1, 4, 1.5, "overloaded", "server busy", 529),
-        PermissionDecision(
-            "t1", "Bash", {"command": "rm -rf /"}, "deny", "rule", reason="Bash(rm:*) is denied"
-        ),
+        PermissionDecision("t1", "Bash", {"command": "rm -rf /"}, "deny", "rule", reason="Bash(rm:*) is denied"),
         ToolFinished("t1", "Bash", {"command": "rm -rf /"}, ToolResultBlock("t1", "denied", True), 0),
-        ToolFinished(
-            "t2", "Read", {"file_path": "nope"}, ToolResultBlock("t2", "No such file: nope", True), 1
-        ),
+        ToolFinished("t2", "Read", {"file_path": "nope"}, ToolResultBlock("t2", "No such file: nope", True), 1),
         Notice("warning", "context is 90% full"),
         Notice("info", "switched to plan mode"),
         RunFinished(result),

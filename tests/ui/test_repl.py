@@ -6,7 +6,7 @@ import asyncio
 from pathlib import Path
 
 from agentcli.core.events import MessageStop, TextDelta, ToolCallDelta, ToolCallEnd, ToolCallStart
-from tests.ui.scripted import ScriptedProvider, make_repl, text_reply
+from tests.ui.scripted import Script, ScriptedProvider, make_repl, text_reply
 
 
 def request_text(provider: ScriptedProvider, i: int = -1) -> str:
@@ -87,7 +87,13 @@ def test_custom_command_expands(tmp_path: Path) -> None:
 
 
 def test_cancel_keeps_partial_and_transcript_valid(tmp_path: Path) -> None:
-    slow = [TextDelta("partial answer\n\n"), TextDelta("more"), None, TextDelta("never"), MessageStop("end_turn")]
+    slow: Script = [
+        TextDelta("partial answer\n\n"),
+        TextDelta("more"),
+        None,
+        TextDelta("never"),
+        MessageStop("end_turn"),
+    ]
     provider = ScriptedProvider([slow, text_reply("second")])
     repl, out = make_repl(tmp_path, provider)
 
@@ -109,7 +115,7 @@ def test_cancel_keeps_partial_and_transcript_valid(tmp_path: Path) -> None:
 
 def test_tool_call_line(tmp_path: Path) -> None:
     (tmp_path / "a.txt").write_text("alpha\nbeta\n")
-    call = [
+    call: Script = [
         ToolCallStart(0, "c1", "Read"),
         ToolCallDelta(0, '{"file_path": "a.txt"}'),
         ToolCallEnd(0),

@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-import pexpect
+import pexpect  # type: ignore[import-untyped]
 
 AGENTCLI = str(Path(sys.executable).parent / "agentcli")
 CPR_REQUEST = "\x1b[6n"
