@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import AsyncIterator, Callable
-from contextlib import aclosing
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -180,12 +179,11 @@ class Agent:
             effort=self.options.effort,
         )
         t0 = time.monotonic()
+        stream = self.provider.stream(request)
         try:
-            # aclosing: a cancelled or failed turn closes the provider's connection now, not at GC time.
-            async with aclosing(self.provider.stream(request)) as stream:
-                async for ev in stream:
-                    builder.feed(ev)
-                    yield ev
+            async for ev in stream:
+                builder.feed(ev)
+                yield ev
         except BaseException:
             if builder.output_seen:
                 partial = builder.message(complete_calls_only=True)
@@ -196,6 +194,10 @@ class Agent:
             raise
         finally:
             st.api_s += time.monotonic() - t0
+            # A cancelled or failed turn closes the provider's connection now, not when the GC finds it.
+            aclose = getattr(stream, "aclose", None)
+            if aclose is not None:
+                await aclose()
 
     def _account(self, st: _RunState, usage: Usage) -> None:
         model = self.options.model

@@ -43,6 +43,13 @@ DOUBLE_CTRL_C_S = 2.0
 
 def run_repl(settings: Settings, initial_prompt: str | None) -> int:
     """The REPL's entry point (called by agentcli.cli); returns the exit status."""
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        from agentcli.errors import UsageError
+
+        raise UsageError(
+            "the interactive session needs a terminal",
+            hint='run one task headless with -p: agentcli -p "task", or pipe it: echo "task" | agentcli -p',
+        )
     return asyncio.run(Repl(settings).main(initial_prompt))
 
 

@@ -90,11 +90,9 @@ def argument_sources(repl: Repl) -> dict[str, Callable[[], Iterable[tuple[str, s
 def model_names() -> list[str]:
     """Known model names from the provider catalog (empty if it cannot be read)."""
     try:
-        import importlib
+        from agentcli.providers.catalog import model_names as catalog_names
 
-        catalog = importlib.import_module("agentcli.providers.catalog")
-        names = getattr(catalog, "model_names", None)
-        return sorted(names()) if callable(names) else []
+        return sorted(catalog_names())
     except Exception:  # completion must never raise
         return []
 
