@@ -36,7 +36,9 @@ EXIT_STATUSES = """exit statuses:
 
 
 def _tool_list(value: str) -> list[str]:
-    return [t for t in value.replace(",", " ").split() if t]
+    from agentcli.permissions.rules import split_rule_list
+
+    return split_rule_list(value)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -6,7 +6,9 @@
   region on, output to /dev/null). Reports wall time against the stream's own duration, CPU per 1,000 tokens
   for the first and the last 1,000, and unpaced throughput.
 - startup: `agentcli` in a pseudo-terminal until the prompt is drawn and until a typed key is echoed (median).
-- echo: while a long reply streams from the fake LLM server, type keys and time each one's echo (median, max).
+- echo: while a reply streams at 1,000 tok/s, type keys and time each one's echo (median, max); then Esc
+  and time until the turn has stopped.
+- e2e: the whole REPL on a 20,000-token reply streamed at 1,000 tok/s: first token to the prompt's return.
 """
 
 from __future__ import annotations
@@ -246,9 +248,29 @@ def bench_echo(keys: int = 20) -> dict[str, float]:
     return {"echo_median_ms": 1000 * statistics.median(lat), "echo_max_ms": 1000 * max(lat), "esc_stop_ms": 1000 * esc}
 
 
+def bench_e2e(tokens: int = 20_000, rate: float = 1000.0) -> dict[str, float]:
+    """The whole REPL (provider adapter, loop, renderer, terminal) on a reply streamed at `rate` tok/s."""
+    import pexpect
+
+    pieces = [*markdown_tokens(tokens - 1), "\n\nEND-OF-REPLY\n"]
+    with paced_server(pieces, rate) as url, tempfile.TemporaryDirectory() as tmp:
+        child = spawn(url, tmp, tmp)
+        child.expect("›")
+        child.send("go\r")
+        child.expect("Section 0")
+        t0 = time.perf_counter()
+        child.expect("END-OF-REPLY", timeout=tokens / rate * 3)
+        child.expect("›")
+        wall = time.perf_counter() - t0
+        child.sendcontrol("d")
+        child.expect(pexpect.EOF)
+    stream = tokens / rate
+    return {"stream_s": stream, "wall_s": wall, "over_pct": 100 * (wall - stream) / stream}
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("which", nargs="*", default=["render", "startup", "echo"])
+    ap.add_argument("which", nargs="*", default=["render", "startup", "echo", "e2e"])
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--tokens", type=int, default=20_000)
     args = ap.parse_args()
@@ -259,6 +281,8 @@ def main() -> int:
         results["echo"] = bench_echo()
     if "render" in args.which:
         results["render"] = bench_render(args.tokens)
+    if "e2e" in args.which:
+        results["e2e"] = bench_e2e(args.tokens)
     for name, figures in results.items():
         print(f"{name}: " + ", ".join(f"{k}={v:.1f}" for k, v in figures.items()))
     return 0

@@ -38,7 +38,7 @@ class ApprovalRequest:
 @dataclass(frozen=True, slots=True)
 class Approval:
     """A person's answer. `updated_input` is a counter-proposal that runs instead; `remember` a rule text
-    with `scope` session | project | user to save."""
+    with `scope` session | local ("this project", personal) | project (shared) | user ("everywhere") to save."""
 
     behavior: Literal["allow", "deny"]
     reason: str | None = None

@@ -166,9 +166,10 @@ def _allow_matches(rule: Rule, part: Part) -> bool:
         return True
     if part.privileged:
         return match_command(spec, part.full_text)  # `sudo` must be named by the rule itself
-    if match_command(spec, part.text):
-        return True
-    return "*" not in spec and spec == part.full_text
+    exact = "*" not in spec
+    if match_command(spec, part.text) and not (exact and part.fed):
+        return True  # `xargs rm` runs rm with arguments from stdin: only a prefix rule (`rm *`) covers that
+    return exact and spec == part.full_text
 
 
 def _protected(policy: RulePolicy, part: Part, cwd: Path | None, cache: _Cache) -> _Judgement | None:

@@ -131,6 +131,8 @@ def load_policy(
         raise ConfigError(f"unknown permission mode {chosen!r}", hint=f"use one of {', '.join(PERMISSION_MODES)}")
     if ctx is None:
         ctx = ToolContext(project_root=project_root, add_dirs=(*add_dirs, *extra_dirs))
+    elif extra_dirs:  # the session's live context: the file tools must see these directories too
+        ctx.add_dirs = tuple(dict.fromkeys((*ctx.add_dirs, *extra_dirs)))
     policy = RulePolicy(chosen, ctx, [])
     for r in rules:
         policy.add(r)

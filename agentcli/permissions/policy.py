@@ -11,11 +11,12 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from agentcli.core.permissions import Verdict
+from agentcli.errors import AgentCliError
 from agentcli.permissions import bashcheck
 from agentcli.permissions.rules import (
     READ_TOOLS,
@@ -47,6 +48,7 @@ class RulePolicy:
     rules: list[Rule] = field(default_factory=list)
     persist: Persist | None = None
     home: Path = field(default_factory=Path.home)
+    notices: list[str] = field(default_factory=list)
     _roots_key: tuple[Path, tuple[Path, ...]] | None = field(default=None, init=False, repr=False)
     _roots: list[str] = field(default_factory=list, init=False, repr=False)
     _index: dict[tuple[str, str], _Entries] | None = field(default=None, init=False, repr=False)
@@ -80,9 +82,14 @@ class RulePolicy:
             if not line.strip():
                 continue
             parsed = parse_rule(line, "allow", source=scope)
-            self.add(parsed)
             if scope != "session" and self.persist is not None:
-                self.persist(parsed, scope)
+                try:
+                    self.persist(parsed, scope)
+                except (OSError, AgentCliError) as e:
+                    # the approval still holds for this session; the front end shows why it was not saved
+                    parsed = replace(parsed, source="session")
+                    self.notices.append(f"could not save {parsed.text}: {e}")
+            self.add(parsed)
 
     def session_rules(self) -> list[str]:
         """Rules remembered for this session only: store them with the session so `--resume` restores them."""

@@ -78,7 +78,7 @@ def _bash(command: str) -> list[Suggestion]:
 
 
 def _visible(part: Part) -> str:
-    return part.full_text if part.privileged else part.text
+    return part.full_text if part.privileged or part.fed else part.text
 
 
 def prefix_of(part: Part) -> str:

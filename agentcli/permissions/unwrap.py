@@ -43,7 +43,18 @@ _WRAPPER_ARG_OPTS: dict[str, frozenset[str]] = {
     "xargs": frozenset({"-I", "-n", "-L", "-l", "-P", "-s", "-d", "-E", "-e", "-a", "-i"}),
     "chronic": frozenset(),
     "caffeinate": frozenset({"-t", "-w"}),
+    "setsid": frozenset(),
+    "unbuffer": frozenset(),
+    "strace": frozenset({"-o", "-e", "-p", "-s", "-u", "-E", "-P", "-a", "-b", "-I", "-S", "-X"}),
+    "ltrace": frozenset({"-o", "-e", "-p", "-s", "-u", "-n", "-a", "-A", "-D", "-L", "-x"}),
 }
+# Programs whose first positional argument comes before the command they run: `flock LOCK cmd`, `chroot DIR cmd`.
+_ONE_ARG_WRAPPERS: dict[str, frozenset[str]] = {
+    "flock": frozenset({"-w", "--timeout", "-E", "--conflict-exit-code"}),
+    "chroot": frozenset({"--userspec", "--groups"}),
+}
+# Programs that join their arguments into a shell command line.
+_SHELL_JOINERS: dict[str, frozenset[str]] = {"watch": frozenset({"-n", "--interval", "-q", "--equexit"})}
 
 
 @dataclass(slots=True)
@@ -125,6 +136,14 @@ def _unwrap(part: Part, extra: list[Part], depth: int) -> None:
         if name == "eval":
             _eval(part, extra, depth)
             return
+        if name in _SHELL_JOINERS:
+            part.words = [part.words[0], *_skip_options(part.words[1:], _SHELL_JOINERS[name])]
+            _eval(part, extra, depth)
+            return
+        if name in _ONE_ARG_WRAPPERS:
+            if not _one_arg(part, name):
+                return
+            continue
         if name == "find":
             extra.extend(_find_exec(part, depth))
             return
@@ -148,6 +167,18 @@ def _unwrap(part: Part, extra: list[Part], depth: int) -> None:
             part.words = rest
         else:
             return
+
+
+def _one_arg(part: Part, name: str) -> bool:
+    """`flock LOCK cmd` / `flock LOCK -c 'script'` / `chroot DIR cmd`: False when nothing is left to run."""
+    rest = _skip_options(part.words[1:], _ONE_ARG_WRAPPERS[name])[1:]
+    part.privileged |= name == "chroot"
+    part.wrapped = True
+    if not rest:
+        part.opaque = f"{name} without a command"
+        return False
+    part.words = [Word("sh"), Word("-c"), *rest[1:]] if rest[0].text in ("-c", "--command") else rest
+    return True
 
 
 def _skip_options(words: list[Word], with_arg: frozenset[str]) -> list[Word]:

@@ -13,7 +13,7 @@ from pathlib import Path
 from agentcli.core.messages import Message
 from agentcli.errors import SessionNotFoundError
 from agentcli.session import layout
-from agentcli.session.records import MESSAGE, ParsedFile, Problem, Record, parse, to_message
+from agentcli.session.records import MESSAGE, ParsedFile, Problem, Record, parse, paused_gc, to_message
 
 MAX_FORK_DEPTH = 256
 
@@ -56,6 +56,11 @@ class LoadedSession:
 
 def load(directory: Path, session_id: str) -> LoadedSession:
     """Load a session and its active branch. Raises SessionNotFoundError when there is no such file."""
+    with paused_gc():
+        return _load(directory, session_id)
+
+
+def _load(directory: Path, session_id: str) -> LoadedSession:
     path = layout.session_file(directory, session_id)
     parsed = read_file(path)
     problems = [f"{path.name}: {p}" for p in parsed.problems]

@@ -29,7 +29,7 @@ from agentcli.session.checkpoint import ShadowGit
 from agentcli.session.index import list_sessions
 from agentcli.session.lock import SessionLock
 from agentcli.session.reader import LoadedSession, load, read_file
-from agentcli.session.records import HEADER, REPAIR, RESUMED, SCHEMA_VERSION, Record, encode, now_iso
+from agentcli.session.records import HEADER, REPAIR, RESUMED, SCHEMA_VERSION, Record, encode, now_iso, paused_gc
 from agentcli.session.redact import Redactor
 from agentcli.session.repair import repair
 from agentcli.session.writer import SessionWriter
@@ -81,8 +81,9 @@ def open_session(
         writer = create(directory, header, Redactor(secrets), _shadow(directory, sid, root, checkpoints, secrets))
         return OpenedSession(sid, writer, writer=writer)
     old_id = resolve_session(directory, resume)
-    loaded = load(directory, old_id)
-    fixed = repair(loaded.messages())
+    with paused_gc():
+        loaded = load(directory, old_id)
+        fixed = repair(loaded.messages())
     notices = [*loaded.problems, *fixed.notes]
     if no_persistence:
         sid = session_id or layout.new_session_id()

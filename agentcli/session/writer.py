@@ -75,6 +75,7 @@ class SessionWriter:
             # The state after the agent's tools ran: later differences were made by someone else.
             self._append_checkpoint(self._snap("turn_end", None, None))
             self._dirty_tree = False
+            self._remember_index()
         if self._fd is not None:
             os.fsync(self._fd)
 
@@ -103,9 +104,7 @@ class SessionWriter:
             fd, self._fd = self._fd, None
             os.fsync(fd)
             os.close(fd)
-        if self.shadow is not None:
-            with contextlib.suppress(OSError):
-                self.shadow.remember_index()
+        self._remember_index()
         if self._lock is not None:
             self._lock.release()
 
@@ -114,6 +113,12 @@ class SessionWriter:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+    def _remember_index(self) -> None:
+        """Seed the project's next session with this index (done per turn too: a killed run never closes)."""
+        if self.shadow is not None:
+            with contextlib.suppress(OSError):
+                self.shadow.remember_index()
 
     def _snap(self, phase: str, tool_use_id: str | None, tool_name: str | None) -> dict[str, Any]:
         """Snapshot the tree (may run in a worker thread: it only runs git, never writes the file)."""

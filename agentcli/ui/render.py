@@ -153,10 +153,6 @@ class Renderer:
     def resume(self) -> None:
         self._start_live()
 
-    def markdown_warmup(self) -> None:
-        """Import the markdown stack ahead of the first reply (called once the prompt is showing)."""
-        self.console.render_lines(markdown("`x`\n```python\nx = 1\n```"), self.console.options)
-
     def notice(self, text: str, style: str = "dim") -> None:
         """A line from the front end itself (slash command output, `!cmd` results)."""
         self._print_item(Text(text, style=style))
@@ -382,6 +378,14 @@ class _LiveView:
         for line in self._lines:
             yield from line
             yield new_line
+
+
+def markdown_warmup() -> None:
+    """Import and exercise the markdown stack (markdown-it, pygments, a lexer) ahead of the first reply."""
+    import io
+
+    console = Console(file=io.StringIO(), width=80, force_terminal=True)
+    console.print(markdown("`x` **y**\n\n```python\nx = 1\n```"))
 
 
 def markdown(text: str) -> Markdown:

@@ -239,7 +239,7 @@ class Repl:
             self._building = asyncio.create_task(self._build())
 
     async def _build(self) -> Built:
-        await asyncio.to_thread(preload, self.settings, self.renderer)
+        await asyncio.to_thread(preload, self.settings)
         self._show_branch()
         from agentcli.runtime import build
 
@@ -249,10 +249,13 @@ class Repl:
         """The agent, built now if the background build has not finished; None (error shown) if it fails."""
         if self.agent is not None:
             return self.agent
+        if self._building is not None and self._building.cancelled():
+            self._building = None
         self.start_building()
         assert self._building is not None
         try:
-            built = await self._building
+            # shielded: Esc cancels the turn that waits, not the build the next prompt will need
+            built = await asyncio.shield(self._building)
         except Exception as err:  # shown, and the next prompt tries again (e.g. after /model)
             self._building = None
             self.error(err)
@@ -296,7 +299,7 @@ class Repl:
         if agent is None:
             return
         await self.release()
-        if any(m.role == "assistant" for m in agent.messages):
+        if not self.settings.no_session_persistence and any(m.role == "assistant" for m in agent.messages):
             self.console.print()
             self.console.print("Resume this session with:", style="dim")
             self.console.print(f"  agentcli --resume {agent.session_id}", highlight=False, markup=False)
@@ -402,7 +405,7 @@ class Repl:
         sys.stdout.flush()
 
 
-def preload(settings: Settings, renderer: Renderer) -> None:
+def preload(settings: Settings) -> None:
     """Import what the first turn needs (runtime, session store, the provider's adapter, tools, markdown) in a
     worker thread, so the prompt keeps echoing keys while it loads."""
     import importlib
@@ -420,7 +423,9 @@ def preload(settings: Settings, renderer: Renderer) -> None:
     for tool in DEFAULT_TOOLS:
         with contextlib.suppress(Exception):
             load_tool(tool)
-    renderer.markdown_warmup()
+    from agentcli.ui.render import markdown_warmup
+
+    markdown_warmup()
 
 
 class PausingApprover:

@@ -248,9 +248,12 @@ async def _resume(repl: Repl, args: str) -> None:
         await _sessions(repl, "")
         _say(repl, "Resume one with /resume <id>")
         return
-    await repl.rebuild(resume=args, fork=False)
-    if repl.agent is not None:
+    if repl.agent is not None and repl.agent.session_id.startswith(args):
+        _say(repl, "That is the current session.")
+        return
+    if await repl.rebuild(resume=args, fork=False) and repl.agent is not None:
         repl.renderer.replay(repl.agent.messages)
+        _say(repl, f"Resumed session {repl.agent.session_id}")
 
 
 @command("fork", "continue this conversation in a new session")

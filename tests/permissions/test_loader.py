@@ -117,3 +117,23 @@ def test_bind_follows_the_shell_cwd(root: Path) -> None:
     assert policy.check(bash, {"command": "cat proj/src/a.py"}).behavior == "allow"
     assert policy.check(bash, {"command": "cat outside/x"}).behavior == "ask"
 
+
+
+def test_a_rule_that_cannot_be_saved_still_holds_for_the_session(root: Path) -> None:
+    policy = load_policy(root)
+    (root / ".agentcli").write_text("not a directory")
+    policy.remember("Bash(make *)", "local")
+    assert policy.check(load_tool("Bash"), {"command": "make"}).behavior == "allow"
+    assert policy.session_rules() == ["Bash(make *)"]
+    assert policy.notices and "could not save Bash(make *)" in policy.notices[0]
+
+
+def test_additional_directories_reach_the_live_context(root: Path) -> None:
+    from agentcli.tools.base import ToolContext
+
+    other = root.parent / "outside"
+    write(root / ".agentcli/settings.toml", f'[permissions]\nadditional_directories = ["{other}"]\n')
+    ctx = ToolContext(project_root=root)
+    policy = load_policy(root, mode="acceptEdits", ctx=ctx)
+    assert ctx.add_dirs == (other,)
+    assert policy.check(load_tool("Write"), {"file_path": str(other / "n"), "content": "x"}).behavior == "allow"

@@ -208,7 +208,12 @@ def test_approval_prompt_inline_then_tool_runs(project: Path, fake_llm: FakeLLM,
 
 def test_session_commands(project: Path, fake_llm: FakeLLM, term_factory: list[Term]) -> None:
     (project / "AGENTS.md").write_text("Always answer in haiku.\n")
-    fake_llm.push(Reply(text="First reply."), Reply(text="After clear."), Reply(text="In the fork."))
+    fake_llm.push(
+        Reply(text="First reply."),
+        Reply(text="After clear."),
+        Reply(text="In the fork."),
+        Reply(text="Back in the first."),
+    )
     t = start(term_factory, project, fake_llm)
     t.line("/memory")
     t.expect("AGENTS.md")
@@ -238,7 +243,19 @@ def test_session_commands(project: Path, fake_llm: FakeLLM, term_factory: list[T
     t.prompt()
     t.line("in the fork")
     t.expect("In the fork.")
+    t.prompt()
     assert "fresh start" in bodies_text(fake_llm)
+    t.line("/sessions")
+    listing = t.expect(r"([0-9a-f]{8})  first question", regex=True)
+    t.prompt()
+    first = re.findall(r"([0-9a-f]{8})  first question", listing)[-1]
+    t.line(f"/resume {first}")
+    t.expect(f"Resumed session {first}")
+    t.prompt()
+    t.line("back again")
+    t.expect("Back in the first.")
+    body = bodies_text(fake_llm)
+    assert "first question" in body and "fresh start" not in body
 
 
 def test_rewind_restores_conversation_and_files(project: Path, fake_llm: FakeLLM, term_factory: list[Term]) -> None:
