@@ -1,4 +1,4 @@
-"""The heavier slash-command actions: switching model or preset, rewinding, reporting the context."""
+"""The heavier slash-command actions: switching model or preset, reporting the context, picking a session."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import dataclasses
 import json
 from typing import TYPE_CHECKING
 
-from agentcli.errors import AgentCliError, UsageError
+from agentcli.errors import AgentCliError
 
 if TYPE_CHECKING:
     from agentcli.core.loop import Agent
@@ -77,47 +77,6 @@ async def switch_preset(repl: Repl, name: str) -> None:
     repl.renderer.notice(f"Preset {name}: {', '.join(agent.registry.enabled)} · mode {agent.policy.mode}")
 
 
-async def rewind(repl: Repl, args: str) -> None:
-    """`/rewind`: list this session's prompts; `/rewind N [chat|code]` goes back to before prompt N,
-    restoring the conversation and/or the files, and puts that prompt back in the input."""
-    agent = repl.agent
-    built = repl.built
-    if agent is None or built is None or built.session.writer is None:
-        repl.renderer.notice("Nothing to rewind (no stored session yet).")
-        return
-    from agentcli.session import layout
-    from agentcli.session.reader import load, message_records
-    from agentcli.session.rewind import apply_rewind, describe, plan_rewind
-
-    directory = layout.sessions_dir(repl.root)
-    loaded = load(directory, agent.session_id)
-    prompts = [(rec, msg) for rec, msg in message_records(loaded.chain) if msg.role == "user" and msg.text.strip()]
-    word, _, what = args.partition(" ")
-    if not word:
-        lines = [f"  {i + 1:>2}  {msg.text.strip().splitlines()[0][:70]}" for i, (_, msg) in enumerate(prompts)]
-        repl.renderer.notice("Prompts:\n" + "\n".join(lines) + "\nRewind with /rewind N [chat|code|both]")
-        return
-    if not word.isdigit() or not 1 <= int(word) <= len(prompts):
-        repl.error(UsageError(f"/rewind needs a prompt number from 1 to {len(prompts)}"))
-        return
-    rec, msg = prompts[int(word) - 1]
-    parent = rec.get("parent_id")
-    if not parent:
-        repl.error(UsageError("cannot rewind before the first record; use /clear for a new session"))
-        return
-    files = what.strip() in ("", "both", "code")
-    conversation = what.strip() in ("", "both", "chat")
-    try:
-        plan = plan_rewind(loaded, str(parent), built.session.writer.shadow if files else None)
-        agent.messages = apply_rewind(built.session.writer, loaded, plan, files=files, conversation=conversation)
-    except AgentCliError as err:
-        repl.error(err)
-        return
-    repl.renderer.notice(describe(plan))
-    if conversation:
-        repl.keys.typed = msg.text.strip()
-
-
 def context_report(agent: Agent) -> str:
     """`/context`: what fills the window, estimated at ~4 characters a token where the provider has not said."""
     from agentcli.core.messages import block_to_dict
@@ -151,22 +110,15 @@ def context_report(agent: Agent) -> str:
 
 
 async def pick_session(repl: Repl) -> str | None:
-    """`--resume` without an id: a numbered list of this project's sessions; the chosen id, or None."""
+    """`--resume` without an id, `/resume`: pick one of this project's sessions (agentcli.ui.picker); its id,
+    or None if there is none or the user cancelled."""
     from agentcli.session.index import list_sessions
     from agentcli.session.layout import sessions_dir
+    from agentcli.ui.picker import SessionPicker
 
-    sessions = list_sessions(sessions_dir(repl.root))[:20]
+    current = repl.agent.session_id if repl.agent is not None else None
+    sessions = [s for s in list_sessions(sessions_dir(repl.root)) if s.id != current]
     if not sessions:
         repl.renderer.notice("No stored sessions in this project to resume.", style="yellow")
         return None
-    for i, s in enumerate(sessions, 1):
-        repl.console.print(f"  {i:>2}. {s.id[:8]}  {s.title}", highlight=False, markup=False)
-    from prompt_toolkit import PromptSession
-
-    answer = ""
-    with contextlib.suppress(EOFError, KeyboardInterrupt):
-        answer = await PromptSession[str]().prompt_async(f"resume which [1-{len(sessions)}]: ")
-    answer = answer.strip()
-    if answer.isdigit() and 1 <= int(answer) <= len(sessions):
-        return sessions[int(answer) - 1].id
-    return None
+    return await SessionPicker(sessions).run()

@@ -39,7 +39,8 @@ _MAX_SHOWN_LINES = 60
 
 
 class TerminalApprover:
-    """Asks the person at the terminal. `set_mode` is called when an approved plan switches the mode."""
+    """Asks the person at the terminal. `set_mode` is called when an approved plan switches the mode;
+    `show_plan` draws the plan (the REPL renders its markdown), plain text without it."""
 
     name = "user"
     interactive = True
@@ -51,9 +52,11 @@ class TerminalApprover:
         input: Input | None = None,
         output: Output | None = None,
         set_mode: Callable[[str], None] | None = None,
+        show_plan: Callable[[str], None] | None = None,
     ) -> None:
         self.project_root = project_root
         self.set_mode = set_mode
+        self.show_plan = show_plan
         self._session: PromptSession[str] = PromptSession(input=input, output=output)
         self._out = output
 
@@ -158,7 +161,10 @@ class TerminalApprover:
     async def review_plan(self, plan: str) -> PlanDecision:
         """Show the plan; approve and switch to acceptEdits or default, or keep planning with feedback."""
         try:
-            self.say("── plan ──\n" + plan)
+            if self.show_plan is not None:
+                self.show_plan(plan)
+            else:
+                self.say("── plan ──\n" + plan)
             choice = await self.choose(
                 "Approve this plan?",
                 [

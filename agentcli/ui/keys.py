@@ -1,18 +1,30 @@
 """Keys while a turn runs: the terminal is in cbreak mode (no echo, no signals) and stdin is read by the
 event loop, so Esc or Ctrl-C cancel the turn at once, Shift-Tab switches mode, and typing goes to a
-type-ahead buffer that becomes the next prompt's text."""
+type-ahead buffer that becomes the next prompt's text.
+
+The saved terminal settings are put back however the process ends: `stop()` on a normal end or an
+exception, an atexit hook for an exit that skips it, and a SIGTERM / SIGHUP handler that restores the terminal
+before the signal takes its usual course.
+"""
 
 from __future__ import annotations
 
 import asyncio
+import atexit
+import contextlib
 import os
+import signal
 import sys
+import threading
 from collections.abc import Callable
+from types import FrameType
 from typing import Any
 
 ESC = b"\x1b"
 CTRL_C = b"\x03"
 BACK_TAB = b"\x1b[Z"
+RESTORE_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
+SHOW_CURSOR = b"\x1b[?25h\x1b[?2004l"
 
 
 class TurnKeys:
@@ -32,12 +44,15 @@ class TurnKeys:
         self.typed = ""
         self._saved: list[Any] | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
+        self._guarded = False
+        self._sane: list[Any] | None = None
 
     def start(self) -> None:
         if self._loop is not None or self.fd < 0 or not os.isatty(self.fd):
             return
         import termios
 
+        self._guard()
         self._saved = termios.tcgetattr(self.fd)
         mode = termios.tcgetattr(self.fd)
         mode[3] &= ~(termios.ICANON | termios.ECHO | termios.ISIG | termios.IEXTEN)
@@ -50,13 +65,61 @@ class TurnKeys:
     def stop(self) -> None:
         if self._loop is None:
             return
-        import termios
-
         self._loop.remove_reader(self.fd)
         self._loop = None
-        if self._saved is not None:
-            termios.tcsetattr(self.fd, termios.TCSANOW, self._saved)
-            self._saved = None
+        self.restore()
+
+    def restore(self) -> None:
+        """Put the terminal back as `start()` found it (safe to call at any time, more than once)."""
+        saved, self._saved = self._saved, None
+        if saved is not None:
+            _set_attrs(self.fd, saved)
+
+    def guard_terminal(self) -> None:
+        """For the REPL's lifetime: remember the terminal's settings (restored by `release_terminal`, at exit,
+        and on SIGTERM / SIGHUP, cursor shown), and stop the tty driver turning Ctrl-C into SIGINT — between two
+        prompts a Ctrl-C then waits as a key for the next prompt instead of killing the session."""
+        if self.fd < 0 or not os.isatty(self.fd):
+            return
+        import termios
+
+        if self._sane is None:
+            self._sane = termios.tcgetattr(self.fd)
+        mode = termios.tcgetattr(self.fd)
+        mode[3] &= ~termios.ISIG
+        _set_attrs(self.fd, mode)
+        self._guard()
+
+    def release_terminal(self) -> None:
+        """Put the terminal back as it was before `guard_terminal` (and `start`)."""
+        self.restore()
+        if self._sane is not None:
+            _set_attrs(self.fd, self._sane)
+
+    def _guard(self) -> None:
+        if self._guarded:
+            return
+        self._guarded = True
+        atexit.register(self.release_terminal)
+        if threading.current_thread() is not threading.main_thread():
+            return  # signal handlers can only be set from the main thread
+        for signum in RESTORE_SIGNALS:
+            signal.signal(signum, self._on_signal(signal.getsignal(signum)))
+
+    def _on_signal(self, previous: Any) -> Callable[[int, FrameType | None], None]:
+        def handler(signum: int, frame: FrameType | None) -> None:
+            self.release_terminal()
+            if self._sane is not None:
+                # rich's live region hides the cursor; prompt_toolkit turns on bracketed paste
+                _write_tty(SHOW_CURSOR)
+            if callable(previous):
+                previous(signum, frame)
+            elif previous != signal.SIG_IGN:
+                # the default action (terminate), now that the terminal is sane again
+                signal.signal(signum, signal.SIG_DFL)
+                os.kill(os.getpid(), signum)
+
+        return handler
 
     def _readable(self) -> None:
         try:
@@ -96,3 +159,17 @@ def _stdin_fd() -> int:
         return sys.stdin.fileno()
     except (AttributeError, OSError, ValueError):
         return -1
+
+
+def _set_attrs(fd: int, attrs: list[Any]) -> None:
+    import termios
+
+    with contextlib.suppress(OSError, termios.error):  # the terminal is gone (hang-up): nothing to restore
+        termios.tcsetattr(fd, termios.TCSANOW, attrs)
+
+
+def _write_tty(data: bytes) -> None:
+    with contextlib.suppress(OSError, ValueError, AttributeError):
+        fd = sys.stdout.fileno()
+        if os.isatty(fd):
+            os.write(fd, data)

@@ -14,7 +14,7 @@ import functools
 import os
 import sys
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from prompt_toolkit.application import get_app_or_none
@@ -25,6 +25,7 @@ from agentcli.errors import AgentCliError
 from agentcli.ui.completion import ReplCompleter
 from agentcli.ui.input import CtrlCOnEmpty, make_session
 from agentcli.ui.keys import TurnKeys
+from agentcli.ui.notices import NoticeTap
 from agentcli.ui.status import MODE_LABELS, Status, next_mode
 
 if TYPE_CHECKING:
@@ -36,6 +37,8 @@ if TYPE_CHECKING:
     from agentcli.core.messages import Message
     from agentcli.core.permissions import Approval, ApprovalRequest, Approver
     from agentcli.runtime import Built
+    from agentcli.tools.base import ToolContext
+    from agentcli.tools.exit_plan import PlanDecision
     from agentcli.ui.render import Renderer
 
 DOUBLE_CTRL_C_S = 2.0
@@ -75,6 +78,7 @@ class Repl:
         self.exit_requested = False
         self.completer = ReplCompleter(self.cwd, self._command_names, self._argument_values)
         self.session: PromptSession[str] | None = None
+        self._notices = NoticeTap()
 
     # rich and the renderer (with the event types) load after the prompt is up: start-up pays only for the prompt.
     @functools.cached_property
@@ -94,6 +98,14 @@ class Repl:
     async def main(self, initial_prompt: str | None) -> int:
         history = paths.home() / "projects" / paths.project_slug(self.root) / "history"
         self.session = make_session(history, self.completer, self.toolbar, self.cycle_mode, self.pastes)
+        self.keys.guard_terminal()
+        try:
+            return await self._main(initial_prompt)
+        finally:
+            self.keys.release_terminal()
+
+    async def _main(self, initial_prompt: str | None) -> int:
+        assert self.session is not None
         self._banner()
         if self.settings.resume is not None or self.settings.continue_:
             if not await self._resume_at_start():
@@ -156,6 +168,7 @@ class Repl:
         """Send a prompt to the agent (built first if need be) and render the run until it ends or is cancelled."""
         self.renderer.begin_turn()
         await self.guard(asyncio.create_task(self._send(prompt)))
+        self.show_notices()
         self.refresh_status()
 
     async def _send(self, prompt: str | Message) -> None:
@@ -189,12 +202,16 @@ class Repl:
         return True
 
     async def _consume(self, agent: Agent, message: Message) -> None:
+        from agentcli.core.events import TextDelta, ThinkingDelta, ToolCallDelta
+
         events = agent.run(message)
         renderer = self.renderer
         breath = time.monotonic()
         try:
             async for event in events:
                 renderer.feed(event)
+                if not isinstance(event, TextDelta | ThinkingDelta | ToolCallDelta):
+                    self.show_notices()
                 # A fast stream can arrive already buffered, so nothing here would suspend: let the loop see
                 # the keyboard (Esc) at least every 10 ms.
                 if time.monotonic() - breath > 0.01:
@@ -271,18 +288,41 @@ class Repl:
             self._apply_mode(built.agent)
         else:  # the agent's policy knows the mode from flags, config and preset
             self.mode = self.status.mode = built.agent.policy.mode
-        approver = built.agent.approver
-        install = getattr(getattr(approver, "inner", approver), "install", None)
+        install = getattr(built.agent.approver, "install", None)
         if callable(install):
             install(built.agent.ctx)
+        self._notices = NoticeTap()
         for note in built.session.notices:
             self.renderer.notice(note, style="yellow")
+        self.show_notices()
         self.refresh_status()
+
+    def show_notices(self) -> None:
+        """Print notices that appeared since the last look: rules that could not be saved (the policy's),
+        skipped checkpoints (the session writer's)."""
+        agent, built = self.agent, self.built
+        if agent is None or built is None:
+            return
+        writer = built.session.writer
+        for note in self._notices.new(getattr(agent.policy, "notices", None), writer.notices if writer else None):
+            self.renderer.notice(f"⚠ {note}", style="yellow")
+
+    def show_plan(self, plan: str) -> None:
+        """ExitPlanMode's plan, as rendered markdown in a frame, above the approval question."""
+        from rich.panel import Panel
+
+        from agentcli.ui.render import Trimmed, markdown
+
+        self.renderer.flush()
+        self.console.print()
+        self.console.print(Panel(Trimmed(markdown(plan)), title="Plan", title_align="left", border_style="cyan"))
 
     def refresh_status(self) -> None:
         agent = self.agent
         if agent is None:
             return
+        # the policy's mode is the truth: an approved plan (ExitPlanMode) switches it inside a turn
+        self.mode = agent.policy.mode
         self.status.model = agent.options.model
         self.status.mode = self.mode
         self.status.cost_usd = agent.total_cost_usd
@@ -312,9 +352,10 @@ class Repl:
             with contextlib.suppress(Exception):
                 self.built.session.close()
 
-    async def rebuild(self, *, resume: str | None, fork: bool) -> bool:
-        """A new agent for a new, resumed or forked session, keeping the model and mode."""
-        changes: dict[str, Any] = {"resume": resume, "fork_session": fork, "continue_": False, "session_id": None}
+    async def rebuild(self, *, resume: str | None, fork: bool, name: str | None = None) -> bool:
+        """A new agent for a new, resumed or forked session (named `name`), keeping the model and mode."""
+        changes: dict[str, Any] = {"resume": resume, "fork_session": fork, "continue_": False, "session_id": None,
+                                   "name": name}
         if self.agent is not None:
             changes["model"] = f"{self.agent.options.provider_name}/{self.agent.options.model}"
             changes["provider"] = None
@@ -438,10 +479,34 @@ class PausingApprover:
         self.inner = inner
 
     async def approve(self, request: ApprovalRequest) -> Approval:
+        with self.paused():
+            return await self.inner.approve(request)
+
+    def install(self, ctx: ToolContext) -> None:
+        """Hand ExitPlanMode the inner approver's plan reviewer, paused the same way as `approve`."""
+        from agentcli.tools.exit_plan import REVIEWER_KEY
+
+        install = getattr(self.inner, "install", None)
+        if not callable(install):
+            return
+        install(ctx)
+        reviewer = ctx.state.get(REVIEWER_KEY)
+        if callable(reviewer):
+
+            async def review(plan: str) -> PlanDecision:
+                with self.paused():
+                    decision: PlanDecision = await reviewer(plan)
+                    return decision
+
+            ctx.state[REVIEWER_KEY] = review
+
+    @contextlib.contextmanager
+    def paused(self) -> Iterator[None]:
+        """The spinner and the turn's key reader step aside while a question is open."""
         self.repl.keys.stop()
         self.repl.renderer.pause()
         try:
-            return await self.inner.approve(request)
+            yield
         finally:
             self.repl.renderer.resume()
             if self.repl.turn is not None:
@@ -456,7 +521,7 @@ def make_approver(repl: Repl) -> Approver:
         module = importlib.import_module("agentcli.ui.approval")
     except ImportError:
         return _AskApprover(repl.console)
-    approver: Approver = module.TerminalApprover(repl.root, set_mode=repl.set_mode)
+    approver: Approver = module.TerminalApprover(repl.root, set_mode=repl.set_mode, show_plan=repl.show_plan)
     return approver
 
 

@@ -242,12 +242,15 @@ async def _compact(repl: Repl, args: str) -> None:
     _say(repl, "/compact is not available yet in this version; /clear starts a fresh session.", "yellow")
 
 
-@command("resume", "resume a stored session of this project", "[id]")
+@command("resume", "resume a stored session of this project (no id: pick one)", "[id|name]")
 async def _resume(repl: Repl, args: str) -> None:
     if not args:
-        await _sessions(repl, "")
-        _say(repl, "Resume one with /resume <id>")
-        return
+        from agentcli.ui.actions import pick_session
+
+        picked = await pick_session(repl)
+        if picked is None:
+            return
+        args = picked
     if repl.agent is not None and repl.agent.session_id.startswith(args):
         _say(repl, "That is the current session.")
         return
@@ -256,23 +259,53 @@ async def _resume(repl: Repl, args: str) -> None:
         _say(repl, f"Resumed session {repl.agent.session_id}")
 
 
-@command("fork", "continue this conversation in a new session")
+@command("fork", "continue this conversation in a new session", "[name]")
 async def _fork(repl: Repl, args: str) -> None:
+    await _branch_off(repl, args or None)
+
+
+@command("branch", "fork here into a named branch and continue there", "<name>")
+async def _branch(repl: Repl, args: str) -> None:
+    if not args:
+        _say(repl, "Usage: /branch NAME — continues in a new session named NAME (the current one stays as it is)",
+             "yellow")
+        return
+    await _branch_off(repl, args)
+
+
+async def _branch_off(repl: Repl, name: str | None) -> None:
+    """Fork the current session at its last record into a new session (named `name`) and continue there."""
     agent = repl.agent
     if agent is None or not agent.messages:
         _say(repl, "Nothing to fork yet.")
         return
+    if repl.built is None or repl.built.session.writer is None:
+        _say(repl, "This session is not stored (--no-session-persistence): there is nothing to fork from.", "yellow")
+        return
+    if name is not None and _name_taken(repl, name):
+        _say(repl, f"A session named {name!r} already exists here; pick another name.", "yellow")
+        return
     old = agent.session_id
-    await repl.rebuild(resume=old, fork=True)
-    if repl.agent is not None:
-        _say(repl, f"Forked {old[:8]} → {repl.agent.session_id[:8]}")
+    await repl.rebuild(resume=old, fork=True, name=name)
+    if repl.agent is None or repl.agent.session_id == old:
+        return
+    new = repl.agent.session_id
+    label = f"{name} ({new[:8]})" if name else new[:8]
+    _say(repl, f"Forked {old[:8]} → {label}; the original stays: /resume {old[:8]}")
 
 
-@command("rewind", "go back to an earlier prompt", "[n]")
+def _name_taken(repl: Repl, name: str) -> bool:
+    from agentcli.session.index import list_sessions
+    from agentcli.session.layout import sessions_dir
+
+    return any(s.name == name for s in list_sessions(sessions_dir(repl.root)))
+
+
+@command("rewind", "go back to before an earlier prompt (shows the diff, asks first)", "[n] [chat|code|both]")
 async def _rewind(repl: Repl, args: str) -> None:
-    from agentcli.ui import actions
+    from agentcli.ui.rewind import rewind
 
-    await actions.rewind(repl, args)
+    await rewind(repl, args)
 
 
 @command("sessions", "list this project's stored sessions")

@@ -139,7 +139,7 @@ def test_at_file_completion_lists_only_unignored(project: Path, fake_llm: FakeLL
     t.send("explain @s")
     shown = t.expect("src/app.py")
     t.send("rc/app.py")
-    time.sleep(0.3)
+    t.expect("app.py")  # the typed text is echoed before Enter is sent
     t.send("\r")
     t.expect("Seen it.")
     assert "secret.log" not in shown
@@ -274,11 +274,23 @@ def test_rewind_restores_conversation_and_files(project: Path, fake_llm: FakeLLM
     t.expect("Two.")
     t.prompt()
     assert (project / "a.txt").read_text() == "changed\n"
+    (project / "a.txt").write_text("changed by hand\n")  # outside the agent, after its last turn
     t.line("/rewind")
     t.expect("2  second: change the file")
     t.prompt()
     t.line("/rewind 2")
-    t.expect("revert a.txt")
+    shown = t.expect("[y/N]")
+    for text in ("revert a.txt", "warning: changed outside the agent", "-changed by hand", "+alpha", "+beta"):
+        assert text in shown, text
+    assert shown.index("revert a.txt") < shown.index("+alpha")
+    t.line("n")
+    t.expect("Rewind cancelled")
+    t.prompt()
+    assert (project / "a.txt").read_text() == "changed by hand\n"
+    t.line("/rewind 2 both")
+    t.expect("[y/N]")
+    t.line("y")
+    t.expect("1 file restored")
     t.prompt()
     assert (project / "a.txt").read_text() == "alpha\nbeta\n"
     t.line("")  # the rewound prompt is back in the input
@@ -314,5 +326,6 @@ def test_initial_prompt_multiline_paste_and_double_ctrl_c(
     t.send("\x03")
     t.expect("Press Ctrl-C again to exit")
     t.send("\x03")
-    assert t.wait_exit() == 0
+    status = t.wait_exit()
+    assert status == 0, t.out[-2500:]
     assert "agentcli --resume" in t.out
