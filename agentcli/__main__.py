@@ -12,7 +12,7 @@ def main() -> None:
         return
     from agentcli.cli import run
 
-    raise SystemExit(run(argv))
+    raise SystemExit(run(argv, exit_when_done=True))
 
 
 if __name__ == "__main__":

@@ -128,8 +128,11 @@ def _read_prompt(ns: argparse.Namespace) -> str:
     return text
 
 
-def run(argv: list[str]) -> int:
-    """Parse `argv`, run, and return the exit status. Errors become one clear line on stderr."""
+def run(argv: list[str], *, exit_when_done: bool = False) -> int:
+    """Parse `argv`, run, and return the exit status. Errors become one clear line on stderr.
+
+    `exit_when_done` (the `agentcli` command itself, never a caller in-process): a finished `-p` run ends the
+    process at once (`exit_now`) instead of returning."""
     if argv and argv[0] in SUBCOMMANDS:
         module = importlib.import_module(f"agentcli.commands.{argv[0]}")
         status: int = module.main(argv[1:])
@@ -142,7 +145,10 @@ def run(argv: list[str]) -> int:
         if ns.print_mode:
             from agentcli.output.headless import run_headless
 
-            return run_headless(settings, _read_prompt(ns))
+            status = run_headless(settings, _read_prompt(ns))
+            if exit_when_done:
+                exit_now(status)
+            return status
         from agentcli.ui.repl import run_repl
 
         return run_repl(settings, ns.prompt)
@@ -152,3 +158,27 @@ def run(argv: list[str]) -> int:
     except KeyboardInterrupt:
         sys.stderr.write("agentcli: interrupted\n")
         return 130
+
+
+def exit_now(status: int) -> None:
+    """End the process without the interpreter's teardown (freeing ~250 modules costs 15–25 ms here), once
+    everything that matters is done: the run has closed its session and provider, stdout and stderr are flushed
+    here. Returns (the caller exits normally) when another non-daemon thread is still running or coverage
+    measurement is on."""
+    import os
+    import threading
+
+    if "coverage" in sys.modules or any(t.is_alive() and not t.daemon for t in threading.enumerate()
+                                        if t is not threading.main_thread()):
+        return
+    if "logging" in sys.modules:
+        import logging
+
+        logging.shutdown()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            if stream is not None:
+                stream.flush()
+        except (OSError, ValueError):
+            pass
+    os._exit(status)

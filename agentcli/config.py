@@ -7,7 +7,6 @@ Only reading lives here; agentcli.settings_file is the one place that writes the
 from __future__ import annotations
 
 import os
-import tomllib
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
@@ -78,10 +77,16 @@ class Settings:
 def read_toml(path: Path) -> dict[str, Any]:
     """A TOML file as a dict; {} when absent. A broken file is a ConfigError naming the file and the line."""
     try:
-        with path.open("rb") as f:
-            return tomllib.load(f)
+        f = path.open("rb")
     except FileNotFoundError:
         return {}
+    except OSError as err:
+        raise ConfigError(f"cannot read {path}: {err}") from err
+    import tomllib  # only when a file exists: the parser is a measurable share of start-up
+
+    try:
+        with f:
+            return tomllib.load(f)
     except tomllib.TOMLDecodeError as err:
         raise ConfigError(f"{path} is not valid TOML: {err}", hint="fix or remove the file") from err
     except OSError as err:

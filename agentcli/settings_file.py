@@ -12,8 +12,6 @@ import json
 import math
 import os
 import re
-import tempfile
-import tomllib
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -31,6 +29,8 @@ def load(path: Path) -> dict[str, Any]:
         return {}
     except OSError as e:
         raise ConfigError(f"cannot read {path}: {e.strerror}") from e
+    import tomllib  # only when a file exists: the parser is a measurable share of start-up
+
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
@@ -42,6 +42,8 @@ def atomic_write(path: Path, text: str, mode: int = 0o600) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     with contextlib.suppress(FileNotFoundError):
         mode = os.stat(path).st_mode & 0o7777
+    import tempfile  # imports shutil, random …: only when writing
+
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
@@ -77,6 +79,8 @@ def write(path: Path, data: Mapping[str, Any]) -> None:
 
 def update_table(path: Path, table: str, values: Mapping[str, Any]) -> None:
     """Set `values` in `[table]` of the file at `path` (created if missing), keeping every other line."""
+    import tomllib
+
     text = path.read_text(encoding="utf-8") if path.exists() else ""
     data = tomllib.loads(text) if text else {}
     current = data.get(table, {})

@@ -7,6 +7,15 @@
 - list: `sessions list` over 2,000 sessions, cold (no index cache) and warm, in-process and as a process;
 - checkpoint: a 5,000-file tree, first snapshot, then 3 files changed (plain dir and git repo).
 Everything runs under a temporary AGENTCLI_HOME.
+
+    .venv/bin/python bench/bench_sessions.py --headless [--runs 7] [--files 0,5000] [--scenarios 4-turn,one-reply]
+                                             [--baseline DIR] [--steady]
+
+measures instead whole `agentcli -p` runs of two bench/bench_headless.py scenarios (4-turn Read→Edit→Bash and
+one-reply) against the fake server, each with a fresh AGENTCLI_HOME (so the project's first checkpoint is cold;
+`--steady` keeps one home), in a project of N extra files: median wall and median CPU (user + system of
+agentcli and the git processes it waits for). `--baseline DIR` alternates run by run with the agentcli package
+in DIR (e.g. a copy of the tree with some files from `git show HEAD:…`), for a before/after under equal load.
 """
 
 from __future__ import annotations
@@ -135,38 +144,147 @@ def bench_checkpoint(base: Path, git_repo: bool) -> None:
         subprocess.run(["git", "init", "-q", str(project)], check=True)
         subprocess.run([*g, "add", "-A"], check=True)
         subprocess.run([*g, "commit", "-qm", "init"], check=True)
+    t = time.perf_counter()
     s = open_session(project, secrets=("sk-ant-bench-secret-000000000000",))
     assert s.writer is not None
     w = s.writer
-    t = time.perf_counter()
     asyncio.run(w.checkpoint("t0", "Bash"))
     first = (time.perf_counter() - t) * 1000
-    times = []
+    times, ends, nexts = [], [], []
     for k in range(5):
         for j in range(3):
             (project / f"pkg{j}" / f"mod{j}" / f"file{j}.py").write_text(f"changed {k}\n")
         t = time.perf_counter()
         asyncio.run(w.checkpoint(f"t{k + 1}", "Bash"))
         times.append((time.perf_counter() - t) * 1000)
+        w.message(Message("user", (ToolResultBlock(f"t{k + 1}", "ok"),)))
+        t = time.perf_counter()
+        w.end_turn()  # the turn_end snapshot: what the event loop waits for
+        ends.append((time.perf_counter() - t) * 1000)
+        time.sleep(0.1)  # the next model call
+        t = time.perf_counter()
+        w.message(Message("assistant", (TextBlock("next"),)))
+        nexts.append((time.perf_counter() - t) * 1000)
     s.close()
     s2 = open_session(project, secrets=("sk-ant-bench-secret-000000000000",))
     assert s2.writer is not None
+    wait_warm = getattr(s2.writer.shadow, "wait_warm", None)  # absent before the warm-up existed
+    warmed = wait_warm(60) if wait_warm is not None else None
     (project / "pkg3" / "mod3" / "file3.py").write_text("changed again\n")
     t = time.perf_counter()
     asyncio.run(s2.writer.checkpoint("n0", "Bash"))
     second = (time.perf_counter() - t) * 1000
     s2.close()
     kind = "git repo" if git_repo else "plain dir"
-    row(f"checkpoint, 5,000 files, first in session ({kind})", f"{first:.0f} ms", "—")
+    row(f"open + first checkpoint at once, 5,000 files, cold store ({kind})", f"{first:.0f} ms", "—")
     row(f"checkpoint, 5,000 files, 3 changed ({kind}, median of 5)", f"{statistics.median(times):.0f} ms",
         "≤ 200 ms")
-    row(f"checkpoint, 5,000 files, first of the project's next session ({kind})", f"{second:.0f} ms", "—")
+    note = " (after its warm-up)" if warmed else ""
+    row(f"checkpoint, 5,000 files, first of the project's next session{note} ({kind})", f"{second:.0f} ms", "—")
+    row(f"end_turn after a tool turn, on the event loop ({kind}, median of 5)", f"{statistics.median(ends):.1f} ms",
+        "off the loop")
+    row(f"next record 100 ms after end_turn ({kind}, median of 5)", f"{statistics.median(nexts):.1f} ms", "µs")
+
+
+def _reply(text: str = "", calls: list[dict[str, object]] | None = None) -> dict[str, object]:
+    return {"text": text, "tool_calls": calls or []}
+
+
+# The scenarios of bench/bench_headless.py, repeated here so this benchmark does not depend on its internals.
+HEADLESS: dict[str, list[dict[str, object]]] = {
+    "4-turn": [
+        _reply("", [{"name": "Read", "args": {"file_path": "parse.py"}}]),
+        _reply("", [{"name": "Edit", "args": {"file_path": "parse.py", "old_string": "+ 1", "new_string": "+ 0",
+                                              "replace_all": True}}]),
+        _reply("", [{"name": "Bash", "args": {"command": "true"}}]),
+        _reply("Fixed."),
+    ],
+    "one-reply": [_reply("Done.")],
+}
+
+
+def bench_headless(runs: int, sizes: list[int], names: list[str], baseline: str | None, steady: bool) -> None:
+    """`-p` runs against the fake server; (wall, CPU) medians per scenario and project size. With `baseline`
+    (a directory holding another `agentcli` package) runs alternate between it and this tree, so both see the
+    same machine load. Each run gets a fresh AGENTCLI_HOME unless `steady`."""
+    import compileall
+
+    variants: dict[str, str | None] = {"baseline": baseline} if baseline else {}
+    variants["this tree"] = None
+    for entry in [baseline, str(ROOT)]:
+        if entry:  # byte-compiled first, as pip does (PYTHONDONTWRITEBYTECODE may be set)
+            compileall.compile_dir(str(Path(entry) / "agentcli"), quiet=1)
+    load = os.getloadavg()[0]
+    with tempfile.TemporaryDirectory() as tmp:
+        base = Path(tmp)
+        for n in sizes:
+            proj = base / f"proj{n}"
+            for i in range(n):
+                d = proj / f"pkg{i % 50}" / f"mod{i % 7}"
+                d.mkdir(parents=True, exist_ok=True)
+                (d / f"file{i}.py").write_text(f"# file {i}\n" + "x = 1\n" * 40)
+            proj.mkdir(exist_ok=True)
+            for name in names:
+                figures = _headless_runs(runs, name, proj, base / f"{name}-{n}", variants, steady)
+                home = "same home" if steady else "fresh home"
+                for label, (walls, cpus) in figures.items():
+                    row(f"-p {name}, {home}, {n:,} extra files, {label} (median of {runs})",
+                        f"wall {statistics.median(walls):.0f} ms, CPU {statistics.median(cpus):.0f} ms", "—")
+    row("load average (1 min) at start", f"{load:.2f}", "—")
+
+
+def _headless_runs(runs: int, name: str, proj: Path, base: Path, variants: dict[str, str | None],
+                   steady: bool) -> dict[str, tuple[list[float], list[float]]]:
+    import json
+    import resource
+
+    base.mkdir(parents=True)
+    script = base / "script.json"
+    script.write_text(json.dumps(HEADLESS[name]))
+    server = subprocess.Popen([sys.executable, "-m", "tests.fakes.server", "--script", str(script), "--loop"],
+                              cwd=ROOT, stdout=subprocess.PIPE, text=True)
+    out: dict[str, tuple[list[float], list[float]]] = {label: ([], []) for label in variants}
+    try:
+        assert server.stdout is not None
+        url = server.stdout.readline().strip()
+        env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY") and k != "PYTHONPATH"}
+        env.update(ANTHROPIC_BASE_URL=url, ANTHROPIC_API_KEY="sk-ant-bench-000000")
+        cmd = [sys.executable, "-m", "agentcli", "-p", "go", "--model", "anthropic/claude-sonnet-4-5",
+               "--permission-mode", "bypassPermissions", "--max-turns", "60"]
+        order = list(variants.items())
+        for k in range(runs):
+            for label, path in order[::-1] if k % 2 else order:
+                (proj / "parse.py").write_text("def parse(t):\n    return int(t) + 1\n")
+                run_env = {**env, "AGENTCLI_HOME": str(base / f"home-{label}-{0 if steady else k}")}
+                if path:
+                    run_env["PYTHONPATH"] = path
+                before = resource.getrusage(resource.RUSAGE_CHILDREN)
+                t = time.perf_counter()
+                subprocess.run(cmd, cwd=proj, env=run_env, capture_output=True, check=True)
+                out[label][0].append((time.perf_counter() - t) * 1000)
+                after = resource.getrusage(resource.RUSAGE_CHILDREN)
+                out[label][1].append((after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime) * 1000)
+    finally:
+        server.terminate()
+        server.wait(10)
+    return out
 
 
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--records", type=int, default=100_000)
+    ap.add_argument("--headless", action="store_true", help="only the -p 4-turn run (see the docstring)")
+    ap.add_argument("--runs", type=int, default=7)
+    ap.add_argument("--files", default="0,5000", help="project sizes for --headless, comma-separated")
+    ap.add_argument("--scenarios", default="4-turn,one-reply", help="for --headless: 4-turn, one-reply")
+    ap.add_argument("--baseline", help="for --headless: a directory with another agentcli package to alternate with")
+    ap.add_argument("--steady", action="store_true", help="for --headless: one AGENTCLI_HOME for all runs")
     args = ap.parse_args()
+    if args.headless:
+        sizes = [int(n) for n in args.files.split(",")]
+        bench_headless(args.runs, sizes, args.scenarios.split(","), args.baseline, args.steady)
+        _table()
+        return
     with tempfile.TemporaryDirectory() as tmp:
         base = Path(tmp)
         os.environ["AGENTCLI_HOME"] = str(base / "home")
@@ -177,6 +295,10 @@ def main() -> None:
         bench_list(base / "l")
         bench_checkpoint(base, git_repo=False)
         bench_checkpoint(base, git_repo=True)
+    _table()
+
+
+def _table() -> None:
     print("| sessions benchmark | result | target |\n|---|---|---|")
     for name, value, target in ROWS:
         print(f"| {name} | {value} | {target} |")

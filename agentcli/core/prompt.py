@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-import platform
-from datetime import date
+import os
+import time
 from pathlib import Path
 
 BASE = """You are agentcli, a coding agent working in the user's terminal, in their project.
@@ -31,8 +31,8 @@ def system_prompt(
         "Environment:\n"
         f"- working directory: {cwd}\n"
         f"- project root: {project_root}\n"
-        f"- platform: {platform.system()} {platform.release()}\n"
-        f"- date: {date.today().isoformat()}"
+        f"- platform: {_platform()}\n"
+        f"- date: {time.strftime('%Y-%m-%d')}"
     )
     if memory:
         parts.append(memory)
@@ -41,3 +41,13 @@ def system_prompt(
     if append:
         parts.append(append)
     return "\n\n".join(parts)
+
+
+def _platform() -> str:
+    """`platform.system() platform.release()` without importing platform (it is slow to import)."""
+    if hasattr(os, "uname"):
+        u = os.uname()
+        return f"{u.sysname} {u.release}"
+    import platform
+
+    return f"{platform.system()} {platform.release()}"

@@ -111,6 +111,20 @@ class NDJSONDecoder:
         rest, self._buf = self._buf, b""
         return [json.loads(rest)] if rest.strip() else []
 
+    def feed_lines(self, chunk: bytes) -> list[str]:
+        """Like `feed`, but the complete non-blank lines as text, not decoded (see `decode_json_batch`)."""
+        buf = self._buf + chunk if self._buf else chunk
+        end = buf.rfind(b"\n")
+        if end < 0:
+            self._buf = buf
+            return []
+        self._buf = buf[end + 1 :]
+        return [line for line in buf[:end].decode("utf-8", "replace").split("\n") if line.strip()]
+
+    def flush_lines(self) -> list[str]:
+        rest, self._buf = self._buf, b""
+        return [rest.decode("utf-8", "replace")] if rest.strip() else []
+
 
 async def aiter_sse(chunks: AsyncIterable[bytes]) -> AsyncIterator[SSEEvent]:
     decoder = SSEDecoder()
@@ -128,3 +142,31 @@ async def aiter_ndjson(chunks: AsyncIterable[bytes]) -> AsyncIterator[Any]:
             yield obj
     for obj in decoder.flush():
         yield obj
+
+
+_decode_one = json.JSONDecoder().raw_decode
+
+
+def decode_json_batch(texts: list[str]) -> list[Any] | None:
+    """The JSON objects in `texts` (one per text), decoded with one parser call for the whole list: at one
+    event per token the per-call cost is most of the decoding. None when that cannot be trusted (a text that
+    is not exactly one JSON object) — the caller then decodes one by one and reports the bad one.
+
+    Event data that is malformed in a way that only parses when joined (`{"a":1` + `"b":2}`) could be read as
+    different events instead of failing; streams from the APIs we speak never contain such data."""
+    if len(texts) == 1:
+        try:
+            obj, end = _decode_one(texts[0])
+        except ValueError:
+            return None
+        return [obj] if end == len(texts[0]) and isinstance(obj, dict) else None
+    try:
+        objs: list[Any] = json.loads("[" + ",".join(texts) + "]")
+    except ValueError:
+        return None
+    if len(objs) != len(texts):
+        return None
+    for obj in objs:
+        if obj.__class__ is not dict:
+            return None
+    return objs

@@ -6,7 +6,7 @@ here, so internals can change without breaking users. Bump SCHEMA_VERSION on any
 
 from __future__ import annotations
 
-import uuid
+import os
 from typing import Any
 
 from agentcli.core.events import ModelUsage, RunResult, SessionStarted
@@ -16,7 +16,12 @@ SCHEMA_VERSION = 1
 
 
 def new_uuid() -> str:
-    return str(uuid.uuid4())
+    """A random (version 4) UUID, as str(uuid.uuid4()) gives it; the uuid module is slow to import."""
+    b = bytearray(os.urandom(16))
+    b[6] = (b[6] & 0x0F) | 0x40
+    b[8] = (b[8] & 0x3F) | 0x80
+    h = b.hex()
+    return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
 
 
 def init_line(ev: SessionStarted) -> dict[str, Any]:
@@ -42,7 +47,7 @@ def message_line(
     body: dict[str, Any] = msg.to_dict()
     if msg.role == "assistant":
         body = {
-            "id": f"msg_{uuid.uuid4().hex[:24]}",
+            "id": f"msg_{os.urandom(12).hex()}",
             "type": "message",
             "role": "assistant",
             "model": model,

@@ -136,6 +136,7 @@ def load_policy(
     policy = RulePolicy(chosen, ctx, [])
     for r in rules:
         policy.add(r)
+    policy.bind(ctx)  # publishes the read-deny predicate the search tools filter with
     def persist(rule: Rule, scope: str) -> None:
         save_rule(project_root, rule.text, rule.behavior, scope)
 

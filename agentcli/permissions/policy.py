@@ -17,7 +17,6 @@ from typing import Any
 
 from agentcli.core.permissions import Verdict
 from agentcli.errors import AgentCliError
-from agentcli.permissions import bashcheck
 from agentcli.permissions.rules import (
     READ_TOOLS,
     Rule,
@@ -34,6 +33,7 @@ from agentcli.tools.base import Tool, ToolContext
 Persist = Callable[[Rule, str], None]
 _Entries = tuple[re.Pattern[str], list[tuple[Rule, re.Pattern[str]]]]
 PLAN_TOOLS = frozenset({"ExitPlanMode"})
+_SIMPLE = re.compile(r"[\w.*?\-]+")  # a name pattern: no path, no braces or classes ripgrep reads otherwise
 SCOPE_ALIASES = {"everywhere": "user", "global": "user", "this project": "local", "shared": "project"}
 
 
@@ -54,7 +54,36 @@ class RulePolicy:
     _index: dict[tuple[str, str], _Entries] | None = field(default=None, init=False, repr=False)
 
     def bind(self, ctx: ToolContext) -> None:
+        """Share the session's live ToolContext, and publish into it what the search tools need to leave out
+        files a deny rule protects (`.env`, keys): `state["read_denied"](path) -> bool` and
+        `state["read_denied_globs"]() -> tuple[str, ...]` (tools never import the policy)."""
         self.ctx = ctx
+        ctx.state["read_denied"] = self.read_denied
+        ctx.state["read_denied_globs"] = self.read_denied_globs
+
+    def read_denied(self, path: str | os.PathLike[str]) -> bool:
+        """Does a deny rule forbid reading `path` (absolute, or relative to the shell cwd)? A symlink is judged
+        by its own path and by its target, as Read would see it. Called for every file Grep and Glob find, so
+        it costs one regex match and one lstat; parent directories are taken as given (the tools search
+        under a directory they have already resolved)."""
+        entries = self._path_index().get(("deny", "Read"))
+        if entries is None:
+            return False
+        combined = entries[0]
+        p = os.path.normpath(os.path.join(self.ctx.shell_cwd or self.ctx.project_root, os.fspath(path)))
+        if combined.fullmatch(p) is not None:
+            return True
+        return os.path.islink(p) and combined.fullmatch(os.path.realpath(p)) is not None
+
+    def read_denied_globs(self) -> tuple[str, ...]:
+        """Deny-rule patterns that name a file at any depth of the project (`.env*`, `*.pem`), in a form
+        ripgrep's `--glob '!…'` means the same way; the rest is left to `read_denied`."""
+        out: list[str] = []
+        for rule in self.rules:
+            spec = rule.specifier
+            if rule.behavior == "deny" and spec and _family_of(rule.tool) == "Read" and _SIMPLE.fullmatch(spec):
+                out.append(spec)
+        return tuple(dict.fromkeys(out))
 
     def _real_roots(self) -> list[str]:
         """Real paths of the project root (first) and added directories, recomputed only when they change."""
@@ -108,6 +137,9 @@ class RulePolicy:
 
     def check(self, tool: Tool, args: dict[str, Any]) -> Verdict:
         if tool.name == "Bash":
+            # Imported on the first Bash call: the shell parser is a large share of start-up otherwise.
+            from agentcli.permissions import bashcheck
+
             return bashcheck.check_bash(self, tool, args)
         paths = self._paths(tool, args)
         deny = self.matching("deny", tool, args, paths)

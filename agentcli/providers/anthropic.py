@@ -39,12 +39,13 @@ from agentcli.core.messages import (
     ToolUseBlock,
     Usage,
 )
-from agentcli.errors import AuthError, StreamError
+from agentcli.errors import AgentCliError, AuthError, StreamError
 from agentcli.net.api import join_url, open_stream
 from agentcli.net.errors import ApiIdentity, ConnectionDropped, error_from_event
 from agentcli.net.http import HttpClient, Timeouts, is_loopback
 from agentcli.net.sse import SSEDecoder
 from agentcli.providers.base import ModelRequest, ProviderConfig
+from agentcli.providers.coalesce import DeltaSink, handle_batch
 
 _raw_decode = json.JSONDecoder().raw_decode
 
@@ -218,24 +219,30 @@ def wire_block(b: ContentBlock) -> dict[str, Any] | None:
 
 async def parse_stream(chunks: AsyncIterable[bytes], who: ApiIdentity) -> AsyncIterator[StreamEvent]:
     """Anthropic SSE bytes → StreamEvents. Raises the mapped error for an `error` event, StreamError for
-    an unparsable one, and UnavailableError when the stream ends before `message_stop`."""
+    an unparsable one, and UnavailableError when the stream ends before `message_stop`.
+
+    Work is per network read (agentcli.providers.coalesce): the read's events are JSON-decoded in one call and
+    their deltas merged; an error is raised after the events that preceded it."""
     decoder = SSEDecoder()
     state = _StreamState(who)
+    sink = state.sink
     async for chunk in chunks:
-        for sse in decoder.feed(chunk):
-            ev = state.handle(sse.data)
-            if ev is not None:
-                yield ev
-    for sse in decoder.flush():
-        ev = state.handle(sse.data)
-        if ev is not None:
+        err = state.handle_all([sse.data for sse in decoder.feed(chunk)])
+        for ev in sink.take():
             yield ev
+        if err is not None:
+            raise err
+    err = state.handle_all([sse.data for sse in decoder.flush()])
+    for ev in sink.take():
+        yield ev
+    if err is not None:
+        raise err
     if not state.stopped:
         raise ConnectionDropped(f"the {who.label} stream ended before message_stop")
 
 
 class _StreamState:
-    __slots__ = ("model", "stop_reason", "stopped", "tool_blocks", "usage", "who")
+    __slots__ = ("model", "sink", "stop_reason", "stopped", "tool_blocks", "usage", "who")
 
     def __init__(self, who: ApiIdentity) -> None:
         self.who = who
@@ -244,12 +251,35 @@ class _StreamState:
         self.stop_reason: StopReason = "end_turn"
         self.tool_blocks: set[int] = set()
         self.stopped = False
+        self.sink = DeltaSink()
 
     def handle(self, data: str) -> StreamEvent | None:
         try:
             return self._handle(_loads(data))
         except (ValueError, KeyError, TypeError, AttributeError):
             raise StreamError(f"malformed event from {self.who.label}: {data[:200]!r}") from None
+
+    def handle_all(self, datas: list[str]) -> AgentCliError | None:
+        """Collect the events of one read's SSE data in `sink`; return the error that stopped them, if any."""
+        return handle_batch(datas, self._handle_obj, self._handle_text, self.who.label)
+
+    def _handle_text(self, data: str) -> None:
+        ev = self.handle(data)
+        if ev is not None:
+            self.sink.add(ev)
+
+    def _handle_obj(self, obj: dict[str, Any]) -> None:
+        if obj["type"] == "content_block_delta":
+            delta = obj["delta"]
+            if delta.get("type") == "text_delta":  # the hot path: one event per token
+                text = delta["text"]
+                if text.__class__ is not str:
+                    raise TypeError("text_delta without text")
+                self.sink.text(text)
+                return
+        ev = self._handle(obj)
+        if ev is not None:
+            self.sink.add(ev)
 
     def _handle(self, ev: dict[str, Any]) -> StreamEvent | None:
         kind = ev["type"]

@@ -19,6 +19,7 @@ from typing import Any
 
 from agentcli.core.messages import Usage
 from agentcli.errors import UsageError
+from agentcli.providers.datafile import load_builtin_toml
 
 KNOWN_PROVIDERS = frozenset(
     {"anthropic", "openai", "google", "gemini", "ollama", "openai-responses", "responses", "openai-chat"}
@@ -45,10 +46,7 @@ class ModelInfo:
 
 @cache
 def _base_table() -> dict[str, dict[str, Any]]:
-    import tomllib
-
-    with open(Path(__file__).with_name("catalog.toml"), "rb") as f:
-        models: dict[str, dict[str, Any]] = tomllib.load(f)["models"]
+    models: dict[str, dict[str, Any]] = load_builtin_toml(Path(__file__).with_name("catalog.toml"))["models"]
     return models
 
 

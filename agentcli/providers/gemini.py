@@ -9,7 +9,7 @@ become thinking, `usageMetadata` becomes usage. Options: `thinking_budgets` ({ef
 from __future__ import annotations
 
 import json
-import secrets
+import os
 from collections.abc import AsyncIterable, AsyncIterator
 from typing import Any
 from urllib.parse import quote
@@ -26,12 +26,13 @@ from agentcli.core.events import (
     UsageReport,
 )
 from agentcli.core.messages import ImageBlock, Message, TextBlock, ToolResultBlock, ToolSpec, ToolUseBlock, Usage
-from agentcli.errors import AuthError, BadRequestError, StreamError
+from agentcli.errors import AgentCliError, AuthError, BadRequestError, StreamError
 from agentcli.net.api import join_url, open_stream
 from agentcli.net.errors import ApiIdentity, ConnectionDropped, error_from_event, error_from_status
 from agentcli.net.http import HttpClient, Timeouts
 from agentcli.net.sse import SSEDecoder
 from agentcli.providers.base import ModelRequest, ProviderConfig
+from agentcli.providers.coalesce import DeltaSink, handle_batch
 
 DEFAULT_BASE_URL = "https://generativelanguage.googleapis.com"
 API_VERSION = "v1beta"
@@ -132,6 +133,7 @@ class GeminiStreamState:
         self.calls = 0
         self.finish: str | None = None
         self.usage: Usage | None = None
+        self.sink = DeltaSink()
 
     def handle(self, data: str) -> list[StreamEvent]:
         try:
@@ -140,6 +142,30 @@ class GeminiStreamState:
             raise StreamError(f"malformed event from {self.who.label}: {data[:200]!r}") from None
         if not isinstance(obj, dict):
             raise StreamError(f"malformed event from {self.who.label}: {data[:200]!r}")
+        return self._handle(obj)
+
+    def handle_all(self, datas: list[str]) -> AgentCliError | None:
+        """Collect the events of one read's SSE data in `sink`; return the error that stopped them, if any."""
+        return handle_batch(datas, self._handle_obj, self._handle_text, self.who.label)
+
+    def _handle_text(self, data: str) -> None:
+        self.sink.extend(self.handle(data))
+
+    def _handle_obj(self, obj: dict[str, Any]) -> None:
+        cands = obj.get("candidates")
+        if cands and len(cands) == 1 and "error" not in obj and not obj.get("usageMetadata"):
+            # The hot path, one event per token: one candidate, one text part, not finished.
+            cand = cands[0]
+            parts = None if cand.get("finishReason") else (cand.get("content") or {}).get("parts")
+            if parts and len(parts) == 1 and len(parts[0]) == 1 and parts[0].get("text").__class__ is str:
+                if self.model is None:
+                    self.model = obj.get("modelVersion")
+                if parts[0]["text"]:
+                    self.sink.text(parts[0]["text"])
+                return
+        self.sink.extend(self._handle(obj))
+
+    def _handle(self, obj: dict[str, Any]) -> list[StreamEvent]:
         if "error" in obj:
             err = obj["error"] or {}
             code, message = err.get("code"), str(err.get("message", ""))
@@ -165,7 +191,7 @@ class GeminiStreamState:
             i = self.calls
             self.calls += 1
             args = json.dumps(fc.get("args") or {}, ensure_ascii=False)
-            call_id = fc.get("id") or f"call_{secrets.token_hex(12)}"
+            call_id = fc.get("id") or f"call_{os.urandom(12).hex()}"
             return [ToolCallStart(i, call_id, fc.get("name", "")), ToolCallDelta(i, args), ToolCallEnd(i)]
         text = part.get("text")
         if not text:
@@ -193,13 +219,18 @@ def usage_from(meta: dict[str, Any]) -> Usage:
 async def parse_stream(chunks: AsyncIterable[bytes], who: ApiIdentity) -> AsyncIterator[StreamEvent]:
     decoder = SSEDecoder()
     state = GeminiStreamState(who)
+    sink = state.sink
     async for chunk in chunks:
-        for sse in decoder.feed(chunk):
-            for ev in state.handle(sse.data):
-                yield ev
-    for sse in decoder.flush():
-        for ev in state.handle(sse.data):
+        err = state.handle_all([sse.data for sse in decoder.feed(chunk)])
+        for ev in sink.take():
             yield ev
+        if err is not None:
+            raise err
+    err = state.handle_all([sse.data for sse in decoder.flush()])
+    for ev in sink.take():
+        yield ev
+    if err is not None:
+        raise err
     if state.finish is None:
         raise ConnectionDropped(f"the {who.label} stream ended before a finishReason")
     yield state.stop()

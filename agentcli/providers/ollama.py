@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import logging
 import os
-import secrets
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -33,12 +32,13 @@ from agentcli.core.messages import (
     ToolUseBlock,
     Usage,
 )
-from agentcli.errors import BadRequestError, ContextOverflowError, StreamError
+from agentcli.errors import AgentCliError, BadRequestError, ContextOverflowError, StreamError
 from agentcli.net.api import join_url, open_stream
 from agentcli.net.errors import ApiIdentity, ConnectError, ConnectionDropped, error_from_event
 from agentcli.net.http import HttpClient, Timeouts
 from agentcli.net.sse import NDJSONDecoder
 from agentcli.providers.base import ModelRequest, ProviderConfig
+from agentcli.providers.coalesce import DeltaSink, handle_batch
 from agentcli.providers.profiles import normalize_host
 from agentcli.providers.textcalls import TextCallFilter
 
@@ -122,10 +122,28 @@ class ChatStreamParser:
     """One `/api/chat` stream: NDJSON objects in, StreamEvents out."""
 
     def __init__(self, new_id: Any = None) -> None:
-        self._new_id = new_id or (lambda: f"call_{secrets.token_hex(12)}")
+        self._new_id = new_id or (lambda: f"call_{os.urandom(12).hex()}")
         self._calls = 0
         self.done = False
         self.output_seen = False
+        self.sink = DeltaSink()
+
+    def feed_lines(self, lines: list[str]) -> AgentCliError | None:
+        """Collect the events of one read's lines in `sink`; return the error that stopped them, if any."""
+        return handle_batch(lines, self._feed_obj, self._feed_text, "Ollama")
+
+    def _feed_text(self, line: str) -> None:
+        self.sink.extend(self.feed(json.loads(line)))
+
+    def _feed_obj(self, obj: dict[str, Any]) -> None:
+        msg = obj.get("message")
+        if msg and "error" not in obj and not obj.get("done") and not msg.get("thinking") \
+                and not msg.get("tool_calls") and msg.get("content").__class__ is str:
+            if msg["content"]:  # the hot path, one line per token: text only
+                self.output_seen = True
+                self.sink.text(msg["content"])
+            return
+        self.sink.extend(self.feed(obj))
 
     def feed(self, obj: Any) -> list[StreamEvent]:
         if not isinstance(obj, dict):
@@ -285,16 +303,19 @@ class OllamaProvider:
         resp = await self._call("POST", "/api/chat", body)
         parser = ChatStreamParser()
         decoder = NDJSONDecoder()
+        sink = parser.sink
         try:
             async for chunk in resp.aiter_bytes():
-                for obj in decoder.feed(chunk):
-                    for ev in parser.feed(obj):
-                        yield ev
-            for obj in decoder.flush():
-                for ev in parser.feed(obj):
+                err = parser.feed_lines(decoder.feed_lines(chunk))
+                for ev in sink.take():
                     yield ev
-        except ValueError:
-            raise StreamError("Ollama sent a line that is not JSON") from None
+                if err is not None:
+                    raise err
+            err = parser.feed_lines(decoder.flush_lines())
+            for ev in sink.take():
+                yield ev
+            if err is not None:
+                raise err
         finally:
             await resp.aclose()
         if not parser.done:

@@ -33,12 +33,13 @@ from agentcli.core.events import (
     UsageReport,
 )
 from agentcli.core.messages import ImageBlock, Message, TextBlock, ToolResultBlock, ToolSpec, ToolUseBlock, Usage
-from agentcli.errors import AuthError, StreamError
+from agentcli.errors import AgentCliError, AuthError, StreamError
 from agentcli.net.api import join_url, open_stream
 from agentcli.net.errors import ApiIdentity, ConnectionDropped, error_from_event
 from agentcli.net.http import HttpClient, Timeouts, is_loopback
 from agentcli.net.sse import SSEDecoder
 from agentcli.providers.base import ModelRequest, ProviderConfig
+from agentcli.providers.coalesce import DeltaSink, handle_batch
 
 _raw_decode = json.JSONDecoder().raw_decode
 
@@ -198,13 +199,18 @@ async def parse_stream(
     an estimated UsageReport (about 4 characters per token) precedes MessageStop."""
     decoder = SSEDecoder()
     state = _ChatState(who, reasoning_fields, prompt_chars)
+    sink = state.sink
     async for chunk in chunks:
-        for sse in decoder.feed(chunk):
-            for ev in state.handle(sse.data):
-                yield ev
-    for sse in decoder.flush():
-        for ev in state.handle(sse.data):
+        err = state.handle_all([sse.data for sse in decoder.feed(chunk)])
+        for ev in sink.take():
             yield ev
+        if err is not None:
+            raise err
+    err = state.handle_all([sse.data for sse in decoder.flush()])
+    for ev in sink.take():
+        yield ev
+    if err is not None:
+        raise err
     if not state.done:
         if state.finish is None:
             raise ConnectionDropped(f"the {who.label} stream ended before finish_reason")
@@ -234,6 +240,7 @@ class _ChatState:
         self.model: str | None = None
         self.done = False
         self._ids = itertools.count()
+        self.sink = DeltaSink()
 
     def handle(self, data: str) -> list[StreamEvent]:
         if self.done:
@@ -244,6 +251,37 @@ class _ChatState:
             return self._handle(_loads(data))
         except (ValueError, KeyError, TypeError, AttributeError):
             raise StreamError(f"malformed event from {self.who.label}: {data[:200]!r}") from None
+
+    def handle_all(self, datas: list[str]) -> AgentCliError | None:
+        """Collect the events of one read's SSE data (`[DONE]` included) in `sink`; return the error that
+        stopped them, if any."""
+        done = bool(datas) and datas[-1].strip() == "[DONE]"
+        err = handle_batch(datas[:-1] if done else datas, self._handle_obj, self._handle_text, self.who.label)
+        if done and err is None:
+            self.sink.extend(self.handle(datas[-1]))
+        return err
+
+    def _handle_text(self, data: str) -> None:
+        self.sink.extend(self.handle(data))
+
+    def _handle_obj(self, obj: dict[str, Any]) -> None:
+        if self.done:
+            return
+        choices = obj.get("choices")
+        if choices and len(choices) == 1 and not obj.get("usage") and not obj.get("error"):
+            # The hot path, one event per token: a single choice whose delta holds only text.
+            choice = choices[0]
+            delta = choice.get("delta")
+            if (delta and len(delta) == 1 and not choice.get("finish_reason") and not choice.get("index")
+                    and delta.get("content").__class__ is str):
+                content = delta["content"]
+                if self.model is None:
+                    self.model = obj.get("model")
+                if content:
+                    self.output_chars += len(content)
+                    self.sink.text(content)
+                return
+        self.sink.extend(self._handle(obj))
 
     def _handle(self, obj: dict[str, Any]) -> list[StreamEvent]:
         err = obj.get("error")

@@ -32,12 +32,13 @@ from agentcli.core.messages import (
     ToolUseBlock,
     Usage,
 )
-from agentcli.errors import StreamError
+from agentcli.errors import AgentCliError, StreamError
 from agentcli.net.api import join_url, open_stream
 from agentcli.net.errors import ApiIdentity, ConnectionDropped, error_from_event
 from agentcli.net.http import HttpClient, Timeouts
 from agentcli.net.sse import SSEDecoder
 from agentcli.providers.base import ModelRequest, ProviderConfig
+from agentcli.providers.coalesce import DeltaSink, handle_batch
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 _REASONING_PREFIXES = ("o1", "o3", "o4", "gpt-5", "codex-")
@@ -118,13 +119,34 @@ class ResponsesStreamState:
         self._index: dict[str, int] = {}
         self._args_seen: dict[int, bool] = {}
         self._ended: set[int] = set()
+        self.sink = DeltaSink()
 
     def handle(self, data: str) -> list[StreamEvent]:
         try:
             ev = json.loads(data)
-            kind = ev["type"]
+            ev["type"]  # an event without a type is malformed
         except (ValueError, KeyError, TypeError):
             raise StreamError(f"malformed event from {self.who.label}: {data[:200]!r}") from None
+        return self._handle(ev)
+
+    def handle_all(self, datas: list[str]) -> AgentCliError | None:
+        """Collect the events of one read's SSE data in `sink`; return the error that stopped them, if any."""
+        return handle_batch(datas, self._handle_obj, self._handle_text, self.who.label)
+
+    def _handle_text(self, data: str) -> None:
+        self.sink.extend(self.handle(data))
+
+    def _handle_obj(self, ev: dict[str, Any]) -> None:
+        if ev["type"] == "response.output_text.delta":  # the hot path: one event per token
+            delta = ev.get("delta")
+            if delta.__class__ is str:
+                if delta:
+                    self.sink.text(delta)
+                return
+        self.sink.extend(self._handle(ev))
+
+    def _handle(self, ev: dict[str, Any]) -> list[StreamEvent]:
+        kind = ev["type"]
         if kind == "response.output_text.delta" or kind == "response.refusal.delta":
             return [TextDelta(ev["delta"])] if ev.get("delta") else []
         if kind in ("response.reasoning_summary_text.delta", "response.reasoning_text.delta"):
@@ -198,13 +220,18 @@ class ResponsesStreamState:
 async def parse_stream(chunks: AsyncIterable[bytes], who: ApiIdentity) -> AsyncIterator[StreamEvent]:
     decoder = SSEDecoder()
     state = ResponsesStreamState(who)
+    sink = state.sink
     async for chunk in chunks:
-        for sse in decoder.feed(chunk):
-            for ev in state.handle(sse.data):
-                yield ev
-    for sse in decoder.flush():
-        for ev in state.handle(sse.data):
+        err = state.handle_all([sse.data for sse in decoder.feed(chunk)])
+        for ev in sink.take():
             yield ev
+        if err is not None:
+            raise err
+    err = state.handle_all([sse.data for sse in decoder.flush()])
+    for ev in sink.take():
+        yield ev
+    if err is not None:
+        raise err
     if not state.stopped:
         raise ConnectionDropped(f"the {who.label} stream ended before response.completed")
 

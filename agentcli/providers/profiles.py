@@ -7,15 +7,16 @@ A profile configures the OpenAI Chat Completions adapter through `ProviderConfig
 from __future__ import annotations
 
 import os
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
+from functools import cache
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 from agentcli.errors import AuthError, ConfigError
 from agentcli.providers.base import ProviderConfig
+from agentcli.providers.datafile import load_builtin_toml
 
 _DATA = Path(__file__).with_name("profiles.toml")
 
@@ -125,8 +126,7 @@ def _profile_from(name: str, data: Mapping[str, Any]) -> Profile:
 def load_profiles(overrides: Mapping[str, Mapping[str, Any]] | None = None) -> dict[str, Profile]:
     """Built-in profiles, with user overrides merged field by field. An override naming an unknown profile
     defines a new host only if it gives a base_url; other keys (api_key, model) belong to the provider."""
-    with _DATA.open("rb") as f:
-        raw: dict[str, dict[str, Any]] = tomllib.load(f)
+    raw = dict(_builtin())
     names = {f.name for f in fields(Profile)}
     for name, conf in (overrides or {}).items():
         picked = {k: v for k, v in conf.items() if k in names and k != "name"}
@@ -135,6 +135,12 @@ def load_profiles(overrides: Mapping[str, Mapping[str, Any]] | None = None) -> d
         elif picked.get("base_url") and conf.get("type", "openai-compatible") == "openai-compatible":
             raw[name] = picked
     return {name: _profile_from(name, data) for name, data in raw.items()}
+
+
+@cache
+def _builtin() -> dict[str, dict[str, Any]]:
+    data: dict[str, dict[str, Any]] = load_builtin_toml(_DATA)
+    return data
 
 
 def get_profile(name: str, overrides: Mapping[str, Mapping[str, Any]] | None = None) -> Profile | None:

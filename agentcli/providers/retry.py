@@ -9,7 +9,6 @@ text, thinking or a tool call was yielded, the error is raised: the consumer kee
 from __future__ import annotations
 
 import asyncio
-import random
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
@@ -33,7 +32,7 @@ async def stream_with_retries(
     cfg: ProviderConfig,
     *,
     sleep: Sleep = asyncio.sleep,
-    rng: Callable[[], float] = random.random,
+    rng: Callable[[], float] | None = None,
 ) -> AsyncIterator[StreamEvent]:
     """Run `factory()` streams until one completes; yield `ApiRetry` before each wait."""
     attempt = 0
@@ -50,6 +49,10 @@ async def stream_with_retries(
             if produced or not err.retryable or attempt >= cfg.max_retries:
                 raise
             attempt += 1
+            if rng is None:
+                import random  # only when a retry happens: not worth its import on every run
+
+                rng = random.random
             delay = backoff_delay(attempt, err, cfg, rng)
             yield ApiRetry(attempt, cfg.max_retries, delay, err.code, err.one_line(), err.status)
         finally:

@@ -10,8 +10,8 @@ streaming, whatever the chunking. Anything that does not parse stays text: the f
 from __future__ import annotations
 
 import json
+import os
 import re
-import secrets
 from collections.abc import AsyncIterator, Callable, Iterable
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -151,7 +151,7 @@ class TextCallFilter:
         self, tool_names: Iterable[str] = (), *, id_factory: Callable[[int], str] | None = None
     ) -> None:
         self._tools = frozenset(tool_names)
-        prefix = secrets.token_hex(4)
+        prefix = os.urandom(4).hex()
         self._new_id = id_factory or (lambda n: f"call_{prefix}_{n}")
         self._buf = ""
         self._mode: Mode = "text"

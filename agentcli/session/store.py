@@ -9,6 +9,7 @@
 
 `resume` is a session id, a unique id prefix or a session name; `continue_` picks the project's most recent
 session. With `fork_session` the history continues in a new session whose header points at the old one.
+The checkpoint store starts warming in the background as soon as a writer opens (ShadowGit.warm).
 Raises `SessionNotFoundError` (unknown id/name, nothing to continue), `SessionLockedError` (another live
 process writes that session; `--fork-session` is offered) and `UsageError` (a `session_id` already taken).
 """
@@ -79,6 +80,7 @@ def open_session(
         _check_free(directory, sid)
         header = new_header(sid, root, cwd or Path.cwd(), model, provider, name)
         writer = create(directory, header, Redactor(secrets), _shadow(directory, sid, root, checkpoints, secrets))
+        writer.warm_checkpoints()
         return OpenedSession(sid, writer, writer=writer)
     old_id = resolve_session(directory, resume)
     with paused_gc():
@@ -107,6 +109,7 @@ def open_session(
         writer.message(fixed.tail, synthetic=True)
     if fixed.notes:
         writer.record(REPAIR, {"notes": fixed.notes})
+    writer.warm_checkpoints()
     return OpenedSession(sid, writer, fixed.messages, notices, loaded.chain, old_id, writer)
 
 

@@ -7,6 +7,7 @@ from typing import Any
 
 from agentcli.tools.base import ToolContext, ToolOutput
 from agentcli.tools.globmatch import compile_glob, has_magic
+from agentcli.tools.ignore import read_denied
 from agentcli.tools.listing import RG_AUTO, find_rg, list_files
 from agentcli.tools.paths import refuse_outside, resolve_in_project
 
@@ -72,6 +73,9 @@ class GlobTool:
             return ToolOutput.error(f"{base} is not a directory. Give a directory as `path`.")
         regex = compile_glob(pattern)
         files = [f for f in await list_files(base, self.rg_path) if regex.match(f)]
+        denied = read_denied(ctx)
+        if denied is not None:  # names of files a deny rule protects (`.env`) are not shown either
+            files = [f for f in files if not denied(os.path.join(base, f))]
         dated: list[tuple[float, str]] = []
         for f in files:
             full = os.path.join(base, f)

@@ -1,19 +1,27 @@
-"""Grep: search file contents with ripgrep (a pure-Python fallback runs only when rg is missing)."""
+"""Grep: search file contents with ripgrep (a pure-Python fallback runs only when rg is missing).
+
+Files a permission deny rule protects (`.env`, keys: see agentcli.tools.ignore.read_denied) are never
+searched or shown: rg gets `--glob '!…'` for the simple patterns, and its output is filtered by path.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import os
+import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NamedTuple
 
 from agentcli.tools.base import ToolContext, ToolOutput
+from agentcli.tools.ignore import read_denied, read_denied_globs
 from agentcli.tools.listing import RG_AUTO, find_rg
 from agentcli.tools.paths import refuse_outside, resolve_in_project
 
 MAX_FILES_SHOWN = 100
 # Lines collected from rg before it is stopped; files mode sorts them all by date, so it collects more.
 MAX_LINES_COLLECTED = 20_000
+_NUMBERED = re.compile(r"(\d+)([:-])(.*)", re.S)
 
 DESCRIPTION = f"""\
 Search file contents with a regular expression (ripgrep syntax), honouring .gitignore.
@@ -77,14 +85,16 @@ def options_from_args(args: dict[str, Any]) -> GrepOptions:
     )
 
 
-def rg_argv(rg: str, opts: GrepOptions, target: Path) -> list[str]:
+def rg_argv(rg: str, opts: GrepOptions, target: Path, excludes: tuple[str, ...] = (), nul: bool = False) -> list[str]:
+    """`excludes`: name globs to leave out; `nul`: paths end with NUL (and content lines are numbered), so
+    the output can be filtered by path (see `filter_rg`)."""
     argv = [rg, "--no-config", "--color=never", "--hidden", "--no-require-git", "--no-messages", "--glob=!.git"]
     if opts.mode == "files_with_matches":
         argv.append("--files-with-matches")
     elif opts.mode == "count":
         argv += ["--count", "--with-filename"]
     else:
-        argv += ["--line-number" if opts.line_numbers else "--no-line-number"]
+        argv += ["--line-number" if opts.line_numbers or nul else "--no-line-number"]
         argv += ["--max-columns=500", "--max-columns-preview"]
         if opts.after:
             argv.append(f"--after-context={opts.after}")
@@ -95,9 +105,38 @@ def rg_argv(rg: str, opts: GrepOptions, target: Path) -> list[str]:
     if opts.multiline:
         argv += ["--multiline", "--multiline-dotall"]
     argv += [f"--glob={g}" for g in opts.globs]
+    argv += [f"--glob=!{g}" for g in excludes]  # after the user's globs: the later glob wins in rg
     if opts.file_type:
         argv.append(f"--type={opts.file_type}")
+    if nul and opts.mode != "files_with_matches":
+        argv.append("--null")
     return [*argv, "--regexp", opts.pattern, "--", str(target)]
+
+
+def filter_rg(lines: list[str], opts: GrepOptions, denied: Callable[[str], bool]) -> list[str]:
+    """Output of `rg_argv(..., nul=True)` over a directory → rg's usual lines, without denied files."""
+    out: list[str] = []
+    for line in lines:
+        if opts.mode == "files_with_matches":
+            if not denied(line):
+                out.append(line)
+            continue
+        path, nul, rest = line.partition("\0")
+        if not nul:
+            if out and out[-1] != "--":
+                out.append(line)  # `--` between context groups; one, and only between kept lines
+            continue
+        if denied(path):
+            continue
+        numbered = _NUMBERED.match(rest) if opts.mode == "content" else None
+        if numbered is None:
+            out.append(f"{path}:{rest}")
+            continue
+        number, sep, text = numbered.groups()
+        out.append(f"{path}{sep}{number}{sep}{text}" if opts.line_numbers else f"{path}{sep}{text}")
+    if out and out[-1] == "--":
+        out.pop()
+    return out
 
 
 async def run_rg(argv: list[str], max_lines: int) -> tuple[int, list[str], bool, str]:
@@ -158,31 +197,41 @@ class GrepTool:
         target = resolved.path
         if not target.exists():
             return ToolOutput.error(f"Path does not exist: {target}")
+        denied = read_denied(ctx)
+        if denied is not None and denied(str(target)):
+            return ToolOutput.error(f"Permission to read {target} is denied by a rule.")
         opts = options_from_args(args)
         head_limit = int(args["head_limit"]) if args.get("head_limit") else None
         # Files are sorted by date before head_limit applies, so that mode collects them all first.
         budget = head_limit if head_limit and opts.mode != "files_with_matches" else MAX_LINES_COLLECTED
+        excludes = read_denied_globs(ctx) if _under(target, ctx.project_root) else ()
         try:
-            lines, stopped = await self._search(opts, target, budget)
+            lines, stopped = await self._search(opts, target, budget, denied, excludes)
         except ValueError as e:
             return ToolOutput.error(f"Grep failed: {e}")
         return _format(lines, stopped, opts, head_limit, ctx)
 
-    async def _search(self, opts: GrepOptions, target: Path, budget: int) -> tuple[list[str], bool]:
-        """(output lines, whether the search stopped at `budget`); ValueError for a bad pattern or type."""
+    async def _search(
+        self, opts: GrepOptions, target: Path, budget: int, denied: Callable[[str], bool] | None = None,
+        excludes: tuple[str, ...] = (),
+    ) -> tuple[list[str], bool]:
+        """(output lines, whether the search stopped at `budget`); ValueError for a bad pattern or type.
+        Files `denied` says may not be read are left out (a single-file target is checked by the caller)."""
         if self.rg_path:
+            screen = denied is not None and target.is_dir()
+            argv = rg_argv(self.rg_path, opts, target, excludes, nul=screen)
             try:
-                code, lines, stopped, err = await run_rg(rg_argv(self.rg_path, opts, target), budget)
+                code, lines, stopped, err = await run_rg(argv, budget)
             except OSError:
                 self.rg_path = None  # a broken rg binary: use the fallback from now on
             else:
                 # Exit 2 with results means some files could not be read; the matches are still good.
                 if code not in (0, 1) and not stopped and not lines:
                     raise ValueError(err.strip() or f"rg exit code {code}")
-                return lines, stopped
+                return (filter_rg(lines, opts, denied) if screen and denied else lines), stopped
         from agentcli.tools.grep_fallback import search  # only when rg is missing
 
-        return await asyncio.to_thread(search, target, opts, budget)
+        return await asyncio.to_thread(search, target, opts, budget, denied)
 
 
 def _format(lines: list[str], stopped: bool, opts: GrepOptions, head_limit: int | None, ctx: ToolContext) -> ToolOutput:
@@ -209,6 +258,12 @@ def _format(lines: list[str], stopped: bool, opts: GrepOptions, head_limit: int 
         text = text[: max(cut, 0)]
         notes.append(f"(Output cut at {ctx.max_output_chars} characters; narrow the search or use head_limit.)")
     return ToolOutput(ctx.redact("\n".join([text, *notes])), metadata=meta)
+
+
+def _under(path: Path, root: Path) -> bool:
+    real = os.path.realpath(root)
+    p = str(path)
+    return p == real or p.startswith(real.rstrip("/") + "/")
 
 
 def _newest_first(paths: list[str]) -> list[str]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from agentcli.tools.globmatch import compile_glob
@@ -61,15 +61,18 @@ def _excluded(opts: GrepOptions) -> list[re.Pattern[str]]:
     return [compile_glob(g[1:] if "/" in g else "**/" + g[1:]) for g in opts.globs if g.startswith("!")]
 
 
-def _files(target: Path, opts: GrepOptions) -> Iterator[str]:
-    """Every file to search."""
+def _files(target: Path, opts: GrepOptions, denied: Callable[[str], bool] | None = None) -> Iterator[str]:
+    """Every file to search (none that `denied` says may not be read)."""
     if target.is_file():
-        yield str(target)
+        if denied is None or not denied(str(target)):
+            yield str(target)
         return
     groups, exclude = _name_filter(opts), _excluded(opts)
     for rel in walk_files(str(target)):
         if all(any(r.match(rel) for r in group) for group in groups) and not any(r.match(rel) for r in exclude):
-            yield os.path.join(target, rel)
+            path = os.path.join(target, rel)
+            if denied is None or not denied(path):
+                yield path
 
 
 def _read_text(path: str) -> str | None:
@@ -114,8 +117,11 @@ def _content_lines(name: str | None, lines: list[str], hits: list[int], opts: Gr
     return out
 
 
-def search(target: Path, opts: GrepOptions, max_lines: int) -> tuple[list[str], bool]:
-    """Run the search; (output lines, whether it stopped at `max_lines`). Raises ValueError on a bad regex."""
+def search(
+    target: Path, opts: GrepOptions, max_lines: int, denied: Callable[[str], bool] | None = None
+) -> tuple[list[str], bool]:
+    """Run the search; (output lines, whether it stopped at `max_lines`). Raises ValueError on a bad regex.
+    Files `denied` says may not be read (`.env` …) are not opened."""
     flags = re.IGNORECASE if opts.ignore_case else 0
     flags |= re.MULTILINE | re.DOTALL if opts.multiline else 0
     try:
@@ -124,7 +130,7 @@ def search(target: Path, opts: GrepOptions, max_lines: int) -> tuple[list[str], 
         raise ValueError(f"invalid regular expression {opts.pattern!r}: {e}") from None
     single = target.is_file()
     out: list[str] = []
-    for path in _files(target, opts):
+    for path in _files(target, opts, denied):
         text = _read_text(path)
         if text is None:
             continue

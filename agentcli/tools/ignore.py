@@ -3,18 +3,46 @@
 Handles the common .gitignore syntax: comments, `!` negation, a trailing `/` for directories, anchoring by
 a leading or inner `/`, and `*`, `?`, `[…]`, `**`. The last matching rule wins; rules of deeper .gitignore
 files come later. `.git` and a few bulky tool directories are always skipped.
+
+Also here: what the search tools leave out besides ignored files — those a permission deny rule protects
+(`.env`, keys). The policy publishes its predicate in the tool context (tools never import the policy).
 """
 
 from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import NamedTuple
 
+from agentcli.tools.base import ToolContext
 from agentcli.tools.globmatch import translate
 
 ALWAYS_SKIP = frozenset({".git", "node_modules", ".venv", "__pycache__", ".hg", ".svn"})
+READ_DENIED = "read_denied"  # ctx.state: (path: str | Path) -> bool, set by the permission policy
+READ_DENIED_GLOBS = "read_denied_globs"  # ctx.state: () -> tuple of name patterns (`.env*`) for rg --glob '!…'
+
+
+def read_denied(ctx: ToolContext) -> Callable[[str], bool] | None:
+    """The session's "may not be read" test for one search (memoized per path), or None without a policy."""
+    pred = ctx.state.get(READ_DENIED)
+    if not callable(pred):
+        return None
+    seen: dict[str, bool] = {}
+
+    def denied(path: str) -> bool:
+        hit = seen.get(path)
+        if hit is None:
+            hit = seen[path] = bool(pred(path))
+        return hit
+
+    return denied
+
+
+def read_denied_globs(ctx: ToolContext) -> tuple[str, ...]:
+    """Name patterns every file of which is denied, cheap to hand to ripgrep as exclusions."""
+    globs = ctx.state.get(READ_DENIED_GLOBS)
+    return tuple(str(g) for g in globs()) if callable(globs) else ()
 
 
 class Rule(NamedTuple):

@@ -19,6 +19,7 @@ import json
 import socket
 import sys
 import threading
+import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -35,6 +36,7 @@ class RecordedRequest:
     headers: dict[str, str]  # lower-case names
     body: Any
     violations: list[str] = field(default_factory=list)
+    received_at: float = 0.0  # time.time() when the request line had arrived (benchmarks: start to first byte)
 
 
 class FakeLLM:
@@ -48,6 +50,7 @@ class FakeLLM:
         self.loop = loop
         self.strict = strict
         self.requests: list[RecordedRequest] = []
+        self.arrivals: list[dict[str, Any]] = []  # every request, model endpoints included: method, path, received_at
         self.ids = Ids()
         self.stopping = threading.Event()
         self._server: ThreadingHTTPServer | None = None
@@ -141,11 +144,23 @@ class _Handler(BaseHTTPRequestHandler):
     def log_message(self, format: str, *args: Any) -> None:
         pass
 
+    def parse_request(self) -> bool:
+        # Called as soon as the request line is read: the closest we get to the request's first byte.
+        self.received_at = time.time()
+        ok = super().parse_request()
+        if ok:
+            self.fake.arrivals.append({"method": self.command, "path": _path_only(self.path),
+                                       "received_at": self.received_at})
+        return ok
+
     @property
     def fake(self) -> FakeLLM:
         return self.server.fake  # type: ignore[attr-defined, no-any-return]
 
     def do_GET(self) -> None:
+        if _path_only(self.path) == "/_fake/arrivals":  # for benchmarks running the fake as a process
+            self._json(200, self.fake.arrivals)
+            return
         self._json(404, {"error": {"message": f"no such endpoint {self.path}"}})
 
     def do_POST(self) -> None:
@@ -156,7 +171,8 @@ class _Handler(BaseHTTPRequestHandler):
             body = json.loads(raw) if raw else None
         except ValueError:
             body = None
-        rec = RecordedRequest("POST", path, {k.lower(): v for k, v in self.headers.items()}, body)
+        rec = RecordedRequest("POST", path, {k.lower(): v for k, v in self.headers.items()}, body,
+                              received_at=self.received_at)
         self.fake.requests.append(rec)
         renderer = renderer_for(path)
         if renderer is None:
@@ -266,10 +282,16 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--loop", action="store_true", help="repeat the script forever")
     ap.add_argument("--prerender", action="append", default=[], metavar="PATH",
                     help="pre-render the script for this endpoint path (e.g. /v1/messages)")
+    ap.add_argument("--ollama", action="store_true", help="also answer Ollama's /api/show and /api/tags")
     args = ap.parse_args(argv)
     with open(args.script, encoding="utf-8") as f:
         replies = [Reply.from_dict(d) for d in json.load(f)]
-    fake = FakeLLM(replies, loop=args.loop)
+    if args.ollama:
+        from tests.fakes.ollama import FakeOllama
+
+        fake: FakeLLM = FakeOllama(replies, loop=args.loop)
+    else:
+        fake = FakeLLM(replies, loop=args.loop)
     for path in args.prerender:
         fake.prerender(path)
     fake.start()

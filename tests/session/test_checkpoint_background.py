@@ -1,0 +1,109 @@
+"""Checkpoints off the hot path (issue 4): the index warms in the background when a session opens, the turn-end
+snapshot runs beside the event loop, and the records keep their order and meaning."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+from pathlib import Path
+from typing import Any
+
+from agentcli.core.messages import Message, TextBlock, ToolResultBlock, ToolUseBlock
+from agentcli.session import layout
+from agentcli.session.checkpoint import BULK_FILES
+from agentcli.session.store import open_session
+from agentcli.session.writer import SessionWriter
+
+
+def _files(root: Path, n: int) -> None:
+    for i in range(n):
+        d = root / f"pkg{i % 5}"
+        d.mkdir(parents=True, exist_ok=True)
+        (d / f"f{i}.txt").write_text(f"file {i}\n")
+
+
+def _records(w: SessionWriter) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in w.path.read_text().splitlines()[1:]]
+
+
+def _tool_turn(w: SessionWriter, root: Path, n: int) -> str:
+    """An assistant Edit-like call that changes a file; returns the tool result's record id."""
+    call = ToolUseBlock(f"toolu_{n}", "Write", {"file_path": "new.txt"})
+    w.message(Message("assistant", (call,)))
+    asyncio.run(w.checkpoint(call.id, call.name))
+    (root / f"made{n}.txt").write_text(f"turn {n}\n")
+    return w.message(Message("user", (ToolResultBlock(call.id, "ok"),)))
+
+
+def test_opening_a_session_warms_the_index_into_one_pack(project: Path) -> None:
+    _files(project, BULK_FILES * 3)
+    s = open_session(project)
+    assert s.writer is not None and s.writer.shadow is not None
+    assert s.writer.shadow.wait_warm(60)
+    asyncio.run(s.writer.checkpoint("toolu_1", "Bash"))
+    first = _records(s.writer)[-1]["data"]
+    assert isinstance(first, dict) and first["hashed"] == 0 and "error" not in first  # the warm-up did it
+    store = layout.shadow_store(layout.sessions_dir(project.resolve()))
+    loose = [p for p in (store / "objects").glob("??/*")]
+    assert list((store / "objects" / "pack").glob("*.pack")) and len(loose) < BULK_FILES
+    names = s.writer.shadow._git("ls-tree", "-r", "--name-only", str(first["tree"])).decode().split()
+    assert len(names) == BULK_FILES * 3
+    s.close()
+
+
+def test_close_ends_a_warm_up_and_frees_the_session_at_once(project: Path) -> None:
+    _files(project, 400)
+    for _ in range(3):
+        s = open_session(project)
+        assert s.writer is not None and s.writer.shadow is not None
+        s.close()  # most likely while the warm-up still runs
+        assert s.writer.shadow.wait_warm(0)
+        again = open_session(project, resume=s.session_id)  # the lock is free: no git child holds it
+        assert again.writer is not None
+        asyncio.run(again.writer.checkpoint("toolu_x", "Bash"))
+        data = _records(again.writer)[-1]["data"]
+        assert isinstance(data, dict) and "error" not in data and data["tree"]
+        again.close()
+
+
+def test_turn_end_snapshot_does_not_block_and_keeps_its_place(project: Path) -> None:
+    (project / "a.txt").write_text("a\n")
+    s = open_session(project)
+    w = s.writer
+    assert w is not None and w.shadow is not None
+    w.message(Message.user("go"))
+    result_id = _tool_turn(w, project, 1)
+    with w.shadow._lock:  # a snapshot cannot run now: end_turn must return all the same
+        ender = threading.Thread(target=w.end_turn)
+        ender.start()
+        ender.join(10)
+        assert not ender.is_alive()
+        assert all(r.get("data", {}).get("phase") != "turn_end" for r in _records(w))
+    answer_id = w.message(Message("assistant", (TextBlock("done"),)))
+    recs = _records(w)
+    turn_end = recs[-2]
+    assert turn_end["type"] == "checkpoint" and turn_end["parent_id"] == result_id
+    assert recs[-1]["id"] == answer_id and recs[-1]["parent_id"] == turn_end["id"]
+    tree = turn_end["data"]["tree"]
+    names = w.shadow._git("ls-tree", "-r", "--name-only", str(tree)).decode().split()
+    assert names == ["a.txt", "made1.txt"]  # the tree as the tool left it
+    s.close()
+
+
+def test_pending_turn_end_is_written_before_a_checkpoint_and_at_close(project: Path) -> None:
+    s = open_session(project)
+    w = s.writer
+    assert w is not None
+    w.message(Message.user("go"))
+    first = _tool_turn(w, project, 1)
+    w.end_turn()
+    second = _tool_turn(w, project, 2)  # the next before_tool checkpoint follows the pending turn_end
+    w.end_turn()
+    s.close()  # the second turn_end is written on close, not lost
+    recs = [r for r in _records(w) if r["type"] == "checkpoint"]
+    phases = [r["data"]["phase"] for r in recs]
+    assert phases == ["before_tool", "turn_end", "before_tool", "turn_end"]
+    assert recs[1]["parent_id"] == first and recs[3]["parent_id"] == second
+    ids = [r["id"] for r in _records(w)]
+    assert ids.index(recs[1]["id"]) < ids.index(recs[2]["id"])
