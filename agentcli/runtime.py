@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from agentcli import selection
@@ -148,6 +148,34 @@ class Built:
     agent: Agent
     selection: selection.Selection
     session: OpenedSession
+    info: list[str] = field(default_factory=list)
+
+
+TOOL_CALLING = {
+    "native": "calls tools natively",
+    "text": "writes tool calls as text (agentcli extracts them)",
+    "none": "does not call tools",
+    "unknown": "tool calling not reported by the server (text tool calls are extracted if they appear)",
+}
+
+
+async def first_use_probe(sel: selection.Selection) -> str | None:
+    """On the first use of a local endpoint with a model, read what it says about itself (no model call):
+    context window and, where the server tells, tool calling. Cached under $AGENTCLI_HOME/cache."""
+    kind = "ollama" if sel.config.name == "ollama" else "openai" if sel.config.name == "openai" else None
+    url = sel.config.base_url or ("http://localhost:11434" if kind == "ollama" else None)
+    if kind is None or url is None or not selection.is_loopback(url):
+        return None
+    from agentcli.providers import probe
+
+    if probe.cached(url, sel.model) is not None:
+        return None
+    try:
+        found = await probe.probe(kind, url, sel.model, api_key=sel.config.api_key, timeout_s=2.0, chat=False)
+    except Exception:  # a probe that fails must not stop the run; the first request will say more
+        return None
+    window = f"context window {found.context_window} tokens" if found.context_window else "context window unknown"
+    return f"First use of {url} ({sel.model}): {window}; {TOOL_CALLING.get(found.tool_calling, found.tool_calling)}."
 
 
 async def build(settings: Settings, approver: Approver) -> Built:
@@ -179,7 +207,8 @@ async def build(settings: Settings, approver: Approver) -> Built:
         provider=provider, registry=ToolRegistry(tool_names(preset, policy.mode)), policy=policy,
         approver=approver, ctx=ctx, options=options, sink=opened.sink, history=opened.history,
     )
-    return Built(agent, sel, opened)
+    note = await first_use_probe(sel)
+    return Built(agent, sel, opened, [note] if note else [])
 
 
 async def build_agent(settings: Settings, approver: Approver) -> Agent:

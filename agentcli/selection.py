@@ -69,7 +69,7 @@ def choose(model: str | None, provider: str | None, base_url: str | None) -> tup
     return _from_env(), None
 
 
-def _is_loopback(url: str | None) -> bool:
+def is_loopback(url: str | None) -> bool:
     host = urlsplit(url).hostname if url else None
     return host in ("localhost", "127.0.0.1", "::1") or bool(host and host.startswith("127."))
 
@@ -101,7 +101,7 @@ def select(
         name, {"base_url": url, "request_timeout_s": request_timeout_s, "max_retries": max_retries},
         defaults=defaults,
     )
-    local = name == "openai" and _is_loopback(cfg.base_url)
+    local = name == "openai" and is_loopback(cfg.base_url)
     if local and "text_tool_calls" not in cfg.options:
         # Small local models often write tool calls as text; extraction only fires on known tool names.
         cfg = replace(cfg, options={**cfg.options, "text_tool_calls": True})

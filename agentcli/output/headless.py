@@ -6,7 +6,7 @@ import asyncio
 import sys
 
 from agentcli.config import Settings
-from agentcli.core.events import Notice, RunFinished
+from agentcli.core.events import Notice, RunFinished, SessionStarted
 from agentcli.core.permissions import DenyingApprover
 from agentcli.errors import AgentCliError
 from agentcli.output.printers import Printer, make_printer
@@ -39,12 +39,16 @@ async def _run(settings: Settings, prompt: str, printer: Printer) -> int:
         sys.stderr.write(f"agentcli: {err.one_line()} [{err.code}]\n")
         return err.exit_status
     agent = built.agent
-    for text in built.session.notices:
-        printer.feed(Notice("warning", text))
+    # Notices follow system/init, which stream-json consumers expect first.
+    pending = [Notice("warning", t) for t in built.session.notices] + [Notice("info", t) for t in built.info]
     status = 1
     try:
         async for ev in agent.run(prompt):
             printer.feed(ev)
+            if pending and isinstance(ev, SessionStarted):
+                for notice in pending:
+                    printer.feed(notice)
+                pending = []
             if isinstance(ev, RunFinished):
                 status = ev.result.exit_status
                 if ev.result.is_error and settings.output_format != "text":

@@ -167,23 +167,24 @@ def classify_reply(message: dict[str, Any]) -> str:
 
 
 async def probe(kind: str, base_url: str, model: str, *, api_key: str | None = None, timeout_s: float = 30.0,
-                use_cache: bool = True) -> ProbeResult:
-    """Ask the endpoint once (cached): native tool calling? real context window? `kind`: ollama | openai."""
+                use_cache: bool = True, chat: bool = True) -> ProbeResult:
+    """Ask the endpoint once (cached): native tool calling? real context window? `kind`: ollama | openai.
+    With `chat=False` only metadata endpoints are read (no model call): what a run does on first use."""
     if use_cache and (hit := cached(base_url, model)) is not None:
         return hit
     client = _client(timeout_s)
     try:
         if kind == "ollama":
-            result = await _probe_ollama(client, base_url, model)
+            result = await _probe_ollama(client, base_url, model, chat)
         else:
-            result = await _probe_openai(client, base_url, model, api_key)
+            result = await _probe_openai(client, base_url, model, api_key, chat)
     finally:
         await client.aclose()
     _store(result)
     return result
 
 
-async def _probe_ollama(client: HttpClient, root: str, model: str) -> ProbeResult:
+async def _probe_ollama(client: HttpClient, root: str, model: str, chat: bool = True) -> ProbeResult:
     from agentcli.providers.ollama import context_from_show
 
     who = ApiIdentity("Ollama")
@@ -192,6 +193,8 @@ async def _probe_ollama(client: HttpClient, root: str, model: str) -> ProbeResul
     caps = show.get("capabilities")
     if isinstance(caps, list):
         tools = "native" if "tools" in caps else "none"
+    elif not chat:
+        tools = "unknown"
     else:
         body = {"model": model, "stream": False, "messages": [{"role": "user", "content": PROBE_PROMPT}],
                 "tools": [PROBE_TOOL], "options": {"num_predict": 128}}
@@ -200,7 +203,8 @@ async def _probe_ollama(client: HttpClient, root: str, model: str) -> ProbeResul
     return ProbeResult(root, model, tools, real or modelfile, time.time())
 
 
-async def _probe_openai(client: HttpClient, base: str, model: str, api_key: str | None) -> ProbeResult:
+async def _probe_openai(client: HttpClient, base: str, model: str, api_key: str | None,
+                        chat: bool = True) -> ProbeResult:
     who = ApiIdentity("the server", None, (api_key,))
     headers = {"authorization": f"Bearer {api_key}"} if api_key else {}
     window = None
@@ -210,6 +214,8 @@ async def _probe_openai(client: HttpClient, base: str, model: str, api_key: str 
         window = window or await _llamacpp_n_ctx(client, base)
     except Exception:  # the context window is a bonus; the tool probe below is the point
         window = None
+    if not chat:
+        return ProbeResult(base, model, "unknown", window, time.time())
     body = {"model": model, "messages": [{"role": "user", "content": PROBE_PROMPT}], "tools": [PROBE_TOOL],
             "max_tokens": 128, "stream": False}
     try:

@@ -294,6 +294,8 @@ class Repl:
         self._notices = NoticeTap()
         for note in built.session.notices:
             self.renderer.notice(note, style="yellow")
+        for note in built.info:
+            self.renderer.notice(note, style="dim")
         self.show_notices()
         self.refresh_status()
 

@@ -245,3 +245,14 @@ def test_paths_outside_the_project_are_denied_headless(tmp_path: Path, fake_llm:
     assert denied == ["../secret.txt", "link.txt", "../secret.txt"]
     assert "top secret" not in str(fake_llm.requests[-1].body)
     assert (tmp_path / "secret.txt").read_text() == "top secret\n"
+
+
+def test_first_use_of_a_local_endpoint_is_probed_once(tmp_path: Path, fake_llm: FakeLLM) -> None:
+    fake_llm.push(Reply(text="one"), Reply(text="two"))
+    env = {**provider_env(fake_llm, OPENAI), "AGENTCLI_HOME": str(tmp_path / "home")}
+    args = ["-p", "hi", "--model", OPENAI, "--output-format", "stream-json"]
+    notes = [[ln["text"] for ln in agentcli(args, tmp_path, env).lines() if ln.get("subtype") == "notice"]
+             for _ in range(2)]
+    assert len(notes[0]) == 1 and notes[0][0].startswith(f"First use of {fake_llm.openai_url} (gpt-4.1)")
+    assert notes[1] == []
+    assert len(fake_llm.requests) == 2  # the probe reads metadata only; it never spends a model call
