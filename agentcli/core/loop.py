@@ -27,6 +27,7 @@ from agentcli.core.events import (
 from agentcli.core.messages import Message, ToolResultBlock, ToolSpec, ToolUseBlock, Usage, merge_consecutive
 from agentcli.core.permissions import Approver, Policy
 from agentcli.core.sink import NullSink, SessionSink
+from agentcli.core.tokens import estimate_usage
 from agentcli.core.toolrun import ToolRunner
 from agentcli.errors import AgentCliError, LimitReachedError
 from agentcli.providers.base import Effort, ModelRequest, Provider
@@ -192,6 +193,9 @@ class Agent:
                     self.append(partial, partial=True, model=self.options.model)
                     yield AssistantMessage(partial, builder.usage, self.options.model, "error", partial=True)
             raise
+        else:
+            if builder.usage.estimated or builder.usage == Usage():
+                builder.usage = estimate_usage(request, builder.message())
         finally:
             st.api_s += time.monotonic() - t0
             # A cancelled or failed turn closes the provider's connection now, not when the GC finds it.

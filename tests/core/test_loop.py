@@ -148,3 +148,15 @@ def test_cancel_mid_tools_leaves_valid_transcript(tmp_path: Path) -> None:
     asyncio.run(go())
     assert isinstance(agent.messages[1].content[0], ToolUseBlock)
     assert_paired(agent)
+
+
+def test_missing_usage_is_estimated_with_tiktoken(tmp_path: Path) -> None:
+    from agentcli.core.messages import Usage
+    from agentcli.core.tokens import count_tokens
+
+    assert count_tokens("hello world") == 2  # cl100k_base, not the 4-characters rule (which gives 3)
+    agent = make_agent(tmp_path, [Say("hello world", usage=Usage())])
+    end = run(agent, "hi")[-1]
+    assert isinstance(end, RunFinished)
+    usage = end.result.usage
+    assert usage.estimated and usage.input_tokens > 0 and usage.output_tokens > 0
