@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agentcli.net.errors import ApiIdentity, error_from_status, message_from_body
-from agentcli.net.http import HttpClient, Response
+from agentcli.net.http import HttpClient, Response, Timeouts
+
+if TYPE_CHECKING:
+    from agentcli.providers.base import ProviderConfig
 
 
 async def open_stream(
@@ -41,3 +44,9 @@ async def raise_for_status(resp: Response, who: ApiIdentity, *, hint: str | None
 def join_url(base: str, path: str) -> str:
     """`base` + `path` with exactly one slash between them."""
     return base.rstrip("/") + "/" + path.lstrip("/")
+
+
+def client_for(cfg: ProviderConfig) -> HttpClient:
+    """The HTTP client an adapter uses: the config's connect timeout, and its request timeout both for the first
+    byte and for each idle read."""
+    return HttpClient(Timeouts(cfg.connect_timeout_s, cfg.request_timeout_s, cfg.request_timeout_s))

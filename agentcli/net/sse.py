@@ -170,3 +170,14 @@ def decode_json_batch(texts: list[str]) -> list[Any] | None:
         if obj.__class__ is not dict:
             return None
     return objs
+
+
+_raw_decode = json.JSONDecoder().raw_decode
+
+
+def loads_event(data: str) -> Any:
+    """One event's JSON: json.loads without its two whitespace regex passes (measurable at one event per token)."""
+    try:
+        return _raw_decode(data)[0]
+    except ValueError:
+        return json.loads(data)

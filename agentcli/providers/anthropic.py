@@ -8,7 +8,6 @@ https://api.anthropic.com). Options: `auth_token` (ANTHROPIC_AUTH_TOKEN, sent as
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import AsyncIterable, AsyncIterator
 from typing import Any
@@ -40,23 +39,12 @@ from agentcli.core.messages import (
     Usage,
 )
 from agentcli.errors import AgentCliError, AuthError, StreamError
-from agentcli.net.api import join_url, open_stream
+from agentcli.net.api import client_for, join_url, open_stream
 from agentcli.net.errors import ApiIdentity, ConnectionDropped, error_from_event
-from agentcli.net.http import HttpClient, Timeouts, is_loopback
-from agentcli.net.sse import SSEDecoder
+from agentcli.net.http import HttpClient, is_loopback
+from agentcli.net.sse import loads_event
 from agentcli.providers.base import ModelRequest, ProviderConfig
-from agentcli.providers.coalesce import DeltaSink, handle_batch
-
-_raw_decode = json.JSONDecoder().raw_decode
-
-
-def _loads(data: str) -> Any:
-    """json.loads without its two whitespace regex passes (measurable at one event per token)."""
-    try:
-        return _raw_decode(data)[0]
-    except ValueError:
-        return json.loads(data)
-
+from agentcli.providers.coalesce import DeltaSink, drive_sse, handle_batch
 
 DEFAULT_BASE_URL = "https://api.anthropic.com"
 API_VERSION = "2023-06-01"
@@ -83,9 +71,7 @@ class AnthropicProvider:
         self.cfg = cfg
         self.base_url = (cfg.base_url or DEFAULT_BASE_URL).rstrip("/")
         self._auth_token: str | None = cfg.options.get("auth_token")
-        self._client = client or HttpClient(
-            Timeouts(cfg.connect_timeout_s, cfg.request_timeout_s, cfg.request_timeout_s)
-        )
+        self._client = client or client_for(cfg)
         self.who = ApiIdentity("Anthropic", "ANTHROPIC_API_KEY", (cfg.api_key, self._auth_token))
 
     def headers(self) -> dict[str, str]:
@@ -223,20 +209,9 @@ async def parse_stream(chunks: AsyncIterable[bytes], who: ApiIdentity) -> AsyncI
 
     Work is per network read (agentcli.providers.coalesce): the read's events are JSON-decoded in one call and
     their deltas merged; an error is raised after the events that preceded it."""
-    decoder = SSEDecoder()
     state = _StreamState(who)
-    sink = state.sink
-    async for chunk in chunks:
-        err = state.handle_all([sse.data for sse in decoder.feed(chunk)])
-        for ev in sink.take():
-            yield ev
-        if err is not None:
-            raise err
-    err = state.handle_all([sse.data for sse in decoder.flush()])
-    for ev in sink.take():
+    async for ev in drive_sse(chunks, state):
         yield ev
-    if err is not None:
-        raise err
     if not state.stopped:
         raise ConnectionDropped(f"the {who.label} stream ended before message_stop")
 
@@ -255,7 +230,7 @@ class _StreamState:
 
     def handle(self, data: str) -> StreamEvent | None:
         try:
-            return self._handle(_loads(data))
+            return self._handle(loads_event(data))
         except (ValueError, KeyError, TypeError, AttributeError):
             raise StreamError(f"malformed event from {self.who.label}: {data[:200]!r}") from None
 

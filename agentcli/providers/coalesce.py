@@ -12,12 +12,12 @@ in more than one piece gives more than one delta whatever the read sizes.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
+from collections.abc import AsyncIterable, AsyncIterator, Callable
+from typing import Any, Protocol
 
 from agentcli.core.events import StreamEvent, TextDelta, ThinkingDelta, ToolCallDelta
 from agentcli.errors import AgentCliError, StreamError
-from agentcli.net.sse import decode_json_batch
+from agentcli.net.sse import SSEDecoder, decode_json_batch
 
 # A block's key: "text", "thinking", or a tool call's index.
 _Key = str | int
@@ -129,3 +129,28 @@ def handle_batch(
     except (ValueError, KeyError, TypeError, AttributeError):
         return StreamError(f"malformed event from {label}: {datas[i][:200]!r}")
     return None
+
+
+class BatchState(Protocol):
+    """An adapter's stream state: takes one read's SSE data strings, leaves events in `sink`, returns the
+    error to raise after them (if any)."""
+
+    sink: DeltaSink
+
+    def handle_all(self, datas: list[str]) -> AgentCliError | None: ...
+
+
+async def drive_sse(chunks: AsyncIterable[bytes], state: BatchState) -> AsyncIterator[StreamEvent]:
+    """Feed SSE bytes read by read through `state`, yielding each read's events, then raising its error."""
+    decoder = SSEDecoder()
+    async for chunk in chunks:
+        err = state.handle_all([sse.data for sse in decoder.feed(chunk)])
+        for ev in state.sink.take():
+            yield ev
+        if err is not None:
+            raise err
+    err = state.handle_all([sse.data for sse in decoder.flush()])
+    for ev in state.sink.take():
+        yield ev
+    if err is not None:
+        raise err

@@ -33,9 +33,9 @@ from agentcli.core.messages import (
     Usage,
 )
 from agentcli.errors import AgentCliError, BadRequestError, ContextOverflowError, StreamError
-from agentcli.net.api import join_url, open_stream
+from agentcli.net.api import client_for, join_url, open_stream
 from agentcli.net.errors import ApiIdentity, ConnectError, ConnectionDropped, error_from_event
-from agentcli.net.http import HttpClient, Timeouts
+from agentcli.net.http import HttpClient
 from agentcli.net.sse import NDJSONDecoder
 from agentcli.providers.base import ModelRequest, ProviderConfig
 from agentcli.providers.coalesce import DeltaSink, handle_batch
@@ -217,9 +217,7 @@ class OllamaProvider:
     def __init__(self, cfg: ProviderConfig, *, client: HttpClient | None = None) -> None:
         self.cfg = cfg
         self.base_url = ollama_base_url(cfg.base_url)
-        self._client = client or HttpClient(
-            Timeouts(cfg.connect_timeout_s, cfg.request_timeout_s, cfg.request_timeout_s)
-        )
+        self._client = client or client_for(cfg)
         self.who = ApiIdentity("Ollama", None, (cfg.api_key,))
         self._contexts: dict[str, tuple[int | None, int | None]] = {}
         self._capabilities: dict[str, frozenset[str] | None] = {}

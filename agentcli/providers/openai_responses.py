@@ -33,12 +33,11 @@ from agentcli.core.messages import (
     Usage,
 )
 from agentcli.errors import AgentCliError, StreamError
-from agentcli.net.api import join_url, open_stream
+from agentcli.net.api import client_for, join_url, open_stream
 from agentcli.net.errors import ApiIdentity, ConnectionDropped, error_from_event
-from agentcli.net.http import HttpClient, Timeouts
-from agentcli.net.sse import SSEDecoder
+from agentcli.net.http import HttpClient
 from agentcli.providers.base import ModelRequest, ProviderConfig
-from agentcli.providers.coalesce import DeltaSink, handle_batch
+from agentcli.providers.coalesce import DeltaSink, drive_sse, handle_batch
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 _REASONING_PREFIXES = ("o1", "o3", "o4", "gpt-5", "codex-")
@@ -218,20 +217,9 @@ class ResponsesStreamState:
 
 
 async def parse_stream(chunks: AsyncIterable[bytes], who: ApiIdentity) -> AsyncIterator[StreamEvent]:
-    decoder = SSEDecoder()
     state = ResponsesStreamState(who)
-    sink = state.sink
-    async for chunk in chunks:
-        err = state.handle_all([sse.data for sse in decoder.feed(chunk)])
-        for ev in sink.take():
-            yield ev
-        if err is not None:
-            raise err
-    err = state.handle_all([sse.data for sse in decoder.flush()])
-    for ev in sink.take():
+    async for ev in drive_sse(chunks, state):
         yield ev
-    if err is not None:
-        raise err
     if not state.stopped:
         raise ConnectionDropped(f"the {who.label} stream ended before response.completed")
 
@@ -244,9 +232,7 @@ class OpenAIResponsesProvider:
     def __init__(self, cfg: ProviderConfig, *, client: HttpClient | None = None) -> None:
         self.cfg = cfg
         self.base_url = (cfg.base_url or DEFAULT_BASE_URL).rstrip("/")
-        self._client = client or HttpClient(
-            Timeouts(cfg.connect_timeout_s, cfg.request_timeout_s, cfg.request_timeout_s)
-        )
+        self._client = client or client_for(cfg)
         self.who = ApiIdentity("OpenAI", "OPENAI_API_KEY", (cfg.api_key,))
 
     def headers(self) -> dict[str, str]:
