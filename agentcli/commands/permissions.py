@@ -11,11 +11,13 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from agentcli import paths
-from agentcli.errors import AgentCliError, UsageError
+from agentcli.commands import reporting_errors
+from agentcli.errors import UsageError
 from agentcli.permissions import loader
 from agentcli.permissions.rules import RuleBehavior, parse_rule
 
@@ -25,14 +27,8 @@ _ARG_KEY = {"Bash": "command", "WebFetch": "url", "Glob": "path", "Grep": "path"
 def main(argv: list[str]) -> int:
     ns = _parser().parse_args(argv)
     root = paths.find_project_root(Path(ns.directory) if ns.directory else Path.cwd())
-    try:
-        code: int = getattr(sys.modules[__name__], f"_cmd_{ns.command}")(ns, root)
-        return code
-    except AgentCliError as err:
-        sys.stderr.write(f"agentcli: {err.one_line()} [{err.code}]\n")
-        return err.exit_status
-    except BrokenPipeError:
-        return 0
+    handler: Callable[[argparse.Namespace, Path], int] = getattr(sys.modules[__name__], f"_cmd_{ns.command}")
+    return reporting_errors(lambda: handler(ns, root))
 
 
 def _parser() -> argparse.ArgumentParser:

@@ -10,22 +10,16 @@ from pathlib import Path
 from typing import Any
 
 from agentcli import paths
-from agentcli.errors import AgentCliError
+from agentcli.commands import reporting_errors
 from agentcli.presets import Preset, list_presets, load_preset
 
 
 def main(argv: list[str]) -> int:
     ns = _parser().parse_args(argv)
     root = paths.find_project_root(Path(ns.directory) if ns.directory else Path.cwd())
-    try:
-        if ns.command == "list":
-            return _list(root, ns.json)
-        return _show(load_preset(ns.name, root), ns.json)
-    except AgentCliError as err:
-        sys.stderr.write(f"agentcli: {err.one_line()} [{err.code}]\n")
-        return err.exit_status
-    except BrokenPipeError:
-        return 0
+    if ns.command == "list":
+        return reporting_errors(lambda: _list(root, ns.json))
+    return reporting_errors(lambda: _show(load_preset(ns.name, root), ns.json))
 
 
 def _parser() -> argparse.ArgumentParser:

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from agentcli import paths
+from agentcli.commands import reporting_errors
 from agentcli.errors import AgentCliError, SessionError, UsageError
 from agentcli.session import layout
 from agentcli.session.index import SessionSummary, list_sessions
@@ -21,15 +22,9 @@ from agentcli.session.index import SessionSummary, list_sessions
 
 def main(argv: list[str]) -> int:
     ns = _parser().parse_args(argv)
-    try:
-        handler: Callable[[argparse.Namespace, Path], int] = ns.handler
-        start = Path(ns.directory) if ns.directory else Path.cwd()
-        return handler(ns, layout.sessions_dir(paths.find_project_root(start)))
-    except AgentCliError as err:
-        sys.stderr.write(f"agentcli: {err.one_line()} [{err.code}]\n")
-        return err.exit_status
-    except BrokenPipeError:
-        return 0
+    handler: Callable[[argparse.Namespace, Path], int] = ns.handler
+    start = Path(ns.directory) if ns.directory else Path.cwd()
+    return reporting_errors(lambda: handler(ns, layout.sessions_dir(paths.find_project_root(start))))
 
 
 def _parser() -> argparse.ArgumentParser:
