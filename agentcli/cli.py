@@ -10,10 +10,13 @@ import argparse
 import importlib
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agentcli import __version__
 from agentcli.errors import AgentCliError, UsageError
+
+if TYPE_CHECKING:
+    from agentcli.config import Settings
 
 SUBCOMMANDS: dict[str, str] = {
     "sessions": "list, show, fork, rewind, export and repair stored sessions",
@@ -128,6 +131,21 @@ def _read_prompt(ns: argparse.Namespace) -> str:
     return text
 
 
+def _require_provider(settings: Settings) -> None:
+    """The REPL with nothing configured would only fail at the first prompt: explain and stop now (exit 2).
+    The check reads settings and environment only; local ports are probed just to list what is listening."""
+    from agentcli.firstrun import anything_configured
+
+    if anything_configured(settings.model, settings.provider, settings.base_url):
+        return
+    import asyncio
+
+    from agentcli.errors import ConfigError
+    from agentcli.firstrun import first_run_message, probe_local
+
+    raise ConfigError(first_run_message(asyncio.run(probe_local())), code="no_provider")
+
+
 def run(argv: list[str], *, exit_when_done: bool = False) -> int:
     """Parse `argv`, run, and return the exit status. Errors become one clear line on stderr.
 
@@ -149,6 +167,7 @@ def run(argv: list[str], *, exit_when_done: bool = False) -> int:
             if exit_when_done:
                 exit_now(status)
             return status
+        _require_provider(settings)
         from agentcli.ui.repl import run_repl
 
         return run_repl(settings, ns.prompt)

@@ -256,3 +256,9 @@ def test_first_use_of_a_local_endpoint_is_probed_once(tmp_path: Path, fake_llm: 
     assert len(notes[0]) == 1 and notes[0][0].startswith(f"First use of {fake_llm.openai_url} (gpt-4.1)")
     assert notes[1] == []
     assert len(fake_llm.requests) == 2  # the probe reads metadata only; it never spends a model call
+
+
+def test_interactive_first_run_without_provider_explains_and_exits_2(tmp_path: Path) -> None:
+    run = agentcli([], tmp_path, {})
+    assert run.status == 2
+    assert "No model provider is configured" in run.stderr and "OPENAI_BASE_URL" in run.stderr
