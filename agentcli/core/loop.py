@@ -108,15 +108,7 @@ class Agent:
         """Run one user prompt to the end. Always ends with a `RunFinished` event unless cancelled."""
         st = _RunState()
         runner = ToolRunner(self.policy, self.approver, self.ctx, self.sink)
-        tools = self.registry.tools()
-        yield SessionStarted(
-            self.session_id,
-            str(self.ctx.project_root),
-            self.options.model,
-            self.options.provider_name,
-            tuple(t.name for t in tools),
-            self.policy.mode,
-        )
+        yield self._started()
         self.append(prompt if isinstance(prompt, Message) else Message.user(prompt))
         try:
             while True:
@@ -152,11 +144,8 @@ class Agent:
                     yield self._finish(st, runner, "success")
                     return
                 if self.options.max_turns is not None and st.turns >= self.options.max_turns:
-                    raise LimitReachedError(
-                        f"Reached the turn limit ({self.options.max_turns})",
-                        hint="raise it with --max-turns",
-                        code="max_turns",
-                    )
+                    raise LimitReachedError(f"Reached the turn limit ({self.options.max_turns})",
+                                            hint="raise it with --max-turns", code="max_turns")
         except (asyncio.CancelledError, GeneratorExit):
             self._repair_after_interrupt()
             raise
@@ -169,6 +158,11 @@ class Agent:
             self.sink.end_turn()
             internal = AgentCliError(f"internal error: {type(err).__name__}: {err}", code="internal")
             yield self._finish(st, runner, "error_during_execution", internal)
+
+    def _started(self) -> SessionStarted:
+        return SessionStarted(self.session_id, str(self.ctx.project_root), self.options.model,
+                              self.options.provider_name, tuple(t.name for t in self.registry.tools()),
+                              self.policy.mode)
 
     async def _stream(self, builder: MessageBuilder, tools: list[Any], st: _RunState) -> AsyncIterator[AgentEvent]:
         request = ModelRequest(
