@@ -18,6 +18,7 @@ from agentcli.core.events import (
     AgentEvent,
     AssistantMessage,
     ModelUsage,
+    Notice,
     RunFinished,
     RunResult,
     SessionStarted,
@@ -88,6 +89,7 @@ class Agent:
         self.total_cost_usd = 0.0
         self.total_usage = Usage()
         self.last_input_tokens = 0
+        self._shown_warnings: set[str] = set()
 
     @property
     def session_id(self) -> str:
@@ -118,6 +120,8 @@ class Agent:
                 yield TurnStarted(st.turns)
                 async for ev in self._stream(builder, tools, st):
                     yield ev
+                for text in self._new_provider_warnings():
+                    yield Notice("warning", text)
                 msg = builder.message()
                 self.append(msg, usage=builder.usage.to_dict(), model=self.options.model)
                 self._account(st, builder.usage)
@@ -158,6 +162,16 @@ class Agent:
             self.sink.end_turn()
             internal = AgentCliError(f"internal error: {type(err).__name__}: {err}", code="internal")
             yield self._finish(st, runner, "error_during_execution", internal)
+
+    def _new_provider_warnings(self) -> list[str]:
+        """Warnings an adapter collected (e.g. Ollama's context size), through any wrappers, not yet shown."""
+        provider: Any = self.provider
+        while provider is not None and not hasattr(provider, "warnings"):
+            provider = getattr(provider, "inner", None)
+        warnings: list[str] = list(getattr(provider, "warnings", None) or [])
+        fresh = [w for w in warnings if w not in self._shown_warnings]
+        self._shown_warnings.update(fresh)
+        return fresh
 
     def _started(self) -> SessionStarted:
         return SessionStarted(self.session_id, str(self.ctx.project_root), self.options.model,

@@ -8,7 +8,6 @@ Tool calls arrive whole, without ids: we make synthetic ones.
 from __future__ import annotations
 
 import json
-import logging
 import os
 from collections.abc import AsyncIterator
 from typing import Any
@@ -41,8 +40,6 @@ from agentcli.providers.base import ModelRequest, ProviderConfig
 from agentcli.providers.coalesce import DeltaSink, handle_batch
 from agentcli.providers.profiles import normalize_host
 from agentcli.providers.textcalls import TextCallFilter
-
-log = logging.getLogger(__name__)
 
 DEFAULT_HOST = "http://127.0.0.1:11434"
 # Memory for the KV cache grows with num_ctx; models advertising 128k+ would not load on most machines.
@@ -281,8 +278,7 @@ class OllamaProvider:
     def _warn(self, message: str, hint: str) -> None:
         text = f"{message} — {hint}"
         if text not in self.warnings:
-            self.warnings.append(text)
-            log.warning(text)
+            self.warnings.append(text)  # the agent loop shows new entries as notices
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
         """The reply; unless `text_tool_calls` is off, tool calls written as text and `<think>` tags in the

@@ -160,3 +160,34 @@ def test_missing_usage_is_estimated_with_tiktoken(tmp_path: Path) -> None:
     assert isinstance(end, RunFinished)
     usage = end.result.usage
     assert usage.estimated and usage.input_tokens > 0 and usage.output_tokens > 0
+
+
+def test_adapter_warnings_become_notices_once_through_wrappers(tmp_path: Path) -> None:
+    from agentcli.core.events import Notice
+
+    class Warning(ScriptedProvider):
+        warnings: list[str]
+
+        async def stream(self, request):  # type: ignore[no-untyped-def]
+            self.warnings.append("num_ctx=2048 is smaller than the prompt — raise providers.ollama.num_ctx")
+            async for ev in super().stream(request):
+                yield ev
+
+    class Wrapper:
+        name = "wrapped"
+
+        def __init__(self, inner: ScriptedProvider) -> None:
+            self.inner = inner
+
+        def stream(self, request):  # type: ignore[no-untyped-def]
+            return self.inner.stream(request)
+
+        async def aclose(self) -> None:
+            return None
+
+    inner = Warning([Say("", [("Echo", {"text": "a"})]), Say("done")])
+    inner.warnings = []
+    agent = make_agent(tmp_path, [])
+    agent.provider = Wrapper(inner)
+    notices = [e for e in run(agent, "go") if isinstance(e, Notice)]
+    assert [n.text for n in notices] == [inner.warnings[0]] and notices[0].level == "warning"
