@@ -84,7 +84,8 @@ class OpenAIChatProvider:
         o = self.options
         body: dict[str, Any] = {
             "model": req.model,
-            "messages": wire_messages(req.system, req.messages, o.get("system_role", "system")),
+            "messages": wire_messages(req.system, req.messages, o.get("system_role", "system"),
+                                      o.get("tool_call_id", "any")),
             "stream": True,
         }
         if o.get("include_usage", True):
@@ -134,15 +135,33 @@ def wire_tools(tools: tuple[ToolSpec, ...]) -> list[dict[str, Any]]:
     ]
 
 
-def wire_messages(system: str, messages: tuple[Message, ...], system_role: str = "system") -> list[dict[str, Any]]:
+def wire_id(call_id: str, style: str = "any") -> str:
+    """A tool-call id in the shape the host accepts. "alnum9" hosts (Mistral) reject ids like `toolu_…` from
+    another provider's turns: those are mapped, the same way for a call and its result, to 9 letters/digits."""
+    if style != "alnum9" or (len(call_id) == 9 and call_id.isascii() and call_id.isalnum()):
+        return call_id
+    import hashlib
+
+    digest = int.from_bytes(hashlib.sha256(call_id.encode()).digest()[:8], "big")
+    alphabet = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+    chars = []
+    for _ in range(9):
+        digest, r = divmod(digest, 62)
+        chars.append(alphabet[r])
+    return "".join(chars)
+
+
+def wire_messages(
+    system: str, messages: tuple[Message, ...], system_role: str = "system", id_style: str = "any"
+) -> list[dict[str, Any]]:
     """Chat messages: tool results become `role: tool` messages right after the assistant's calls;
-    thinking blocks (any provider's) are dropped."""
+    thinking blocks (any provider's) are dropped; tool-call ids take the host's shape (`wire_id`)."""
     out: list[dict[str, Any]] = [{"role": system_role, "content": system}] if system else []
     for m in messages:
         if m.role == "assistant":
             text = "".join(b.text for b in m.content if isinstance(b, TextBlock))
             calls = [
-                {"id": b.id, "type": "function",
+                {"id": wire_id(b.id, id_style), "type": "function",
                  "function": {"name": b.name, "arguments": json.dumps(b.input, ensure_ascii=False)}}
                 for b in m.content if isinstance(b, ToolUseBlock)
             ]
@@ -157,7 +176,7 @@ def wire_messages(system: str, messages: tuple[Message, ...], system_role: str =
                 content = b.content or "(no output)"
                 if b.is_error and not content.lower().startswith("error"):
                     content = f"Error: {content}"
-                out.append({"role": "tool", "tool_call_id": b.tool_use_id, "content": content})
+                out.append({"role": "tool", "tool_call_id": wire_id(b.tool_use_id, id_style), "content": content})
         parts: list[dict[str, Any]] = []
         for b in m.content:
             if isinstance(b, TextBlock) and b.text:

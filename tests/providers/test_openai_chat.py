@@ -201,3 +201,20 @@ def test_invalid_utf8_does_not_crash() -> None:
         return [e async for e in parse_stream(chunks(), ApiIdentity("X"))]
 
     assert asyncio.run(run())[0] == TextDelta("\ufffd ok")
+
+
+def test_alnum9_hosts_get_mapped_tool_call_ids_for_calls_and_results() -> None:
+    from agentcli.core.messages import Message, ToolResultBlock, ToolUseBlock
+    from agentcli.providers.openai_chat import wire_messages
+
+    history = (
+        Message.user("go"),
+        Message("assistant", (ToolUseBlock("toolu_01ABCdef", "Read", {"file_path": "a"}),)),
+        Message("user", (ToolResultBlock("toolu_01ABCdef", "x"),)),
+    )
+    msgs = wire_messages("", history, id_style="alnum9")
+    call_id = msgs[1]["tool_calls"][0]["id"]
+    assert len(call_id) == 9 and call_id.isalnum() and msgs[2]["tool_call_id"] == call_id
+    assert wire_messages("", history)[1]["tool_calls"][0]["id"] == "toolu_01ABCdef"
+    ok = (Message("assistant", (ToolUseBlock("Ab3dE6gH9", "Read", {}),)),)
+    assert wire_messages("", ok, id_style="alnum9")[0]["tool_calls"][0]["id"] == "Ab3dE6gH9"
