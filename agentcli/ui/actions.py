@@ -69,7 +69,8 @@ async def switch_preset(repl: Repl, name: str) -> None:
         return
     mode = preset.permission_mode or repl.mode
     settings = dataclasses.replace(repl.settings, permission_mode=mode)
-    agent.policy = runtime.make_policy(settings, agent.ctx, preset, [])
+    kept = list(getattr(agent.policy, "session_rules", lambda: [])())  # "this session" approvals survive
+    agent.policy = runtime.make_policy(settings, agent.ctx, preset, kept)
     agent.registry.enabled = runtime.tool_names(preset, agent.policy.mode)
     agent.options.system_prompt = runtime.build_prompt(settings, preset)
     repl.set_mode(agent.policy.mode)

@@ -126,3 +126,16 @@ def test_tool_call_line(tmp_path: Path) -> None:
     asyncio.run(repl.submit("read a.txt"))
     text = out.getvalue()
     assert "✓ Read(a.txt)" in text and "done" in text
+
+
+def test_preset_switch_keeps_this_session_approvals(tmp_path: Path) -> None:
+    from agentcli.permissions.loader import load_policy
+
+    provider = ScriptedProvider([text_reply("ok")])
+    repl, out = make_repl(tmp_path, provider)
+    assert repl.agent is not None
+    repl.agent.policy = load_policy(tmp_path, "default", ctx=repl.agent.ctx)
+    repl.agent.policy.remember("Bash(npm test:*)", "session")
+    asyncio.run(repl.submit("/preset review"))
+    assert "Preset review" in out.getvalue()
+    assert "Bash(npm test:*)" in repl.agent.policy.session_rules()  # type: ignore[attr-defined]
