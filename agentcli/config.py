@@ -140,7 +140,16 @@ def load_settings(cwd: Path, flags: dict[str, Any]) -> Settings:
     names = {f.name for f in fields(Settings)}
     given = {k: v for k, v in flags.items() if v is not None and k in names}
     settings = replace(settings, **given)
+    if settings.provider is None and settings.model is None:
+        settings = replace(settings, provider=_only_configured_provider(settings.providers))
     return replace(settings, secrets=_collect_secrets(settings))
+
+
+def _only_configured_provider(providers: dict[str, dict[str, Any]]) -> str | None:
+    """With no model or provider named anywhere, a config that sets up exactly one provider table (a base URL,
+    a key or a model) means that provider."""
+    usable = [name for name, conf in providers.items() if {"base_url", "api_key", "model"} & set(conf)]
+    return usable[0] if len(usable) == 1 else None
 
 
 SECRET_ENV_VARS = (

@@ -91,7 +91,9 @@ def select(
     conf = dict(provider_conf.get(name, {}))
     conf_model = conf.pop("model", None)
     url = base_url or conf.pop("base_url", None)
-    profile = profiles.get_profile(name, provider_conf)
+    # [providers.openai] etc. configure a built-in adapter; other [providers.NAME] tables add or tune profiles.
+    builtin = factory.canonical(name) in factory.PROVIDERS
+    profile = None if builtin else profiles.get_profile(name, provider_conf)
     if profile is not None:
         cfg = profile.provider_config(base_url=url, request_timeout_s=request_timeout_s, max_retries=max_retries)
         return Selection(cfg, model_name or conf_model or profile.default_model or LOCAL_MODEL)

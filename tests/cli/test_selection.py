@@ -59,3 +59,13 @@ def test_agentcli_host_picks_the_provider(tmp_path: Path, fake_llm: FakeLLM) -> 
     assert run.status == 0, run.stderr
     assert run.stdout.strip() == "via AGENTCLI_HOST"
     assert fake_llm.requests[0].path.endswith("/chat/completions")
+
+
+def test_a_single_configured_provider_table_is_enough(tmp_path: Path, fake_llm: FakeLLM) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "config.toml").write_text(f'[providers.openai]\nbase_url = "{fake_llm.openai_url}"\nmodel = "local-q"\n')
+    fake_llm.push(Reply(text="configured"))
+    run = agentcli(["-p", "hi"], tmp_path, {"AGENTCLI_HOME": str(home)})
+    assert run.status == 0, run.stderr
+    assert run.stdout.strip() == "configured" and fake_llm.requests[0].body["model"] == "local-q"
