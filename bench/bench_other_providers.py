@@ -10,13 +10,10 @@ imports an adapter and makes one small request (an upper bound for "process star
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
-import os
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -27,6 +24,7 @@ sys.path.insert(0, str(ROOT))
 from agentcli.core.events import TextDelta  # noqa: E402
 from agentcli.core.messages import Message  # noqa: E402
 from agentcli.providers.base import ModelRequest, ProviderConfig  # noqa: E402
+from bench.common import median_of, start_fake  # noqa: E402
 
 # name → (request path, base URL suffix, model, options, minimal raw body)
 TARGETS: dict[str, tuple[str, str, str, dict[str, Any], dict[str, Any]]] = {
@@ -36,18 +34,7 @@ TARGETS: dict[str, tuple[str, str, str, dict[str, Any], dict[str, Any]]] = {
     "google": ("/v1beta/models/bench:streamGenerateContent?alt=sse", "", "bench", {},
                {"contents": [{"role": "user", "parts": [{"text": "go"}]}]}),
 }
-
-
-def start_fake(reply: dict[str, Any]) -> tuple[subprocess.Popen[str], str]:
-    fd, path = tempfile.mkstemp(suffix=".json")
-    with os.fdopen(fd, "w") as f:
-        json.dump([reply], f)
-    cmd = [sys.executable, "-m", "tests.fakes.server", "--script", path, "--loop"]
-    for t in TARGETS.values():
-        cmd += ["--prerender", t[0]]
-    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, text=True)
-    assert proc.stdout is not None
-    return proc, proc.stdout.readline().strip()
+PRERENDER = [t[0] for t in TARGETS.values()]
 
 
 def config(name: str, url: str) -> ProviderConfig:
@@ -109,11 +96,6 @@ async def parse_run(name: str, url: str) -> tuple[int, float, float]:
     return n, t1 - t0, c1 - c0
 
 
-def median_of(runs: int, fn: Any, *args: Any) -> tuple[Any, float, float]:
-    results = [asyncio.run(fn(*args)) for _ in range(runs)]
-    return results[0][0], statistics.median(r[1] for r in results), statistics.median(r[2] for r in results)
-
-
 def process_run(name: str, url: str, runs: int) -> float:
     cfg = config(name, url)
     code = (
@@ -142,7 +124,7 @@ def main() -> int:
     ap.add_argument("--runs", type=int, default=5)
     args = ap.parse_args()
     pieces = [f"t{i % 10} " for i in range(args.tokens)]
-    proc, url = start_fake({"pieces": pieces, "burst": True, "usage": {"input_tokens": 10}})
+    proc, url = start_fake({"pieces": pieces, "burst": True, "usage": {"input_tokens": 10}}, PRERENDER)
     try:
         print(f"== {args.tokens} tokens, one per event, body written at once; median of {args.runs} ==")
         for name in TARGETS:
@@ -155,7 +137,7 @@ def main() -> int:
     finally:
         proc.terminate()
         proc.wait()
-    small, small_url = start_fake({"text": "ok"})
+    small, small_url = start_fake({"text": "ok"}, PRERENDER)
     try:
         for name in TARGETS:
             ms = process_run(name, small_url, args.runs) * 1000

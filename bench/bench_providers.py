@@ -10,13 +10,9 @@ that imports an adapter and makes one small request.
 from __future__ import annotations
 
 import argparse
-import asyncio
-import json
-import os
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -27,19 +23,9 @@ sys.path.insert(0, str(ROOT))
 from agentcli.core.events import TextDelta  # noqa: E402
 from agentcli.core.messages import Message  # noqa: E402
 from agentcli.providers.base import ModelRequest, ProviderConfig  # noqa: E402
+from bench.common import median_of, start_fake  # noqa: E402
 
-
-def start_fake(reply: dict[str, Any]) -> tuple[subprocess.Popen[str], str]:
-    fd, path = tempfile.mkstemp(suffix=".json")
-    with os.fdopen(fd, "w") as f:
-        json.dump([reply], f)
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "tests.fakes.server", "--script", path, "--loop",
-         "--prerender", "/v1/messages", "--prerender", "/v1/chat/completions"],
-        cwd=ROOT, stdout=subprocess.PIPE, text=True,
-    )
-    assert proc.stdout is not None
-    return proc, proc.stdout.readline().strip()
+PRERENDER = ("/v1/messages", "/v1/chat/completions")
 
 
 async def lean_run(name: str, url: str) -> tuple[int, float, float]:
@@ -99,11 +85,6 @@ async def sdk_run(name: str, url: str) -> tuple[int, float, float]:
     return n, t1 - t0, c1 - c0
 
 
-def median_of(runs: int, fn: Any, *args: Any) -> tuple[Any, float, float]:
-    results = [asyncio.run(fn(*args)) for _ in range(runs)]
-    return results[0][0], statistics.median(r[1] for r in results), statistics.median(r[2] for r in results)
-
-
 def process_run(name: str, url: str, runs: int) -> float:
     """Whole process: interpreter start, import the adapter, one small request, exit."""
     base = url if name == "anthropic" else f"{url}/v1"
@@ -131,10 +112,10 @@ def main() -> int:
     ap.add_argument("--tokens", type=int, default=20000)
     ap.add_argument("--runs", type=int, default=5)
     args = ap.parse_args()
-    small_proc, small_url = start_fake({"text": "ok"})
+    small_proc, small_url = start_fake({"text": "ok"}, PRERENDER)
     for burst in (True, False):
         pieces = [f"t{i % 10} " for i in range(args.tokens)]
-        proc, url = start_fake({"pieces": pieces, "burst": burst, "usage": {"input_tokens": 10}})
+        proc, url = start_fake({"pieces": pieces, "burst": burst, "usage": {"input_tokens": 10}}, PRERENDER)
         try:
             print(f"\n== {args.tokens} tokens, one per SSE event; server writes "
                   f"{'the whole body at once' if burst else 'one chunk per event'} ==")

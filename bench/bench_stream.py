@@ -26,9 +26,7 @@ import importlib
 import json
 import os
 import statistics
-import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
@@ -40,6 +38,7 @@ sys.path.insert(0, str(ROOT))
 from agentcli.core.events import StreamEvent, TextDelta  # noqa: E402
 from agentcli.core.messages import Message  # noqa: E402
 from agentcli.providers.base import ModelRequest, ProviderConfig  # noqa: E402
+from bench.common import start_fake  # noqa: E402
 
 # name → (request path, base URL suffix, options, minimal raw body, NDJSON?)
 TARGETS: dict[str, tuple[str, str, dict[str, Any], dict[str, Any], bool]] = {
@@ -54,18 +53,7 @@ TARGETS: dict[str, tuple[str, str, dict[str, Any], dict[str, Any], bool]] = {
     "ollama": ("/api/chat", "", {"num_ctx": 4096, "text_tool_calls": False},
                {"model": "bench", "messages": [{"role": "user", "content": "go"}]}, True),
 }
-
-
-def start_fake(reply: dict[str, Any]) -> tuple[subprocess.Popen[str], str]:
-    fd, path = tempfile.mkstemp(suffix=".json")
-    with os.fdopen(fd, "w") as f:
-        json.dump([reply], f)
-    cmd = [sys.executable, "-m", "tests.fakes.server", "--script", path, "--loop"]
-    for t in TARGETS.values():
-        cmd += ["--prerender", t[0]]
-    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, text=True)
-    assert proc.stdout is not None
-    return proc, proc.stdout.readline().strip()
+PRERENDER = [t[0] for t in TARGETS.values()]
 
 
 async def adapter_run(name: str, url: str) -> tuple[int, int, float, float]:
@@ -247,7 +235,7 @@ def main() -> int:
         for m in [m for m in sys.modules if m == "agentcli" or m.startswith("agentcli.")]:
             del sys.modules[m]
     pieces = [f"t{i % 10} " for i in range(args.tokens)]
-    proc, url = start_fake({"pieces": pieces, "burst": not args.chunked, "usage": {"input_tokens": 10}})
+    proc, url = start_fake({"pieces": pieces, "burst": not args.chunked, "usage": {"input_tokens": 10}}, PRERENDER)
     try:
         if args.replay:
             replay(args, url)

@@ -1,0 +1,37 @@
+"""Helpers the benchmarks share: the fake LLM server as a process, and medians of repeated async runs."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def start_fake(reply: dict[str, Any], prerender: Iterable[str] = ()) -> tuple[subprocess.Popen[str], str]:
+    """`python -m tests.fakes.server` answering every request with `reply`; returns the process and its URL.
+    `prerender` lists request paths whose streams are rendered once up front, so the fake's own Python work
+    stays out of the measurement."""
+    fd, path = tempfile.mkstemp(suffix=".json")
+    with os.fdopen(fd, "w") as f:
+        json.dump([reply], f)
+    cmd = [sys.executable, "-m", "tests.fakes.server", "--script", path, "--loop"]
+    for p in prerender:
+        cmd += ["--prerender", p]
+    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, text=True)
+    assert proc.stdout is not None
+    return proc, proc.stdout.readline().strip()
+
+
+def median_of(runs: int, fn: Any, *args: Any) -> tuple[Any, float, float]:
+    """Run the coroutine function `fn(*args)` -> (value, a, b) `runs` times: the first value, the medians of a, b."""
+    results = [asyncio.run(fn(*args)) for _ in range(runs)]
+    return results[0][0], statistics.median(r[1] for r in results), statistics.median(r[2] for r in results)
