@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import statistics
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -24,7 +22,7 @@ sys.path.insert(0, str(ROOT))
 from agentcli.core.events import TextDelta  # noqa: E402
 from agentcli.core.messages import Message  # noqa: E402
 from agentcli.providers.base import ModelRequest, ProviderConfig  # noqa: E402
-from bench.common import median_of, start_fake  # noqa: E402
+from bench.common import median_of, process_run, start_fake  # noqa: E402
 
 # name → (request path, base URL suffix, model, options, minimal raw body)
 TARGETS: dict[str, tuple[str, str, str, dict[str, Any], dict[str, Any]]] = {
@@ -96,28 +94,6 @@ async def parse_run(name: str, url: str) -> tuple[int, float, float]:
     return n, t1 - t0, c1 - c0
 
 
-def process_run(name: str, url: str, runs: int) -> float:
-    cfg = config(name, url)
-    code = (
-        "import asyncio\n"
-        "from agentcli.providers.factory import make_provider\n"
-        "from agentcli.providers.base import ProviderConfig, ModelRequest\n"
-        "from agentcli.core.messages import Message\n"
-        "async def main():\n"
-        f"    p = make_provider(ProviderConfig({name!r}, base_url={cfg.base_url!r}, api_key='k',"
-        f" options={cfg.options!r}))\n"
-        f"    [e async for e in p.stream(ModelRequest({TARGETS[name][2]!r}, '', (Message.user('hi'),)))]\n"
-        "    await p.aclose()\n"
-        "asyncio.run(main())\n"
-    )
-    times = []
-    for _ in range(runs):
-        t0 = time.perf_counter()
-        subprocess.run([sys.executable, "-c", code], cwd=ROOT, check=True)
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times)
-
-
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--tokens", type=int, default=20000)
@@ -140,7 +116,9 @@ def main() -> int:
     small, small_url = start_fake({"text": "ok"}, PRERENDER)
     try:
         for name in TARGETS:
-            ms = process_run(name, small_url, args.runs) * 1000
+            cfg = config(name, small_url)
+            assert cfg.base_url is not None
+            ms = process_run(name, cfg.base_url, TARGETS[name][2], args.runs, cfg.options) * 1000
             print(f"{name:17} whole process, one small request: {ms:.0f} ms")
     finally:
         small.terminate()

@@ -10,8 +10,6 @@ that imports an adapter and makes one small request.
 from __future__ import annotations
 
 import argparse
-import statistics
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -23,9 +21,13 @@ sys.path.insert(0, str(ROOT))
 from agentcli.core.events import TextDelta  # noqa: E402
 from agentcli.core.messages import Message  # noqa: E402
 from agentcli.providers.base import ModelRequest, ProviderConfig  # noqa: E402
-from bench.common import median_of, start_fake  # noqa: E402
+from bench.common import median_of, process_run, start_fake  # noqa: E402
 
 PRERENDER = ("/v1/messages", "/v1/chat/completions")
+
+
+def _base(name: str, url: str) -> str:
+    return url if name == "anthropic" else f"{url}/v1"
 
 
 async def lean_run(name: str, url: str) -> tuple[int, float, float]:
@@ -85,28 +87,6 @@ async def sdk_run(name: str, url: str) -> tuple[int, float, float]:
     return n, t1 - t0, c1 - c0
 
 
-def process_run(name: str, url: str, runs: int) -> float:
-    """Whole process: interpreter start, import the adapter, one small request, exit."""
-    base = url if name == "anthropic" else f"{url}/v1"
-    code = (
-        "import asyncio\n"
-        "from agentcli.providers.factory import make_provider\n"
-        "from agentcli.providers.base import ProviderConfig, ModelRequest\n"
-        "from agentcli.core.messages import Message\n"
-        "async def main():\n"
-        f"    p = make_provider(ProviderConfig({name!r}, base_url={base!r}, api_key='k'))\n"
-        "    [e async for e in p.stream(ModelRequest('small', '', (Message.user('hi'),)))]\n"
-        "    await p.aclose()\n"
-        "asyncio.run(main())\n"
-    )
-    times = []
-    for _ in range(runs):
-        t0 = time.perf_counter()
-        subprocess.run([sys.executable, "-c", code], cwd=ROOT, check=True)
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times)
-
-
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--tokens", type=int, default=20000)
@@ -131,7 +111,7 @@ def main() -> int:
     print()
     for name in ("anthropic", "openai"):
         print(f"{name:9} whole process, one small request: "
-              f"{process_run(name, small_url, args.runs) * 1000:.0f} ms (median of {args.runs})")
+              f"{process_run(name, _base(name, small_url), 'small', args.runs) * 1000:.0f} ms (median of {args.runs})")
     small_proc.terminate()
     small_proc.wait()
     return 0

@@ -9,6 +9,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -35,3 +36,26 @@ def median_of(runs: int, fn: Any, *args: Any) -> tuple[Any, float, float]:
     """Run the coroutine function `fn(*args)` -> (value, a, b) `runs` times: the first value, the medians of a, b."""
     results = [asyncio.run(fn(*args)) for _ in range(runs)]
     return results[0][0], statistics.median(r[1] for r in results), statistics.median(r[2] for r in results)
+
+
+def process_run(name: str, base_url: str, model: str, runs: int, options: dict[str, Any] | None = None) -> float:
+    """Median wall seconds of a whole process that imports the `name` adapter, makes one small request to
+    `base_url` and exits."""
+    code = (
+        "import asyncio\n"
+        "from agentcli.providers.factory import make_provider\n"
+        "from agentcli.providers.base import ProviderConfig, ModelRequest\n"
+        "from agentcli.core.messages import Message\n"
+        "async def main():\n"
+        f"    p = make_provider(ProviderConfig({name!r}, base_url={base_url!r}, api_key='k',"
+        f" options={options or {}!r}))\n"
+        f"    [e async for e in p.stream(ModelRequest({model!r}, '', (Message.user('hi'),)))]\n"
+        "    await p.aclose()\n"
+        "asyncio.run(main())\n"
+    )
+    times = []
+    for _ in range(runs):
+        t0 = time.perf_counter()
+        subprocess.run([sys.executable, "-c", code], cwd=ROOT, check=True)
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times)
