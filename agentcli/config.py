@@ -29,6 +29,7 @@ SCALAR_KEYS = {
     "effort": str,
     "preset": str,
     "append_system_prompt": str,
+    "show_thinking": bool,
 }
 
 
@@ -58,6 +59,7 @@ class Settings:
     output_format: str = "text"
     include_partial_messages: bool = False
     verbose: bool = False
+    show_thinking: bool = True
     continue_: bool = False
     resume: str | None = None
     fork_session: bool = False

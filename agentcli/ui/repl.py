@@ -91,7 +91,7 @@ class Repl:
     def renderer(self) -> Renderer:
         from agentcli.ui.render import Renderer
 
-        return Renderer(self.console)
+        return Renderer(self.console, show_thinking=self.settings.show_thinking)
 
     # ---- main loop ----------------------------------------------------------------------------------------
 

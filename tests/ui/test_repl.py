@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+import pytest
+
 from agentcli.core.events import MessageStop, TextDelta, ToolCallDelta, ToolCallEnd, ToolCallStart
 from tests.ui.scripted import Script, ScriptedProvider, make_repl, text_reply
 
@@ -139,3 +141,26 @@ def test_preset_switch_keeps_this_session_approvals(tmp_path: Path) -> None:
     asyncio.run(repl.submit("/preset review"))
     assert "Preset review" in out.getvalue()
     assert "Bash(npm test:*)" in repl.agent.policy.session_rules()  # type: ignore[attr-defined]
+
+
+def test_thinking_can_be_hidden_by_setting(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import io
+
+    from rich.console import Console
+
+    from agentcli.config import load_settings
+    from agentcli.core.events import ThinkingDelta
+    from agentcli.ui.repl import Repl
+
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "config.toml").write_text("show_thinking = false\n")
+    monkeypatch.setenv("AGENTCLI_HOME", str(home))
+    settings = load_settings(tmp_path, {})
+    assert settings.show_thinking is False
+    out = io.StringIO()
+    repl = Repl(settings, console=Console(file=out, width=80, force_terminal=False, color_system=None))
+    assert repl.renderer.show_thinking is False
+    repl.renderer.feed(ThinkingDelta("secret musings"))
+    repl.renderer.flush()
+    assert "secret musings" not in out.getvalue()
