@@ -131,6 +131,22 @@ def _read_prompt(ns: argparse.Namespace) -> str:
     return text
 
 
+def _ask_trust(settings: Settings, ns: argparse.Namespace) -> Settings:
+    """Before the first session in a project whose shared settings grant something: show it and ask."""
+    from agentcli import trust
+    from agentcli.config import load_settings
+
+    path = trust.shared_settings_file(settings.project_root)
+    what = "\n".join(f"  - {g}" for g in settings.untrusted)
+    sys.stdout.write(f"This project's {path} would:\n{what}\n")
+    answer = input("Trust these settings for this project? [y/N] ").strip().lower()
+    if answer not in ("y", "yes"):
+        sys.stdout.write("Not trusted: its deny and ask rules apply, its grants do not.\n")
+        return settings
+    trust.trust(settings.project_root)
+    return load_settings(settings.cwd, _flags(ns))
+
+
 def _require_provider(settings: Settings) -> None:
     """The REPL with nothing configured would only fail at the first prompt: explain and stop now (exit 2).
     The check reads settings and environment only; local ports are probed just to list what is listening."""
@@ -167,6 +183,8 @@ def run(argv: list[str], *, exit_when_done: bool = False) -> int:
             if exit_when_done:
                 exit_now(status)
             return status
+        if settings.untrusted and sys.stdin.isatty():
+            settings = _ask_trust(settings, ns)
         _require_provider(settings)
         from agentcli.ui.repl import run_repl
 

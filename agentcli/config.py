@@ -60,6 +60,7 @@ class Settings:
     include_partial_messages: bool = False
     verbose: bool = False
     show_thinking: bool = True
+    untrusted: tuple[str, ...] = ()  # what the project's shared settings.toml would grant, withheld until trusted
     continue_: bool = False
     resume: str | None = None
     fork_session: bool = False
@@ -137,7 +138,11 @@ def load_settings(cwd: Path, flags: dict[str, Any]) -> Settings:
     root = settings.project_root
     for name in ("settings.toml", "settings.local.toml"):
         f = paths.project_dir(root) / name
-        settings = _apply(settings, read_toml(f), str(f))
+        data = read_toml(f)
+        if name == "settings.toml" and data:
+            data, withheld = _withhold_untrusted(root, data)
+            settings = replace(settings, untrusted=tuple(withheld))
+        settings = _apply(settings, data, str(f))
     settings = _from_env(settings)
     names = {f.name for f in fields(Settings)}
     given = {k: v for k, v in flags.items() if v is not None and k in names}
@@ -145,6 +150,17 @@ def load_settings(cwd: Path, flags: dict[str, Any]) -> Settings:
     if settings.provider is None and settings.model is None:
         settings = replace(settings, provider=_only_configured_provider(settings.providers))
     return replace(settings, secrets=_collect_secrets(settings))
+
+
+def _withhold_untrusted(root: Path, data: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
+    """The shared project file minus what it may not do before the user trusts it (see agentcli.trust)."""
+    from agentcli import trust
+
+    withheld = trust.untrusted_grants(root, data)
+    if not withheld:
+        return data, []
+    kept = {k: v for k, v in data.items() if k not in (*trust.RISKY_CONFIG_KEYS, "providers")}
+    return kept, withheld
 
 
 def _only_configured_provider(providers: dict[str, dict[str, Any]]) -> str | None:

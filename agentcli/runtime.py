@@ -86,6 +86,7 @@ def make_policy(settings: Settings, ctx: ToolContext, preset: Preset | None, ses
         preset_rules=preset.rules() if preset else None,
         preset_mode=preset.permission_mode if preset else None,
         ctx=ctx,
+        trust_project=not settings.untrusted,
     )
 
 
@@ -178,6 +179,11 @@ async def first_use_probe(sel: selection.Selection) -> str | None:
     return f"First use of {url} ({sel.model}): {window}; {TOOL_CALLING.get(found.tool_calling, found.tool_calling)}."
 
 
+def untrusted_notice(settings: Settings) -> str:
+    return (f"This project's .agentcli/settings.toml is not trusted, so its grants were ignored: "
+            f"{'; '.join(settings.untrusted)}. Read it, then trust it with: agentcli permissions trust")
+
+
 async def build(settings: Settings, approver: Approver) -> Built:
     preset = load_preset(settings)
     if preset is not None and preset.model and not settings.model:
@@ -208,6 +214,8 @@ async def build(settings: Settings, approver: Approver) -> Built:
         approver=approver, ctx=ctx, options=options, sink=opened.sink, history=opened.history,
     )
     note = await first_use_probe(sel)
+    if settings.untrusted:
+        opened.notices.append(untrusted_notice(settings))
     return Built(agent, sel, opened, [note] if note else [])
 
 

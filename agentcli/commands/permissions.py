@@ -45,6 +45,8 @@ def _parser() -> argparse.ArgumentParser:
             group.add_argument(f"--{b}", dest="behavior", action="store_const", const=b)
         c.add_argument("--scope", choices=loader.SCOPES, default=None,
                        help="local: this project, only you (default for add); project: shared; user: everywhere")
+    sub.add_parser("trust", help="trust this project's shared .agentcli/settings.toml as it is now (shows what "
+                                 "it grants)")
     k = sub.add_parser("check", help="what the policy decides for one tool call")
     k.add_argument("tool")
     k.add_argument("arg", nargs="?", default=None, help="the command, path or URL")
@@ -63,6 +65,20 @@ def _cmd_list(ns: argparse.Namespace, root: Path) -> int:
     for r in rows:
         where = f"  {r['file']}" if r["file"] else ""
         sys.stdout.write(f"{r['behavior']:<6} {r['rule']:<{width}}  {r['source']}{where}\n")
+    return 0
+
+
+def _cmd_trust(ns: argparse.Namespace, root: Path) -> int:
+    from agentcli import settings_file, trust
+
+    path = trust.shared_settings_file(root)
+    if not path.is_file():
+        sys.stdout.write(f"{path} does not exist: nothing to trust.\n")
+        return 0
+    found = trust.grants(settings_file.load(path))
+    trust.trust(root)
+    what = "\n".join(f"  - {g}" for g in found) or "  (nothing that needs trust)"
+    sys.stdout.write(f"Trusted {path} as it is now. It grants:\n{what}\nChanging the file asks again.\n")
     return 0
 
 

@@ -15,7 +15,8 @@ Each file holds `[permissions]` with `allow`, `ask`, `deny` lists (and optionall
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import contextlib
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -105,6 +106,7 @@ def load_policy(
     preset_rules: dict[str, list[str]] | None = None,
     preset_mode: str | None = None,
     ctx: ToolContext | None = None,
+    trust_project: bool = True,
 ) -> RulePolicy:
     """Build the session's RulePolicy from every source. `mode` (a flag) beats the preset's mode, which
     beats `default_mode` in the settings files."""
@@ -114,6 +116,11 @@ def load_policy(
     use_builtin = True
     for f in rule_files(project_root):
         found, table = read_rules(f.path, f.source)
+        if f.source == "project" and not trust_project:
+            # An untrusted shared file may only restrict: its deny and ask rules, nothing it grants.
+            found = [r for r in found if r.behavior != "allow"]
+            table = {k: v for k, v in table.items() if k not in ("default_mode", "defaultMode",
+                                                                 "additional_directories", "default_deny")}
         rules += found
         file_mode = _str(table.get("default_mode") or table.get("defaultMode")) or file_mode
         extra_dirs += [Path(d).expanduser() for d in table.get("additional_directories", []) if isinstance(d, str)]
@@ -168,7 +175,8 @@ def save_rule(project_root: Path, text: str, behavior: RuleBehavior, scope: str)
     items = list(table.get(behavior, [])) if isinstance(table, dict) else []
     if text not in items:
         items.append(text)
-        settings_file.update_table(path, "permissions", {behavior: items})
+        with _keeping_trust(project_root, scope):
+            settings_file.update_table(path, "permissions", {behavior: items})
     if scope == "local":
         _ignore_local(path)
     return path
@@ -186,8 +194,20 @@ def remove_rule(project_root: Path, text: str, behavior: RuleBehavior | None, sc
         if isinstance(items, list) and text in items:
             changes[b] = [i for i in items if i != text]
     if changes:
-        settings_file.update_table(path, "permissions", changes)
+        with _keeping_trust(project_root, scope):
+            settings_file.update_table(path, "permissions", changes)
     return bool(changes)
+
+
+@contextlib.contextmanager
+def _keeping_trust(project_root: Path, scope: str) -> Iterator[None]:
+    """A change agentcli makes to the shared file for the user keeps the project trusted if it was."""
+    from agentcli import trust
+
+    trusted = scope == "project" and trust.is_trusted(project_root)
+    yield
+    if trusted:
+        trust.trust(project_root)
 
 
 def _ignore_local(local: Path) -> None:

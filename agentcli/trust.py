@@ -1,0 +1,91 @@
+"""Trusting a project's shared settings.
+
+`.agentcli/settings.toml` is committed with the repository, so a cloned repo could use it to allow commands,
+widen the file tools' reach, turn off the secret protections, or send your requests (and API key) to another
+server. Such grants take effect only once the user has trusted that exact file (its SHA-256 is recorded in
+`$AGENTCLI_HOME/trusted.json`); changing the file asks again. Deny and ask rules always apply, trusted or not.
+`settings.local.toml` is the user's own and needs no trust.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+from agentcli import paths
+
+# Config keys in the shared file that route traffic or change what the model is told.
+RISKY_CONFIG_KEYS = ("base_url", "provider", "append_system_prompt")
+RISKY_MODES = ("acceptEdits", "bypassPermissions")
+
+
+def shared_settings_file(root: Path) -> Path:
+    return paths.project_dir(root) / "settings.toml"
+
+
+def _trust_file() -> Path:
+    return paths.home() / "trusted.json"
+
+
+def grants(data: dict[str, Any]) -> list[str]:
+    """What a shared settings table would grant, in words; empty when it grants nothing that needs trust."""
+    out: list[str] = []
+    perms = data.get("permissions")
+    if isinstance(perms, dict):
+        allow = perms.get("allow")
+        if isinstance(allow, list) and allow:
+            out.append("allow " + ", ".join(str(a) for a in allow))
+        mode = perms.get("default_mode") or perms.get("defaultMode")
+        if mode in RISKY_MODES:
+            out.append(f"start in {mode} mode")
+        dirs = perms.get("additional_directories")
+        if isinstance(dirs, list) and dirs:
+            out.append("let file tools use " + ", ".join(str(d) for d in dirs))
+        if perms.get("default_deny") is False:
+            out.append("turn off the built-in protection of secrets (.env, ~/.ssh, ~/.aws)")
+    out.extend(f"set {key} = {data[key]!r}" for key in RISKY_CONFIG_KEYS if data.get(key))
+    providers = data.get("providers")
+    if isinstance(providers, dict) and providers:
+        out.append("configure providers " + ", ".join(sorted(str(p) for p in providers)))
+    return out
+
+
+def _digest(path: Path) -> str | None:
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError:
+        return None
+
+
+def _load() -> dict[str, str]:
+    try:
+        data = json.loads(_trust_file().read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return {str(k): str(v) for k, v in data.items()} if isinstance(data, dict) else {}
+
+
+def is_trusted(root: Path) -> bool:
+    """True when the shared file is absent, unchanged since the user trusted it, or grants nothing."""
+    digest = _digest(shared_settings_file(root))
+    return digest is None or _load().get(str(root.resolve())) == digest
+
+
+def trust(root: Path) -> None:
+    """Record the shared file as it is now as trusted for this project."""
+    from agentcli.settings_file import atomic_write
+
+    digest = _digest(shared_settings_file(root))
+    if digest is None:
+        return
+    data = _load()
+    data[str(root.resolve())] = digest
+    atomic_write(_trust_file(), json.dumps(data, indent=1, sort_keys=True) + "\n")
+
+
+def untrusted_grants(root: Path, data: dict[str, Any]) -> list[str]:
+    """The grants of the shared file `data` that are withheld because the project is not trusted."""
+    found = grants(data)
+    return found if found and not is_trusted(root) else []
