@@ -18,6 +18,7 @@ from agentcli.core.events import (
     StreamEvent,
     TextDelta,
     ThinkingDelta,
+    ThinkingSignature,
     ToolCallDelta,
     ToolCallEnd,
     ToolCallStart,
@@ -27,6 +28,7 @@ from agentcli.core.messages import (
     ImageBlock,
     Message,
     TextBlock,
+    ThinkingBlock,
     ToolResultBlock,
     ToolSpec,
     ToolUseBlock,
@@ -50,12 +52,31 @@ def needs_responses_api(model: str) -> bool:
     return name.startswith(_REASONING_PREFIXES) and "chat" not in name
 
 
+def reasoning_item(b: ThinkingBlock) -> dict[str, Any] | None:
+    """Our own reasoning, replayed: the encrypted item the API returned (kept as the block's signature, since
+    `store` is off), with its summary. Other providers' thinking, or an unsigned summary, is not replayed."""
+    if b.provider != "openai-responses" or not b.signature:
+        return None
+    try:
+        kept = json.loads(b.signature)
+    except ValueError:
+        return None
+    if not isinstance(kept, dict) or not kept.get("encrypted_content"):
+        return None
+    summary = [{"type": "summary_text", "text": b.thinking}] if b.thinking else []
+    return {"type": "reasoning", "id": kept.get("id"), "encrypted_content": kept["encrypted_content"],
+            "summary": summary}
+
+
 def wire_input(messages: tuple[Message, ...]) -> list[dict[str, Any]]:
-    """Normalized transcript → Responses `input` items. Thinking is not replayed (it would need the
-    encrypted reasoning item); tool calls and results become function_call / function_call_output items."""
+    """Normalized transcript → Responses `input` items: our own reasoning items first (see `reasoning_item`),
+    then text; tool calls and results become function_call / function_call_output items."""
     items: list[dict[str, Any]] = []
     for m in messages:
         parts: list[dict[str, Any]] = []
+        for b in m.content:
+            if isinstance(b, ThinkingBlock) and m.role == "assistant" and (item := reasoning_item(b)):
+                items.append(item)
         for b in m.content:
             if isinstance(b, TextBlock) and b.text:
                 kind = "output_text" if m.role == "assistant" else "input_text"
@@ -89,6 +110,9 @@ def build_body(request: ModelRequest, options: dict[str, Any]) -> dict[str, Any]
         "store": bool(options.get("store", False)),
         "max_output_tokens": max(16, request.max_tokens),
     }
+    if not body["store"]:
+        # Without server-side storage, reasoning carries over between turns only as the encrypted item.
+        body["include"] = ["reasoning.encrypted_content"]
     if request.system:
         body["instructions"] = request.system
     if request.tools:
@@ -186,6 +210,9 @@ class ResponsesStreamState:
         return out
 
     def _item_done(self, item: dict[str, Any]) -> list[StreamEvent]:
+        if item.get("type") == "reasoning" and item.get("encrypted_content"):
+            kept = {"id": item.get("id"), "encrypted_content": item["encrypted_content"]}
+            return [ThinkingSignature(json.dumps(kept, separators=(",", ":")))]
         if item.get("type") != "function_call":
             return []
         key = item.get("id") or item.get("call_id", "")

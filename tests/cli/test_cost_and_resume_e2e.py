@@ -71,3 +71,22 @@ def test_no_session_persistence_writes_nothing(tmp_path: Path, fake_llm: FakeLLM
                    {**provider_env(fake_llm, ANTHROPIC), "AGENTCLI_HOME": str(home)})
     assert run.status == 0
     assert not list(home.rglob("*.jsonl"))
+
+
+def test_responses_reasoning_is_carried_to_the_next_turn_encrypted(tmp_path: Path, fake_llm: FakeLLM) -> None:
+    (tmp_path / "a.py").write_text("x = 1\n")
+    fake_llm.push(
+        Reply(thinking="I need to read a.py first", tool_calls=[ToolCall("Read", {"file_path": "a.py"})]),
+        Reply(text="x is 1."),
+    )
+    env = {"OPENAI_BASE_URL": fake_llm.openai_url, "OPENAI_API_KEY": "sk-test-0000000000"}
+    run = agentcli(["-p", "what is x?", "--model", "openai-responses/o3", "--output-format", "json"], tmp_path, env)
+    assert run.status == 0, run.stderr
+    assert fake_llm.violations == []
+    first, second = (r.body for r in fake_llm.requests)
+    assert first["include"] == ["reasoning.encrypted_content"] and first["store"] is False
+    kinds = [item.get("type", "message") for item in second["input"]]
+    assert kinds == ["message", "reasoning", "function_call", "function_call_output"]
+    reasoning = second["input"][1]
+    assert reasoning["encrypted_content"].startswith("gAAAA-fake-")
+    assert reasoning["summary"] == [{"type": "summary_text", "text": "I need to read a.py first"}]

@@ -45,7 +45,7 @@ class ResponsesRenderer:
             "metadata": {}, "store": request.get("store", True),
         }
 
-    def _output(self, reply: Reply, ids: Ids, f: _Frames) -> tuple[list[dict[str, Any]], int]:
+    def _output(self, reply: Reply, ids: Ids, f: _Frames, encrypted: bool = False) -> tuple[list[dict[str, Any]], int]:
         output: list[dict[str, Any]] = []
         pieces = 0
         if reply.thinking:
@@ -65,6 +65,8 @@ class ResponsesRenderer:
             f.add("response.reasoning_summary_part.done", item_id=rs["id"], output_index=idx,
                   summary_index=0, part=done_part)
             rs = {**rs, "summary": [done_part]}
+            if encrypted:  # asked for with include=["reasoning.encrypted_content"]
+                rs["encrypted_content"] = "gAAAA-fake-" + reply.thinking.encode().hex()[:32]
             f.add("response.output_item.done", output_index=idx, item=rs)
             output.append(rs)
         text_parts = reply.text_pieces()
@@ -109,7 +111,8 @@ class ResponsesRenderer:
         rid = ids.next("resp_")
         f.add("response.created", response=self._response(reply, request, rid, "in_progress", [], None))
         f.add("response.in_progress", response=self._response(reply, request, rid, "in_progress", [], None))
-        output, pieces = self._output(reply, ids, f)
+        encrypted = "reasoning.encrypted_content" in (request.get("include") or [])
+        output, pieces = self._output(reply, ids, f, encrypted)
         incomplete = reply.final_stop_reason() == "max_tokens"
         status = "incomplete" if incomplete else "completed"
         final = self._response(reply, request, rid, status, output, self._usage(reply, pieces))
@@ -172,6 +175,8 @@ def _check_item(i: int, item: dict[str, Any], calls: set[str], errs: list[str]) 
     elif kind == "reasoning":
         if not item.get("id") and not item.get("encrypted_content"):
             errs.append(f"input[{i}]: reasoning items need an id or encrypted_content")
+        if not isinstance(item.get("summary"), list):
+            errs.append(f"input[{i}].summary: required (a list)")
     else:
         errs.append(f"input[{i}].type: unknown {kind!r}")
 
