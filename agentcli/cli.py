@@ -66,10 +66,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--permission-mode", choices=PERMISSION_MODES, help="how tool calls are allowed")
     p.add_argument("--dangerously-skip-permissions", action="store_true",
                    help="same as --permission-mode bypassPermissions")
-    p.add_argument("--allowedTools", "--allowed-tools", dest="allowed_tools", action="append", type=_tool_list,
-                   metavar="TOOLS", help="tools (or rules) allowed without asking, comma or space separated")
-    p.add_argument("--disallowedTools", "--disallowed-tools", dest="disallowed_tools", action="append",
-                   type=_tool_list, metavar="TOOLS", help="tools (or rules) always denied")
+    # nargs="+" as Claude Code: `--allowedTools Read "Bash(git diff:*)"`; commas work too.
+    p.add_argument("--allowedTools", "--allowed-tools", dest="allowed_tools", action="extend", nargs="+",
+                   type=_tool_list, metavar="TOOL", help="tools (or rules) allowed without asking")
+    p.add_argument("--disallowedTools", "--disallowed-tools", dest="disallowed_tools", action="extend",
+                   nargs="+", type=_tool_list, metavar="TOOL", help="tools (or rules) always denied")
     p.add_argument("--preset", help="tool preset: coding, readonly, minimal, plan, review, or your own")
     p.add_argument("--add-dir", dest="add_dirs", action="append", metavar="DIR",
                    help="another directory the file tools may use")

@@ -14,7 +14,7 @@ complete -c agentcli -l base-url -r -d 'the provider\'s base URL (a local server
 complete -c agentcli -l effort -xa 'low medium high' -d 'reasoning effort for models that think'
 complete -c agentcli -l permission-mode -xa 'default acceptEdits plan bypassPermissions' -d 'how tool calls are allowed'
 complete -c agentcli -l dangerously-skip-permissions -d 'same as --permission-mode bypassPermissions'
-complete -c agentcli -l allowedTools -l allowed-tools -r -d 'tools (or rules) allowed without asking, comma or space separated'
+complete -c agentcli -l allowedTools -l allowed-tools -r -d 'tools (or rules) allowed without asking'
 complete -c agentcli -l disallowedTools -l disallowed-tools -r -d 'tools (or rules) always denied'
 complete -c agentcli -l preset -r -d 'tool preset: coding, readonly, minimal, plan, review, or your own'
 complete -c agentcli -l add-dir -r -d 'another directory the file tools may use'

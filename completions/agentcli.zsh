@@ -17,8 +17,8 @@ _agentcli() {
     '--effort[reasoning effort for models that think]:value:(low medium high)' \
     '--permission-mode[how tool calls are allowed]:value:(default acceptEdits plan bypassPermissions)' \
     '--dangerously-skip-permissions[same as --permission-mode bypassPermissions]' \
-    '--allowedTools[tools (or rules) allowed without asking, comma or space separated]:value:' \
-    '--allowed-tools[tools (or rules) allowed without asking, comma or space separated]:value:' \
+    '--allowedTools[tools (or rules) allowed without asking]:value:' \
+    '--allowed-tools[tools (or rules) allowed without asking]:value:' \
     '--disallowedTools[tools (or rules) always denied]:value:' \
     '--disallowed-tools[tools (or rules) always denied]:value:' \
     '--preset[tool preset\: coding, readonly, minimal, plan, review, or your own]:value:' \
