@@ -1,3 +1,16 @@
 """agentcli: a terminal coding agent. `agentcli.query()` is the Python API (see agentcli.api)."""
 
+from __future__ import annotations
+
+from typing import Any
+
 __version__ = "0.1.0"
+
+
+def __getattr__(name: str) -> Any:
+    # Imported on first use, so `import agentcli` (and `agentcli --version`) stays instant.
+    if name == "query":
+        from agentcli.api import query
+
+        return query
+    raise AttributeError(f"module 'agentcli' has no attribute {name!r}")

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from agentcli.api import query
+from agentcli import query
 from agentcli.core.events import AgentEvent, RunFinished, ToolFinished
 from tests.fakes.script import Reply, ToolCall
 from tests.fakes.server import FakeLLM
