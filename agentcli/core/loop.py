@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncGenerator, AsyncIterator, Callable
+from contextlib import aclosing
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -118,8 +119,10 @@ class Agent:
                 tools = self.registry.tools()
                 builder = MessageBuilder(provider=self.options.provider_name)
                 yield TurnStarted(st.turns)
-                async for ev in self._stream(builder, tools, st):
-                    yield ev
+                # aclosing: if our consumer closes us mid-stream, the turn's stream is closed now, keeping its text.
+                async with aclosing(self._stream(builder, tools, st)) as stream:
+                    async for ev in stream:
+                        yield ev
                 for text in self._new_provider_warnings():
                     yield Notice("warning", text)
                 msg = builder.message()
@@ -178,7 +181,9 @@ class Agent:
                               self.options.provider_name, tuple(t.name for t in self.registry.tools()),
                               self.policy.mode)
 
-    async def _stream(self, builder: MessageBuilder, tools: list[Any], st: _RunState) -> AsyncIterator[AgentEvent]:
+    async def _stream(
+        self, builder: MessageBuilder, tools: list[Any], st: _RunState
+    ) -> AsyncGenerator[AgentEvent, None]:
         request = ModelRequest(
             model=self.options.model,
             system=self.options.system_prompt,
@@ -193,13 +198,10 @@ class Agent:
             async for ev in stream:
                 builder.feed(ev)
                 yield ev
-        except BaseException:
-            if builder.output_seen:
-                partial = builder.message(complete_calls_only=True)
-                partial = Message("assistant", tuple(b for b in partial.content if not isinstance(b, ToolUseBlock)))
-                if partial.content:
-                    self.append(partial, partial=True, model=self.options.model)
-                    yield AssistantMessage(partial, builder.usage, self.options.model, "error", partial=True)
+        except BaseException as exc:
+            kept = self._keep_partial(builder)
+            if kept is not None and not isinstance(exc, GeneratorExit):  # a closing generator may not yield
+                yield kept
             raise
         else:
             if builder.usage.estimated or builder.usage == Usage():
@@ -210,6 +212,17 @@ class Agent:
             aclose = getattr(stream, "aclose", None)
             if aclose is not None:
                 await aclose()
+
+    def _keep_partial(self, builder: MessageBuilder) -> AssistantMessage | None:
+        """A broken or cancelled stream: keep the text and thinking that arrived (never half a tool call)."""
+        if not builder.output_seen:
+            return None
+        partial = builder.message(complete_calls_only=True)
+        partial = Message("assistant", tuple(b for b in partial.content if not isinstance(b, ToolUseBlock)))
+        if not partial.content:
+            return None
+        self.append(partial, partial=True, model=self.options.model)
+        return AssistantMessage(partial, builder.usage, self.options.model, "error", partial=True)
 
     def _account(self, st: _RunState, usage: Usage) -> None:
         model = self.options.model

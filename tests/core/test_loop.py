@@ -191,3 +191,21 @@ def test_adapter_warnings_become_notices_once_through_wrappers(tmp_path: Path) -
     agent.provider = Wrapper(inner)
     notices = [e for e in run(agent, "go") if isinstance(e, Notice)]
     assert [n.text for n in notices] == [inner.warnings[0]] and notices[0].level == "warning"
+
+
+def test_closing_the_run_mid_stream_keeps_the_partial_text(tmp_path: Path) -> None:
+    from agentcli.core.events import TextDelta
+
+    agent = make_agent(tmp_path, [Say("a fairly long answer that is cut")])
+
+    async def go() -> None:
+        gen = agent.run("go")
+        async for ev in gen:
+            if isinstance(ev, TextDelta):
+                break
+        await gen.aclose()
+        # Kept at once, not later when the event loop finalizes abandoned generators.
+        last = agent.messages[-1]
+        assert last.role == "assistant" and last.text == "a f"  # the scripted provider streams 3 characters a delta
+
+    asyncio.run(go())
