@@ -137,7 +137,6 @@ class Agent:
                         yield self._answer_unrun(calls, f"Not run: {limit.message}")
                     raise limit
                 if not calls:
-                    self.sink.end_turn()
                     yield self._finish(st, runner, "success")
                     return
                 async for ev in runner.run_calls(calls, tools):
@@ -158,11 +157,9 @@ class Agent:
             raise
         except AgentCliError as err:
             self._repair_after_interrupt()
-            self.sink.end_turn()
             yield self._finish(st, runner, _subtype_for(err), err)
         except Exception as err:
             self._repair_after_interrupt()
-            self.sink.end_turn()
             internal = AgentCliError(f"internal error: {type(err).__name__}: {err}", code="internal")
             yield self._finish(st, runner, "error_during_execution", internal)
 
