@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from collections.abc import AsyncIterable, AsyncIterator, Callable, Mapping
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from agentcli.net.errors import ApiIdentity, error_from_status, message_from_body
 from agentcli.net.http import HttpClient, Response, Timeouts
@@ -25,6 +25,18 @@ async def open_stream(
     resp = await client.send(method, url, headers=headers, json=body)
     await raise_for_status(resp, who)
     return resp
+
+
+T = TypeVar("T")
+
+
+async def events_of(resp: Response, parse: Callable[[AsyncIterable[bytes]], AsyncIterator[T]]) -> AsyncIterator[T]:
+    """What `parse` makes of a streaming response's body; the response is closed however the stream ends."""
+    try:
+        async for ev in parse(resp.aiter_bytes()):
+            yield ev
+    finally:
+        await resp.aclose()
 
 
 async def raise_for_status(resp: Response, who: ApiIdentity, *, hint: str | None = None) -> None:

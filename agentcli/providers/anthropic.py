@@ -39,11 +39,11 @@ from agentcli.core.messages import (
     Usage,
 )
 from agentcli.errors import AgentCliError, AuthError, StreamError
-from agentcli.net.api import client_for, join_url, open_stream
+from agentcli.net.api import client_for, events_of, join_url, open_stream
 from agentcli.net.errors import ApiIdentity, ConnectionDropped, error_from_event
 from agentcli.net.http import HttpClient, is_loopback
 from agentcli.net.sse import loads_event
-from agentcli.providers.base import ModelRequest, ProviderConfig
+from agentcli.providers.base import HttpProvider, ModelRequest, ProviderConfig
 from agentcli.providers.coalesce import DeltaSink, drive_sse, handle_batch
 
 DEFAULT_BASE_URL = "https://api.anthropic.com"
@@ -62,7 +62,7 @@ _STOP: dict[str, StopReason] = {
 _ID_UNSAFE = re.compile(r"[^a-zA-Z0-9_-]")
 
 
-class AnthropicProvider:
+class AnthropicProvider(HttpProvider):
     """Streams `POST {base}/v1/messages` and yields normalized `StreamEvent`s."""
 
     name = "anthropic"
@@ -129,14 +129,9 @@ class AnthropicProvider:
             body=self.build_body(request),
             who=self.who,
         )
-        try:
-            async for ev in parse_stream(resp.aiter_bytes(), self.who):
-                yield ev
-        finally:
-            await resp.aclose()
+        async for ev in events_of(resp, lambda body: parse_stream(body, self.who)):
+            yield ev
 
-    async def aclose(self) -> None:
-        await self._client.aclose()
 
 
 # ---- request ----------------------------------------------------------------------------------------------

@@ -8,10 +8,13 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from agentcli.core.events import StreamEvent
 from agentcli.core.messages import Message, ToolSpec
+
+if TYPE_CHECKING:
+    from agentcli.net.http import HttpClient
 
 Effort = Literal["low", "medium", "high"]
 
@@ -55,3 +58,12 @@ class Provider(Protocol):
     def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]: ...
 
     async def aclose(self) -> None: ...
+
+
+class HttpProvider:
+    """What the adapters speaking HTTP through one client share: closing it."""
+
+    _client: HttpClient
+
+    async def aclose(self) -> None:
+        await self._client.aclose()

@@ -140,17 +140,31 @@ class BatchState(Protocol):
     def handle_all(self, datas: list[str]) -> AgentCliError | None: ...
 
 
-async def drive_sse(chunks: AsyncIterable[bytes], state: BatchState) -> AsyncIterator[StreamEvent]:
-    """Feed SSE bytes read by read through `state`, yielding each read's events, then raising its error."""
-    decoder = SSEDecoder()
+async def drive(
+    chunks: AsyncIterable[bytes],
+    handle: Callable[[list[str]], AgentCliError | None],
+    sink: DeltaSink,
+    split: Callable[[bytes], list[str]],
+    flush: Callable[[], list[str]],
+) -> AsyncIterator[StreamEvent]:
+    """Read by read: `split` a read into its event texts, `handle` them (events land in `sink`), yield them, then
+    raise the error `handle` returned, if any. `flush` gives what the splitter still holds at the end."""
     async for chunk in chunks:
-        err = state.handle_all([sse.data for sse in decoder.feed(chunk)])
-        for ev in state.sink.take():
+        err = handle(split(chunk))
+        for ev in sink.take():
             yield ev
         if err is not None:
             raise err
-    err = state.handle_all([sse.data for sse in decoder.flush()])
-    for ev in state.sink.take():
+    err = handle(flush())
+    for ev in sink.take():
         yield ev
     if err is not None:
         raise err
+
+
+async def drive_sse(chunks: AsyncIterable[bytes], state: BatchState) -> AsyncIterator[StreamEvent]:
+    """`drive` for Server-Sent Events: each event's `data` is one text."""
+    decoder = SSEDecoder()
+    async for ev in drive(chunks, state.handle_all, state.sink, lambda c: [e.data for e in decoder.feed(c)],
+                          lambda: [e.data for e in decoder.flush()]):
+        yield ev

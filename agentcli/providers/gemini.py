@@ -27,10 +27,10 @@ from agentcli.core.events import (
 )
 from agentcli.core.messages import ImageBlock, Message, TextBlock, ToolResultBlock, ToolSpec, ToolUseBlock, Usage
 from agentcli.errors import AgentCliError, AuthError, BadRequestError, StreamError
-from agentcli.net.api import client_for, join_url, open_stream
+from agentcli.net.api import client_for, events_of, join_url, open_stream
 from agentcli.net.errors import ApiIdentity, ConnectionDropped, error_from_event, error_from_status
 from agentcli.net.http import HttpClient
-from agentcli.providers.base import ModelRequest, ProviderConfig
+from agentcli.providers.base import HttpProvider, ModelRequest, ProviderConfig
 from agentcli.providers.coalesce import DeltaSink, drive_sse, handle_batch
 
 DEFAULT_BASE_URL = "https://generativelanguage.googleapis.com"
@@ -224,7 +224,7 @@ async def parse_stream(chunks: AsyncIterable[bytes], who: ApiIdentity) -> AsyncI
     yield state.stop()
 
 
-class GeminiProvider:
+class GeminiProvider(HttpProvider):
     name = "google"
 
     def __init__(self, cfg: ProviderConfig, *, client: HttpClient | None = None) -> None:
@@ -260,11 +260,6 @@ class GeminiProvider:
                 hint = "check GEMINI_API_KEY (or GOOGLE_API_KEY)"
                 raise AuthError(err.message, hint=hint, status=err.status) from None
             raise
-        try:
-            async for ev in parse_stream(resp.aiter_bytes(), self.who):
-                yield ev
-        finally:
-            await resp.aclose()
+        async for ev in events_of(resp, lambda body: parse_stream(body, self.who)):
+            yield ev
 
-    async def aclose(self) -> None:
-        await self._client.aclose()

@@ -32,14 +32,14 @@ from agentcli.core.messages import (
     Usage,
 )
 from agentcli.errors import AgentCliError, BadRequestError, ContextOverflowError, StreamError
-from agentcli.net.api import client_for, join_url, open_stream
+from agentcli.net.api import client_for, events_of, join_url, open_stream
 from agentcli.net.errors import ApiIdentity, ConnectError, ConnectionDropped, error_from_event
 from agentcli.net.http import HttpClient
 from agentcli.net.sse import NDJSONDecoder
-from agentcli.providers.base import ModelRequest, ProviderConfig
-from agentcli.providers.coalesce import DeltaSink, handle_batch
+from agentcli.providers.base import HttpProvider, ModelRequest, ProviderConfig
+from agentcli.providers.coalesce import DeltaSink, drive, handle_batch
 from agentcli.providers.profiles import normalize_host
-from agentcli.providers.textcalls import TextCallFilter
+from agentcli.providers.textcalls import extract_text_calls
 
 DEFAULT_HOST = "http://127.0.0.1:11434"
 # Memory for the KV cache grows with num_ctx; models advertising 128k+ would not load on most machines.
@@ -205,7 +205,7 @@ def estimate_tokens(body: dict[str, Any]) -> int:
     ) // 4
 
 
-class OllamaProvider:
+class OllamaProvider(HttpProvider):
     """The native Ollama adapter. Options: `num_ctx`, `max_num_ctx`, `think`, `keep_alive`,
     `text_tool_calls` (default True)."""
 
@@ -283,35 +283,20 @@ class OllamaProvider:
     async def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
         """The reply; unless `text_tool_calls` is off, tool calls written as text and `<think>` tags in the
         content become real events (small local models do both)."""
-        if not self.cfg.options.get("text_tool_calls", True):
-            async for ev in self._stream_raw(request):
-                yield ev
-            return
-        f = TextCallFilter(t.name for t in request.tools)
-        async for ev in self._stream_raw(request):
-            for out in f.feed(ev):
-                yield out
+        events = self._stream_raw(request)
+        if self.cfg.options.get("text_tool_calls", True):
+            events = extract_text_calls(events, request)
+        async for ev in events:
+            yield ev
 
     async def _stream_raw(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
         body = await self.prepare(request)
         resp = await self._call("POST", "/api/chat", body)
         parser = ChatStreamParser()
         decoder = NDJSONDecoder()
-        sink = parser.sink
-        try:
-            async for chunk in resp.aiter_bytes():
-                err = parser.feed_lines(decoder.feed_lines(chunk))
-                for ev in sink.take():
-                    yield ev
-                if err is not None:
-                    raise err
-            err = parser.feed_lines(decoder.flush_lines())
-            for ev in sink.take():
-                yield ev
-            if err is not None:
-                raise err
-        finally:
-            await resp.aclose()
+        async for ev in events_of(resp, lambda chunks: drive(chunks, parser.feed_lines, parser.sink, decoder.feed_lines,
+                                                               decoder.flush_lines)):
+            yield ev
         if not parser.done:
             raise ConnectionDropped("the Ollama stream ended before the reply was complete")
 
@@ -322,5 +307,3 @@ class OllamaProvider:
         models = data.get("models") if isinstance(data, dict) else None
         return [m for m in models or () if isinstance(m, dict)]
 
-    async def aclose(self) -> None:
-        await self._client.aclose()

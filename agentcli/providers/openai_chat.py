@@ -34,11 +34,11 @@ from agentcli.core.events import (
 )
 from agentcli.core.messages import ImageBlock, Message, TextBlock, ToolResultBlock, ToolSpec, ToolUseBlock, Usage
 from agentcli.errors import AgentCliError, AuthError, StreamError
-from agentcli.net.api import client_for, join_url, open_stream
+from agentcli.net.api import client_for, events_of, join_url, open_stream
 from agentcli.net.errors import ApiIdentity, ConnectionDropped, error_from_event
 from agentcli.net.http import HttpClient, is_loopback
 from agentcli.net.sse import loads_event
-from agentcli.providers.base import ModelRequest, ProviderConfig
+from agentcli.providers.base import HttpProvider, ModelRequest, ProviderConfig
 from agentcli.providers.coalesce import DeltaSink, drive_sse, handle_batch
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
@@ -51,7 +51,7 @@ _FINISH: dict[str, StopReason] = {
 }
 
 
-class OpenAIChatProvider:
+class OpenAIChatProvider(HttpProvider):
     """Streams `POST {base}/chat/completions` and yields normalized `StreamEvent`s."""
 
     name = "openai"
@@ -113,15 +113,11 @@ class OpenAIChatProvider:
             who=self.who,
         )
         fields = tuple(self.options.get("reasoning_fields") or ("reasoning_content", "reasoning"))
-        try:
-            async for ev in parse_stream(resp.aiter_bytes(), self.who, reasoning_fields=fields,
-                                         prompt_chars=_prompt_chars(body)):
-                yield ev
-        finally:
-            await resp.aclose()
+        chars = _prompt_chars(body)
+        parsed = events_of(resp, lambda b: parse_stream(b, self.who, reasoning_fields=fields, prompt_chars=chars))
+        async for ev in parsed:
+            yield ev
 
-    async def aclose(self) -> None:
-        await self._client.aclose()
 
 
 # ---- request ----------------------------------------------------------------------------------------------

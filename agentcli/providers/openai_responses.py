@@ -35,10 +35,10 @@ from agentcli.core.messages import (
     Usage,
 )
 from agentcli.errors import AgentCliError, StreamError
-from agentcli.net.api import client_for, join_url, open_stream
+from agentcli.net.api import client_for, events_of, join_url, open_stream
 from agentcli.net.errors import ApiIdentity, ConnectionDropped, error_from_event
 from agentcli.net.http import HttpClient
-from agentcli.providers.base import ModelRequest, ProviderConfig
+from agentcli.providers.base import HttpProvider, ModelRequest, ProviderConfig
 from agentcli.providers.coalesce import DeltaSink, drive_sse, handle_batch
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
@@ -251,7 +251,7 @@ async def parse_stream(chunks: AsyncIterable[bytes], who: ApiIdentity) -> AsyncI
         raise ConnectionDropped(f"the {who.label} stream ended before response.completed")
 
 
-class OpenAIResponsesProvider:
+class OpenAIResponsesProvider(HttpProvider):
     """Streams `POST {base}/responses`; `base_url` defaults to OPENAI_BASE_URL's usual value."""
 
     name = "openai-responses"
@@ -277,11 +277,6 @@ class OpenAIResponsesProvider:
             body=build_body(request, self.cfg.options),
             who=self.who,
         )
-        try:
-            async for ev in parse_stream(resp.aiter_bytes(), self.who):
-                yield ev
-        finally:
-            await resp.aclose()
+        async for ev in events_of(resp, lambda body: parse_stream(body, self.who)):
+            yield ev
 
-    async def aclose(self) -> None:
-        await self._client.aclose()

@@ -378,6 +378,16 @@ class TextCallFilter:
         self._line_blank = self._lstrip = True
 
 
+async def extract_text_calls(events: AsyncIterator[StreamEvent], request: ModelRequest) -> AsyncIterator[StreamEvent]:
+    """`events` with tool calls written as text (for the request's tools) and `<think>` tags made real events."""
+    f = TextCallFilter(t.name for t in request.tools)
+    async for ev in events:
+        for out in f.feed(ev):
+            yield out
+    for out in f.finish():
+        yield out
+
+
 class TextCallProvider:
     """Wraps a provider so text-form tool calls and `<think>` tags in its stream become real events
     (the factory applies it when a profile sets `text_tool_calls`)."""
@@ -387,12 +397,8 @@ class TextCallProvider:
         self.name = inner.name
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
-        f = TextCallFilter(t.name for t in request.tools)
-        async for ev in self.inner.stream(request):
-            for out in f.feed(ev):
-                yield out
-        for out in f.finish():
-            yield out
+        async for ev in extract_text_calls(self.inner.stream(request), request):
+            yield ev
 
     async def aclose(self) -> None:
         await self.inner.aclose()
