@@ -22,7 +22,7 @@ sys.path.insert(0, str(ROOT))
 from agentcli.core.events import TextDelta  # noqa: E402
 from agentcli.core.messages import Message  # noqa: E402
 from agentcli.providers.base import ModelRequest, ProviderConfig  # noqa: E402
-from bench.common import median_of, process_run, start_fake  # noqa: E402
+from bench.common import median_of, process_run, raw_bytes, start_fake  # noqa: E402
 
 # name → (request path, base URL suffix, model, options, minimal raw body)
 TARGETS: dict[str, tuple[str, str, str, dict[str, Any], dict[str, Any]]] = {
@@ -55,18 +55,8 @@ async def lean_run(name: str, url: str) -> tuple[int, float, float]:
 
 
 async def raw_run(name: str, url: str) -> tuple[int, float, float]:
-    from agentcli.net.http import HttpClient
-
     path, _, _, _, body = TARGETS[name]
-    client = HttpClient()
-    t0, c0 = time.perf_counter(), time.process_time()
-    resp = await client.send("POST", url + path, json=body)
-    size = 0
-    async for chunk in resp.aiter_bytes():
-        size += len(chunk)
-    t1, c1 = time.perf_counter(), time.process_time()
-    await client.aclose()
-    return size, t1 - t0, c1 - c0
+    return await raw_bytes(url + path, body)
 
 
 async def parse_run(name: str, url: str) -> tuple[int, float, float]:

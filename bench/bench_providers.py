@@ -21,9 +21,15 @@ sys.path.insert(0, str(ROOT))
 from agentcli.core.events import TextDelta  # noqa: E402
 from agentcli.core.messages import Message  # noqa: E402
 from agentcli.providers.base import ModelRequest, ProviderConfig  # noqa: E402
-from bench.common import median_of, process_run, start_fake  # noqa: E402
+from bench.common import median_of, process_run, raw_bytes, start_fake  # noqa: E402
 
 PRERENDER = ("/v1/messages", "/v1/chat/completions")
+
+
+async def raw_run(name: str, url: str) -> tuple[int, float, float]:
+    path = "/v1/messages" if name == "anthropic" else "/v1/chat/completions"
+    body = {"model": "bench", "max_tokens": 10, "stream": True, "messages": [{"role": "user", "content": "go"}]}
+    return await raw_bytes(url + path, body)
 
 
 def _base(name: str, url: str) -> str:
@@ -43,22 +49,6 @@ async def lean_run(name: str, url: str) -> tuple[int, float, float]:
     t1, c1 = time.perf_counter(), time.process_time()
     await p.aclose()
     return n, t1 - t0, c1 - c0
-
-
-async def raw_run(name: str, url: str) -> tuple[int, float, float]:
-    from agentcli.net.http import HttpClient
-
-    path = "/v1/messages" if name == "anthropic" else "/v1/chat/completions"
-    body = {"model": "bench", "max_tokens": 10, "stream": True, "messages": [{"role": "user", "content": "go"}]}
-    client = HttpClient()
-    t0, c0 = time.perf_counter(), time.process_time()
-    resp = await client.send("POST", url + path, json=body)
-    size = 0
-    async for chunk in resp.aiter_bytes():
-        size += len(chunk)
-    t1, c1 = time.perf_counter(), time.process_time()
-    await client.aclose()
-    return size, t1 - t0, c1 - c0
 
 
 async def sdk_run(name: str, url: str) -> tuple[int, float, float]:

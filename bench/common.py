@@ -59,3 +59,19 @@ def process_run(name: str, base_url: str, model: str, runs: int, options: dict[s
         subprocess.run([sys.executable, "-c", code], cwd=ROOT, check=True)
         times.append(time.perf_counter() - t0)
     return statistics.median(times)
+
+
+async def raw_bytes(url: str, body: dict[str, Any]) -> tuple[int, float, float]:
+    """The floor below any adapter: POST `body` and read the streamed bytes, nothing else.
+    Returns (bytes read, wall seconds, CPU seconds)."""
+    from agentcli.net.http import HttpClient
+
+    client = HttpClient()
+    t0, c0 = time.perf_counter(), time.process_time()
+    resp = await client.send("POST", url, json=body)
+    size = 0
+    async for chunk in resp.aiter_bytes():
+        size += len(chunk)
+    t1, c1 = time.perf_counter(), time.process_time()
+    await client.aclose()
+    return size, t1 - t0, c1 - c0
