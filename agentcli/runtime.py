@@ -19,6 +19,7 @@ from agentcli.core.permissions import Approver, Policy
 from agentcli.core.prompt import system_prompt
 from agentcli.errors import ConfigError, UsageError
 from agentcli.firstrun import anything_configured, first_run_message, probe_local
+from agentcli.net.http import is_loopback_url
 from agentcli.providers import catalog
 from agentcli.providers.base import Effort, Provider
 from agentcli.session.store import OpenedSession
@@ -164,8 +165,12 @@ async def first_use_probe(sel: selection.Selection) -> str | None:
     """On the first use of a local endpoint with a model, read what it says about itself (no model call):
     context window and, where the server tells, tool calling. Cached under $AGENTCLI_HOME/cache."""
     kind = "ollama" if sel.config.name == "ollama" else "openai" if sel.config.name == "openai" else None
-    url = sel.config.base_url or ("http://localhost:11434" if kind == "ollama" else None)
-    if kind is None or url is None or not selection.is_loopback(url):
+    url = sel.config.base_url
+    if kind == "ollama":
+        from agentcli.providers.ollama import ollama_base_url
+
+        url = ollama_base_url(url)
+    if kind is None or url is None or not is_loopback_url(url):
         return None
     from agentcli.providers import probe
 

@@ -11,9 +11,9 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, replace
 from typing import Any
-from urllib.parse import urlsplit
 
 from agentcli.errors import ConfigError, UsageError
+from agentcli.net.http import is_loopback_url
 from agentcli.providers import catalog, factory, profiles
 from agentcli.providers.base import ProviderConfig
 
@@ -69,11 +69,6 @@ def choose(model: str | None, provider: str | None, base_url: str | None) -> tup
     return _from_env(), None
 
 
-def is_loopback(url: str | None) -> bool:
-    host = urlsplit(url).hostname if url else None
-    return host in ("localhost", "127.0.0.1", "::1") or bool(host and host.startswith("127."))
-
-
 def select(
     model: str | None,
     provider: str | None,
@@ -103,7 +98,7 @@ def select(
         name, {"base_url": url, "request_timeout_s": request_timeout_s, "max_retries": max_retries},
         defaults=defaults,
     )
-    local = name == "openai" and is_loopback(cfg.base_url)
+    local = name == "openai" and is_loopback_url(cfg.base_url)
     if local and "text_tool_calls" not in cfg.options:
         # Small local models often write tool calls as text; extraction only fires on known tool names.
         cfg = replace(cfg, options={**cfg.options, "text_tool_calls": True})

@@ -405,6 +405,13 @@ def is_loopback(host: str) -> bool:
     return h in _LOOPBACK or h.startswith("127.") or h.endswith(".localhost")
 
 
+def is_loopback_url(url: str | None) -> bool:
+    """True for a URL on this machine (a local model server)."""
+    if not url:
+        return False
+    return is_loopback(urlsplit(url).hostname or "")
+
+
 def proxy_for(url: str, env: Mapping[str, str]) -> str | None:
     """The proxy URL to use for `url`, from the usual environment variables, or None."""
     parts = urlsplit(url)

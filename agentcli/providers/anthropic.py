@@ -11,7 +11,6 @@ from __future__ import annotations
 import re
 from collections.abc import AsyncIterable, AsyncIterator
 from typing import Any
-from urllib.parse import urlsplit
 
 from agentcli.core.events import (
     MessageStop,
@@ -41,7 +40,7 @@ from agentcli.core.messages import (
 from agentcli.errors import AgentCliError, AuthError, StreamError
 from agentcli.net.api import client_for, events_of, join_url, open_stream
 from agentcli.net.errors import ApiIdentity, ConnectionDropped, error_from_event
-from agentcli.net.http import HttpClient, is_loopback
+from agentcli.net.http import HttpClient, is_loopback_url
 from agentcli.net.sse import loads_event
 from agentcli.providers.base import HttpProvider, ModelRequest, ProviderConfig
 from agentcli.providers.coalesce import DeltaSink, drive_sse, handle_batch
@@ -90,7 +89,7 @@ class AnthropicProvider(HttpProvider):
         """Raise AuthError before any request when a remote endpoint would need a key we do not have."""
         if self.cfg.api_key or self._auth_token:
             return
-        if is_loopback(urlsplit(self.base_url).hostname or ""):
+        if is_loopback_url(self.base_url):
             return
         raise AuthError("ANTHROPIC_API_KEY is not set", hint="export it or put it in ~/.agentcli/config.toml")
 
