@@ -182,9 +182,9 @@ def _with_descendants(ids: list[str], summaries: list[SessionSummary]) -> list[s
 
 
 def _rename(ns: argparse.Namespace, directory: Path) -> int:
+    from agentcli.redact import Redactor
     from agentcli.session.lock import SessionLock
     from agentcli.session.reader import load
-    from agentcli.session.redact import Redactor
     from agentcli.session.writer import SessionWriter
 
     sid = _resolve(directory, ns.id)

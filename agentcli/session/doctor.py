@@ -13,12 +13,12 @@ from pathlib import Path
 
 from agentcli.core.messages import Message
 from agentcli.errors import SessionError, SessionLockedError
+from agentcli.redact import Redactor
 from agentcli.session import layout
 from agentcli.session.index import INDEX_NAME, list_sessions
 from agentcli.session.lock import SessionLock, is_locked
 from agentcli.session.reader import load
 from agentcli.session.records import REPAIR, parse
-from agentcli.session.redact import Redactor
 from agentcli.session.repair import repair
 from agentcli.session.writer import SessionWriter
 

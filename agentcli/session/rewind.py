@@ -125,10 +125,10 @@ def rewind_stored(directory: Path, session_id: str, to: str, *, files: bool, con
                   confirm: Callable[[str, str], bool], secrets: tuple[str, ...] = ()) -> bool:
     """Rewind a stored session (not in use): plan, let `confirm(summary, patch)` decide, apply.
     Returns whether anything was applied."""
+    from agentcli.redact import Redactor
     from agentcli.session import layout
     from agentcli.session.lock import SessionLock
     from agentcli.session.reader import load
-    from agentcli.session.redact import Redactor
     from agentcli.session.store import shadow_for
 
     lock = SessionLock(layout.lock_file(directory, session_id), session_id).acquire()

@@ -25,13 +25,13 @@ from agentcli import __version__, paths
 from agentcli.core.messages import Message
 from agentcli.core.sink import NullSink, SessionSink
 from agentcli.errors import SessionNotFoundError, UsageError
+from agentcli.redact import Redactor
 from agentcli.session import layout
 from agentcli.session.checkpoint import ShadowGit
 from agentcli.session.index import list_sessions
 from agentcli.session.lock import SessionLock
 from agentcli.session.reader import LoadedSession, load, read_file
 from agentcli.session.records import HEADER, REPAIR, RESUMED, SCHEMA_VERSION, Record, encode, now_iso, paused_gc
-from agentcli.session.redact import Redactor
 from agentcli.session.repair import repair
 from agentcli.session.writer import SessionWriter
 

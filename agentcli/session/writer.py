@@ -23,6 +23,7 @@ from typing import Any
 
 from agentcli.core.messages import Message
 from agentcli.errors import SessionError
+from agentcli.redact import Redactor
 from agentcli.session.checkpoint import CheckpointError, ShadowGit
 from agentcli.session.lock import SessionLock
 from agentcli.session.records import (
@@ -33,7 +34,6 @@ from agentcli.session.records import (
     encode,
     message_record,
 )
-from agentcli.session.redact import Redactor
 
 
 class SessionWriter:

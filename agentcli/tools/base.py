@@ -9,6 +9,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+from agentcli.redact import Redactor
+
 
 @dataclass(slots=True)
 class ToolContext:
@@ -26,12 +28,14 @@ class ToolContext:
     env: dict[str, str] | None = None
     secrets: tuple[str, ...] = ()
     state: dict[str, Any] = field(default_factory=dict)
+    _redactor: Redactor | None = field(default=None, repr=False, compare=False)
 
     def redact(self, text: str) -> str:
-        for s in self.secrets:
-            if s and s in text:
-                text = text.replace(s, "[REDACTED]")
-        return text
+        """`text` without the session's secrets. Key-shaped strings stay (a project's own test fixtures are
+        legitimate tool output); the session file's redactor also catches those."""
+        if self._redactor is None or self._redactor.given != self.secrets:
+            self._redactor = Redactor(self.secrets, patterns=False)
+        return self._redactor.text(text)
 
 
 @dataclass(frozen=True, slots=True)

@@ -101,7 +101,7 @@ def test_message_meta_accepts_dataclasses(project: Path) -> None:
 
 
 def test_every_append_is_one_write(project: Path, tmp_path: Path) -> None:
-    from agentcli.session.redact import Redactor
+    from agentcli.redact import Redactor
 
     path = tmp_path / "s.jsonl"
     w = SessionWriter(path, "sid", redactor=Redactor())

@@ -5,9 +5,9 @@ from pathlib import Path
 import pytest
 
 from agentcli.core.messages import Message, ToolUseBlock
+from agentcli.redact import REDACTED, Redactor
 from agentcli.session.export import to_json, to_markdown
 from agentcli.session.reader import load
-from agentcli.session.redact import REDACTED, Redactor
 from agentcli.session.store import open_session
 from tests.session.helpers import bash_turn
 

@@ -21,11 +21,11 @@ from agentcli.core.events import MessageStop, ToolCallDelta, ToolCallEnd, ToolCa
 from agentcli.core.permissions import Approval, ApprovalRequest
 from agentcli.permissions.loader import load_policy
 from agentcli.providers.base import ProviderConfig
+from agentcli.redact import Redactor
 from agentcli.runtime import Built
 from agentcli.selection import Selection
 from agentcli.session.checkpoint import ShadowGit
 from agentcli.session.index import SessionSummary
-from agentcli.session.redact import Redactor
 from agentcli.session.store import OpenedSession
 from agentcli.session.writer import SessionWriter
 from agentcli.tools.base import ToolContext

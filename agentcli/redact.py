@@ -1,7 +1,7 @@
-"""Secret redaction for everything written to a session file.
+"""Secret redaction for tool output and everything written to a session file.
 
 Two layers: the exact secrets we were given (API keys from env/config) and a pattern net for common key
-shapes, so a key printed by `env` in a Bash result never reaches disk.
+shapes, so a key printed by `env` in a Bash result never reaches the model or the disk.
 """
 
 from __future__ import annotations
@@ -34,10 +34,12 @@ _PREFIXES = ("sk-", "AIza", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_
 
 
 class Redactor:
-    """Replaces configured secrets and key-shaped strings with `[REDACTED]`. Secrets shorter than six
-    characters are ignored: redacting them would mangle ordinary text."""
+    """Replaces configured secrets and (unless `patterns=False`) key-shaped strings with `[REDACTED]`. Secrets
+    shorter than six characters are ignored: redacting them would mangle ordinary text."""
 
-    def __init__(self, secrets: tuple[str, ...] = ()) -> None:
+    def __init__(self, secrets: tuple[str, ...] = (), *, patterns: bool = True) -> None:
+        self.given = secrets
+        self.patterns = patterns
         found = {s for s in secrets if s and len(s) >= _MIN_SECRET_LEN}
         # The JSON-escaped form too, for secrets read back out of JSON text by a tool.
         found |= {json.dumps(s, ensure_ascii=False)[1:-1] for s in list(found)}
@@ -47,7 +49,7 @@ class Redactor:
         for secret in self.secrets:
             if secret in s:
                 s = s.replace(secret, REDACTED)
-        if any(p in s for p in _PREFIXES):
+        if self.patterns and any(p in s for p in _PREFIXES):
             s = _PATTERN.sub(REDACTED, s)
         return s
 
