@@ -32,6 +32,7 @@ from agentcli.core.events import (
     TurnStarted,
     UsageReport,
 )
+from agentcli.ids import new_uuid
 from agentcli.output import schema
 from agentcli.output.partial import PartialMapper
 
@@ -106,7 +107,7 @@ class StreamJsonPrinter:
     def _stream_event(self, raw: list[dict[str, Any]]) -> None:
         for e in raw:
             self._emit({"type": "stream_event", "event": e, "session_id": self.session_id,
-                        "parent_tool_use_id": None, "uuid": schema.new_uuid()})
+                        "parent_tool_use_id": None, "uuid": new_uuid()})
 
     def feed(self, ev: AgentEvent) -> None:
         match ev:
@@ -121,10 +122,10 @@ class StreamJsonPrinter:
                 self._emit({"type": "system", "subtype": "api_retry", "attempt": attempt,
                             "max_retries": max_retries, "retry_delay_ms": int(delay * 1000),
                             "error_status": status, "error": code, "message": message,
-                            "session_id": self.session_id, "uuid": schema.new_uuid()})
+                            "session_id": self.session_id, "uuid": new_uuid()})
             case Notice(level, text):
                 self._emit({"type": "system", "subtype": "notice", "level": level, "text": text,
-                            "session_id": self.session_id, "uuid": schema.new_uuid()})
+                            "session_id": self.session_id, "uuid": new_uuid()})
             case RunFinished(result):
                 self._emit(schema.result_line(result))
             case (TurnStarted() | TextDelta() | ThinkingDelta() | ThinkingSignature() | RedactedThinking()

@@ -11,17 +11,9 @@ from typing import Any
 
 from agentcli.core.events import ModelUsage, RunResult, SessionStarted
 from agentcli.core.messages import Message, Usage
+from agentcli.ids import new_uuid
 
 SCHEMA_VERSION = 1
-
-
-def new_uuid() -> str:
-    """A random (version 4) UUID, as str(uuid.uuid4()) gives it; the uuid module is slow to import."""
-    b = bytearray(os.urandom(16))
-    b[6] = (b[6] & 0x0F) | 0x40
-    b[8] = (b[8] & 0x3F) | 0x80
-    h = b.hex()
-    return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
 
 
 def init_line(ev: SessionStarted) -> dict[str, Any]:

@@ -7,10 +7,10 @@ index); per project: `shadow.git/` (the checkpoint object store) and `.index.jso
 from __future__ import annotations
 
 import re
-import uuid
 from pathlib import Path
 
 from agentcli import paths
+from agentcli.ids import new_uuid
 
 SUFFIX = ".jsonl"
 _UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
@@ -41,7 +41,7 @@ def shadow_store(directory: Path) -> Path:
 
 
 def new_session_id() -> str:
-    return str(uuid.uuid4())
+    return new_uuid()
 
 
 def is_session_id(text: str) -> bool:
