@@ -70,7 +70,6 @@ class Settings:
     providers: dict[str, dict[str, Any]] = field(default_factory=dict)
     prices: dict[str, dict[str, Any]] = field(default_factory=dict)
     secrets: tuple[str, ...] = ()
-    sources: list[str] = field(default_factory=list)
 
     @property
     def project_root(self) -> Path:
@@ -114,10 +113,7 @@ def _apply(settings: Settings, data: dict[str, Any], source: str) -> Settings:
     prices = data.get("prices")
     if isinstance(prices, dict):
         changes["prices"] = {**settings.prices, **prices}
-    if changes:
-        settings = replace(settings, **changes)
-        settings.sources.append(source)
-    return settings
+    return replace(settings, **changes) if changes else settings
 
 
 def _from_env(settings: Settings) -> Settings:

@@ -45,9 +45,6 @@ class ToolRegistry:
     def add(self, tool: Tool) -> None:
         self._extra[tool.name] = tool
 
-    def remove(self, name: str) -> None:
-        self._extra.pop(name, None)
-
     def tools(self) -> list[Tool]:
         out: list[Tool] = []
         for name in self.enabled:
@@ -58,9 +55,3 @@ class ToolRegistry:
             out.append(self._loaded[name])
         out.extend(self._extra.values())
         return out
-
-    def get(self, name: str) -> Tool | None:
-        for t in self.tools():
-            if t.name == name:
-                return t
-        return None
