@@ -150,17 +150,13 @@ def _ask_trust(settings: Settings, ns: argparse.Namespace) -> Settings:
 
 def _require_provider(settings: Settings) -> None:
     """The REPL with nothing configured would only fail at the first prompt: explain and stop now (exit 2).
-    The check reads settings and environment only; local ports are probed just to list what is listening."""
-    from agentcli.firstrun import anything_configured
+    The usual case (configured) costs no event loop before the prompt."""
+    from agentcli.firstrun import anything_configured, require_configured
 
-    if anything_configured(settings.model, settings.provider, settings.base_url):
-        return
-    import asyncio
+    if not anything_configured(settings.model, settings.provider, settings.base_url):
+        import asyncio
 
-    from agentcli.errors import ConfigError
-    from agentcli.firstrun import first_run_message, probe_local
-
-    raise ConfigError(first_run_message(asyncio.run(probe_local())), code="no_provider")
+        asyncio.run(require_configured(settings.model, settings.provider, settings.base_url))
 
 
 def run(argv: list[str], *, exit_when_done: bool = False) -> int:

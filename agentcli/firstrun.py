@@ -54,3 +54,13 @@ def first_run_message(found: list[tuple[str, int, str]]) -> str:
     else:
         lines.append("No local model server found on ports 11434 (Ollama), 8080 (llama.cpp), 1234 (LM Studio).")
     return "\n".join(lines)
+
+
+async def require_configured(model: str | None, provider: str | None, base_url: str | None) -> None:
+    """Nothing configured at all: a ConfigError (exit 2) saying how to configure a provider and which local
+    servers are listening. Ports are probed only in that case."""
+    if anything_configured(model, provider, base_url):
+        return
+    from agentcli.errors import ConfigError
+
+    raise ConfigError(first_run_message(await probe_local()), code="no_provider")

@@ -17,8 +17,8 @@ from agentcli.core.loop import Agent, AgentOptions
 from agentcli.core.messages import Usage
 from agentcli.core.permissions import Approver, Policy
 from agentcli.core.prompt import system_prompt
-from agentcli.errors import ConfigError, UsageError
-from agentcli.firstrun import anything_configured, first_run_message, probe_local
+from agentcli.errors import UsageError
+from agentcli.firstrun import require_configured
 from agentcli.net.http import is_loopback_url
 from agentcli.providers import catalog
 from agentcli.providers.base import Effort, Provider
@@ -33,9 +33,7 @@ from agentcli.tools.registry import DEFAULT_TOOLS, ToolRegistry
 async def select_provider(settings: Settings) -> selection.Selection:
     """The provider and model for this run; on a first run with nothing configured, a ConfigError that says
     how to configure one and which local servers are listening."""
-    if not anything_configured(settings.model, settings.provider, settings.base_url):
-        found = await probe_local()
-        raise ConfigError(first_run_message(found), code="no_provider")
+    await require_configured(settings.model, settings.provider, settings.base_url)
     return selection.select(
         settings.model, settings.provider, settings.base_url, settings.providers,
         request_timeout_s=settings.request_timeout_s, max_retries=settings.max_retries,
