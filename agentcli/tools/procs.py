@@ -40,14 +40,15 @@ def temp_file(prefix: str) -> str:
         return path
 
 
-async def run_capture(argv: list[str], cwd: Path) -> tuple[int, bytes, bytes]:
-    """Run a helper program to completion; (exit code, stdout, stderr). Killed if we are cancelled."""
+async def run_capture(argv: list[str], cwd: Path, *, merge_stderr: bool = False) -> tuple[int, bytes, bytes]:
+    """Run a helper program to completion; (exit code, stdout, stderr) — with `merge_stderr`, both interleaved in
+    stdout and stderr empty. Killed if we are cancelled."""
     proc = await asyncio.create_subprocess_exec(
         *argv,
         cwd=cwd,
         stdin=asyncio.subprocess.DEVNULL,
         stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.STDOUT if merge_stderr else asyncio.subprocess.PIPE,
     )
     try:
         out, err = await proc.communicate()
@@ -55,7 +56,7 @@ async def run_capture(argv: list[str], cwd: Path) -> tuple[int, bytes, bytes]:
         proc.kill()
         await proc.wait()
         raise
-    return proc.returncode or 0, out, err
+    return proc.returncode or 0, out, err or b""
 
 
 def kill_group(pid: int, sig: int = signal.SIGKILL) -> None:

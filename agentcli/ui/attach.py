@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import re
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -75,23 +74,13 @@ def build_message(prompt: str, cwd: Path, context: list[str]) -> Message:
 
 async def run_shell(command: str, cwd: Path) -> tuple[int, str]:
     """Run `command` in the user's shell; (exit status, combined output, cut to a sane size)."""
-    proc = await asyncio.create_subprocess_shell(
-        command,
-        cwd=cwd,
-        stdin=asyncio.subprocess.DEVNULL,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.STDOUT,
-    )
-    try:
-        out, _ = await proc.communicate()
-    except asyncio.CancelledError:
-        proc.kill()
-        await proc.wait()
-        raise
+    from agentcli.tools.procs import run_capture
+
+    status, out, _ = await run_capture(["/bin/sh", "-c", command], cwd, merge_stderr=True)
     text = out.decode("utf-8", "replace")
     if len(text) > MAX_SHELL_CHARS:
         text = "[… earlier output cut]\n" + text[-MAX_SHELL_CHARS:]
-    return proc.returncode or 0, text
+    return status, text
 
 
 def shell_context(command: str, status: int, output: str) -> str:
