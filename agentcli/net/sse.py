@@ -99,20 +99,13 @@ class NDJSONDecoder:
         self._buf = b""
 
     def feed(self, chunk: bytes) -> list[Any]:
-        buf = self._buf + chunk if self._buf else chunk
-        end = buf.rfind(b"\n")
-        if end < 0:
-            self._buf = buf
-            return []
-        self._buf = buf[end + 1 :]
-        return [json.loads(line) for line in buf[:end].split(b"\n") if line.strip()]
+        return [json.loads(line) for line in self.feed_lines(chunk)]
 
     def flush(self) -> list[Any]:
-        rest, self._buf = self._buf, b""
-        return [json.loads(rest)] if rest.strip() else []
+        return [json.loads(line) for line in self.flush_lines()]
 
     def feed_lines(self, chunk: bytes) -> list[str]:
-        """Like `feed`, but the complete non-blank lines as text, not decoded (see `decode_json_batch`)."""
+        """The complete non-blank lines of what has arrived, as text, not yet decoded (see `decode_json_batch`)."""
         buf = self._buf + chunk if self._buf else chunk
         end = buf.rfind(b"\n")
         if end < 0:
