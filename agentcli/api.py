@@ -19,9 +19,9 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
-from agentcli.config import load_settings
 from agentcli.core.events import AgentEvent
 from agentcli.core.permissions import Approver, DenyingApprover
+from agentcli.settings.config import load_settings
 
 
 async def query(
@@ -32,7 +32,7 @@ async def query(
     **settings: Any,
 ) -> AsyncIterator[AgentEvent]:
     """Run one prompt; `settings` are Settings fields (model, permission_mode, allowed_tools, max_turns …)."""
-    from agentcli.runtime import build
+    from agentcli.assembly.runtime import build
 
     resolved = load_settings(Path(cwd) if cwd is not None else Path.cwd(), settings)
     built = await build(resolved, approver or DenyingApprover())

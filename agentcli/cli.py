@@ -16,7 +16,7 @@ from agentcli import __version__
 from agentcli.errors import AgentCliError, UsageError
 
 if TYPE_CHECKING:
-    from agentcli.config import Settings
+    from agentcli.settings.config import Settings
 
 SUBCOMMANDS: dict[str, str] = {
     "sessions": "list, show, fork, rewind, export and repair stored sessions",
@@ -134,8 +134,8 @@ def _read_prompt(ns: argparse.Namespace) -> str:
 
 def _ask_trust(settings: Settings, ns: argparse.Namespace) -> Settings:
     """Before the first session in a project whose shared settings grant something: show it and ask."""
-    from agentcli import trust
-    from agentcli.config import load_settings
+    from agentcli.settings import trust
+    from agentcli.settings.config import load_settings
 
     path = trust.shared_settings_file(settings.project_root)
     what = "\n".join(f"  - {g}" for g in settings.untrusted)
@@ -151,7 +151,7 @@ def _ask_trust(settings: Settings, ns: argparse.Namespace) -> Settings:
 def _require_provider(settings: Settings) -> None:
     """The REPL with nothing configured would only fail at the first prompt: explain and stop now (exit 2).
     The usual case (configured) costs no event loop before the prompt."""
-    from agentcli.firstrun import anything_configured, require_configured
+    from agentcli.assembly.firstrun import anything_configured, require_configured
 
     if not anything_configured(settings.model, settings.provider, settings.base_url):
         import asyncio
@@ -170,7 +170,7 @@ def run(argv: list[str], *, exit_when_done: bool = False) -> int:
         return status
     ns = build_parser().parse_args(argv)
     try:
-        from agentcli.config import load_settings
+        from agentcli.settings.config import load_settings
 
         settings = load_settings(_cwd(ns), _flags(ns))
         if ns.print_mode:

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from agentcli.config import SECRET_ENV_VARS
-from agentcli.firstrun import CONFIG_ENV_VARS
+from agentcli.assembly.firstrun import CONFIG_ENV_VARS
+from agentcli.settings.config import SECRET_ENV_VARS
 
 pytest_plugins = ["tests.fakes.fixtures"]
 

@@ -69,13 +69,13 @@ def _cmd_list(ns: argparse.Namespace, root: Path) -> int:
 
 
 def _cmd_trust(ns: argparse.Namespace, root: Path) -> int:
-    from agentcli import settings_file, trust
+    from agentcli.settings import trust, writer
 
     path = trust.shared_settings_file(root)
     if not path.is_file():
         sys.stdout.write(f"{path} does not exist: nothing to trust.\n")
         return 0
-    found = trust.grants(settings_file.load(path))
+    found = trust.grants(writer.load(path))
     trust.trust(root)
     what = "\n".join(f"  - {g}" for g in found) or "  (nothing that needs trust)"
     sys.stdout.write(f"Trusted {path} as it is now. It grants:\n{what}\nChanging the file asks again.\n")

@@ -11,7 +11,7 @@ from typing import Any
 
 from agentcli import paths
 from agentcli.commands import reporting_errors
-from agentcli.presets import Preset, list_presets, load_preset
+from agentcli.settings.presets import Preset, list_presets, load_preset
 
 
 def main(argv: list[str]) -> int:

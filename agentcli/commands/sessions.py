@@ -84,7 +84,7 @@ def _resolve(directory: Path, ref: str) -> str:
 
 def _secrets() -> tuple[str, ...]:
     """The secrets agentcli knows of (env keys, keys in config), so nothing written here can hold one."""
-    from agentcli.config import load_settings
+    from agentcli.settings.config import load_settings
 
     try:
         return load_settings(Path.cwd(), {}).secrets

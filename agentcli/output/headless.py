@@ -5,12 +5,12 @@ from __future__ import annotations
 import asyncio
 import sys
 
-from agentcli.config import Settings
 from agentcli.core.events import Notice, RunFinished, SessionStarted
 from agentcli.core.permissions import DenyingApprover
 from agentcli.errors import AgentCliError
 from agentcli.output.printers import Printer, make_printer
 from agentcli.output.schema import failed_result
+from agentcli.settings.config import Settings
 
 
 class HeadlessApprover(DenyingApprover):
@@ -27,7 +27,7 @@ def run_headless(settings: Settings, prompt: str) -> int:
 
 
 async def _run(settings: Settings, prompt: str, printer: Printer) -> int:
-    from agentcli.runtime import build
+    from agentcli.assembly.runtime import build
 
     try:
         built = await build(settings, HeadlessApprover())

@@ -21,11 +21,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from agentcli import paths, settings_file
+from agentcli import paths
 from agentcli.core.permissions import PERMISSION_MODES
 from agentcli.errors import ConfigError
 from agentcli.permissions.policy import RulePolicy
 from agentcli.permissions.rules import Rule, RuleBehavior, parse_rule, split_rule_list
+from agentcli.settings import writer
 from agentcli.tools.base import ToolContext
 
 BEHAVIORS: tuple[RuleBehavior, ...] = ("deny", "ask", "allow")
@@ -68,7 +69,7 @@ def builtin_rules() -> list[Rule]:
 
 def read_rules(path: Path, source: str) -> tuple[list[Rule], dict[str, Any]]:
     """The rules of one file and its whole `[permissions]` table. Invalid rules raise ConfigError."""
-    table = settings_file.load(path).get("permissions", {})
+    table = writer.load(path).get("permissions", {})
     if not isinstance(table, dict):
         raise ConfigError(f"{path}: [permissions] must be a table")
     rules: list[Rule] = []
@@ -171,12 +172,12 @@ def save_rule(project_root: Path, text: str, behavior: RuleBehavior, scope: str)
     """Add a rule to the file of `scope` (local | project | user); returns the file."""
     parse_rule(text, behavior)
     path = scope_file(project_root, scope)
-    table = settings_file.load(path).get("permissions", {})
+    table = writer.load(path).get("permissions", {})
     items = list(table.get(behavior, [])) if isinstance(table, dict) else []
     if text not in items:
         items.append(text)
         with _keeping_trust(project_root, scope):
-            settings_file.update_table(path, "permissions", {behavior: items})
+            writer.update_table(path, "permissions", {behavior: items})
     if scope == "local":
         _ignore_local(path)
     return path
@@ -185,7 +186,7 @@ def save_rule(project_root: Path, text: str, behavior: RuleBehavior, scope: str)
 def remove_rule(project_root: Path, text: str, behavior: RuleBehavior | None, scope: str) -> bool:
     """Remove a rule from the file of `scope`; True if it was there."""
     path = scope_file(project_root, scope)
-    table = settings_file.load(path).get("permissions", {})
+    table = writer.load(path).get("permissions", {})
     if not isinstance(table, dict):
         return False
     changes: dict[str, Any] = {}
@@ -195,14 +196,14 @@ def remove_rule(project_root: Path, text: str, behavior: RuleBehavior | None, sc
             changes[b] = [i for i in items if i != text]
     if changes:
         with _keeping_trust(project_root, scope):
-            settings_file.update_table(path, "permissions", changes)
+            writer.update_table(path, "permissions", changes)
     return bool(changes)
 
 
 @contextlib.contextmanager
 def _keeping_trust(project_root: Path, scope: str) -> Iterator[None]:
     """A change agentcli makes to the shared file for the user keeps the project trusted if it was."""
-    from agentcli import trust
+    from agentcli.settings import trust
 
     trusted = scope == "project" and trust.is_trusted(project_root)
     yield
@@ -215,4 +216,4 @@ def _ignore_local(local: Path) -> None:
     ignore = local.parent / ".gitignore"
     lines = ignore.read_text(encoding="utf-8").splitlines() if ignore.exists() else []
     if local.name not in lines:
-        settings_file.atomic_write(ignore, "\n".join([*lines, local.name]) + "\n", mode=0o644)
+        writer.atomic_write(ignore, "\n".join([*lines, local.name]) + "\n", mode=0o644)

@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 
 async def switch_model(repl: Repl, name: str) -> None:
     """`/model name`: a bare name stays with this session's provider setup; `provider/model` picks another."""
-    from agentcli import runtime, selection
+    from agentcli.assembly import runtime, selection
 
     settings = repl.settings
     same_setup = "/" not in name
@@ -48,7 +48,8 @@ async def switch_model(repl: Repl, name: str) -> None:
 async def switch_preset(repl: Repl, name: str) -> None:
     """`/preset [name]`: list the presets, or switch this session to one: its tools, rules, mode and
     system-prompt addendum apply from the next turn on (the conversation is kept)."""
-    from agentcli import presets, runtime
+    from agentcli.assembly import runtime
+    from agentcli.settings import presets
 
     if not name:
         lines = [f"  {p.name:<10} {p.description}" for p in presets.list_presets(repl.root)]

@@ -32,11 +32,11 @@ if TYPE_CHECKING:
     from prompt_toolkit import PromptSession
     from rich.console import Console
 
-    from agentcli.config import Settings
+    from agentcli.assembly.runtime import Built
     from agentcli.core.loop import Agent
     from agentcli.core.messages import Message
     from agentcli.core.permissions import Approval, ApprovalRequest, Approver
-    from agentcli.runtime import Built
+    from agentcli.settings.config import Settings
     from agentcli.tools.base import ToolContext
     from agentcli.tools.exit_plan import PlanDecision
     from agentcli.ui.render import Renderer
@@ -258,7 +258,7 @@ class Repl:
     async def _build(self) -> Built:
         await asyncio.to_thread(preload, self.settings)
         self._show_branch()
-        from agentcli.runtime import build
+        from agentcli.assembly.runtime import build
 
         return await build(self.settings, PausingApprover(self, make_approver(self)))
 
@@ -367,7 +367,7 @@ class Repl:
             self._building = None
         self.renderer.begin_turn()
         try:
-            from agentcli.runtime import build
+            from agentcli.assembly.runtime import build
 
             built = await build(settings, PausingApprover(self, make_approver(self)))
         except AgentCliError as err:
@@ -453,9 +453,9 @@ def preload(settings: Settings) -> None:
     worker thread, so the prompt keeps echoing keys while it loads."""
     import importlib
 
-    for name in ("agentcli.runtime", "agentcli.session.store", "agentcli.core.toolrun"):
+    for name in ("agentcli.assembly.runtime", "agentcli.session.store", "agentcli.core.toolrun"):
         importlib.import_module(name)
-    from agentcli import selection
+    from agentcli.assembly import selection
     from agentcli.providers import factory
     from agentcli.tools.registry import DEFAULT_TOOLS, load_tool
 

@@ -1,5 +1,5 @@
 """Slash commands: `/name args` typed at the prompt. Built-ins live here; custom ones come from markdown files
-(agentcli.commands_custom). Each handler gets the REPL and the argument text."""
+(agentcli.settings.custom_commands). Each handler gets the REPL and the argument text."""
 
 from __future__ import annotations
 
@@ -46,7 +46,7 @@ def command(name: str, description: str, usage: str = "") -> Callable[[Handler],
 
 def command_names(repl: Repl) -> list[tuple[str, str]]:
     """(name, description) of every command, built-in first, for completion and /help."""
-    from agentcli.commands_custom import load_commands
+    from agentcli.settings.custom_commands import load_commands
 
     names = [(c.name, c.description) for c in COMMANDS.values()]
     names.extend((c.name, f"{c.description} ({c.scope})") for c in load_commands(repl.root).values())
@@ -67,7 +67,7 @@ async def dispatch(repl: Repl, text: str) -> None:
     if builtin is not None:
         await builtin.handler(repl, args)
         return
-    from agentcli.commands_custom import load_commands
+    from agentcli.settings.custom_commands import load_commands
 
     custom = load_commands(repl.root).get(name)
     if custom is not None:
@@ -99,7 +99,7 @@ def model_names() -> list[str]:
 
 def preset_names(repl: Repl) -> list[tuple[str, str]]:
     try:
-        from agentcli.presets import list_presets
+        from agentcli.settings.presets import list_presets
 
         return [(p.name, p.description) for p in list_presets(repl.root)]
     except Exception:  # a broken preset file must not break completion
@@ -331,7 +331,7 @@ async def _init(repl: Repl, args: str) -> None:
 
 @command("memory", "show which memory files (AGENTS.md …) were loaded")
 async def _memory(repl: Repl, args: str) -> None:
-    from agentcli.memory import load_memory
+    from agentcli.settings.memory import load_memory
 
     mem = load_memory(repl.cwd, repl.root)
     if not mem.files:

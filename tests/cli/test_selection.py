@@ -1,4 +1,4 @@
-"""Provider and model selection (agentcli.selection) from flags, base URLs and environment."""
+"""Provider and model selection (agentcli.assembly.selection) from flags, base URLs and environment."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from agentcli.assembly.selection import choose, select
 from agentcli.errors import ConfigError, UsageError
-from agentcli.selection import choose, select
 from tests.cli.helpers import agentcli
 from tests.fakes.script import Reply
 from tests.fakes.server import FakeLLM

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pexpect
 
-from agentcli import trust
+from agentcli.settings import trust
 from tests.cli.helpers import ANTHROPIC, agentcli, git_repo, provider_env
 from tests.fakes.script import Reply, ToolCall
 from tests.fakes.server import FakeLLM

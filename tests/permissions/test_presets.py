@@ -10,7 +10,7 @@ import pytest
 from agentcli import paths
 from agentcli.commands import presets as presets_cmd
 from agentcli.errors import ConfigError
-from agentcli.presets import builtin_dir, list_presets, load_preset
+from agentcli.settings.presets import builtin_dir, list_presets, load_preset
 from agentcli.tools.registry import BUILTIN_TOOLS, load_tool
 
 

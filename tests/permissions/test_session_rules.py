@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from agentcli.config import load_settings
+from agentcli.assembly.runtime import build
 from agentcli.core.permissions import Approval, DenyingApprover
-from agentcli.runtime import build
+from agentcli.settings.config import load_settings
 from agentcli.tools.registry import load_tool
 from tests.cli.helpers import ANTHROPIC, git_repo, provider_env
 from tests.fakes.script import Reply, ToolCall

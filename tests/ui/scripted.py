@@ -9,16 +9,16 @@ from pathlib import Path
 
 from rich.console import Console
 
-from agentcli.config import Settings
+from agentcli.assembly.runtime import Built
+from agentcli.assembly.selection import Selection
 from agentcli.core.events import MessageStop, StreamEvent, TextDelta, UsageReport
 from agentcli.core.loop import Agent, AgentOptions
 from agentcli.core.messages import Usage
 from agentcli.core.permissions import Approval, ApprovalRequest, SimplePolicy
 from agentcli.core.sink import NullSink
 from agentcli.providers.base import ModelRequest, ProviderConfig
-from agentcli.runtime import Built
-from agentcli.selection import Selection
 from agentcli.session.store import OpenedSession
+from agentcli.settings.config import Settings
 from agentcli.tools.base import ToolContext
 from agentcli.tools.registry import ToolRegistry
 from agentcli.ui.repl import Repl

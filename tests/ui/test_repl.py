@@ -148,8 +148,8 @@ def test_thinking_can_be_hidden_by_setting(tmp_path: Path, monkeypatch: pytest.M
 
     from rich.console import Console
 
-    from agentcli.config import load_settings
     from agentcli.core.events import ThinkingDelta
+    from agentcli.settings.config import load_settings
     from agentcli.ui.repl import Repl
 
     home = tmp_path / "home"

@@ -17,13 +17,13 @@ from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 from rich.console import Console
 
+from agentcli.assembly.runtime import Built
+from agentcli.assembly.selection import Selection
 from agentcli.core.events import MessageStop, ToolCallDelta, ToolCallEnd, ToolCallStart
 from agentcli.core.permissions import Approval, ApprovalRequest
 from agentcli.permissions.loader import load_policy
 from agentcli.providers.base import ProviderConfig
 from agentcli.redact import Redactor
-from agentcli.runtime import Built
-from agentcli.selection import Selection
 from agentcli.session.checkpoint import ShadowGit
 from agentcli.session.index import SessionSummary
 from agentcli.session.store import OpenedSession

@@ -1,7 +1,7 @@
 """Settings, layered: defaults < ~/.agentcli/config.toml < project .agentcli/settings.toml < settings.local.toml
 < environment < command-line flags.
 
-Only reading lives here; agentcli.settings_file is the one place that writes these files.
+Only reading lives here; agentcli.settings.writer is the one place that writes these files.
 """
 
 from __future__ import annotations
@@ -149,8 +149,8 @@ def load_settings(cwd: Path, flags: dict[str, Any]) -> Settings:
 
 
 def _withhold_untrusted(root: Path, data: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
-    """The shared project file minus what it may not do before the user trusts it (see agentcli.trust)."""
-    from agentcli import trust
+    """The shared project file minus what it may not do before the user trusts it (see agentcli.settings.trust)."""
+    from agentcli.settings import trust
 
     withheld = trust.untrusted_grants(root, data)
     if not withheld:

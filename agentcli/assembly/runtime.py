@@ -11,21 +11,21 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
-from agentcli import selection
-from agentcli.config import Settings
+from agentcli.assembly import selection
+from agentcli.assembly.firstrun import require_configured
 from agentcli.core.loop import Agent, AgentOptions
 from agentcli.core.messages import Usage
 from agentcli.core.permissions import Approver, Policy
 from agentcli.core.prompt import system_prompt
 from agentcli.errors import UsageError
-from agentcli.firstrun import require_configured
 from agentcli.net.http import is_loopback_url
 from agentcli.providers import catalog
 from agentcli.providers.base import Effort, Provider
 from agentcli.session.store import OpenedSession
+from agentcli.settings.config import Settings
 
 if TYPE_CHECKING:
-    from agentcli.presets import Preset
+    from agentcli.settings.presets import Preset
 from agentcli.tools.base import ToolContext
 from agentcli.tools.registry import DEFAULT_TOOLS, ToolRegistry
 
@@ -92,7 +92,7 @@ def make_policy(settings: Settings, ctx: ToolContext, preset: Preset | None, ses
 def load_preset(settings: Settings) -> Preset | None:
     if not settings.preset:
         return None
-    from agentcli.presets import load_preset as load
+    from agentcli.settings.presets import load_preset as load
 
     return load(settings.preset, settings.project_root)
 
@@ -132,7 +132,7 @@ def open_sink(settings: Settings, sel: selection.Selection) -> OpenedSession:
 
 
 def build_prompt(settings: Settings, preset: Preset | None = None) -> str:
-    from agentcli.memory import load_memory
+    from agentcli.settings.memory import load_memory
 
     memory = load_memory(settings.cwd, settings.project_root)
     return system_prompt(

@@ -21,8 +21,9 @@ from pathlib import Path
 from typing import Any
 
 import agentcli
-from agentcli import paths, settings_file
+from agentcli import paths
 from agentcli.errors import ConfigError
+from agentcli.settings import writer
 
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
 _MODES = ("default", "acceptEdits", "plan", "bypassPermissions")
@@ -70,7 +71,7 @@ def load_preset(name: str, project_root: Path | None = None) -> Preset:
     for source, directory in search_path(project_root):
         f = directory / f"{name}.toml"
         if f.is_file():
-            return parse_preset(name, settings_file.load(f), source, f)
+            return parse_preset(name, writer.load(f), source, f)
     known = ", ".join(p.name for p in list_presets(project_root)) or "none"
     raise ConfigError(f"no preset named {name!r}", hint=f"available: {known}")
 
@@ -83,7 +84,7 @@ def list_presets(project_root: Path | None = None) -> list[Preset]:
             continue
         for f in sorted(directory.glob("*.toml")):
             if f.stem not in found and _NAME.fullmatch(f.stem):
-                found[f.stem] = parse_preset(f.stem, settings_file.load(f), source, f)
+                found[f.stem] = parse_preset(f.stem, writer.load(f), source, f)
     return [found[k] for k in sorted(found)]
 
 

@@ -75,7 +75,7 @@ def is_trusted(root: Path) -> bool:
 
 def trust(root: Path) -> None:
     """Record the shared file as it is now as trusted for this project."""
-    from agentcli.settings_file import atomic_write
+    from agentcli.settings.writer import atomic_write
 
     digest = _digest(shared_settings_file(root))
     if digest is None:
