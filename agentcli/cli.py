@@ -1,18 +1,18 @@
 """Command line: flags → Settings → a front end (headless printer or REPL).
 
-argparse rather than typer: `--help` must answer in well under 200 ms and `-r` takes an optional value.
-Subcommands (`agentcli sessions …`) live in agentcli.commands.<name> and are imported only when named.
+The root flags are the table `ROOT_FLAGS` (agentcli.cli_flags): typer builds the command from it (agentcli.cli_app:
+help, panels, checks, subcommands), and `agentcli -p` reads argv with the same table without importing typer.
+Subcommands (`agentcli sessions …`) are modules agentcli.commands.<name>, registered in `SUBCOMMANDS` and imported
+only when named. Adding a root flag is one `flag(…)` line; adding a subcommand is one module and one line here.
 """
 
 from __future__ import annotations
 
-import argparse
-import importlib
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from agentcli import __version__
+from agentcli.cli_flags import ArgvError, Flag, fast_parse, flag
 from agentcli.errors import AgentCliError, UsageError
 
 if TYPE_CHECKING:
@@ -27,103 +27,109 @@ SUBCOMMANDS: dict[str, str] = {
 
 PERMISSION_MODES = ("default", "acceptEdits", "plan", "bypassPermissions")
 OUTPUT_FORMATS = ("text", "json", "stream-json")
+RUN, MODEL, PERMS, SESSION, CONTEXT, LIMITS = "Run", "Model", "Permissions", "Session", "Context", "Limits"
 
-EXIT_STATUSES = """exit statuses:
-  0   success
-  1   the agent or runtime failed (see the error message / result.error)
-  2   usage or configuration error (bad flag, no provider, missing API key)
-  3   the run finished but tool calls were denied (listed in permission_denials)
-  4   a turn, budget or tool-call limit stopped the run
-  75  a retryable provider failure outlasted the retries (rate limit, overload, timeout)
-"""
+# Claude Code's flags keep Claude Code's meaning (`--allowedTools A B`, `"A,B"`, repeated; `-r` with or without a
+# value); `metavar` names what the shells complete: SESSION, MODEL, PRESET, PROVIDER, DIR, FILE.
+ROOT_FLAGS: tuple[Flag, ...] = (
+    flag("-p", "--print", dest="print_mode", kind="switch", panel=RUN,
+         help="run one task headless and print the result (prompt as argument or on stdin)"),
+    flag("--output-format", choices=OUTPUT_FORMATS, panel=RUN, help="with -p: text (default), json or stream-json"),
+    flag("--include-partial-messages", kind="switch", panel=RUN,
+         help="with stream-json: also emit stream_event lines for each delta"),
+    flag("--verbose", kind="switch", panel=RUN, help="more detail on stderr"),
+    flag("--model", metavar="MODEL", help="provider/model or a bare model name (e.g. anthropic/claude-sonnet-4-5, gpt-5)"),
+    flag("--provider", metavar="PROVIDER",
+         help="anthropic, openai, google, ollama, or an OpenAI-compatible profile name"),
+    flag("--base-url", metavar="URL", help="the provider's base URL (a local server: http://localhost:8080/v1)"),
+    flag("--effort", choices=("low", "medium", "high"), help="reasoning effort for models that think"),
+    flag("--permission-mode", choices=PERMISSION_MODES, panel=PERMS, help="how tool calls are allowed"),
+    flag("--dangerously-skip-permissions", kind="switch", panel=PERMS,
+         help="same as --permission-mode bypassPermissions"),
+    flag("--allowedTools", "--allowed-tools", dest="allowed_tools", kind="many", metavar="TOOL", panel=PERMS,
+         help="tools (or rules) allowed without asking: --allowedTools Read \"Bash(git diff:*)\", or \"Read,Edit\""),
+    flag("--disallowedTools", "--disallowed-tools", dest="disallowed_tools", kind="many", metavar="TOOL",
+         panel=PERMS, help="tools (or rules) always denied"),
+    flag("--preset", metavar="PRESET", panel=PERMS,
+         help="tool preset: coding, readonly, minimal, plan, review, or your own"),
+    flag("--add-dir", dest="add_dirs", kind="append", metavar="DIR", panel=CONTEXT,
+         help="another directory the file tools may use"),
+    flag("--append-system-prompt", metavar="TEXT", panel=CONTEXT, help="text added to the end of the system prompt"),
+    flag("--system-prompt", metavar="TEXT", panel=CONTEXT, help="replace the system prompt"),
+    flag("--cwd", metavar="DIR", panel=CONTEXT, help="run as if started in this directory"),
+    flag("--max-turns", type=int, metavar="N", panel=LIMITS, help="stop after this many model requests"),
+    flag("--max-budget-usd", type=float, metavar="USD", panel=LIMITS, help="stop when the run has cost this much"),
+    flag("--max-tool-calls-per-turn", type=int, metavar="N", panel=LIMITS,
+         help="stop when one reply asks for more tool calls"),
+    flag("--request-timeout", dest="request_timeout_s", type=float, metavar="SECONDS", panel=LIMITS,
+         help="timeout for one model request"),
+    flag("--tool-timeout", dest="tool_timeout_s", type=float, metavar="SECONDS", panel=LIMITS,
+         help="timeout for one tool call"),
+    flag("-c", "--continue", dest="continue_", kind="switch", panel=SESSION,
+         help="continue the latest session in this project"),
+    flag("-r", "--resume", kind="optional", metavar="SESSION", panel=SESSION,
+         help="resume a session by id, prefix or name (no value: pick one)"),
+    flag("--fork-session", kind="switch", panel=SESSION, help="with --resume/--continue: continue in a new session"),
+    flag("--session-id", metavar="UUID", panel=SESSION, help="use this UUID for the new session"),
+    flag("--no-session-persistence", kind="switch", panel=SESSION, help="do not save this session"),
+    flag("-n", "--name", metavar="NAME", panel=SESSION, help="a name for this session"),
+    flag("-h", "--help", kind="help", panel=RUN, help="show this message and exit"),
+    flag("-v", "--version", kind="version", panel=RUN, help="print the version and exit"),
+)
+
+EXAMPLES: tuple[tuple[str, str], ...] = (
+    ("agentcli", "an interactive session in this project"),
+    ('agentcli "explain src/main.py"', "the same, starting with a prompt"),
+    ('agentcli -p "fix the failing test" --permission-mode acceptEdits', "one task, headless, edits allowed"),
+    ('git diff | agentcli -p "review this" --output-format json', "the prompt on stdin, one JSON result"),
+    ('agentcli -p "tidy" --allowedTools Read Edit "Bash(git diff:*)"', "tools allowed without asking"),
+    ("agentcli -c", "continue the latest session here"),
+    ("agentcli -r", "pick a session to resume"),
+    ("agentcli --model llamacpp --base-url http://127.0.0.1:8080/v1", "a local llama.cpp server"),
+    ("agentcli sessions list", "a command (agentcli COMMAND --help for each)"),
+)
+
+EXIT_STATUSES: tuple[tuple[str, str], ...] = (
+    ("0", "success"),
+    ("1", "the agent or runtime failed (see the error message / result.error)"),
+    ("2", "usage or configuration error (bad flag, no provider, missing API key)"),
+    ("3", "the run finished but tool calls were denied (listed in permission_denials)"),
+    ("4", "a turn, budget or tool-call limit stopped the run"),
+    ("75", "a retryable provider failure outlasted the retries (rate limit, overload, timeout)"),
+)
 
 
-def _tool_list(value: str) -> list[str]:
+def settings_flags(values: dict[str, Any]) -> dict[str, Any]:
+    """Parsed option values (by `Flag.name`, only those given) → the flag layer of Settings."""
     from agentcli.permissions.rules import split_rule_list
 
-    return split_rule_list(value)
-
-
-def build_parser() -> argparse.ArgumentParser:
-    subs = "\n".join(f"  {name:<12} {text}" for name, text in SUBCOMMANDS.items())
-    p = argparse.ArgumentParser(
-        prog="agentcli",
-        description="A terminal coding agent. Without -p: an interactive session. With -p: one task, headless.",
-        epilog=f"commands (agentcli COMMAND --help):\n{subs}\n\n{EXIT_STATUSES}",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    p.add_argument("prompt", nargs="?", help="the prompt (with -p: the task; without: sent when the REPL starts)")
-    p.add_argument("-p", "--print", dest="print_mode", action="store_true",
-                   help="run one task headless and print the result (prompt as argument or on stdin)")
-    p.add_argument("--output-format", choices=OUTPUT_FORMATS, help="with -p: text (default), json or stream-json")
-    p.add_argument("--include-partial-messages", action="store_true", default=None,
-                   help="with stream-json: also emit stream_event lines for each delta")
-    p.add_argument("--verbose", action="store_true", default=None, help="more detail on stderr")
-    p.add_argument("--model", help="provider/model or a bare model name (e.g. anthropic/claude-sonnet-4-5, gpt-5)")
-    p.add_argument("--provider", help="anthropic, openai, google, ollama, or an OpenAI-compatible profile name")
-    p.add_argument("--base-url", help="the provider's base URL (a local server: http://localhost:8080/v1)")
-    p.add_argument("--effort", choices=("low", "medium", "high"), help="reasoning effort for models that think")
-    p.add_argument("--permission-mode", choices=PERMISSION_MODES, help="how tool calls are allowed")
-    p.add_argument("--dangerously-skip-permissions", action="store_true",
-                   help="same as --permission-mode bypassPermissions")
-    # nargs="+" as Claude Code: `--allowedTools Read "Bash(git diff:*)"`; commas work too.
-    p.add_argument("--allowedTools", "--allowed-tools", dest="allowed_tools", action="extend", nargs="+",
-                   type=_tool_list, metavar="TOOL", help="tools (or rules) allowed without asking")
-    p.add_argument("--disallowedTools", "--disallowed-tools", dest="disallowed_tools", action="extend",
-                   nargs="+", type=_tool_list, metavar="TOOL", help="tools (or rules) always denied")
-    p.add_argument("--preset", help="tool preset: coding, readonly, minimal, plan, review, or your own")
-    p.add_argument("--add-dir", dest="add_dirs", action="append", metavar="DIR",
-                   help="another directory the file tools may use")
-    p.add_argument("--append-system-prompt", help="text added to the end of the system prompt")
-    p.add_argument("--system-prompt", help="replace the system prompt")
-    p.add_argument("--cwd", help="run as if started in this directory")
-    p.add_argument("--max-turns", type=int, help="stop after this many model requests")
-    p.add_argument("--max-budget-usd", type=float, help="stop when the run has cost this much")
-    p.add_argument("--max-tool-calls-per-turn", type=int, help="stop when one reply asks for more tool calls")
-    p.add_argument("--request-timeout", dest="request_timeout_s", type=float, metavar="SECONDS",
-                   help="timeout for one model request")
-    p.add_argument("--tool-timeout", dest="tool_timeout_s", type=float, metavar="SECONDS",
-                   help="timeout for one tool call")
-    p.add_argument("-c", "--continue", dest="continue_", action="store_true", default=None,
-                   help="continue the latest session in this project")
-    p.add_argument("-r", "--resume", nargs="?", const="", metavar="ID_OR_NAME",
-                   help="resume a session (no value: pick one)")
-    p.add_argument("--fork-session", action="store_true", default=None,
-                   help="with --resume/--continue: continue in a new session")
-    p.add_argument("--session-id", help="use this UUID for the new session")
-    p.add_argument("--no-session-persistence", action="store_true", default=None, help="do not save this session")
-    p.add_argument("-n", "--name", help="a name for this session")
-    p.add_argument("-v", "--version", action="version", version=f"{__version__} (agentcli)")
-    return p
-
-
-def _flags(ns: argparse.Namespace) -> dict[str, Any]:
-    flags = dict(vars(ns))
+    flags = {k: v for k, v in values.items() if v is not None and v is not False and v != []}
     for key in ("allowed_tools", "disallowed_tools"):
-        groups = flags.get(key)
-        flags[key] = tuple(t for g in groups for t in g) if groups else None
+        if key in flags:
+            flags[key] = tuple(t for v in flags[key] for t in split_rule_list(v))
     if flags.pop("dangerously_skip_permissions", False):
         flags["permission_mode"] = "bypassPermissions"
-    dirs = flags.get("add_dirs")
-    flags["add_dirs"] = tuple(Path(d).expanduser().resolve() for d in dirs) if dirs else None
-    for key in ("prompt", "print_mode", "cwd"):
+    if "add_dirs" in flags:
+        flags["add_dirs"] = tuple(Path(d).expanduser().resolve() for d in flags["add_dirs"])
+    for key in ("prompt", "print_mode", "cwd", "help", "version"):
         flags.pop(key, None)
     return flags
 
 
-def _cwd(ns: argparse.Namespace) -> Path:
-    if ns.cwd is None:
+def _cwd(values: dict[str, Any]) -> Path:
+    given = values.get("cwd")
+    if given is None:
         return Path.cwd()
-    cwd = Path(ns.cwd).expanduser()
+    cwd = Path(given).expanduser()
     if not cwd.is_dir():
-        raise UsageError(f"--cwd {ns.cwd}: not a directory", hint="pass an existing directory")
+        raise UsageError(f"--cwd {given}: not a directory", hint="pass an existing directory")
     return cwd.resolve()
 
 
-def _read_prompt(ns: argparse.Namespace) -> str:
+def _read_prompt(prompt: str | None) -> str:
     """With -p the prompt is the argument, or stdin when no argument was given."""
-    if ns.prompt is not None:
-        return str(ns.prompt)
+    if prompt is not None:
+        return prompt
     if sys.stdin is None or sys.stdin.isatty():
         raise UsageError("-p needs a prompt", hint='agentcli -p "your task", or pipe it: echo "task" | agentcli -p')
     text = sys.stdin.read()
@@ -132,7 +138,7 @@ def _read_prompt(ns: argparse.Namespace) -> str:
     return text
 
 
-def _ask_trust(settings: Settings, ns: argparse.Namespace) -> Settings:
+def _ask_trust(settings: Settings, values: dict[str, Any]) -> Settings:
     """Before the first session in a project whose shared settings grant something: show it and ask."""
     from agentcli.settings import trust
     from agentcli.settings.config import load_settings
@@ -145,7 +151,7 @@ def _ask_trust(settings: Settings, ns: argparse.Namespace) -> Settings:
         sys.stdout.write("Not trusted: its deny and ask rules apply, its grants do not.\n")
         return settings
     trust.trust(settings.project_root)
-    return load_settings(settings.cwd, _flags(ns))
+    return load_settings(settings.cwd, settings_flags(values))
 
 
 def _require_provider(settings: Settings) -> None:
@@ -159,33 +165,50 @@ def _require_provider(settings: Settings) -> None:
         asyncio.run(require_configured(settings.model, settings.provider, settings.base_url))
 
 
+def fast_values(argv: list[str]) -> dict[str, Any] | None:
+    """A headless run's options read with the table alone, so `-p` never imports typer; None for anything else
+    (the REPL, a subcommand, --help, any mistake), which typer then parses and reports."""
+    if not argv or argv[0] in SUBCOMMANDS:
+        return None
+    try:
+        parsed = fast_parse(argv, ROOT_FLAGS)
+    except ArgvError:
+        return None
+    if not parsed.values.get("print_mode") or len(parsed.positionals) > 1:
+        return None
+    return {**parsed.values, "prompt": parsed.positionals[0] if parsed.positionals else None}
+
+
 def run(argv: list[str], *, exit_when_done: bool = False) -> int:
     """Parse `argv`, run, and return the exit status. Errors become one clear line on stderr.
 
     `exit_when_done` (the `agentcli` command itself, never a caller in-process): a finished `-p` run ends the
     process at once (`exit_now`) instead of returning."""
-    if argv and argv[0] in SUBCOMMANDS:
-        module = importlib.import_module(f"agentcli.commands.{argv[0]}")
-        status: int = module.main(argv[1:])
-        return status
-    ns = build_parser().parse_args(argv)
+    values = fast_values(argv)
+    if values is None:
+        from agentcli.cli_app import dispatch
+
+        outcome = dispatch(argv)
+        if isinstance(outcome, int):
+            return outcome
+        values = outcome
     try:
         from agentcli.settings.config import load_settings
 
-        settings = load_settings(_cwd(ns), _flags(ns))
-        if ns.print_mode:
+        settings = load_settings(_cwd(values), settings_flags(values))
+        if values.get("print_mode"):
             from agentcli.output.headless import run_headless
 
-            status = run_headless(settings, _read_prompt(ns))
+            status = run_headless(settings, _read_prompt(values.get("prompt")))
             if exit_when_done:
                 exit_now(status)
             return status
         if settings.untrusted and sys.stdin.isatty():
-            settings = _ask_trust(settings, ns)
+            settings = _ask_trust(settings, values)
         _require_provider(settings)
         from agentcli.ui.repl import run_repl
 
-        return run_repl(settings, ns.prompt)
+        return run_repl(settings, values.get("prompt"))
     except AgentCliError as err:
         sys.stderr.write(f"agentcli: {err.one_line()} [{err.code}]\n")
         return err.exit_status

@@ -1,0 +1,220 @@
+"""The command tree, built by typer: the root command from `agentcli.cli.ROOT_FLAGS`, and one lazily imported
+typer app per subcommand (`agentcli.commands.NAME.app`, registered in `agentcli.cli.SUBCOMMANDS`).
+
+`dispatch(argv)` parses and either returns the root's option values (the caller runs the session; typer's part
+ends at parsing) or an exit status (help, version, a subcommand's own status, a usage error). Every usage error
+is one line on stderr, `agentcli: no such option --modle (did you mean --model?) [usage]`, and exit status 2.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import sys
+from collections.abc import Callable, Sequence
+from typing import Annotated, Any, Literal
+
+import typer
+from typer import _click as click
+from typer.core import TyperCommand, TyperGroup
+
+from agentcli import __version__
+from agentcli.cli import EXAMPLES, EXIT_STATUSES, ROOT_FLAGS, SUBCOMMANDS
+from agentcli.cli_flags import ArgvError, Flag, closest, normalize
+
+CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
+
+
+def usage_line(prog: str, message: str, suggestion: str | None = None) -> str:
+    hint = f" (did you mean {suggestion}?)" if suggestion else ""
+    return f"{prog}: {message}{hint} [usage]\n"
+
+
+def click_error_line(err: click.ClickException, prog: str = "agentcli") -> str:
+    """A click/typer usage error as the one line every agentcli usage error is."""
+    if isinstance(err, click.exceptions.NoSuchOption):
+        near = err.possibilities[0] if err.possibilities else None
+        if near is None and err.ctx is not None:
+            near = closest(err.option_name, [o for p in err.ctx.command.params for o in getattr(p, "opts", [])])
+        return usage_line(prog, f"no such option {err.option_name}", near)
+    if isinstance(err, click.exceptions.BadParameter) and err.param is not None:
+        name = (getattr(err.param, "opts", None) or [err.param.name])[0]
+        detail = _one_line(err.message).removeprefix("Value error, ")
+        kind = "choice" if "is not one of" in detail else "value"
+        return usage_line(prog, f"invalid {kind} for {name}: {detail}")
+    return usage_line(prog, _one_line(err.format_message()))
+
+
+def _one_line(text: str) -> str:
+    """Click's sentence as a fragment of our line: one line, lower case first word, no final period."""
+    line = " ".join(text.split()).rstrip(".")
+    return line[:1].lower() + line[1:] if line[1:2].islower() else line
+
+
+def load_subcommand(name: str) -> click.Command:
+    """The click command of `agentcli NAME`: its module's typer `app`, or, for a module that only has
+    `main(argv) -> int`, a pass-through command that hands it the rest of argv."""
+    module = importlib.import_module(f"agentcli.commands.{name}")
+    app = getattr(module, "app", None)
+    if isinstance(app, typer.Typer):
+        cmd = typer.main.get_command(app)
+        cmd.name = name
+        if not cmd.help:
+            cmd.help = SUBCOMMANDS[name]
+        return cmd
+    main: Callable[[list[str]], int] = module.main
+    passthrough = typer.Typer(add_completion=False)
+
+    @passthrough.command(name=name, help=SUBCOMMANDS[name], add_help_option=False,
+                         context_settings={"ignore_unknown_options": True, "allow_extra_args": True})
+    def _run(ctx: typer.Context) -> int:
+        return main(list(ctx.args))
+
+    return typer.main.get_command(passthrough)
+
+
+class _Listed(TyperCommand):
+    """A subcommand as the root's help lists it: name and one line, without importing its module."""
+
+
+class RootGroup(TyperGroup):
+    """`agentcli [OPTIONS] [PROMPT]` or `agentcli COMMAND …`: a word names a subcommand only in first place
+    (anywhere else it is part of the prompt, as before), and a subcommand's module is imported only when run."""
+
+    allow_interspersed_args = True
+    allow_extra_args = False
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return list(SUBCOMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in SUBCOMMANDS:
+            return None
+        return _Listed(cmd_name, help=SUBCOMMANDS[cmd_name])
+
+    def resolve_command(self, ctx: click.Context, args: list[str]) -> tuple[str | None, click.Command | None,
+                                                                            list[str]]:
+        return args[0], load_subcommand(args[0]), args[1:]
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if args and args[0] in SUBCOMMANDS:
+            click.Command.parse_args(self, ctx, [])
+            ctx._protected_args, ctx.args = args[:1], args[1:]
+            return ctx.args
+        return click.Command.parse_args(self, ctx, args)
+
+    def format_help(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        super().format_help(ctx, formatter)
+        from rich.panel import Panel
+        from rich.table import Table
+        from typer import rich_utils
+
+        console = rich_utils._get_rich_console()
+        examples = Table.grid(padding=(0, 0))
+        for command, what in EXAMPLES:
+            examples.add_row(f"[bold]{command}[/]")
+            examples.add_row(f"[dim]    {what}[/]")
+        statuses = Table.grid(padding=(0, 2))
+        for code, what in EXIT_STATUSES:
+            statuses.add_row(code, what)
+        for title, body in (("Examples", examples), ("Exit statuses", statuses)):
+            console.print(Panel(body, title=title, title_align="left", border_style="dim"))
+
+
+def _annotation(f: Flag) -> Any:
+    base: Any = Literal[f.choices] if f.choices else f.type  # type: ignore[valid-type]
+    if f.kind == "switch":
+        return bool
+    if f.kind in ("many", "append"):
+        return list[base] | None  # type: ignore[valid-type]
+    return base | None
+
+
+def _version(value: bool) -> None:
+    if value:
+        sys.stdout.write(f"{__version__} (agentcli)\n")
+        raise typer.Exit(0)
+
+
+def _parameter(f: Flag) -> inspect.Parameter:
+    names = list(f.names)
+    if f.kind == "version":
+        option = typer.Option(*names, help=f.help, rich_help_panel=f.panel, callback=_version, is_eager=True,
+                              metavar="")
+        return inspect.Parameter(f.name, inspect.Parameter.KEYWORD_ONLY, default=False,
+                                 annotation=Annotated[bool, option])
+    # A switch shows no value type (typer would print `<bool>`).
+    metavar = "" if f.kind == "switch" else (f.metavar or None)
+    option = typer.Option(*names, help=f.help, rich_help_panel=f.panel, metavar=metavar, show_default=False)
+    default = False if f.kind == "switch" else None
+    return inspect.Parameter(f.name, inspect.Parameter.KEYWORD_ONLY, default=default,
+                             annotation=Annotated[_annotation(f), option])
+
+
+def _root_callback(flags: Sequence[Flag]) -> Callable[..., Any]:
+    """The root's typer callback, its signature made from the table: it returns the option values it got
+    (without a subcommand) so the caller runs the session outside typer."""
+
+    def root(ctx: typer.Context, **values: Any) -> dict[str, Any] | None:
+        return None if ctx.invoked_subcommand else values
+
+    prompt = inspect.Parameter(
+        "prompt", inspect.Parameter.POSITIONAL_OR_KEYWORD, default=None,
+        annotation=Annotated[str | None, typer.Argument(
+            metavar="PROMPT", show_default=False,
+            help="the task (with -p: run headless; without: sent when the interactive session starts)")])
+    params = [inspect.Parameter("ctx", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=typer.Context), prompt]
+    params += [_parameter(f) for f in flags if f.kind != "help"]
+    root.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
+    return root
+
+
+def build_app(flags: Sequence[Flag] = ROOT_FLAGS) -> typer.Typer:
+    """The root typer app: options in panels from the table, the subcommands, examples and exit statuses."""
+    app = typer.Typer(
+        name="agentcli", cls=RootGroup, add_completion=False, context_settings=CONTEXT, rich_markup_mode="rich",
+        help="A terminal coding agent. Without -p: an interactive session. With -p: one task, headless.",
+        invoke_without_command=True, no_args_is_help=False, pretty_exceptions_enable=False,
+        subcommand_metavar="| COMMAND [ARGS]...",
+    )
+    app.callback()(_root_callback(flags))
+    return app
+
+
+def root_command() -> click.Command:
+    command = typer.main.get_command(build_app())
+    command.name = "agentcli"
+    return command
+
+
+def dispatch(argv: Sequence[str]) -> dict[str, Any] | int:
+    """Parse argv with the tree. Root options: their values (and `prompt`), for the caller to run. Otherwise the
+    exit status of what ran here: help or version (0), a subcommand (its own status), a usage error (2)."""
+    args = list(argv)
+    if not (args and args[0] in SUBCOMMANDS):
+        try:
+            args = normalize(args, ROOT_FLAGS)
+        except ArgvError as err:
+            sys.stderr.write(usage_line("agentcli", str(err), err.suggestion))
+            return 2
+    return invoke(root_command(), args, "agentcli")
+
+
+def invoke(command: click.Command, args: list[str], prog: str) -> Any:
+    """Run a click command without letting click exit the process or print its multi-line usage block."""
+    try:
+        return command.main(args=args, prog_name=prog, standalone_mode=False)
+    except click.exceptions.ClickException as err:
+        sys.stderr.write(click_error_line(err, prog))
+        return err.exit_code
+    except typer.Abort:
+        sys.stderr.write(f"{prog}: interrupted\n")
+        return 130
+
+
+def run_subcommand(app: typer.Typer, argv: Sequence[str], name: str) -> int:
+    """`agentcli NAME argv…` for a subcommand module's `main(argv)`: its typer app run in-process; an exit
+    status always (help → 0, usage error → 2 with one line)."""
+    command = typer.main.get_command(app)
+    status = invoke(command, list(argv), f"agentcli {name}")
+    return status if isinstance(status, int) else 0
