@@ -1,4 +1,5 @@
-"""Entry point. `--version` is answered before anything else is imported, to keep it instant."""
+"""Entry point. `--version` and the shells' completion callback (`__complete`) are answered before the CLI is
+imported, to keep them instant."""
 
 import sys
 
@@ -10,6 +11,10 @@ def main() -> None:
 
         sys.stdout.write(f"{__version__} (agentcli)\n")
         return
+    if argv[:1] == ["__complete"]:
+        from agentcli.completion import complete_values
+
+        raise SystemExit(complete_values(argv[1:]))
     from agentcli.cli import run
 
     raise SystemExit(run(argv, exit_when_done=True))

@@ -37,6 +37,8 @@ def click_error_line(err: click.ClickException, prog: str = "agentcli") -> str:
         if near is None and err.ctx is not None:
             near = closest(err.option_name, [o for p in err.ctx.command.params for o in getattr(p, "opts", [])])
         return usage_line(prog, f"no such option {err.option_name}", near)
+    if isinstance(err, click.exceptions.MissingParameter):
+        return usage_line(prog, _one_line(err.format_message()))
     if isinstance(err, click.exceptions.BadParameter) and err.param is not None:
         name = (getattr(err.param, "opts", None) or [err.param.name])[0]
         detail = _one_line(err.message).removeprefix("Value error, ")
@@ -47,7 +49,9 @@ def click_error_line(err: click.ClickException, prog: str = "agentcli") -> str:
 
 def _one_line(text: str) -> str:
     """Click's sentence as a fragment of our line: one line, lower case first word, no final period."""
-    line = " ".join(text.split()).rstrip(".")
+    line = " ".join(text.split()).rstrip(".?")
+    if ". Did you mean " in line:
+        line = line.replace(". Did you mean ", " (did you mean ") + ")"
     return line[:1].lower() + line[1:] if line[1:2].islower() else line
 
 
@@ -78,8 +82,8 @@ class _Listed(TyperCommand):
 
 
 class RootGroup(TyperGroup):
-    """`agentcli [OPTIONS] [PROMPT]` or `agentcli COMMAND …`: a word names a subcommand only in first place
-    (anywhere else it is part of the prompt, as before), and a subcommand's module is imported only when run."""
+    """`agentcli [OPTIONS] [PROMPT]`, whose help also lists `agentcli COMMAND …` without importing any
+    subcommand module. A word names a subcommand only in first place (dispatch); anywhere else it is the prompt."""
 
     allow_interspersed_args = True
     allow_extra_args = False
@@ -92,15 +96,8 @@ class RootGroup(TyperGroup):
             return None
         return _Listed(cmd_name, help=SUBCOMMANDS[cmd_name])
 
-    def resolve_command(self, ctx: click.Context, args: list[str]) -> tuple[str | None, click.Command | None,
-                                                                            list[str]]:
-        return args[0], load_subcommand(args[0]), args[1:]
-
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
-        if args and args[0] in SUBCOMMANDS:
-            click.Command.parse_args(self, ctx, [])
-            ctx._protected_args, ctx.args = args[:1], args[1:]
-            return ctx.args
+        # The root's own options and prompt: no word here names a subcommand (dispatch runs those directly).
         return click.Command.parse_args(self, ctx, args)
 
     def format_help(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
@@ -122,11 +119,11 @@ class RootGroup(TyperGroup):
 
 
 def _annotation(f: Flag) -> Any:
-    base: Any = Literal[f.choices] if f.choices else f.type  # type: ignore[valid-type]
+    base: Any = Literal[f.choices] if f.choices else f.type
     if f.kind == "switch":
         return bool
     if f.kind in ("many", "append"):
-        return list[base] | None  # type: ignore[valid-type]
+        return list[base] | None
     return base | None
 
 
@@ -191,13 +188,16 @@ def dispatch(argv: Sequence[str]) -> dict[str, Any] | int:
     """Parse argv with the tree. Root options: their values (and `prompt`), for the caller to run. Otherwise the
     exit status of what ran here: help or version (0), a subcommand (its own status), a usage error (2)."""
     args = list(argv)
-    if not (args and args[0] in SUBCOMMANDS):
-        try:
-            args = normalize(args, ROOT_FLAGS)
-        except ArgvError as err:
-            sys.stderr.write(usage_line("agentcli", str(err), err.suggestion))
-            return 2
-    return invoke(root_command(), args, "agentcli")
+    if args and args[0] in SUBCOMMANDS:
+        status = invoke(load_subcommand(args[0]), args[1:], f"agentcli {args[0]}")
+        return status if isinstance(status, int) else 0
+    try:
+        args = normalize(args, ROOT_FLAGS)
+    except ArgvError as err:
+        sys.stderr.write(usage_line("agentcli", str(err), err.suggestion))
+        return 2
+    outcome: dict[str, Any] | int = invoke(root_command(), args, "agentcli")
+    return outcome
 
 
 def invoke(command: click.Command, args: list[str], prog: str) -> Any:

@@ -13,7 +13,7 @@ Claude Code's shapes that click cannot express are rewritten here before typer s
 from __future__ import annotations
 
 import difflib
-from collections.abc import Iterator, Sequence
+from collections.abc import Generator, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -54,7 +54,7 @@ class Flag:
         return self.kind not in ("switch", "help", "version")
 
 
-def flag(*names: str, help: str, **kw: Any) -> Flag:  # noqa: A002 - mirrors argparse's add_argument
+def flag(*names: str, help: str, **kw: Any) -> Flag:
     """`flag("--max-turns", type=int, help=…)`: an entry of the table, in add_argument's words."""
     return Flag(names=names, help=help, **kw)
 
@@ -85,6 +85,10 @@ def closest(word: str, options: Sequence[str]) -> str | None:
 
 def _is_option(word: str) -> bool:
     return word.startswith("-") and word != "-"
+
+
+# Yields (flag, value) pairs; returns the index of the next unread word.
+_Steps = Generator[tuple["Flag | None", "str | None"], None, int]
 
 
 class _Reader:
@@ -119,7 +123,7 @@ class _Reader:
                 continue
             i = yield from self._short_cluster(word, argv, i)
 
-    def _short_cluster(self, word: str, argv: Sequence[str], i: int) -> Iterator[tuple[Flag | None, str | None]]:
+    def _short_cluster(self, word: str, argv: Sequence[str], i: int) -> _Steps:
         """`-p`, `-pc` (switches together), `-nNAME` (a value attached)."""
         for pos in range(1, len(word)):
             f = self.by_name.get("-" + word[pos])
@@ -131,8 +135,7 @@ class _Reader:
             yield f, None
         return i
 
-    def _values(self, f: Flag, attached: str | None, argv: Sequence[str], i: int,
-                said: str) -> Iterator[tuple[Flag | None, str | None]]:
+    def _values(self, f: Flag, attached: str | None, argv: Sequence[str], i: int, said: str) -> _Steps:
         """Yield the value(s) of `f`; return the index of the next unread word."""
         if not f.takes_value:
             if attached is not None:

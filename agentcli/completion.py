@@ -1,100 +1,321 @@
-"""Shell completion scripts generated from the argparse parser, so they cannot drift from the CLI.
+"""Shell completion: scripts for bash, zsh and fish generated from the typer command tree, and the values they
+ask for while completing (`agentcli __complete sessions|models|presets|providers`).
 
-`python -m agentcli.completion bash|zsh|fish` prints one; the committed files in completions/ are checked
-against this output by a test.
+`python -m agentcli.completion bash|zsh|fish` prints a script; the committed ones in completions/ are checked
+against this output by a test (tests/cli/test_completions.py). Flags and commands are static in the scripts
+(instant); only values that change (session ids and names, models, presets) call back into agentcli, whose
+`__complete` path is answered from agentcli's own data files before the CLI is imported (no typer, no provider).
+
+What a value completes to is read from its metavar: SESSION, MODEL, PRESET, PROVIDER (dynamic), DIR, FILE.
 """
 
 from __future__ import annotations
 
-import argparse
 import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
 
-from agentcli.cli import SUBCOMMANDS, build_parser
+if TYPE_CHECKING:
+    from typer import _click as click
+
+DYNAMIC = {"SESSION": "sessions", "SESSION...": "sessions", "MODEL": "models", "PRESET": "presets",
+           "PROVIDER": "providers"}
 
 
-def _options(parser: argparse.ArgumentParser) -> list[tuple[list[str], str, list[str] | None, bool]]:
-    """(option strings, help, choices, takes a value) for every option."""
-    out = []
-    for action in parser._actions:
-        if not action.option_strings:
+@dataclass
+class Option:
+    names: list[str]
+    help: str
+    takes_value: bool
+    choices: list[str] = field(default_factory=list)
+    metavar: str = ""
+
+
+@dataclass
+class Node:
+    """One command of the tree: `path` is "" for the root, "sessions", "sessions list" …"""
+
+    path: str
+    help: str
+    options: list[Option]
+    children: list[tuple[str, str]]
+    positional: str = ""  # metavar of the first positional argument
+    choices: list[str] = field(default_factory=list)  # of the first positional argument
+
+
+def _options(cmd: click.Command) -> tuple[list[Option], str, list[str]]:
+    from typer.core import TyperArgument
+
+    opts: list[Option] = []
+    positional, choices = "", []
+    for p in cmd.params:
+        found = [str(c) for c in getattr(getattr(p, "type_descriptor", None), "choices", None) or ()]
+        if isinstance(p, TyperArgument):
+            if not positional:
+                positional, choices = p.metavar or p.name or "", found
             continue
-        takes_value = action.nargs != 0
-        choices = [str(c) for c in action.choices] if action.choices else None
-        out.append((list(action.option_strings), action.help or "", choices, takes_value))
-    return out
+        names = [*p.opts, *p.secondary_opts]
+        takes_value = not getattr(p, "is_flag", False) and not getattr(p, "count", False)
+        opts.append(Option(names, getattr(p, "help", None) or "", takes_value, found, p.metavar or ""))
+    opts.append(Option(["-h", "--help"], "show help and exit", False))
+    return opts, positional, choices
+
+
+def _walk(path: str, cmd: click.Command, out: list[Node]) -> None:
+    from typer.core import TyperGroup
+
+    opts, positional, choices = _options(cmd)
+    subs = dict(cmd.commands) if isinstance(cmd, TyperGroup) else {}
+    children = [(name, c.get_short_help_str(80)) for name, c in subs.items()]
+    out.append(Node(path, cmd.help or "", opts, children, positional, choices))
+    for name, c in subs.items():
+        _walk(f"{path} {name}".strip(), c, out)
+
+
+def command_tree() -> list[Node]:
+    """Every command, root first, with its options, children and first positional."""
+    from agentcli.cli import ROOT_FLAGS, SUBCOMMANDS
+    from agentcli.cli_app import load_subcommand
+
+    root = Option
+    opts = [root(list(f.names), f.help, f.takes_value, list(f.choices), f.metavar) for f in ROOT_FLAGS]
+    nodes = [Node("", "agentcli", opts, list(SUBCOMMANDS.items()))]
+    for name in SUBCOMMANDS:
+        _walk(name, load_subcommand(name), nodes)
+    return nodes
+
+
+def _value_kind(metavar: str) -> str:
+    if metavar in DYNAMIC:
+        return f"dyn:{DYNAMIC[metavar]}"
+    if metavar in ("DIR", "FILE"):
+        return metavar.lower()
+    return ""
+
+
+def _q(text: str) -> str:
+    """Single-quoted for any of the three shells."""
+    return "'" + text.replace("'", "'\\''") + "'"
+
+
+def _bash_value(kind: str, choices: list[str]) -> str:
+    if choices:
+        return f'COMPREPLY=($(compgen -W {_q(" ".join(choices))} -- "$cur"))'
+    if kind.startswith("dyn:"):
+        return f"_agentcli_values {kind[4:]}"
+    if kind == "dir":
+        return 'COMPREPLY=($(compgen -d -- "$cur"))'
+    if kind == "file":
+        return 'COMPREPLY=($(compgen -f -- "$cur"))'
+    return ":"
 
 
 def bash() -> str:
-    opts = _options(build_parser())
-    words = " ".join(s for strings, _, _, _ in opts for s in strings)
-    cases = "\n".join(
-        f"        {'|'.join(strings)}) COMPREPLY=($(compgen -W \"{' '.join(choices)}\" -- \"$cur\")); return;;"
-        for strings, _, choices, _ in opts
-        if choices
-    )
-    subs = " ".join(SUBCOMMANDS)
-    return f"""# bash completion for agentcli (generated by `python -m agentcli.completion bash`)
-_agentcli() {{
-    local cur prev
-    cur="${{COMP_WORDS[COMP_CWORD]}}"
-    prev="${{COMP_WORDS[COMP_CWORD-1]}}"
-    case "$prev" in
-{cases}
-        --cwd|--add-dir) COMPREPLY=($(compgen -d -- "$cur")); return;;
-    esac
-    if [[ $COMP_CWORD -eq 1 && "$cur" != -* ]]; then
-        COMPREPLY=($(compgen -W "{subs}" -- "$cur")); return
-    fi
-    COMPREPLY=($(compgen -W "{words}" -- "$cur"))
+    nodes = command_tree()
+    descend = " | ".join(f'"{n.path}|{c}"' for n in nodes for c, _ in n.children) or '"|"'
+    values, flags, words = [], [], []
+    for n in nodes:
+        for o in n.options:
+            if o.takes_value:
+                pats = "|".join(f'"{n.path}|{s}"' for s in o.names)
+                values.append(f"        {pats}) {_bash_value(_value_kind(o.metavar), o.choices)}; return;;")
+        flags.append(f'        "{n.path}") w={_q(" ".join(s for o in n.options for s in o.names))};;')
+        kind = _value_kind(n.positional)
+        if n.children:
+            words.append(f'        "{n.path}") COMPREPLY=($(compgen -W {_q(" ".join(c for c, _ in n.children))} '
+                         f'-- "$cur"));;')
+        elif kind or n.choices:
+            words.append(f'        "{n.path}") {_bash_value(kind, n.choices)};;')
+    nl = "\n"
+    return f"""# bash completion for agentcli (generated by `python -m agentcli.completion bash`; do not edit)
+_agentcli_values() {{
+    local IFS=$'\\n'
+    COMPREPLY=($(compgen -W "$(agentcli __complete "$1" 2>/dev/null)" -- "$cur"))
 }}
-complete -F _agentcli agentcli
+_agentcli() {{
+    local cur="${{COMP_WORDS[COMP_CWORD]}}" prev="${{COMP_WORDS[COMP_CWORD-1]}}" path="" w i
+    for ((i = 1; i < COMP_CWORD; i++)); do
+        w="${{COMP_WORDS[i]}}"
+        [[ -z $path && $i -gt 1 ]] && break  # after the first word, the root takes no command (it is the prompt)
+        case "$path|$w" in
+            {descend}) path="${{path:+$path }}$w";;
+        esac
+    done
+    case "$path|$prev" in
+{nl.join(values)}
+    esac
+    if [[ $cur == -* ]]; then
+        case "$path" in
+{nl.join(flags)}
+        esac
+        COMPREPLY=($(compgen -W "$w" -- "$cur"))
+        return
+    fi
+    [[ -z $path && $COMP_CWORD -gt 1 ]] && return
+    case "$path" in
+{nl.join(words)}
+    esac
+}}
+complete -o default -F _agentcli agentcli
 """
 
 
-def _zsh_escape(text: str) -> str:
-    return text.replace("'", "'\\''").replace("[", "\\[").replace("]", "\\]").replace(":", "\\:")
+def _zsh_desc(text: str) -> str:
+    return text.replace("\\", "\\\\").replace(":", "\\:").replace("\n", " ")
+
+
+def _zsh_value(kind: str, choices: list[str]) -> str:
+    if choices:
+        return f"compadd -- {' '.join(_q(c) for c in choices)}"
+    if kind.startswith("dyn:"):
+        return f"_agentcli_values {kind[4:]}"
+    return {"dir": "_files -/", "file": "_files"}.get(kind, "_message value")
 
 
 def zsh() -> str:
-    lines = []
-    for strings, help_, choices, takes_value in _options(build_parser()):
-        value = f":value:({' '.join(choices)})" if choices else (":value:" if takes_value else "")
-        for s in strings:
-            lines.append(f"    '{s}[{_zsh_escape(help_)}]{value}'")
-    subs = " ".join(f"'{name}:{_zsh_escape(text)}'" for name, text in SUBCOMMANDS.items())
-    body = " \\\n".join(lines)
+    nodes = command_tree()
+    descend = "|".join(f'"{n.path}|{c}"' for n in nodes for c, _ in n.children)
+    values, flags, words = [], [], []
+    for n in nodes:
+        for o in n.options:
+            if o.takes_value:
+                pats = "|".join(f'"{n.path}|{s}"' for s in o.names)
+                values.append(f"    {pats}) {_zsh_value(_value_kind(o.metavar), o.choices)}; return;;")
+        entries = " ".join(_q(f"{s}:{_zsh_desc(o.help)}") for o in n.options for s in o.names)
+        flags.append(f'      "{n.path}") items=({entries});;')
+        kind = _value_kind(n.positional)
+        if n.children:
+            cmds = " ".join(_q(f"{c}:{_zsh_desc(h)}") for c, h in n.children)
+            words.append(f"    \"{n.path}\") items=({cmds}); _describe command items;;")
+        elif kind or n.choices:
+            words.append(f'    "{n.path}") {_zsh_value(kind, n.choices)};;')
+    nl = "\n"
     return f"""#compdef agentcli
-# zsh completion for agentcli (generated by `python -m agentcli.completion zsh`)
+# zsh completion for agentcli (generated by `python -m agentcli.completion zsh`; do not edit)
+_agentcli_values() {{
+  local -a vals
+  vals=(${{(f)"$(agentcli __complete $1 2>/dev/null)"}})
+  compadd -a vals
+}}
 _agentcli() {{
-  local -a commands
-  commands=({subs})
-  _arguments -s \\
-{body} \\
-    '1: :->first' && return
-  [[ $state == first ]] && _describe 'command' commands
+  local path="" w i cur="${{words[CURRENT]}}" prev="${{words[CURRENT-1]}}"
+  local -a items
+  for ((i = 2; i < CURRENT; i++)); do
+    w="${{words[i]}}"
+    [[ -z $path && $i -gt 2 ]] && break
+    case "$path|$w" in
+      {descend}) path="${{path:+$path }}$w";;
+    esac
+  done
+  case "$path|$prev" in
+{nl.join(values)}
+  esac
+  if [[ $cur == -* ]]; then
+    case "$path" in
+{nl.join(flags)}
+    esac
+    _describe option items
+    return
+  fi
+  [[ -z $path && $CURRENT -gt 2 ]] && {{ _files; return }}
+  case "$path" in
+{nl.join(words)}
+  esac
 }}
 _agentcli "$@"
 """
 
 
+def _fish_value(kind: str, choices: list[str]) -> str:
+    if choices:
+        return f"-x -a {_q(' '.join(choices))}"
+    if kind.startswith("dyn:"):
+        return f"-x -a '(agentcli __complete {kind[4:]} 2>/dev/null)'"
+    return {"dir": "-x -a '(__fish_complete_directories)'", "file": "-r -F"}.get(kind, "-x")
+
+
 def fish() -> str:
-    out = ["# fish completion for agentcli (generated by `python -m agentcli.completion fish`)"]
-    for name, text in SUBCOMMANDS.items():
-        out.append(f"complete -c agentcli -n __fish_use_subcommand -a {name} -d '{text}'")
-    for strings, help_, choices, takes_value in _options(build_parser()):
-        parts = ["complete -c agentcli"]
-        for s in strings:
-            parts.append(f"-l {s[2:]}" if s.startswith("--") else f"-s {s[1:]}")
-        if choices:
-            parts.append(f"-xa '{' '.join(choices)}'")
-        elif takes_value:
-            parts.append("-r")
-        parts.append("-d '" + help_.replace("'", "\\'") + "'")
-        out.append(" ".join(parts))
+    nodes = command_tree()
+    children = {n.path: [c for c, _ in n.children] for n in nodes}
+    out = ["# fish completion for agentcli (generated by `python -m agentcli.completion fish`; do not edit)",
+           "function __agentcli_path",
+           "    set -l words (commandline -opc)[2..-1]",
+           "    set -l path ''",
+           "    for i in (seq (count $words))",
+           "        if test -z \"$path\" -a $i -gt 1",
+           "            break",
+           "        end",
+           "        switch \"$path|$words[$i]\"",
+           "            case " + " ".join(_q(f"{p}|{c}") for p, cs in children.items() for c in cs),
+           "                set path (string trim -- \"$path $words[$i]\")",
+           "        end",
+           "    end",
+           "    echo $path",
+           "end",
+           "function __agentcli_at",
+           "    test (__agentcli_path) = \"$argv[1]\"",
+           "end",
+           "function __agentcli_at_root_start",
+           "    test (count (commandline -opc)) -eq 1",
+           "end",
+           "complete -c agentcli -f"]
+    for n in nodes:
+        cond = f"-n '__agentcli_at {_q(n.path)[1:-1]}'" if n.path else "-n '__agentcli_at \"\"'"
+        for c, h in n.children:
+            at = "-n __agentcli_at_root_start" if not n.path else cond
+            out.append(f"complete -c agentcli {at} -a {c} -d {_q(h)}")
+        for o in n.options:
+            parts = [f"complete -c agentcli {cond}"]
+            parts += [f"-l {s[2:]}" if s.startswith("--") else f"-s {s[1:]}" for s in o.names]
+            if o.takes_value:
+                parts.append(_fish_value(_value_kind(o.metavar), o.choices))
+            parts.append(f"-d {_q(o.help)}")
+            out.append(" ".join(parts))
+        kind = _value_kind(n.positional)
+        if not n.children and (kind or n.choices):
+            out.append(f"complete -c agentcli {cond} {_fish_value(kind, n.choices)}")
     return "\n".join(out) + "\n"
 
 
 GENERATORS = {"bash": bash, "zsh": zsh, "fish": fish}
+
+
+def values(kind: str, cwd: Path) -> list[str]:
+    """What `agentcli __complete KIND` prints: agentcli's own data only, never a provider or the network."""
+    if kind == "sessions":
+        from agentcli import paths
+        from agentcli.session import layout
+        from agentcli.session.index import list_sessions
+
+        rows = list_sessions(layout.sessions_dir(paths.find_project_root(cwd)))
+        return [x for s in rows for x in (s.id, s.name) if x]
+    if kind == "models":
+        from agentcli.providers.catalog import model_names
+
+        return sorted(model_names())
+    if kind == "presets":
+        from agentcli import paths
+        from agentcli.settings.presets import list_presets
+
+        return [p.name for p in list_presets(paths.find_project_root(cwd))]
+    if kind == "providers":
+        from agentcli.providers.catalog import KNOWN_PROVIDERS
+        from agentcli.providers.profiles import load_profiles
+
+        return sorted({*KNOWN_PROVIDERS, *load_profiles()})
+    return []
+
+
+def complete_values(argv: list[str]) -> int:
+    """`agentcli __complete KIND`: one value a line; nothing (status 0) when the data cannot be read, since a
+    shell completing must never show an error."""
+    try:
+        found = values(argv[0], Path.cwd()) if len(argv) == 1 else []
+        sys.stdout.write("".join(f"{v}\n" for v in found))
+    except Exception:  # completion must never print a traceback into the user's command line
+        return 0
+    return 0
 
 
 def main(argv: list[str]) -> int:

@@ -1,11 +1,58 @@
-"""Subcommands: `agentcli NAME …` runs `agentcli.commands.NAME:main(argv) -> int`, imported only when named."""
+"""Subcommands: `agentcli NAME …` is the typer app `app` of module `agentcli.commands.NAME`, registered in
+`agentcli.cli.SUBCOMMANDS` and imported only when named. Each module also keeps `main(argv) -> int` (tests and
+scripts call it in-process): `main = entry(app, "NAME")`.
+
+A new subcommand is this module plus one line in SUBCOMMANDS:
+
+    app = new_app("what it does")
+
+    @app.command("list", help="…")
+    def list_(json_: JsonFlag = False) -> int: …
+
+    main = entry(app, "NAME")
+"""
 
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Annotated
+
+import typer
 
 from agentcli.errors import AgentCliError
+
+CONTEXT = {"help_option_names": ["-h", "--help"]}
+
+DirectoryOption = Annotated[str | None, typer.Option(
+    "-C", "--directory", metavar="DIR", show_default=False, help="the project directory (default: the current one)")]
+JsonFlag = Annotated[bool, typer.Option("--json", metavar="", help="one JSON document")]
+
+
+def new_app(help_text: str) -> typer.Typer:
+    """A subcommand's typer app, with the settings every agentcli command shares (-h, no completion installer,
+    no pretty tracebacks: errors are one line)."""
+    return typer.Typer(help=help_text, add_completion=False, context_settings=CONTEXT, rich_markup_mode="rich",
+                       pretty_exceptions_enable=False, no_args_is_help=False)
+
+
+def project_root(directory: str | None) -> Path:
+    from agentcli import paths
+
+    return paths.find_project_root(Path(directory) if directory else Path.cwd())
+
+
+def entry(app: typer.Typer, name: str) -> Callable[[Sequence[str]], int]:
+    """`main(argv) -> int` for a subcommand module: its app run in-process, always an exit status."""
+
+    def main(argv: Sequence[str]) -> int:
+        from agentcli.cli_app import run_subcommand
+
+        return run_subcommand(app, argv, name)
+
+    main.__doc__ = f"`agentcli {name} ARGV…` in-process; returns the exit status."
+    return main
 
 
 def reporting_errors(call: Callable[[], int]) -> int:

@@ -6,13 +6,16 @@ LM Studio, vLLM) offer right now; a server that is not running is noted, not an 
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import json
 import os
 import sys
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Annotated
 
+import typer
+
+from agentcli.commands import JsonFlag, entry, new_app
 from agentcli.errors import AgentCliError, UsageError
 
 if TYPE_CHECKING:
@@ -21,26 +24,38 @@ if TYPE_CHECKING:
 HOSTED = ("anthropic", "openai", "google")
 LOCAL_PROFILES = ("llamacpp", "lmstudio", "vllm")
 
-
-def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="agentcli models", description="List the models agentcli can use.")
-    p.add_argument("--provider", help="anthropic, openai, google, ollama, or a profile (llamacpp, groq …)")
-    p.add_argument("--base-url", help="ask this server instead of the provider's usual address")
-    p.add_argument("--timeout", type=float, default=2.0, help="seconds to wait for a local server (default 2)")
-    p.add_argument("--probe", metavar="MODEL", help="also probe MODEL: native tool calling and real context")
-    p.add_argument("--json", action="store_true", help="one JSON object: models and notes")
-    return p
+app = new_app("List the models agentcli can use.")
 
 
-def main(argv: list[str]) -> int:
-    ns = _parser().parse_args(argv)
+@dataclass(frozen=True, slots=True)
+class Query:
+    provider: str | None
+    base_url: str | None
+    timeout: float
+    probe: str | None
+
+
+@app.command(help="List the models agentcli can use: the catalog for hosted providers, a live probe for local "
+                  "servers.")
+def models(
+    provider: Annotated[str | None, typer.Option(metavar="PROVIDER", show_default=False,
+                                                 help="anthropic, openai, google, ollama, or a profile (llamacpp, "
+                                                      "groq …)")] = None,
+    base_url: Annotated[str | None, typer.Option(metavar="URL", show_default=False,
+                                                 help="ask this server instead of the provider's usual address")
+                        ] = None,
+    timeout: Annotated[float, typer.Option(metavar="SECONDS", help="seconds to wait for a local server")] = 2.0,
+    probe: Annotated[str | None, typer.Option(metavar="MODEL", show_default=False,
+                                              help="also probe MODEL: native tool calling and real context")] = None,
+    as_json: JsonFlag = False,
+) -> int:
     try:
-        entries, notes, probed = asyncio.run(_collect(ns))
+        entries, notes, probed = asyncio.run(_collect(Query(provider, base_url, timeout, probe)))
     except AgentCliError as err:
         sys.stderr.write(f"agentcli models: {err.one_line()} [{err.code}]\n")
         return err.exit_status
     try:
-        if ns.json:
+        if as_json:
             out = {"models": [e.to_dict() for e in entries], "notes": notes}
             if probed is not None:
                 out["probe"] = probed
@@ -57,7 +72,10 @@ def main(argv: list[str]) -> int:
     return 0
 
 
-async def _collect(ns: argparse.Namespace) -> tuple[list[ModelEntry], list[str], dict[str, object] | None]:
+main = entry(app, "models")
+
+
+async def _collect(ns: Query) -> tuple[list[ModelEntry], list[str], dict[str, object] | None]:
     from agentcli.providers import probe
     from agentcli.providers.factory import canonical
     from agentcli.providers.profiles import get_profile

@@ -8,56 +8,88 @@
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, Literal
 
-from agentcli import paths
-from agentcli.commands import reporting_errors
+import typer
+
+from agentcli.commands import DirectoryOption, JsonFlag, entry, new_app, project_root, reporting_errors
 from agentcli.errors import UsageError
 from agentcli.permissions import loader
 from agentcli.permissions.rules import RuleBehavior, parse_rule
 
 _ARG_KEY = {"Bash": "command", "WebFetch": "url", "Glob": "path", "Grep": "path"}
 
-
-def main(argv: list[str]) -> int:
-    ns = _parser().parse_args(argv)
-    root = paths.find_project_root(Path(ns.directory) if ns.directory else Path.cwd())
-    handler: Callable[[argparse.Namespace, Path], int] = getattr(sys.modules[__name__], f"_cmd_{ns.command}")
-    return reporting_errors(lambda: handler(ns, root))
-
-
-def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="agentcli permissions", description="Show and edit permission rules.")
-    p.add_argument("-C", "--directory", help="the project directory (default: the current one)")
-    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    a = sub.add_parser("list", help="every rule in force, with its source")
-    a.add_argument("--json", action="store_true", help="one JSON object")
-    for name, text in (("add", "add a rule"), ("rm", "remove a rule")):
-        c = sub.add_parser(name, help=text)
-        c.add_argument("rule", help="e.g. 'Bash(npm test *)', 'Edit(src/**)', 'WebFetch(domain:example.com)'")
-        group = c.add_mutually_exclusive_group()
-        for b in ("allow", "ask", "deny"):
-            group.add_argument(f"--{b}", dest="behavior", action="store_const", const=b)
-        c.add_argument("--scope", choices=loader.SCOPES, default=None,
-                       help="local: this project, only you (default for add); project: shared; user: everywhere")
-    sub.add_parser("trust", help="trust this project's shared .agentcli/settings.toml as it is now (shows what "
-                                 "it grants)")
-    k = sub.add_parser("check", help="what the policy decides for one tool call")
-    k.add_argument("tool")
-    k.add_argument("arg", nargs="?", default=None, help="the command, path or URL")
-    k.add_argument("--mode", default=None, help="permission mode to check under")
-    return p
+app = new_app("Show and edit permission rules.")
+Scope = Literal["local", "project", "user"]
+RuleArgument = Annotated[str, typer.Argument(
+    metavar="RULE", help="e.g. 'Bash(npm test *)', 'Edit(src/**)', 'WebFetch(domain:example.com)'")]
+ScopeOption = Annotated[Scope | None, typer.Option(
+    show_default=False, help="local: this project, only you (default for add); project: shared; user: everywhere")]
 
 
-def _cmd_list(ns: argparse.Namespace, root: Path) -> int:
+def _switch(name: str) -> Any:
+    return typer.Option(f"--{name}", metavar="", help=f"a rule that says {name}")
+
+
+def _behavior(allow: bool, ask: bool, deny: bool) -> RuleBehavior | None:
+    """--allow, --ask and --deny exclude each other (as argparse's mutually exclusive group did)."""
+    given: tuple[tuple[RuleBehavior, bool], ...] = (("allow", allow), ("ask", ask), ("deny", deny))
+    chosen = [b for b, on in given if on]
+    if len(chosen) > 1:
+        raise typer.BadParameter("choose one of --allow, --ask, --deny", param_hint="--" + chosen[1])
+    return chosen[0] if chosen else None
+
+
+@app.callback()
+def _options(ctx: typer.Context, directory: DirectoryOption = None) -> None:
+    ctx.obj = project_root(directory)
+
+
+@app.command("list", help="every rule in force, with its source")
+def list_(ctx: typer.Context, as_json: JsonFlag = False) -> int:
+    return reporting_errors(lambda: _cmd_list(ctx.obj, as_json))
+
+
+@app.command("add", help="add a rule")
+def add(ctx: typer.Context, rule: RuleArgument, allow: Annotated[bool, _switch("allow")] = False,
+        ask: Annotated[bool, _switch("ask")] = False, deny: Annotated[bool, _switch("deny")] = False,
+        scope: ScopeOption = None) -> int:
+    behavior = _behavior(allow, ask, deny)
+    return reporting_errors(lambda: _cmd_add(ctx.obj, rule, behavior, scope))
+
+
+@app.command("rm", help="remove a rule")
+def rm(ctx: typer.Context, rule: RuleArgument, allow: Annotated[bool, _switch("allow")] = False,
+       ask: Annotated[bool, _switch("ask")] = False, deny: Annotated[bool, _switch("deny")] = False,
+       scope: ScopeOption = None) -> int:
+    behavior = _behavior(allow, ask, deny)
+    return reporting_errors(lambda: _cmd_rm(ctx.obj, rule, behavior, scope))
+
+
+@app.command("trust", help="trust this project's shared .agentcli/settings.toml as it is now (shows what it grants)")
+def trust_(ctx: typer.Context) -> int:
+    return reporting_errors(lambda: _cmd_trust(ctx.obj))
+
+
+@app.command("check", help="what the policy decides for one tool call")
+def check(ctx: typer.Context, tool: Annotated[str, typer.Argument(metavar="TOOL", help="a built-in tool")],
+          arg: Annotated[str | None, typer.Argument(metavar="ARG", show_default=False,
+                                                    help="the command, path or URL")] = None,
+          mode: Annotated[str | None, typer.Option(metavar="MODE", show_default=False,
+                                                   help="permission mode to check under")] = None) -> int:
+    return reporting_errors(lambda: _cmd_check(ctx.obj, tool, arg, mode))
+
+
+main = entry(app, "permissions")
+
+
+def _cmd_list(root: Path, as_json: bool) -> int:
     policy = loader.load_policy(root)
     rows = loader.rule_rows(policy, root)
-    if ns.json:
+    if as_json:
         sys.stdout.write(json.dumps({"mode": policy.mode, "rules": rows}, indent=2) + "\n")
         return 0
     sys.stdout.write(f"mode: {policy.mode}\n")
@@ -68,7 +100,7 @@ def _cmd_list(ns: argparse.Namespace, root: Path) -> int:
     return 0
 
 
-def _cmd_trust(ns: argparse.Namespace, root: Path) -> int:
+def _cmd_trust(root: Path) -> int:
     from agentcli.settings import trust, writer
 
     path = trust.shared_settings_file(root)
@@ -82,45 +114,42 @@ def _cmd_trust(ns: argparse.Namespace, root: Path) -> int:
     return 0
 
 
-def _cmd_add(ns: argparse.Namespace, root: Path) -> int:
-    behavior: RuleBehavior = ns.behavior or "allow"
+def _cmd_add(root: Path, text: str, given: RuleBehavior | None, scope: Scope | None) -> int:
+    behavior: RuleBehavior = given or "allow"
     try:
-        rule = parse_rule(ns.rule, behavior)
+        rule = parse_rule(text, behavior)
     except ValueError as e:
         raise UsageError(str(e)) from e
-    scope = ns.scope or "local"
-    path = loader.save_rule(root, rule.text, behavior, scope)
+    path = loader.save_rule(root, rule.text, behavior, scope or "local")
     sys.stdout.write(f"added {behavior} {rule.text} to {path}\n")
     return 0
 
 
-def _cmd_rm(ns: argparse.Namespace, root: Path) -> int:
+def _cmd_rm(root: Path, given: str, behavior: RuleBehavior | None, scope: Scope | None) -> int:
     try:
-        text = parse_rule(ns.rule).text
+        text = parse_rule(given).text
     except ValueError as e:
         raise UsageError(str(e)) from e
-    removed = [
-        str(loader.scope_file(root, s)) for s in ([ns.scope] if ns.scope else loader.SCOPES)
-        if loader.remove_rule(root, text, ns.behavior, s)
-    ]
+    scopes = [scope] if scope else list(loader.SCOPES)
+    removed = [str(loader.scope_file(root, s)) for s in scopes if loader.remove_rule(root, text, behavior, s)]
     if not removed:
-        sys.stderr.write(f"agentcli: no rule {text} in {', '.join((ns.scope and [ns.scope]) or loader.SCOPES)}\n")
+        sys.stderr.write(f"agentcli: no rule {text} in {', '.join(scopes)}\n")
         return 1
     for f in removed:
         sys.stdout.write(f"removed {text} from {f}\n")
     return 0
 
 
-def _cmd_check(ns: argparse.Namespace, root: Path) -> int:
+def _cmd_check(root: Path, name: str, arg: str | None, mode: str | None) -> int:
     from agentcli.tools.registry import BUILTIN_TOOLS, load_tool
 
-    if ns.tool not in BUILTIN_TOOLS:
-        raise UsageError(f"unknown tool {ns.tool!r}", hint=f"one of {', '.join(BUILTIN_TOOLS)}")
-    tool = load_tool(ns.tool)
+    if name not in BUILTIN_TOOLS:
+        raise UsageError(f"unknown tool {name!r}", hint=f"one of {', '.join(BUILTIN_TOOLS)}")
+    tool = load_tool(name)
     args: dict[str, Any] = {}
-    if ns.arg is not None:
-        args[_ARG_KEY.get(ns.tool, "file_path")] = ns.arg
-    policy = loader.load_policy(root, mode=ns.mode)
+    if arg is not None:
+        args[_ARG_KEY.get(name, "file_path")] = arg
+    policy = loader.load_policy(root, mode=mode)
     v = policy.check(tool, args)
     detail = "".join(f" ({x})" for x in (v.rule, v.reason) if x)
     sys.stdout.write(f"{v.behavior} by {v.by}{detail}\n")

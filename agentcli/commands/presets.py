@@ -3,35 +3,36 @@ in .agentcli/presets) and what each one sets."""
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
-from agentcli import paths
-from agentcli.commands import reporting_errors
+import typer
+
+from agentcli.commands import DirectoryOption, JsonFlag, entry, new_app, project_root, reporting_errors
 from agentcli.settings.presets import Preset, list_presets, load_preset
 
-
-def main(argv: list[str]) -> int:
-    ns = _parser().parse_args(argv)
-    root = paths.find_project_root(Path(ns.directory) if ns.directory else Path.cwd())
-    if ns.command == "list":
-        return reporting_errors(lambda: _list(root, ns.json))
-    return reporting_errors(lambda: _show(load_preset(ns.name, root), ns.json))
+app = new_app("List and show tool presets.")
 
 
-def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="agentcli presets", description="List and show tool presets.")
-    p.add_argument("-C", "--directory", help="the project directory (default: the current one)")
-    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    a = sub.add_parser("list", help="every preset, with where it comes from")
-    a.add_argument("--json", action="store_true")
-    s = sub.add_parser("show", help="one preset in full")
-    s.add_argument("name")
-    s.add_argument("--json", action="store_true")
-    return p
+@app.callback()
+def _options(ctx: typer.Context, directory: DirectoryOption = None) -> None:
+    ctx.obj = project_root(directory)
+
+
+@app.command("list", help="every preset, with where it comes from")
+def list_(ctx: typer.Context, as_json: JsonFlag = False) -> int:
+    return reporting_errors(lambda: _list(ctx.obj, as_json))
+
+
+@app.command("show", help="one preset in full")
+def show(ctx: typer.Context, name: Annotated[str, typer.Argument(metavar="PRESET", help="the preset's name")],
+         as_json: JsonFlag = False) -> int:
+    return reporting_errors(lambda: _show(load_preset(name, ctx.obj), as_json))
+
+
+main = entry(app, "presets")
 
 
 def _as_dict(p: Preset) -> dict[str, Any]:

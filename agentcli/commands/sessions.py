@@ -6,74 +6,103 @@ directory) and reads the files directly: nothing here needs a provider.
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 import time
-from collections.abc import Callable
 from pathlib import Path
+from typing import Annotated, Literal
 
-from agentcli import paths
-from agentcli.commands import reporting_errors
+import typer
+
+from agentcli.commands import DirectoryOption, JsonFlag, entry, new_app, project_root, reporting_errors
 from agentcli.errors import AgentCliError, SessionError, UsageError
 from agentcli.session import layout
 from agentcli.session.index import SessionSummary, list_sessions
 
-
-def main(argv: list[str]) -> int:
-    ns = _parser().parse_args(argv)
-    handler: Callable[[argparse.Namespace, Path], int] = ns.handler
-    start = Path(ns.directory) if ns.directory else Path.cwd()
-    return reporting_errors(lambda: handler(ns, layout.sessions_dir(paths.find_project_root(start))))
+app = new_app("Manage this project's stored sessions.")
+SessionArg = Annotated[str, typer.Argument(metavar="SESSION", help="session id, unique prefix or name")]
+RewindMode = Literal["files", "conversation", "both"]
 
 
-def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="agentcli sessions", description="Manage this project's stored sessions.")
-    p.add_argument("-C", "--directory", help="the project directory (default: the current one)")
-    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    a = sub.add_parser("list", help="sessions of this project, newest first")
-    a.add_argument("--json", action="store_true", help="one JSON array")
-    a.add_argument("-n", "--limit", type=int, default=0, help="show at most N")
-    a.set_defaults(handler=_list)
-    a = sub.add_parser("show", help="the records of a session's current branch")
-    a.add_argument("id", help="session id, unique prefix or name")
-    a.add_argument("--json", action="store_true", help="the records as JSON lines")
-    a.set_defaults(handler=_show)
-    a = sub.add_parser("rm", help="delete sessions")
-    a.add_argument("ids", nargs="+")
-    a.add_argument("--with-forks", action="store_true", help="also delete the sessions forked from them")
-    a.set_defaults(handler=_rm)
-    a = sub.add_parser("rename", help="name a session (usable with --resume NAME)")
-    a.add_argument("id")
-    a.add_argument("name")
-    a.set_defaults(handler=_rename)
-    a = sub.add_parser("export", help="print a session as Markdown or JSON")
-    a.add_argument("id")
-    a.add_argument("format", nargs="?", choices=("markdown", "json"), default="markdown")
-    a.add_argument("-o", "--output", help="write to this file instead of stdout")
-    a.set_defaults(handler=_export)
-    a = sub.add_parser("tree", help="this project's sessions and the forks between them")
-    a.add_argument("--json", action="store_true")
-    a.set_defaults(handler=_tree)
-    a = sub.add_parser("doctor", help="check every session of this project and repair what can be")
-    a.add_argument("--dry-run", action="store_true", help="only check")
-    a.set_defaults(handler=_doctor)
-    a = sub.add_parser("fork", help="start a new session branching from any record (assistant ones too)")
-    a.add_argument("id")
-    a.add_argument("--at", metavar="RECORD", help="record id or prefix (default: the last record)")
-    a.add_argument("-n", "--name", help="a name for the new session")
-    a.set_defaults(handler=_fork)
-    a = sub.add_parser("rewind", help="restore files and/or the conversation to a record")
-    a.add_argument("id")
-    a.add_argument("--to", required=True, metavar="RECORD", help="record id or prefix")
-    mode = a.add_mutually_exclusive_group()
-    mode.add_argument("--files", dest="mode", action="store_const", const="files")
-    mode.add_argument("--conversation", dest="mode", action="store_const", const="conversation")
-    mode.add_argument("--both", dest="mode", action="store_const", const="both")
-    a.add_argument("-y", "--yes", action="store_true", help="apply without asking")
-    a.add_argument("--dry-run", action="store_true", help="show the diff, change nothing")
-    a.set_defaults(handler=_rewind, mode="both")
-    return p
+def _flag(*names: str, help_text: str) -> typer.models.OptionInfo:
+    option: typer.models.OptionInfo = typer.Option(*names, metavar="", help=help_text)
+    return option
+
+
+@app.callback()
+def _options(ctx: typer.Context, directory: DirectoryOption = None) -> None:
+    ctx.obj = layout.sessions_dir(project_root(directory))
+
+
+@app.command("list", help="sessions of this project, newest first")
+def list_(ctx: typer.Context, as_json: Annotated[bool, _flag("--json", help_text="one JSON array")] = False,
+          limit: Annotated[int, typer.Option("-n", "--limit", metavar="N", help="show at most N (0: all)")] = 0
+          ) -> int:
+    return reporting_errors(lambda: _list(ctx.obj, as_json, limit))
+
+
+@app.command("show", help="the records of a session's current branch")
+def show(ctx: typer.Context, ref: SessionArg,
+         as_json: Annotated[bool, _flag("--json", help_text="the records as JSON lines")] = False) -> int:
+    return reporting_errors(lambda: _show(ctx.obj, ref, as_json))
+
+
+@app.command("rm", help="delete sessions")
+def rm(ctx: typer.Context, refs: Annotated[list[str], typer.Argument(metavar="SESSION...", help="sessions")],
+       with_forks: Annotated[bool, _flag("--with-forks", help_text="also delete the sessions forked from them")
+                             ] = False) -> int:
+    return reporting_errors(lambda: _rm(ctx.obj, refs, with_forks))
+
+
+@app.command("rename", help="name a session (usable with --resume NAME)")
+def rename(ctx: typer.Context, ref: SessionArg, name: Annotated[str, typer.Argument(metavar="NAME")]) -> int:
+    return reporting_errors(lambda: _rename(ctx.obj, ref, name))
+
+
+@app.command("export", help="print a session as Markdown or JSON")
+def export(ctx: typer.Context, ref: SessionArg,
+           fmt: Annotated[Literal["markdown", "json"], typer.Argument(metavar="FORMAT")] = "markdown",
+           output: Annotated[str | None, typer.Option("-o", "--output", metavar="FILE", show_default=False,
+                                                      help="write to this file instead of stdout")] = None) -> int:
+    return reporting_errors(lambda: _export(ctx.obj, ref, fmt, output))
+
+
+@app.command("tree", help="this project's sessions and the forks between them")
+def tree(ctx: typer.Context, as_json: JsonFlag = False) -> int:
+    return reporting_errors(lambda: _tree(ctx.obj, as_json))
+
+
+@app.command("doctor", help="check every session of this project and repair what can be")
+def doctor_(ctx: typer.Context, dry_run: Annotated[bool, _flag("--dry-run", help_text="only check")] = False) -> int:
+    return reporting_errors(lambda: _doctor(ctx.obj, dry_run))
+
+
+@app.command("fork", help="start a new session branching from any record (assistant ones too)")
+def fork_(ctx: typer.Context, ref: SessionArg,
+          at: Annotated[str | None, typer.Option(metavar="RECORD", show_default=False,
+                                                 help="record id or prefix (default: the last record)")] = None,
+          name: Annotated[str | None, typer.Option("-n", "--name", metavar="NAME", show_default=False,
+                                                   help="a name for the new session")] = None) -> int:
+    return reporting_errors(lambda: _fork(ctx.obj, ref, at, name))
+
+
+@app.command("rewind", help="restore files and/or the conversation to a record")
+def rewind(ctx: typer.Context, ref: SessionArg,
+           to: Annotated[str, typer.Option(metavar="RECORD", help="record id or prefix")],
+           files: Annotated[bool, _flag("--files", help_text="only the files")] = False,
+           conversation: Annotated[bool, _flag("--conversation", help_text="only the conversation")] = False,
+           both: Annotated[bool, _flag("--both", help_text="files and conversation (the default)")] = False,
+           yes: Annotated[bool, _flag("-y", "--yes", help_text="apply without asking")] = False,
+           dry_run: Annotated[bool, _flag("--dry-run", help_text="show the diff, change nothing")] = False) -> int:
+    modes: tuple[tuple[RewindMode, bool], ...] = (("files", files), ("conversation", conversation), ("both", both))
+    chosen = [m for m, on in modes if on]
+    if len(chosen) > 1:
+        raise typer.BadParameter("choose one of --files, --conversation, --both", param_hint="--" + chosen[1])
+    mode = chosen[0] if chosen else "both"
+    return reporting_errors(lambda: _rewind(ctx.obj, ref, to, mode, yes=yes, dry_run=dry_run))
+
+
+main = entry(app, "sessions")
 
 
 def _resolve(directory: Path, ref: str) -> str:
@@ -100,11 +129,11 @@ def _age(ts: float) -> str:
     return "just now"
 
 
-def _list(ns: argparse.Namespace, directory: Path) -> int:
+def _list(directory: Path, as_json: bool, limit: int) -> int:
     rows = list_sessions(directory)
-    if ns.limit:
-        rows = rows[: ns.limit]
-    if ns.json:
+    if limit:
+        rows = rows[:limit]
+    if as_json:
         keys = ("id", "name", "created", "model", "provider", "git_branch", "turns", "first_prompt",
                 "parent_session", "fork_record")
         body = [{**{k: getattr(s, k) for k in keys}, "title": s.title, "updated": s.updated} for s in rows]
@@ -120,12 +149,12 @@ def _list(ns: argparse.Namespace, directory: Path) -> int:
     return 0
 
 
-def _show(ns: argparse.Namespace, directory: Path) -> int:
+def _show(directory: Path, ref: str, as_json: bool) -> int:
     from agentcli.session.reader import load
     from agentcli.session.records import encode
 
-    loaded = load(directory, _resolve(directory, ns.id))
-    if ns.json:
+    loaded = load(directory, _resolve(directory, ref))
+    if as_json:
         sys.stdout.write("".join(encode(r).decode() for r in [loaded.header, *loaded.chain]))
         return 0
     h = loaded.header
@@ -155,16 +184,16 @@ def _one_line(rec: dict[str, object]) -> str:
     return f"{rid}  {kind:<9} {detail}"
 
 
-def _rm(ns: argparse.Namespace, directory: Path) -> int:
+def _rm(directory: Path, refs: list[str], with_forks: bool) -> int:
     from agentcli.session.lock import is_locked
 
     summaries = list_sessions(directory)
-    ids = [_resolve(directory, ref) for ref in ns.ids]
+    ids = [_resolve(directory, ref) for ref in refs]
     children = [s.id for s in summaries if s.parent_session in ids and s.id not in ids]
-    if children and not ns.with_forks:
+    if children and not with_forks:
         raise UsageError(f"{len(children)} session(s) were forked from it and read its history: "
                          + ", ".join(c[:8] for c in children), hint="add --with-forks to delete them too")
-    for sid in _with_descendants(ids, summaries) if ns.with_forks else ids:
+    for sid in _with_descendants(ids, summaries) if with_forks else ids:
         if is_locked(layout.lock_file(directory, sid)):
             raise SessionError(f"session {sid} is in use", code="session_locked")
         for path in (layout.session_file(directory, sid), layout.lock_file(directory, sid),
@@ -181,41 +210,41 @@ def _with_descendants(ids: list[str], summaries: list[SessionSummary]) -> list[s
     return out
 
 
-def _rename(ns: argparse.Namespace, directory: Path) -> int:
+def _rename(directory: Path, ref: str, name: str) -> int:
     from agentcli.redact import Redactor
     from agentcli.session.lock import SessionLock
     from agentcli.session.reader import load
     from agentcli.session.writer import SessionWriter
 
-    sid = _resolve(directory, ns.id)
+    sid = _resolve(directory, ref)
     loaded = load(directory, sid)
     lock = SessionLock(layout.lock_file(directory, sid), sid).acquire()
     with SessionWriter(loaded.path, sid, redactor=Redactor(_secrets()), leaf_id=loaded.leaf_id, lock=lock) as w:
-        w.record("rename", {"name": ns.name})
-    sys.stdout.write(f"{sid} is now {ns.name!r}\n")
+        w.record("rename", {"name": name})
+    sys.stdout.write(f"{sid} is now {name!r}\n")
     return 0
 
 
-def _export(ns: argparse.Namespace, directory: Path) -> int:
+def _export(directory: Path, ref: str, fmt: str, output: str | None) -> int:
     from agentcli.session.export import to_json, to_markdown
     from agentcli.session.reader import load
 
-    loaded = load(directory, _resolve(directory, ns.id))
-    text = to_json(loaded) if ns.format == "json" else to_markdown(loaded)
-    if ns.output:
-        Path(ns.output).write_text(text, encoding="utf-8")
+    loaded = load(directory, _resolve(directory, ref))
+    text = to_json(loaded) if fmt == "json" else to_markdown(loaded)
+    if output:
+        Path(output).write_text(text, encoding="utf-8")
     else:
         sys.stdout.write(text)
     return 0
 
 
-def _tree(ns: argparse.Namespace, directory: Path) -> int:
+def _tree(directory: Path, as_json: bool) -> int:
     rows = sorted(list_sessions(directory), key=lambda s: s.created)
     ids = {s.id for s in rows}
     kids: dict[str | None, list[SessionSummary]] = {}
     for s in rows:
         kids.setdefault(s.parent_session if s.parent_session in ids else None, []).append(s)
-    if ns.json:
+    if as_json:
         def node(s: SessionSummary) -> dict[str, object]:
             return {"id": s.id, "title": s.title, "fork_record": s.fork_record, "turns": s.turns,
                     "forks": [node(k) for k in kids.get(s.id, [])]}
@@ -235,13 +264,13 @@ def _tree(ns: argparse.Namespace, directory: Path) -> int:
     return 0
 
 
-def _doctor(ns: argparse.Namespace, directory: Path) -> int:
+def _doctor(directory: Path, dry_run: bool) -> int:
     from agentcli.session.doctor import doctor
 
     if not directory.is_dir():
         sys.stdout.write("no sessions in this project\n")
         return 0
-    findings = doctor(directory, fix=not ns.dry_run)
+    findings = doctor(directory, fix=not dry_run)
     for f in findings:
         state = "ok" if f.ok and not f.fixed else ("fixed" if f.ok else "PROBLEM")
         sys.stdout.write(f"{state:<8} {f.session_id}\n")
@@ -252,32 +281,32 @@ def _doctor(ns: argparse.Namespace, directory: Path) -> int:
     return 1 if bad else 0
 
 
-def _fork(ns: argparse.Namespace, directory: Path) -> int:
+def _fork(directory: Path, ref: str, at: str | None, name: str | None) -> int:
     from agentcli.session.store import fork
 
-    sid = fork(directory, _resolve(directory, ns.id), ns.at, name=ns.name)
+    sid = fork(directory, _resolve(directory, ref), at, name=name)
     sys.stdout.write(f"{sid}\n")
     sys.stderr.write(f"continue it with: agentcli --resume {sid}\n")
     return 0
 
 
-def _rewind(ns: argparse.Namespace, directory: Path) -> int:
+def _rewind(directory: Path, ref: str, to: str, mode: RewindMode, *, yes: bool, dry_run: bool) -> int:
     from agentcli.session.rewind import rewind_stored
 
-    sid = _resolve(directory, ns.id)
-    files, conversation = ns.mode in ("files", "both"), ns.mode in ("conversation", "both")
+    sid = _resolve(directory, ref)
+    files, conversation = mode in ("files", "both"), mode in ("conversation", "both")
 
     def confirm(summary: str, patch: str) -> bool:
         sys.stdout.write(patch + ("\n" if patch and not patch.endswith("\n") else "") + summary + "\n")
-        if ns.dry_run:
+        if dry_run:
             return False
-        if ns.yes:
+        if yes:
             return True
         if not sys.stdin.isatty():
             raise UsageError("rewind needs confirmation", hint="add --yes (or --dry-run to only look)")
         return input("apply? [y/N] ").strip().lower() in ("y", "yes")
 
-    done = rewind_stored(directory, sid, ns.to, files=files, conversation=conversation, confirm=confirm,
+    done = rewind_stored(directory, sid, to, files=files, conversation=conversation, confirm=confirm,
                          secrets=_secrets())
     sys.stdout.write("rewound\n" if done else "nothing changed\n")
     return 0
