@@ -1,7 +1,8 @@
 """Command line: flags → Settings → a front end (headless printer or REPL).
 
 The root flags are the table `ROOT_FLAGS` (agentcli.cli_flags): typer builds the command from it (agentcli.cli_app:
-help, panels, checks, subcommands), and `agentcli -p` reads argv with the same table without importing typer.
+help, panels, checks, errors, subcommands), and a valid root invocation (`-p`, the REPL) is read with the same
+table without importing typer (see `fast_values`).
 Subcommands (`agentcli sessions …`) are modules agentcli.commands.<name>, registered in `SUBCOMMANDS` and imported
 only when named. Adding a root flag is one `flag(…)` line; adding a subcommand is one module and one line here.
 """
@@ -166,15 +167,18 @@ def _require_provider(settings: Settings) -> None:
 
 
 def fast_values(argv: list[str]) -> dict[str, Any] | None:
-    """A headless run's options read with the table alone, so `-p` never imports typer; None for anything else
-    (the REPL, a subcommand, --help, any mistake), which typer then parses and reports."""
-    if not argv or argv[0] in SUBCOMMANDS:
+    """A valid root invocation (`-p` or the REPL) read with the table alone: typer's parsing costs ~20 ms of
+    imports and builds a pydantic adapter per option (~100 ms of CPU in all, bench/RESULTS.md), which neither a
+    headless run nor the REPL's start should pay. None for anything else (a subcommand, --help, --version, any
+    mistake): typer parses those and words every error. tests/cli/test_command_tree.py holds the two readers
+    to the same values for every argv shape."""
+    if argv[:1] and argv[0] in SUBCOMMANDS:
         return None
     try:
         parsed = fast_parse(argv, ROOT_FLAGS)
     except ArgvError:
         return None
-    if not parsed.values.get("print_mode") or len(parsed.positionals) > 1:
+    if len(parsed.positionals) > 1:
         return None
     return {**parsed.values, "prompt": parsed.positionals[0] if parsed.positionals else None}
 

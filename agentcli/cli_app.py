@@ -41,7 +41,7 @@ def click_error_line(err: click.ClickException, prog: str = "agentcli") -> str:
         return usage_line(prog, _one_line(err.format_message()))
     if isinstance(err, click.exceptions.BadParameter) and err.param is not None:
         name = (getattr(err.param, "opts", None) or [err.param.name])[0]
-        detail = _one_line(err.message).removeprefix("Value error, ")
+        detail = _one_line(err.message.removeprefix("Value error, "))
         kind = "choice" if "is not one of" in detail else "value"
         return usage_line(prog, f"invalid {kind} for {name}: {detail}")
     return usage_line(prog, _one_line(err.format_message()))
@@ -51,7 +51,7 @@ def _one_line(text: str) -> str:
     """Click's sentence as a fragment of our line: one line, lower case first word, no final period."""
     line = " ".join(text.split()).rstrip(".?")
     if ". Did you mean " in line:
-        line = line.replace(". Did you mean ", " (did you mean ") + ")"
+        line = line.replace(". Did you mean ", " (did you mean ") + "?)"
     return line[:1].lower() + line[1:] if line[1:2].islower() else line
 
 

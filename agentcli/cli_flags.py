@@ -12,7 +12,6 @@ Claude Code's shapes that click cannot express are rewritten here before typer s
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Generator, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -78,6 +77,8 @@ class Parsed:
 
 def closest(word: str, options: Sequence[str]) -> str | None:
     """The known option nearest to a mistyped one (`--modle` → `--model`), or None."""
+    import difflib
+
     stem = word.split("=", 1)[0]
     found = difflib.get_close_matches(stem, list(options), n=1, cutoff=0.6)
     return found[0] if found else None
