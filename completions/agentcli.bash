@@ -4,15 +4,15 @@ _agentcli_values() {
     COMPREPLY=($(compgen -W "$(agentcli __complete "$1" 2>/dev/null)" -- "$cur"))
 }
 _agentcli() {
-    local cur="${COMP_WORDS[COMP_CWORD]}" prev="${COMP_WORDS[COMP_CWORD-1]}" path="" w i
+    local cur="${COMP_WORDS[COMP_CWORD]}" prev="${COMP_WORDS[COMP_CWORD-1]}" cmdpath="" w i
     for ((i = 1; i < COMP_CWORD; i++)); do
         w="${COMP_WORDS[i]}"
-        [[ -z $path && $i -gt 1 ]] && break  # after the first word, the root takes no command (it is the prompt)
-        case "$path|$w" in
-            "|sessions" | "|models" | "|permissions" | "|presets" | "sessions|list" | "sessions|show" | "sessions|rm" | "sessions|rename" | "sessions|export" | "sessions|tree" | "sessions|doctor" | "sessions|fork" | "sessions|rewind" | "permissions|list" | "permissions|add" | "permissions|rm" | "permissions|trust" | "permissions|check" | "presets|list" | "presets|show") path="${path:+$path }$w";;
+        [[ -z $cmdpath && $i -gt 1 ]] && break  # after the first word, the root takes no command (it is the prompt)
+        case "$cmdpath|$w" in
+            "|sessions" | "|models" | "|permissions" | "|presets" | "sessions|list" | "sessions|show" | "sessions|rm" | "sessions|rename" | "sessions|export" | "sessions|tree" | "sessions|doctor" | "sessions|fork" | "sessions|rewind" | "permissions|list" | "permissions|add" | "permissions|rm" | "permissions|trust" | "permissions|check" | "presets|list" | "presets|show") cmdpath="${cmdpath:+$cmdpath }$w";;
         esac
     done
-    case "$path|$prev" in
+    case "$cmdpath|$prev" in
         "|--output-format") COMPREPLY=($(compgen -W 'text json stream-json' -- "$cur")); return;;
         "|--model") _agentcli_values models; return;;
         "|--provider") _agentcli_values providers; return;;
@@ -51,7 +51,7 @@ _agentcli() {
         "presets|-C"|"presets|--directory") COMPREPLY=($(compgen -d -- "$cur")); return;;
     esac
     if [[ $cur == -* ]]; then
-        case "$path" in
+        case "$cmdpath" in
         "") w='-p --print --output-format --include-partial-messages --verbose --model --provider --base-url --effort --permission-mode --dangerously-skip-permissions --allowedTools --allowed-tools --disallowedTools --disallowed-tools --preset --add-dir --append-system-prompt --system-prompt --cwd --max-turns --max-budget-usd --max-tool-calls-per-turn --request-timeout --tool-timeout -c --continue -r --resume --fork-session --session-id --no-session-persistence -n --name -h --help -v --version';;
         "sessions") w='-C --directory -h --help';;
         "sessions list") w='--json -n --limit -h --help';;
@@ -77,8 +77,8 @@ _agentcli() {
         COMPREPLY=($(compgen -W "$w" -- "$cur"))
         return
     fi
-    [[ -z $path && $COMP_CWORD -gt 1 ]] && return
-    case "$path" in
+    [[ -z $cmdpath && $COMP_CWORD -gt 1 ]] && return
+    case "$cmdpath" in
         "") COMPREPLY=($(compgen -W 'sessions models permissions presets' -- "$cur"));;
         "sessions") COMPREPLY=($(compgen -W 'list show rm rename export tree doctor fork rewind' -- "$cur"));;
         "sessions show") _agentcli_values sessions;;

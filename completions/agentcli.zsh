@@ -6,16 +6,16 @@ _agentcli_values() {
   compadd -a vals
 }
 _agentcli() {
-  local path="" w i cur="${words[CURRENT]}" prev="${words[CURRENT-1]}"
+  local cmdpath="" w i cur="${words[CURRENT]}" prev="${words[CURRENT-1]}"
   local -a items
   for ((i = 2; i < CURRENT; i++)); do
     w="${words[i]}"
-    [[ -z $path && $i -gt 2 ]] && break
-    case "$path|$w" in
-      "|sessions"|"|models"|"|permissions"|"|presets"|"sessions|list"|"sessions|show"|"sessions|rm"|"sessions|rename"|"sessions|export"|"sessions|tree"|"sessions|doctor"|"sessions|fork"|"sessions|rewind"|"permissions|list"|"permissions|add"|"permissions|rm"|"permissions|trust"|"permissions|check"|"presets|list"|"presets|show") path="${path:+$path }$w";;
+    [[ -z $cmdpath && $i -gt 2 ]] && break
+    case "$cmdpath|$w" in
+      "|sessions"|"|models"|"|permissions"|"|presets"|"sessions|list"|"sessions|show"|"sessions|rm"|"sessions|rename"|"sessions|export"|"sessions|tree"|"sessions|doctor"|"sessions|fork"|"sessions|rewind"|"permissions|list"|"permissions|add"|"permissions|rm"|"permissions|trust"|"permissions|check"|"presets|list"|"presets|show") cmdpath="${cmdpath:+$cmdpath }$w";;
     esac
   done
-  case "$path|$prev" in
+  case "$cmdpath|$prev" in
     "|--output-format") compadd -- 'text' 'json' 'stream-json'; return;;
     "|--model") _agentcli_values models; return;;
     "|--provider") _agentcli_values providers; return;;
@@ -54,7 +54,7 @@ _agentcli() {
     "presets|-C"|"presets|--directory") _files -/; return;;
   esac
   if [[ $cur == -* ]]; then
-    case "$path" in
+    case "$cmdpath" in
       "") items=('-p:run one task headless and print the result (prompt as argument or on stdin)' '--print:run one task headless and print the result (prompt as argument or on stdin)' '--output-format:with -p\: text (default), json or stream-json' '--include-partial-messages:with stream-json\: also emit stream_event lines for each delta' '--verbose:more detail on stderr' '--model:provider/model or a bare model name (e.g. anthropic/claude-sonnet-4-5, gpt-5)' '--provider:anthropic, openai, google, ollama, or an OpenAI-compatible profile name' '--base-url:the provider'\''s base URL (a local server\: http\://localhost\:8080/v1)' '--effort:reasoning effort for models that think' '--permission-mode:how tool calls are allowed' '--dangerously-skip-permissions:same as --permission-mode bypassPermissions' '--allowedTools:tools (or rules) allowed without asking\: --allowedTools Read "Bash(git diff\:*)", or "Read,Edit"' '--allowed-tools:tools (or rules) allowed without asking\: --allowedTools Read "Bash(git diff\:*)", or "Read,Edit"' '--disallowedTools:tools (or rules) always denied' '--disallowed-tools:tools (or rules) always denied' '--preset:tool preset\: coding, readonly, minimal, plan, review, or your own' '--add-dir:another directory the file tools may use' '--append-system-prompt:text added to the end of the system prompt' '--system-prompt:replace the system prompt' '--cwd:run as if started in this directory' '--max-turns:stop after this many model requests' '--max-budget-usd:stop when the run has cost this much' '--max-tool-calls-per-turn:stop when one reply asks for more tool calls' '--request-timeout:timeout for one model request' '--tool-timeout:timeout for one tool call' '-c:continue the latest session in this project' '--continue:continue the latest session in this project' '-r:resume a session by id, prefix or name (no value\: pick one)' '--resume:resume a session by id, prefix or name (no value\: pick one)' '--fork-session:with --resume/--continue\: continue in a new session' '--session-id:use this UUID for the new session' '--no-session-persistence:do not save this session' '-n:a name for this session' '--name:a name for this session' '-h:show this message and exit' '--help:show this message and exit' '-v:print the version and exit' '--version:print the version and exit');;
       "sessions") items=('-C:the project directory (default\: the current one)' '--directory:the project directory (default\: the current one)' '-h:show help and exit' '--help:show help and exit');;
       "sessions list") items=('--json:one JSON array' '-n:show at most N (0\: all)' '--limit:show at most N (0\: all)' '-h:show help and exit' '--help:show help and exit');;
@@ -80,8 +80,8 @@ _agentcli() {
     _describe option items
     return
   fi
-  [[ -z $path && $CURRENT -gt 2 ]] && { _files; return }
-  case "$path" in
+  [[ -z $cmdpath && $CURRENT -gt 2 ]] && { _files; return }
+  case "$cmdpath" in
     "") items=('sessions:list, show, fork, rewind, export and repair stored sessions' 'models:list models (catalog for hosted providers, live probe for local servers)' 'permissions:list, add and remove permission rules' 'presets:list and show tool presets'); _describe command items;;
     "sessions") items=('list:sessions of this project, newest first' 'show:the records of a session'\''s current branch' 'rm:delete sessions' 'rename:name a session (usable with --resume NAME)' 'export:print a session as Markdown or JSON' 'tree:this project'\''s sessions and the forks between them' 'doctor:check every session of this project and repair what can be' 'fork:start a new session branching from any record (assistant ones too)' 'rewind:restore files and/or the conversation to a record'); _describe command items;;
     "sessions show") _agentcli_values sessions;;

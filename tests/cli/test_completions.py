@@ -21,7 +21,8 @@ ROOT = Path(__file__).resolve().parents[2]
 @pytest.mark.parametrize("shell", sorted(GENERATORS))
 def test_committed_completion_is_current(shell: str) -> None:
     committed = (ROOT / "completions" / f"agentcli.{shell}").read_text()
-    assert committed == GENERATORS[shell](), f"stale: python -m agentcli.completion {shell} > completions/agentcli.{shell}"
+    fix = f"python -m agentcli.completion {shell} > completions/agentcli.{shell}"
+    assert committed == GENERATORS[shell](), f"stale; regenerate: {fix}"
 
 
 def test_every_command_and_flag_is_completed() -> None:
