@@ -24,6 +24,7 @@ SUBCOMMANDS: dict[str, str] = {
     "models": "list models (catalog for hosted providers, live probe for local servers)",
     "permissions": "list, add and remove permission rules",
     "presets": "list and show tool presets",
+    "hooks": "list the hooks in force, import them from Claude Code's settings",
 }
 
 PERMISSION_MODES = ("default", "acceptEdits", "plan", "bypassPermissions")
@@ -59,6 +60,8 @@ ROOT_FLAGS: tuple[Flag, ...] = (
     flag("--append-system-prompt", metavar="TEXT", panel=CONTEXT, help="text added to the end of the system prompt"),
     flag("--system-prompt", metavar="TEXT", panel=CONTEXT, help="replace the system prompt"),
     flag("--cwd", metavar="DIR", panel=CONTEXT, help="run as if started in this directory"),
+    flag("--settings", metavar="FILE_OR_JSON", panel=CONTEXT,
+         help="more settings (hooks, permissions …) from a JSON file or inline JSON, as Claude Code's"),
     flag("--max-turns", type=int, metavar="N", panel=LIMITS, help="stop after this many model requests"),
     flag("--max-budget-usd", type=float, metavar="USD", panel=LIMITS, help="stop when the run has cost this much"),
     flag("--max-tool-calls-per-turn", type=int, metavar="N", panel=LIMITS,

@@ -91,6 +91,8 @@ def _value_kind(metavar: str) -> str:
         return f"dyn:{DYNAMIC[metavar]}"
     if metavar in ("DIR", "FILE"):
         return metavar.lower()
+    if metavar == "FILE_OR_JSON":
+        return "file"
     return ""
 
 

@@ -9,7 +9,7 @@ _agentcli() {
         w="${COMP_WORDS[i]}"
         [[ -z $cmdpath && $i -gt 1 ]] && break  # after the first word, the root takes no command (it is the prompt)
         case "$cmdpath|$w" in
-            "|sessions" | "|models" | "|permissions" | "|presets" | "sessions|list" | "sessions|show" | "sessions|rm" | "sessions|rename" | "sessions|export" | "sessions|tree" | "sessions|doctor" | "sessions|fork" | "sessions|rewind" | "permissions|list" | "permissions|add" | "permissions|rm" | "permissions|trust" | "permissions|check" | "presets|list" | "presets|show") cmdpath="${cmdpath:+$cmdpath }$w";;
+            "|sessions" | "|models" | "|permissions" | "|presets" | "|hooks" | "sessions|list" | "sessions|show" | "sessions|rm" | "sessions|rename" | "sessions|export" | "sessions|tree" | "sessions|doctor" | "sessions|fork" | "sessions|rewind" | "permissions|list" | "permissions|add" | "permissions|rm" | "permissions|trust" | "permissions|check" | "presets|list" | "presets|show" | "hooks|list" | "hooks|import") cmdpath="${cmdpath:+$cmdpath }$w";;
         esac
     done
     case "$cmdpath|$prev" in
@@ -26,6 +26,7 @@ _agentcli() {
         "|--append-system-prompt") :; return;;
         "|--system-prompt") :; return;;
         "|--cwd") COMPREPLY=($(compgen -d -- "$cur")); return;;
+        "|--settings") COMPREPLY=($(compgen -f -- "$cur")); return;;
         "|--max-turns") :; return;;
         "|--max-budget-usd") :; return;;
         "|--max-tool-calls-per-turn") :; return;;
@@ -49,10 +50,13 @@ _agentcli() {
         "permissions rm|--scope") COMPREPLY=($(compgen -W 'local project user' -- "$cur")); return;;
         "permissions check|--mode") :; return;;
         "presets|-C"|"presets|--directory") COMPREPLY=($(compgen -d -- "$cur")); return;;
+        "hooks|-C"|"hooks|--directory") COMPREPLY=($(compgen -d -- "$cur")); return;;
+        "hooks import|--from") COMPREPLY=($(compgen -f -- "$cur")); return;;
+        "hooks import|--scope") COMPREPLY=($(compgen -W 'local project user' -- "$cur")); return;;
     esac
     if [[ $cur == -* ]]; then
         case "$cmdpath" in
-        "") w='-p --print --output-format --include-partial-messages --verbose --model --provider --base-url --effort --permission-mode --dangerously-skip-permissions --allowedTools --allowed-tools --disallowedTools --disallowed-tools --preset --add-dir --append-system-prompt --system-prompt --cwd --max-turns --max-budget-usd --max-tool-calls-per-turn --request-timeout --tool-timeout -c --continue -r --resume --fork-session --session-id --no-session-persistence -n --name -h --help -v --version';;
+        "") w='-p --print --output-format --include-partial-messages --verbose --model --provider --base-url --effort --permission-mode --dangerously-skip-permissions --allowedTools --allowed-tools --disallowedTools --disallowed-tools --preset --add-dir --append-system-prompt --system-prompt --cwd --settings --max-turns --max-budget-usd --max-tool-calls-per-turn --request-timeout --tool-timeout -c --continue -r --resume --fork-session --session-id --no-session-persistence -n --name -h --help -v --version';;
         "sessions") w='-C --directory -h --help';;
         "sessions list") w='--json -n --limit -h --help';;
         "sessions show") w='--json -h --help';;
@@ -73,13 +77,16 @@ _agentcli() {
         "presets") w='-C --directory -h --help';;
         "presets list") w='--json -h --help';;
         "presets show") w='--json -h --help';;
+        "hooks") w='-C --directory -h --help';;
+        "hooks list") w='--json -h --help';;
+        "hooks import") w='--from --scope -h --help';;
         esac
         COMPREPLY=($(compgen -W "$w" -- "$cur"))
         return
     fi
     [[ -z $cmdpath && $COMP_CWORD -gt 1 ]] && return
     case "$cmdpath" in
-        "") COMPREPLY=($(compgen -W 'sessions models permissions presets' -- "$cur"));;
+        "") COMPREPLY=($(compgen -W 'sessions models permissions presets hooks' -- "$cur"));;
         "sessions") COMPREPLY=($(compgen -W 'list show rm rename export tree doctor fork rewind' -- "$cur"));;
         "sessions show") _agentcli_values sessions;;
         "sessions rm") _agentcli_values sessions;;
@@ -90,6 +97,7 @@ _agentcli() {
         "permissions") COMPREPLY=($(compgen -W 'list add rm trust check' -- "$cur"));;
         "presets") COMPREPLY=($(compgen -W 'list show' -- "$cur"));;
         "presets show") _agentcli_values presets;;
+        "hooks") COMPREPLY=($(compgen -W 'list import' -- "$cur"));;
     esac
 }
 complete -o default -F _agentcli agentcli

@@ -7,7 +7,7 @@ function __agentcli_path
             break
         end
         switch "$cmdpath|$words[$i]"
-            case '|sessions' '|models' '|permissions' '|presets' 'sessions|list' 'sessions|show' 'sessions|rm' 'sessions|rename' 'sessions|export' 'sessions|tree' 'sessions|doctor' 'sessions|fork' 'sessions|rewind' 'permissions|list' 'permissions|add' 'permissions|rm' 'permissions|trust' 'permissions|check' 'presets|list' 'presets|show'
+            case '|sessions' '|models' '|permissions' '|presets' '|hooks' 'sessions|list' 'sessions|show' 'sessions|rm' 'sessions|rename' 'sessions|export' 'sessions|tree' 'sessions|doctor' 'sessions|fork' 'sessions|rewind' 'permissions|list' 'permissions|add' 'permissions|rm' 'permissions|trust' 'permissions|check' 'presets|list' 'presets|show' 'hooks|list' 'hooks|import'
                 set cmdpath (string trim -- "$cmdpath $words[$i]")
         end
     end
@@ -25,6 +25,7 @@ complete -c agentcli -n __agentcli_at_root_start -a sessions -d 'list, show, for
 complete -c agentcli -n __agentcli_at_root_start -a models -d 'list models (catalog for hosted providers, live probe for local servers)'
 complete -c agentcli -n __agentcli_at_root_start -a permissions -d 'list, add and remove permission rules'
 complete -c agentcli -n __agentcli_at_root_start -a presets -d 'list and show tool presets'
+complete -c agentcli -n __agentcli_at_root_start -a hooks -d 'list the hooks in force, import them from Claude Code\'s settings'
 complete -c agentcli -n '__agentcli_at ""' -s p -l print -d 'run one task headless and print the result (prompt as argument or on stdin)'
 complete -c agentcli -n '__agentcli_at ""' -l output-format -x -a 'text json stream-json' -d 'with -p: text (default), json or stream-json'
 complete -c agentcli -n '__agentcli_at ""' -l include-partial-messages -d 'with stream-json: also emit stream_event lines for each delta'
@@ -42,6 +43,7 @@ complete -c agentcli -n '__agentcli_at ""' -l add-dir -x -a '(__fish_complete_di
 complete -c agentcli -n '__agentcli_at ""' -l append-system-prompt -x -d 'text added to the end of the system prompt'
 complete -c agentcli -n '__agentcli_at ""' -l system-prompt -x -d 'replace the system prompt'
 complete -c agentcli -n '__agentcli_at ""' -l cwd -x -a '(__fish_complete_directories)' -d 'run as if started in this directory'
+complete -c agentcli -n '__agentcli_at ""' -l settings -r -F -d 'more settings (hooks, permissions …) from a JSON file or inline JSON, as Claude Code\'s'
 complete -c agentcli -n '__agentcli_at ""' -l max-turns -x -d 'stop after this many model requests'
 complete -c agentcli -n '__agentcli_at ""' -l max-budget-usd -x -d 'stop when the run has cost this much'
 complete -c agentcli -n '__agentcli_at ""' -l max-tool-calls-per-turn -x -d 'stop when one reply asks for more tool calls'
@@ -133,3 +135,12 @@ complete -c agentcli -n '__agentcli_at presets list' -s h -l help -d 'show help 
 complete -c agentcli -n '__agentcli_at presets show' -l json -d 'one JSON document'
 complete -c agentcli -n '__agentcli_at presets show' -s h -l help -d 'show help and exit'
 complete -c agentcli -n '__agentcli_at presets show' -x -a '(agentcli __complete presets 2>/dev/null)'
+complete -c agentcli -n '__agentcli_at hooks' -a list -d 'every hook in force, with where it is configured'
+complete -c agentcli -n '__agentcli_at hooks' -a import -d 'copy the hooks of a Claude Code settings.json into agentcli\'s settings'
+complete -c agentcli -n '__agentcli_at hooks' -s C -l directory -x -a '(__fish_complete_directories)' -d 'the project directory (default: the current one)'
+complete -c agentcli -n '__agentcli_at hooks' -s h -l help -d 'show help and exit'
+complete -c agentcli -n '__agentcli_at hooks list' -l json -d 'one JSON document'
+complete -c agentcli -n '__agentcli_at hooks list' -s h -l help -d 'show help and exit'
+complete -c agentcli -n '__agentcli_at hooks import' -l from -r -F -d 'the settings.json to read (default: the project\'s .claude/settings.json)'
+complete -c agentcli -n '__agentcli_at hooks import' -l scope -x -a 'local project user' -d 'where to write them: local (.agentcli/settings.local.toml, default), project (.agentcli/settings.toml, shared; runs once trusted) or user (config.toml)'
+complete -c agentcli -n '__agentcli_at hooks import' -s h -l help -d 'show help and exit'

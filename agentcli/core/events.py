@@ -191,6 +191,32 @@ class Notice:
 
 
 @dataclass(frozen=True, slots=True)
+class HookStarted:
+    """A hook command is about to run. `name` is `Event:target` (e.g. `PreToolUse:Bash`), as Claude Code names it."""
+
+    hook_id: str
+    event: str
+    name: str
+    command: str
+
+
+@dataclass(frozen=True, slots=True)
+class HookFinished:
+    """A hook command ended. `outcome`: success | blocking (exit 2 or a blocking decision) | error (another exit
+    status, or output that is not valid) | timeout | cancelled."""
+
+    hook_id: str
+    event: str
+    name: str
+    command: str
+    exit_code: int | None
+    stdout: str
+    stderr: str
+    outcome: str
+    duration_ms: int
+
+
+@dataclass(frozen=True, slots=True)
 class ModelUsage:
     """Per-model totals for the result."""
 
@@ -236,5 +262,7 @@ AgentEvent: TypeAlias = (
     | ToolFinished
     | ToolResultsMessage
     | Notice
+    | HookStarted
+    | HookFinished
     | RunFinished
 )

@@ -14,6 +14,8 @@ from agentcli.core.events import (
     AgentEvent,
     ApiRetry,
     AssistantMessage,
+    HookFinished,
+    HookStarted,
     MessageStop,
     Notice,
     PermissionDecision,
@@ -126,6 +128,14 @@ class StreamJsonPrinter:
             case Notice(level, text):
                 self._emit({"type": "system", "subtype": "notice", "level": level, "text": text,
                             "session_id": self.session_id, "uuid": new_uuid()})
+            case HookStarted(hook_id, event, name, _):
+                self._emit({"type": "system", "subtype": "hook_started", "hook_id": hook_id, "hook_name": name,
+                            "hook_event": event, "session_id": self.session_id, "uuid": new_uuid()})
+            case HookFinished(hook_id, event, name, _, exit_code, stdout, stderr, outcome, _):
+                self._emit({"type": "system", "subtype": "hook_response", "hook_id": hook_id, "hook_name": name,
+                            "hook_event": event, "output": stdout, "stdout": stdout, "stderr": stderr,
+                            "exit_code": exit_code, "outcome": outcome, "session_id": self.session_id,
+                            "uuid": new_uuid()})
             case RunFinished(result):
                 self._emit(schema.result_line(result))
             case (TurnStarted() | TextDelta() | ThinkingDelta() | ThinkingSignature() | RedactedThinking()

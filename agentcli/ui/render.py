@@ -20,6 +20,8 @@ from agentcli.core.events import (
     AgentEvent,
     ApiRetry,
     AssistantMessage,
+    HookFinished,
+    HookStarted,
     MessageStop,
     Notice,
     PermissionDecision,
@@ -132,6 +134,13 @@ class Renderer:
                 self._tool_finished(event)
             case Notice(level, text):
                 self._print_item(Text(("⚠ " if level == "warning" else "ℹ ") + text, style=_NOTICE[level]))
+            case HookStarted(_, _, name, _):
+                self._phase = f"Running {name} hook"
+            case HookFinished(_, _, name, _, _, _, stderr, outcome, _) if outcome == "blocking":
+                why = stderr.strip().splitlines()[0][:200] if stderr.strip() else "blocked"
+                self._print_item(Text(f"  ⎿ {name} hook: {why}", style="dim"))
+            case HookFinished():
+                pass
             case RunFinished(result):
                 self._close_text()
                 if result.is_error:

@@ -232,9 +232,18 @@ async def _context(repl: Repl, args: str) -> None:
 
 @command("clear", "start a new session (the current one stays stored)")
 async def _clear(repl: Repl, args: str) -> None:
-    await repl.rebuild(resume=None, fork=False)
+    await repl.rebuild(resume=None, fork=False, clear=True)
     repl.context.clear()
     _say(repl, "Started a new session.")
+
+
+@command("hooks", "list the hooks in force (configure them in settings; import with `agentcli hooks import`)")
+async def _hooks(repl: Repl, args: str) -> None:
+    from agentcli.hooks.setup import load_specs
+
+    specs, warnings = load_specs(repl.settings)
+    lines = [f"{s.event}{f' [{s.matcher}]' if s.matcher else ''}: {s.command}  ({s.source})" for s in specs]
+    _say(repl, "\n".join(lines + warnings) or "No hooks configured.", "")
 
 
 @command("compact", "not yet available: will summarise the conversation to free context", "[focus]")
