@@ -133,11 +133,18 @@ def _version(value: bool) -> None:
         raise typer.Exit(0)
 
 
+def _help(ctx: typer.Context, value: bool) -> None:
+    if value:
+        sys.stdout.write(ctx.get_help())
+        raise typer.Exit(0)
+
+
 def _parameter(f: Flag) -> inspect.Parameter:
     names = list(f.names)
-    if f.kind == "version":
-        option = typer.Option(*names, help=f.help, rich_help_panel=f.panel, callback=_version, is_eager=True,
-                              metavar="")
+    if f.kind in ("help", "version"):
+        # Declared here rather than left to typer, so they sit in their panel like every other flag.
+        option = typer.Option(*names, help=f.help, rich_help_panel=f.panel, is_eager=True, metavar="",
+                              callback=_help if f.kind == "help" else _version)
         return inspect.Parameter(f.name, inspect.Parameter.KEYWORD_ONLY, default=False,
                                  annotation=Annotated[bool, option])
     # A switch shows no value type (typer would print `<bool>`).
@@ -161,7 +168,7 @@ def _root_callback(flags: Sequence[Flag]) -> Callable[..., Any]:
             metavar="PROMPT", show_default=False,
             help="the task (with -p: run headless; without: sent when the interactive session starts)")])
     params = [inspect.Parameter("ctx", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=typer.Context), prompt]
-    params += [_parameter(f) for f in flags if f.kind != "help"]
+    params += [_parameter(f) for f in flags]
     root.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
     return root
 
@@ -169,7 +176,8 @@ def _root_callback(flags: Sequence[Flag]) -> Callable[..., Any]:
 def build_app(flags: Sequence[Flag] = ROOT_FLAGS) -> typer.Typer:
     """The root typer app: options in panels from the table, the subcommands, examples and exit statuses."""
     app = typer.Typer(
-        name="agentcli", cls=RootGroup, add_completion=False, context_settings=CONTEXT, rich_markup_mode="rich",
+        name="agentcli", cls=RootGroup, add_completion=False, rich_markup_mode="rich",
+        context_settings={**CONTEXT, "help_option_names": []},
         help="A terminal coding agent. Without -p: an interactive session. With -p: one task, headless.",
         invoke_without_command=True, no_args_is_help=False, pretty_exceptions_enable=False,
         subcommand_metavar="| COMMAND [ARGS]...",
