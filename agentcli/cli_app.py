@@ -16,7 +16,7 @@ from typing import Annotated, Any, Literal
 
 import typer
 from typer import _click as click
-from typer.core import TyperCommand, TyperGroup
+from typer.core import TyperGroup
 
 from agentcli import __version__
 from agentcli.cli import EXAMPLES, EXIT_STATUSES, ROOT_FLAGS, SUBCOMMANDS
@@ -77,10 +77,6 @@ def load_subcommand(name: str) -> click.Command:
     return typer.main.get_command(passthrough)
 
 
-class _Listed(TyperCommand):
-    """A subcommand as the root's help lists it: name and one line, without importing its module."""
-
-
 class RootGroup(TyperGroup):
     """`agentcli [OPTIONS] [PROMPT]`, whose help also lists `agentcli COMMAND …` without importing any
     subcommand module. A word names a subcommand only in first place (dispatch); anywhere else it is the prompt."""
@@ -92,30 +88,32 @@ class RootGroup(TyperGroup):
         return list(SUBCOMMANDS)
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
-        if cmd_name not in SUBCOMMANDS:
-            return None
-        return _Listed(cmd_name, help=SUBCOMMANDS[cmd_name])
+        return load_subcommand(cmd_name) if cmd_name in SUBCOMMANDS else None
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         # The root's own options and prompt: no word here names a subcommand (dispatch runs those directly).
         return click.Command.parse_args(self, ctx, args)
 
-    def format_help(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
-        super().format_help(ctx, formatter)
-        from rich.panel import Panel
-        from rich.table import Table
-        from typer import rich_utils
-
-        console = rich_utils._get_rich_console()
-        examples = Table.grid(padding=(0, 0))
-        for command, what in EXAMPLES:
-            examples.add_row(f"[bold]{command}[/]")
-            examples.add_row(f"[dim]    {what}[/]")
-        statuses = Table.grid(padding=(0, 2))
-        for code, what in EXIT_STATUSES:
-            statuses.add_row(code, what)
-        for title, body in (("Examples", examples), ("Exit statuses", statuses)):
-            console.print(Panel(body, title=title, title_align="left", border_style="dim"))
+    def format_options(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """Options in their panels, then the commands, examples and exit statuses. Plain text through click's
+        formatter: typer's rich help imports rich.markdown (~75 ms), which would put `--help` over its budget."""
+        panels: dict[str, list[tuple[str, str]]] = {}
+        for param in self.get_params(ctx):
+            record = param.get_help_record(ctx)
+            if record is not None:
+                panel = "Arguments" if isinstance(param, typer.core.TyperArgument) else (
+                    getattr(param, "rich_help_panel", None) or "Options")
+                panels.setdefault(panel, []).append(record)
+        for title, rows in panels.items():
+            with formatter.section(title):
+                formatter.write_dl(rows)
+        with formatter.section("Commands (agentcli COMMAND --help)"):
+            formatter.write_dl(list(SUBCOMMANDS.items()))
+        with formatter.section("Examples"):
+            pad = " " * formatter.current_indent
+            formatter.write("".join(f"{pad}{command}\n{pad}    {what}\n" for command, what in EXAMPLES))
+        with formatter.section("Exit statuses"):
+            formatter.write_dl(list(EXIT_STATUSES))
 
 
 def _annotation(f: Flag) -> Any:
@@ -135,7 +133,7 @@ def _version(value: bool) -> None:
 
 def _help(ctx: typer.Context, value: bool) -> None:
     if value:
-        sys.stdout.write(ctx.get_help())
+        sys.stdout.write(ctx.get_help() + "\n")
         raise typer.Exit(0)
 
 
@@ -176,7 +174,7 @@ def _root_callback(flags: Sequence[Flag]) -> Callable[..., Any]:
 def build_app(flags: Sequence[Flag] = ROOT_FLAGS) -> typer.Typer:
     """The root typer app: options in panels from the table, the subcommands, examples and exit statuses."""
     app = typer.Typer(
-        name="agentcli", cls=RootGroup, add_completion=False, rich_markup_mode="rich",
+        name="agentcli", cls=RootGroup, add_completion=False, rich_markup_mode=None,
         context_settings={**CONTEXT, "help_option_names": []},
         help="A terminal coding agent. Without -p: an interactive session. With -p: one task, headless.",
         invoke_without_command=True, no_args_is_help=False, pretty_exceptions_enable=False,
