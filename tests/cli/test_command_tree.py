@@ -35,8 +35,9 @@ def test_help_lists_commands_panels_and_examples(tmp_path: Path) -> None:
     assert run.status == 0 and run.stderr == ""
     for name in SUBCOMMANDS:
         assert name in run.stdout
-    for panel in ("Run", "Model", "Permissions", "Session", "Limits", "Examples", "Exit statuses"):
-        assert f"─ {panel} " in run.stdout
+    for panel in ("Arguments", "Run", "Model", "Permissions", "Context", "Session", "Limits", "Examples",
+                  "Exit statuses"):
+        assert f"\n{panel}:\n" in run.stdout
     assert "--allowedTools" in run.stdout and "agentcli -c" in run.stdout
 
 
