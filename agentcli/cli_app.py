@@ -64,12 +64,12 @@ def load_subcommand(name: str) -> click.Command:
         cmd = typer.main.get_command(app)
         cmd.name = name
         if not cmd.help:
-            cmd.help = SUBCOMMANDS[name]
+            cmd.help = SUBCOMMANDS.get(name, "")
         return cmd
     main: Callable[[list[str]], int] = module.main
     passthrough = typer.Typer(add_completion=False)
 
-    @passthrough.command(name=name, help=SUBCOMMANDS[name], add_help_option=False,
+    @passthrough.command(name=name, help=SUBCOMMANDS.get(name, ""), add_help_option=False,
                          context_settings={"ignore_unknown_options": True, "allow_extra_args": True})
     def _run(ctx: typer.Context) -> int:
         return main(list(ctx.args))

@@ -84,10 +84,6 @@ def closest(word: str, options: Sequence[str]) -> str | None:
     return found[0] if found else None
 
 
-def _is_option(word: str) -> bool:
-    return word.startswith("-") and word != "-"
-
-
 # Yields (flag, value) pairs; returns the index of the next unread word.
 _Steps = Generator[tuple["Flag | None", "str | None"], None, int]
 
@@ -97,6 +93,21 @@ class _Reader:
 
     def __init__(self, flags: Sequence[Flag]) -> None:
         self.by_name = {n: f for f in flags for n in f.names}
+
+    def is_option(self, word: str) -> bool:
+        """As argparse decided: a known option (`--model=a b`, `-nmy name`) is one; otherwise `-`, a negative
+        number and a word with a space (`-p "- fix the list"`) are values."""
+        if not word.startswith("-") or word == "-":
+            return False
+        if word.partition("=")[0] in self.by_name or (word[1] != "-" and word[:2] in self.by_name):
+            return True
+        if " " in word:
+            return False
+        try:
+            float(word)
+        except ValueError:
+            return True
+        return False
 
     def unknown(self, word: str) -> ArgvError:
         stem = word.split("=", 1)[0]
@@ -112,7 +123,7 @@ class _Reader:
             if word == "--":
                 yield from ((None, w) for w in argv[i:])
                 return
-            if not _is_option(word):
+            if not self.is_option(word):
                 yield None, word
                 continue
             if word.startswith("--"):
@@ -147,14 +158,14 @@ class _Reader:
             yield f, attached
             return i
         if f.kind == "optional":
-            if i < len(argv) and not _is_option(argv[i]):
+            if i < len(argv) and not self.is_option(argv[i]):
                 yield f, argv[i]
                 return i + 1
             yield f, f.const
             return i
         if f.kind == "many":
             start = i
-            while i < len(argv) and not _is_option(argv[i]) and argv[i] != "--":
+            while i < len(argv) and not self.is_option(argv[i]) and argv[i] != "--":
                 yield f, argv[i]
                 i += 1
             if i == start:
