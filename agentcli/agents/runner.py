@@ -74,8 +74,11 @@ class SubagentRunner:
         return await self._run_child(definition, tool_use_id, prompt, forward)
 
     def start(self, name: str, description: str, prompt: str) -> BackgroundTask:
+        """Start a child in the background; its id is the Task call's id."""
         definition = self.definition(name)
-        job = BackgroundTask(f"agent_{new_uuid()[:8]}", definition, description)
+        scope = current_call.get()
+        job = BackgroundTask(scope.tool_use_id if scope is not None else f"task_{new_uuid()[:8]}", definition,
+                             description)
         job.task = asyncio.ensure_future(self._background(job, prompt))
         self.background[job.task_id] = job
         return job
