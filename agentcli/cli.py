@@ -25,6 +25,7 @@ SUBCOMMANDS: dict[str, str] = {
     "permissions": "list, add and remove permission rules",
     "presets": "list and show tool presets",
     "hooks": "list the hooks in force, import them from Claude Code's settings",
+    "agents": "list subagent definitions (.claude/agents, .agentcli/agents, built-ins)",
 }
 
 PERMISSION_MODES = ("default", "acceptEdits", "plan", "bypassPermissions")

@@ -9,7 +9,7 @@ _agentcli() {
         w="${COMP_WORDS[i]}"
         [[ -z $cmdpath && $i -gt 1 ]] && break  # after the first word, the root takes no command (it is the prompt)
         case "$cmdpath|$w" in
-            "|sessions" | "|models" | "|permissions" | "|presets" | "|hooks" | "sessions|list" | "sessions|show" | "sessions|rm" | "sessions|rename" | "sessions|export" | "sessions|tree" | "sessions|doctor" | "sessions|fork" | "sessions|rewind" | "permissions|list" | "permissions|add" | "permissions|rm" | "permissions|trust" | "permissions|check" | "presets|list" | "presets|show" | "hooks|list" | "hooks|import") cmdpath="${cmdpath:+$cmdpath }$w";;
+            "|sessions" | "|models" | "|permissions" | "|presets" | "|hooks" | "|agents" | "sessions|list" | "sessions|show" | "sessions|rm" | "sessions|rename" | "sessions|export" | "sessions|tree" | "sessions|doctor" | "sessions|fork" | "sessions|rewind" | "permissions|list" | "permissions|add" | "permissions|rm" | "permissions|trust" | "permissions|check" | "presets|list" | "presets|show" | "hooks|list" | "hooks|import" | "agents|list") cmdpath="${cmdpath:+$cmdpath }$w";;
         esac
     done
     case "$cmdpath|$prev" in
@@ -37,6 +37,7 @@ _agentcli() {
         "|-n"|"|--name") :; return;;
         "sessions|-C"|"sessions|--directory") COMPREPLY=($(compgen -d -- "$cur")); return;;
         "sessions list|-n"|"sessions list|--limit") :; return;;
+        "sessions show|--sidechain") :; return;;
         "sessions export|-o"|"sessions export|--output") COMPREPLY=($(compgen -f -- "$cur")); return;;
         "sessions fork|--at") :; return;;
         "sessions fork|-n"|"sessions fork|--name") :; return;;
@@ -53,13 +54,14 @@ _agentcli() {
         "hooks|-C"|"hooks|--directory") COMPREPLY=($(compgen -d -- "$cur")); return;;
         "hooks import|--from") COMPREPLY=($(compgen -f -- "$cur")); return;;
         "hooks import|--scope") COMPREPLY=($(compgen -W 'local project user' -- "$cur")); return;;
+        "agents|-C"|"agents|--directory") COMPREPLY=($(compgen -d -- "$cur")); return;;
     esac
     if [[ $cur == -* ]]; then
         case "$cmdpath" in
         "") w='-p --print --output-format --include-partial-messages --verbose --model --provider --base-url --effort --permission-mode --dangerously-skip-permissions --allowedTools --allowed-tools --disallowedTools --disallowed-tools --preset --add-dir --append-system-prompt --system-prompt --cwd --settings --max-turns --max-budget-usd --max-tool-calls-per-turn --request-timeout --tool-timeout -c --continue -r --resume --fork-session --session-id --no-session-persistence -n --name -h --help -v --version';;
         "sessions") w='-C --directory -h --help';;
         "sessions list") w='--json -n --limit -h --help';;
-        "sessions show") w='--json -h --help';;
+        "sessions show") w='--json --sidechain -h --help';;
         "sessions rm") w='--with-forks -h --help';;
         "sessions rename") w='-h --help';;
         "sessions export") w='-o --output -h --help';;
@@ -80,13 +82,15 @@ _agentcli() {
         "hooks") w='-C --directory -h --help';;
         "hooks list") w='--json -h --help';;
         "hooks import") w='--from --scope -h --help';;
+        "agents") w='-C --directory -h --help';;
+        "agents list") w='--json -h --help';;
         esac
         COMPREPLY=($(compgen -W "$w" -- "$cur"))
         return
     fi
     [[ -z $cmdpath && $COMP_CWORD -gt 1 ]] && return
     case "$cmdpath" in
-        "") COMPREPLY=($(compgen -W 'sessions models permissions presets hooks' -- "$cur"));;
+        "") COMPREPLY=($(compgen -W 'sessions models permissions presets hooks agents' -- "$cur"));;
         "sessions") COMPREPLY=($(compgen -W 'list show rm rename export tree doctor fork rewind' -- "$cur"));;
         "sessions show") _agentcli_values sessions;;
         "sessions rm") _agentcli_values sessions;;
@@ -98,6 +102,7 @@ _agentcli() {
         "presets") COMPREPLY=($(compgen -W 'list show' -- "$cur"));;
         "presets show") _agentcli_values presets;;
         "hooks") COMPREPLY=($(compgen -W 'list import' -- "$cur"));;
+        "agents") COMPREPLY=($(compgen -W 'list' -- "$cur"));;
     esac
 }
 complete -o default -F _agentcli agentcli

@@ -7,7 +7,7 @@ function __agentcli_path
             break
         end
         switch "$cmdpath|$words[$i]"
-            case '|sessions' '|models' '|permissions' '|presets' '|hooks' 'sessions|list' 'sessions|show' 'sessions|rm' 'sessions|rename' 'sessions|export' 'sessions|tree' 'sessions|doctor' 'sessions|fork' 'sessions|rewind' 'permissions|list' 'permissions|add' 'permissions|rm' 'permissions|trust' 'permissions|check' 'presets|list' 'presets|show' 'hooks|list' 'hooks|import'
+            case '|sessions' '|models' '|permissions' '|presets' '|hooks' '|agents' 'sessions|list' 'sessions|show' 'sessions|rm' 'sessions|rename' 'sessions|export' 'sessions|tree' 'sessions|doctor' 'sessions|fork' 'sessions|rewind' 'permissions|list' 'permissions|add' 'permissions|rm' 'permissions|trust' 'permissions|check' 'presets|list' 'presets|show' 'hooks|list' 'hooks|import' 'agents|list'
                 set cmdpath (string trim -- "$cmdpath $words[$i]")
         end
     end
@@ -26,6 +26,7 @@ complete -c agentcli -n __agentcli_at_root_start -a models -d 'list models (cata
 complete -c agentcli -n __agentcli_at_root_start -a permissions -d 'list, add and remove permission rules'
 complete -c agentcli -n __agentcli_at_root_start -a presets -d 'list and show tool presets'
 complete -c agentcli -n __agentcli_at_root_start -a hooks -d 'list the hooks in force, import them from Claude Code\'s settings'
+complete -c agentcli -n __agentcli_at_root_start -a agents -d 'list subagent definitions (.claude/agents, .agentcli/agents, built-ins)'
 complete -c agentcli -n '__agentcli_at ""' -s p -l print -d 'run one task headless and print the result (prompt as argument or on stdin)'
 complete -c agentcli -n '__agentcli_at ""' -l output-format -x -a 'text json stream-json' -d 'with -p: text (default), json or stream-json'
 complete -c agentcli -n '__agentcli_at ""' -l include-partial-messages -d 'with stream-json: also emit stream_event lines for each delta'
@@ -72,6 +73,7 @@ complete -c agentcli -n '__agentcli_at sessions list' -l json -d 'one JSON array
 complete -c agentcli -n '__agentcli_at sessions list' -s n -l limit -x -d 'show at most N (0: all)'
 complete -c agentcli -n '__agentcli_at sessions list' -s h -l help -d 'show help and exit'
 complete -c agentcli -n '__agentcli_at sessions show' -l json -d 'the records as JSON lines'
+complete -c agentcli -n '__agentcli_at sessions show' -l sidechain -x -d 'the transcript of the subagent that Task call ran'
 complete -c agentcli -n '__agentcli_at sessions show' -s h -l help -d 'show help and exit'
 complete -c agentcli -n '__agentcli_at sessions show' -x -a '(agentcli __complete sessions 2>/dev/null)'
 complete -c agentcli -n '__agentcli_at sessions rm' -l with-forks -d 'also delete the sessions forked from them'
@@ -144,3 +146,8 @@ complete -c agentcli -n '__agentcli_at hooks list' -s h -l help -d 'show help an
 complete -c agentcli -n '__agentcli_at hooks import' -l from -r -F -d 'the settings.json to read (default: the project\'s .claude/settings.json)'
 complete -c agentcli -n '__agentcli_at hooks import' -l scope -x -a 'local project user' -d 'where to write them: local (.agentcli/settings.local.toml, default), project (.agentcli/settings.toml, shared; runs once trusted) or user (config.toml)'
 complete -c agentcli -n '__agentcli_at hooks import' -s h -l help -d 'show help and exit'
+complete -c agentcli -n '__agentcli_at agents' -a list -d 'every definition, with where it comes from'
+complete -c agentcli -n '__agentcli_at agents' -s C -l directory -x -a '(__fish_complete_directories)' -d 'the project directory (default: the current one)'
+complete -c agentcli -n '__agentcli_at agents' -s h -l help -d 'show help and exit'
+complete -c agentcli -n '__agentcli_at agents list' -l json -d 'one JSON document'
+complete -c agentcli -n '__agentcli_at agents list' -s h -l help -d 'show help and exit'

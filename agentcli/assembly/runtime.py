@@ -230,6 +230,11 @@ async def build(settings: Settings, approver: Approver) -> Built:
         approver=approver, ctx=ctx, options=options, sink=opened.sink, history=opened.history, hooks=hooks,
     )
     opened.notices.extend(hook_warnings)
+    if "Task" in agent.registry.enabled:
+        from agentcli.assembly.subagents import attach
+
+        opened.notices.extend(attach(agent, settings, sel, approver,
+                                     None if settings.no_session_persistence else opened.session_id))
     note = await first_use_probe(sel)
     if settings.untrusted:
         opened.notices.append(untrusted_notice(settings))

@@ -15,9 +15,10 @@ from typing import Annotated, Literal
 import typer
 
 from agentcli.commands import DirectoryOption, JsonFlag, entry, new_app, project_root, reporting_errors
-from agentcli.errors import AgentCliError, SessionError, UsageError
+from agentcli.errors import AgentCliError, SessionError, SessionNotFoundError, UsageError
 from agentcli.session import layout
 from agentcli.session.index import SessionSummary, list_sessions
+from agentcli.session.reader import LoadedSession
 
 app = new_app("Manage this project's stored sessions.")
 SessionArg = Annotated[str, typer.Argument(metavar="SESSION", help="session id, unique prefix or name")]
@@ -43,8 +44,11 @@ def list_(ctx: typer.Context, as_json: Annotated[bool, _flag("--json", help_text
 
 @app.command("show", help="the records of a session's current branch")
 def show(ctx: typer.Context, ref: SessionArg,
-         as_json: Annotated[bool, _flag("--json", help_text="the records as JSON lines")] = False) -> int:
-    return reporting_errors(lambda: _show(ctx.obj, ref, as_json))
+         as_json: Annotated[bool, _flag("--json", help_text="the records as JSON lines")] = False,
+         sidechain: Annotated[str | None, typer.Option(
+             metavar="TOOL_USE_ID", show_default=False,
+             help="the transcript of the subagent that Task call ran")] = None) -> int:
+    return reporting_errors(lambda: _show(ctx.obj, ref, as_json, sidechain))
 
 
 @app.command("rm", help="delete sessions")
@@ -149,11 +153,12 @@ def _list(directory: Path, as_json: bool, limit: int) -> int:
     return 0
 
 
-def _show(directory: Path, ref: str, as_json: bool) -> int:
+def _show(directory: Path, ref: str, as_json: bool, sidechain: str | None) -> int:
     from agentcli.session.reader import load
     from agentcli.session.records import encode
 
-    loaded = load(directory, _resolve(directory, ref))
+    sid = _resolve(directory, ref)
+    loaded = _sidechain(directory, sid, sidechain) if sidechain else load(directory, sid)
     if as_json:
         sys.stdout.write("".join(encode(r).decode() for r in [loaded.header, *loaded.chain]))
         return 0
@@ -161,10 +166,28 @@ def _show(directory: Path, ref: str, as_json: bool) -> int:
     out = [f"session {loaded.session_id}  {h.get('provider', '')}/{h.get('model', '')}  {h.get('created', '')}"]
     if h.get("parent_session"):
         out.append(f"forked from {h['parent_session']} at {h.get('fork_record')}")
+    if h.get("sidechain_of"):
+        side = h["sidechain_of"]
+        out.append(f"subagent {side.get('agent')} of session {side.get('session')}, Task {side.get('tool_use_id')}")
     out += [f"  {_one_line(r)}" for r in loaded.chain]
     out += [f"problem: {p}" for p in loaded.problems]
+    from agentcli.session.store import sidechains
+
+    if not sidechain:
+        out += [f"subagent transcript: {s.header['sidechain_of'].get('agent')} (--sidechain "
+                f"{s.header['sidechain_of'].get('tool_use_id')})" for s in sidechains(directory, sid)]
     sys.stdout.write("\n".join(out) + "\n")
     return 0
+
+
+def _sidechain(directory: Path, sid: str, tool_use_id: str) -> LoadedSession:
+    from agentcli.session.store import sidechains
+
+    for side in sidechains(directory, sid):
+        if side.header.get("sidechain_of", {}).get("tool_use_id") == tool_use_id:
+            return side
+    raise SessionNotFoundError(f"session {sid} has no subagent transcript for Task {tool_use_id!r}",
+                               hint=f"agentcli sessions show {sid} lists them")
 
 
 def _one_line(rec: dict[str, object]) -> str:

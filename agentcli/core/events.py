@@ -217,6 +217,16 @@ class HookFinished:
 
 
 @dataclass(frozen=True, slots=True)
+class SubagentEvent:
+    """An event of a subagent (Task tool), forwarded into its parent's stream while the Task call runs.
+    `parent_tool_use_id` is the Task call's id; `event` the child's own event (possibly another SubagentEvent)."""
+
+    parent_tool_use_id: str
+    agent_name: str
+    event: AgentEvent
+
+
+@dataclass(frozen=True, slots=True)
 class ModelUsage:
     """Per-model totals for the result."""
 
@@ -264,5 +274,6 @@ AgentEvent: TypeAlias = (
     | Notice
     | HookStarted
     | HookFinished
+    | SubagentEvent
     | RunFinished
 )

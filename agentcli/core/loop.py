@@ -23,6 +23,7 @@ from agentcli.core.events import (
     RunFinished,
     RunResult,
     SessionStarted,
+    SubagentEvent,
     ToolResultsMessage,
     TurnStarted,
 )
@@ -61,6 +62,7 @@ class AgentOptions:
     effort: Effort | None = None
     cost_fn: Callable[[str, Usage], float] = lambda model, usage: 0.0
     context_window_fn: Callable[[str], int | None] = lambda model: None
+    subagent: bool = False  # a Task child: SubagentStop instead of Stop; no SessionStart/SessionEnd hooks
 
 
 @dataclass(slots=True)
@@ -72,6 +74,7 @@ class _RunState:
     by_model: dict[str, Usage] = field(default_factory=dict)
     last_text: str = ""
     stop_hook_continues: int = 0
+    children: dict[str, ModelUsage] = field(default_factory=dict)  # what subagents used, priced by themselves
 
 
 class Agent:
@@ -103,7 +106,7 @@ class Agent:
         self.total_usage = Usage()
         self.last_input_tokens = 0
         self.hooks = hooks
-        self._session_start: str | None = "resume" if self.messages else "startup"
+        self._session_start: str | None = None if options.subagent else "resume" if self.messages else "startup"
         self._shown_warnings: set[str] = set()
 
     @property
@@ -114,7 +117,10 @@ class Agent:
         """Run SessionEnd hooks (`reason` as Claude Code names it: prompt_input_exit, clear, other …), then release
         the provider's connections and the session file."""
         try:
-            async for _ in fire(self.hooks, self.sink, "SessionEnd", reason, self._hook_payload(reason=reason)):
+            if self.ctx.subagents is not None:  # background subagents end with their session
+                await self.ctx.subagents.aclose()
+            hooks = None if self.options.subagent else self.hooks
+            async for _ in fire(hooks, self.sink, "SessionEnd", reason, self._hook_payload(reason=reason)):
                 pass
             await self.provider.aclose()
         finally:
@@ -149,7 +155,8 @@ class Agent:
 
     async def _stop_hooks(self, st: _RunState, out: list[HookOutcome]) -> AsyncIterator[AgentEvent]:
         payload = self._hook_payload(stop_hook_active=st.stop_hook_continues > 0)
-        async for ev in fire(self.hooks, self.sink, "Stop", None, payload):
+        event = "SubagentStop" if self.options.subagent else "Stop"
+        async for ev in fire(self.hooks, self.sink, event, None, payload):
             if isinstance(ev, HookOutcome):
                 out.append(ev)
             else:
@@ -177,6 +184,7 @@ class Agent:
         try:
             while True:
                 st.turns += 1
+                self._take_inbox(st)
                 tools = self.registry.tools()
                 builder = MessageBuilder(provider=self.options.provider_name)
                 yield TurnStarted(st.turns)
@@ -207,6 +215,8 @@ class Agent:
                     self.append(Message.user(f"Stop hook feedback: {feedback[0].feedback}"))
                     continue
                 async for ev in runner.run_calls(calls, tools):
+                    if isinstance(ev, SubagentEvent) and isinstance(ev.event, RunFinished):
+                        self._add_child(st, ev.event.result)
                     yield ev
                 results = Message("user", tuple(runner.results_for(calls)))
                 self.append(results)
@@ -313,7 +323,37 @@ class Agent:
         return None
 
     def _run_cost(self, st: _RunState) -> float:
-        return sum(self.options.cost_fn(m, u) for m, u in st.by_model.items())
+        own = sum(self.options.cost_fn(m, u) for m, u in st.by_model.items())
+        return own + sum(mu.cost_usd for mu in st.children.values())
+
+    def _add_child(self, st: _RunState, result: RunResult) -> None:
+        """A subagent finished: its usage and cost (priced by its own provider) count for this run."""
+        for model, mu in result.model_usage.items():
+            seen = st.children.get(model)
+            st.children[model] = mu if seen is None else ModelUsage(seen.usage + mu.usage, seen.cost_usd + mu.cost_usd,
+                                                                    seen.context_window)
+            st.usage = st.usage + mu.usage
+            self.total_usage = self.total_usage + mu.usage
+            self.total_cost_usd += mu.cost_usd
+
+    def _take_inbox(self, st: _RunState) -> None:
+        """What finished in the background since the last turn (a background subagent's answer) is told to the
+        model now, and its cost counted."""
+        while self.ctx.inbox:
+            note = self.ctx.inbox.pop(0)
+            self.append(Message.user(str(getattr(note, "text", note))))
+            result = getattr(note, "result", None)
+            if isinstance(result, RunResult):
+                self._add_child(st, result)
+
+    def _model_usage(self, st: _RunState) -> dict[str, ModelUsage]:
+        out = {m: ModelUsage(u, self.options.cost_fn(m, u), self.options.context_window_fn(m))
+               for m, u in st.by_model.items()}
+        for m, mu in st.children.items():
+            mine = out.get(m)
+            out[m] = mu if mine is None else ModelUsage(mine.usage + mu.usage, mine.cost_usd + mu.cost_usd,
+                                                        mine.context_window)
+        return out
 
     def _answer_unrun(self, calls: list[ToolUseBlock], text: str) -> ToolResultsMessage:
         msg = Message("user", tuple(ToolResultBlock(c.id, text, is_error=True) for c in calls))
@@ -341,10 +381,7 @@ class Agent:
             duration_api_ms=int(st.api_s * 1000),
             total_cost_usd=self._run_cost(st),
             usage=st.usage,
-            model_usage={
-                m: ModelUsage(u, self.options.cost_fn(m, u), self.options.context_window_fn(m))
-                for m, u in st.by_model.items()
-            },
+            model_usage=self._model_usage(st),
             permission_denials=denials,
             error_code=err.code if err else None,
             error_message=err.one_line() if err else None,

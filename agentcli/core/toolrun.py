@@ -13,6 +13,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
 
+from agentcli.core.calls import CallScope, current_call
 from agentcli.core.events import AgentEvent, PermissionDecision, ToolFinished, ToolStarted
 from agentcli.core.hooks import HookOutcome, Hooks, fire
 from agentcli.core.messages import ToolResultBlock, ToolUseBlock
@@ -189,7 +190,14 @@ class ToolRunner:
             yield ToolStarted(r.call.id, r.tool.name, r.args)
             if not r.tool.read_only:
                 await self.sink.checkpoint(r.call.id, r.tool.name)
-        outs = await asyncio.gather(*(self._execute(r) for r in batch))
+        forwarded: asyncio.Queue[AgentEvent] = asyncio.Queue()
+        running = asyncio.ensure_future(asyncio.gather(*(self._execute(r, forwarded) for r in batch)))
+        try:
+            async for ev in _forward(forwarded, running):
+                yield ev
+        finally:
+            running.cancel()
+        outs = running.result()
         for r, (out, ms) in zip(batch, outs, strict=True):
             content = self.ctx.redact(out.content)
             if r.note:
@@ -227,8 +235,9 @@ class ToolRunner:
         if "approved" not in meta:
             self.plan = plan
 
-    async def _execute(self, r: _Ready) -> tuple[ToolOutput, int]:
+    async def _execute(self, r: _Ready, forwarded: asyncio.Queue[AgentEvent]) -> tuple[ToolOutput, int]:
         t0 = time.monotonic()
+        current_call.set(CallScope(r.call.id, forwarded.put_nowait))
         try:
             # The policy has already decided this call, paths outside the project included.
             with outside_approved():
@@ -243,6 +252,19 @@ class ToolRunner:
         block = ToolResultBlock(call.id, message, is_error=True)
         self._results[call.id] = block
         return ToolFinished(call.id, call.name, call.input, block, 0)
+
+
+async def _forward(queue: asyncio.Queue[AgentEvent], running: asyncio.Future[Any]) -> AsyncIterator[AgentEvent]:
+    """Yield what running calls put into `queue` (a subagent's events) as it comes, until they are all done."""
+    while not running.done():
+        getter = asyncio.ensure_future(queue.get())
+        await asyncio.wait({getter, running}, return_when=asyncio.FIRST_COMPLETED)
+        if getter.done():
+            yield getter.result()
+        else:
+            getter.cancel()
+    while not queue.empty():
+        yield queue.get_nowait()
 
 
 def _with_hook(verdict: Verdict, hook: HookOutcome) -> Verdict:

@@ -30,6 +30,9 @@ SCALAR_KEYS = {
     "preset": str,
     "append_system_prompt": str,
     "show_thinking": bool,
+    "subagent_max_depth": int,
+    "subagent_max_turns": int,
+    "max_parallel_subagents": int,
 }
 
 
@@ -60,6 +63,10 @@ class Settings:
     include_partial_messages: bool = False
     verbose: bool = False
     show_thinking: bool = True
+    subagent_max_depth: int = 1  # how deep Task may nest: 1 = the main agent's children spawn none of their own
+    subagent_max_turns: int = 40
+    max_parallel_subagents: int = 4
+    agents: tuple[Any, ...] = ()  # subagent definitions given in code (Python API), beside the files
     untrusted: tuple[str, ...] = ()  # what the project's shared settings.toml would grant, withheld until trusted
     continue_: bool = False
     resume: str | None = None
