@@ -1,12 +1,12 @@
 """Shell completion: scripts for bash, zsh and fish generated from the typer command tree, and the values they
-ask for while completing (`agentcli __complete sessions|models|presets|providers`).
+ask for while completing (`agentcli __complete sessions|models|presets|providers|tools`).
 
 `python -m agentcli.completion bash|zsh|fish` prints a script; the committed ones in completions/ are checked
 against this output by a test (tests/cli/test_completions.py). Flags and commands are static in the scripts
 (instant); only values that change (session ids and names, models, presets) call back into agentcli, whose
 `__complete` path is answered from agentcli's own data files before the CLI is imported (no typer, no provider).
 
-What a value completes to is read from its metavar: SESSION, MODEL, PRESET, PROVIDER (dynamic), DIR, FILE.
+What a value completes to is read from its metavar: SESSION, MODEL, PRESET, PROVIDER, TOOL (dynamic), DIR, FILE.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from typer import _click as click
 
 DYNAMIC = {"SESSION": "sessions", "SESSION...": "sessions", "MODEL": "models", "PRESET": "presets",
-           "PROVIDER": "providers"}
+           "PROVIDER": "providers", "TOOL": "tools"}
 
 
 @dataclass
@@ -30,6 +30,7 @@ class Option:
     takes_value: bool
     choices: list[str] = field(default_factory=list)
     metavar: str = ""
+    many: bool = False  # takes every following word up to the next option (`--allowedTools A B`)
 
 
 @dataclass
@@ -79,7 +80,8 @@ def command_tree() -> list[Node]:
     from agentcli.cli_app import load_subcommand
 
     root = Option
-    opts = [root(list(f.names), f.help, f.takes_value, list(f.choices), f.metavar) for f in ROOT_FLAGS]
+    opts = [root(list(f.names), f.help, f.takes_value, list(f.choices), f.metavar, f.kind == "many")
+            for f in ROOT_FLAGS]
     nodes = [Node("", "agentcli", opts, list(SUBCOMMANDS.items()))]
     for name in SUBCOMMANDS:
         _walk(name, load_subcommand(name), nodes)
@@ -122,6 +124,7 @@ def bash() -> str:
     nodes = command_tree()
     descend = " | ".join(f'"{n.path}|{c}"' for n in nodes for c, _ in n.children) or '"|"'
     values, flags, words = [], [], []
+    many = " | ".join(f'"{n.path}|{s}"' for n in nodes for o in n.options if o.many for s in o.names) or '"|"'
     for n in nodes:
         for o in n.options:
             if o.takes_value:
@@ -148,6 +151,14 @@ _agentcli() {{
         case "$cmdpath|$w" in
             {descend}) cmdpath="${{cmdpath:+$cmdpath }}$w";;
         esac
+    done
+    for ((i = COMP_CWORD - 1; i >= 1; i--)); do  # inside `--allowedTools A B …`: complete for the option
+        w="${{COMP_WORDS[i]}}"
+        [[ $w == -* ]] || continue
+        case "$cmdpath|$w" in
+            {many}) prev="$w";;
+        esac
+        break
     done
     case "$cmdpath|$prev" in
 {nl.join(values)}
@@ -183,6 +194,7 @@ def _zsh_value(kind: str, choices: list[str]) -> str:
 def zsh() -> str:
     nodes = command_tree()
     descend = "|".join(f'"{n.path}|{c}"' for n in nodes for c, _ in n.children)
+    many = "|".join(f'"{n.path}|{s}"' for n in nodes for o in n.options if o.many for s in o.names) or '"|"'
     values, flags, words = [], [], []
     for n in nodes:
         for o in n.options:
@@ -214,6 +226,14 @@ _agentcli() {{
     case "$cmdpath|$w" in
       {descend}) cmdpath="${{cmdpath:+$cmdpath }}$w";;
     esac
+  done
+  for ((i = CURRENT - 1; i >= 2; i--)); do
+    w="${{words[i]}}"
+    [[ $w == -* ]] || continue
+    case "$cmdpath|$w" in
+      {many}) prev="$w";;
+    esac
+    break
   done
   case "$cmdpath|$prev" in
 {nl.join(values)}
@@ -312,6 +332,10 @@ def values(kind: str, cwd: Path) -> list[str]:
         from agentcli.providers.profiles import load_profiles
 
         return sorted({*KNOWN_PROVIDERS, *load_profiles()})
+    if kind == "tools":
+        from agentcli.tools.registry import BUILTIN_TOOLS
+
+        return list(BUILTIN_TOOLS)
     return []
 
 

@@ -12,6 +12,14 @@ _agentcli() {
             "|sessions" | "|models" | "|permissions" | "|presets" | "|hooks" | "|agents" | "sessions|list" | "sessions|show" | "sessions|rm" | "sessions|rename" | "sessions|export" | "sessions|tree" | "sessions|doctor" | "sessions|fork" | "sessions|rewind" | "permissions|list" | "permissions|add" | "permissions|rm" | "permissions|trust" | "permissions|check" | "presets|list" | "presets|show" | "hooks|list" | "hooks|import" | "agents|list") cmdpath="${cmdpath:+$cmdpath }$w";;
         esac
     done
+    for ((i = COMP_CWORD - 1; i >= 1; i--)); do  # inside `--allowedTools A B …`: complete for the option
+        w="${COMP_WORDS[i]}"
+        [[ $w == -* ]] || continue
+        case "$cmdpath|$w" in
+            "|--allowedTools" | "|--allowed-tools" | "|--disallowedTools" | "|--disallowed-tools") prev="$w";;
+        esac
+        break
+    done
     case "$cmdpath|$prev" in
         "|--output-format") COMPREPLY=($(compgen -W 'text json stream-json' -- "$cur")); return;;
         "|--model") _agentcli_values models; return;;
@@ -19,8 +27,8 @@ _agentcli() {
         "|--base-url") :; return;;
         "|--effort") COMPREPLY=($(compgen -W 'low medium high' -- "$cur")); return;;
         "|--permission-mode") COMPREPLY=($(compgen -W 'default acceptEdits plan bypassPermissions' -- "$cur")); return;;
-        "|--allowedTools"|"|--allowed-tools") :; return;;
-        "|--disallowedTools"|"|--disallowed-tools") :; return;;
+        "|--allowedTools"|"|--allowed-tools") _agentcli_values tools; return;;
+        "|--disallowedTools"|"|--disallowed-tools") _agentcli_values tools; return;;
         "|--preset") _agentcli_values presets; return;;
         "|--add-dir") COMPREPLY=($(compgen -d -- "$cur")); return;;
         "|--append-system-prompt") :; return;;
@@ -99,6 +107,7 @@ _agentcli() {
         "sessions fork") _agentcli_values sessions;;
         "sessions rewind") _agentcli_values sessions;;
         "permissions") COMPREPLY=($(compgen -W 'list add rm trust check' -- "$cur"));;
+        "permissions check") _agentcli_values tools;;
         "presets") COMPREPLY=($(compgen -W 'list show' -- "$cur"));;
         "presets show") _agentcli_values presets;;
         "hooks") COMPREPLY=($(compgen -W 'list import' -- "$cur"));;

@@ -15,6 +15,14 @@ _agentcli() {
       "|sessions"|"|models"|"|permissions"|"|presets"|"|hooks"|"|agents"|"sessions|list"|"sessions|show"|"sessions|rm"|"sessions|rename"|"sessions|export"|"sessions|tree"|"sessions|doctor"|"sessions|fork"|"sessions|rewind"|"permissions|list"|"permissions|add"|"permissions|rm"|"permissions|trust"|"permissions|check"|"presets|list"|"presets|show"|"hooks|list"|"hooks|import"|"agents|list") cmdpath="${cmdpath:+$cmdpath }$w";;
     esac
   done
+  for ((i = CURRENT - 1; i >= 2; i--)); do
+    w="${words[i]}"
+    [[ $w == -* ]] || continue
+    case "$cmdpath|$w" in
+      "|--allowedTools"|"|--allowed-tools"|"|--disallowedTools"|"|--disallowed-tools") prev="$w";;
+    esac
+    break
+  done
   case "$cmdpath|$prev" in
     "|--output-format") compadd -- 'text' 'json' 'stream-json'; return;;
     "|--model") _agentcli_values models; return;;
@@ -22,8 +30,8 @@ _agentcli() {
     "|--base-url") _message value; return;;
     "|--effort") compadd -- 'low' 'medium' 'high'; return;;
     "|--permission-mode") compadd -- 'default' 'acceptEdits' 'plan' 'bypassPermissions'; return;;
-    "|--allowedTools"|"|--allowed-tools") _message value; return;;
-    "|--disallowedTools"|"|--disallowed-tools") _message value; return;;
+    "|--allowedTools"|"|--allowed-tools") _agentcli_values tools; return;;
+    "|--disallowedTools"|"|--disallowed-tools") _agentcli_values tools; return;;
     "|--preset") _agentcli_values presets; return;;
     "|--add-dir") _files -/; return;;
     "|--append-system-prompt") _message value; return;;
@@ -102,6 +110,7 @@ _agentcli() {
     "sessions fork") _agentcli_values sessions;;
     "sessions rewind") _agentcli_values sessions;;
     "permissions") items=('list:every rule in force, with its source' 'add:add a rule' 'rm:remove a rule' 'trust:trust this project'\''s shared .agentcli/settings.toml as it is now (shows what...' 'check:what the policy decides for one tool call'); _describe command items;;
+    "permissions check") _agentcli_values tools;;
     "presets") items=('list:every preset, with where it comes from' 'show:one preset in full'); _describe command items;;
     "presets show") _agentcli_values presets;;
     "hooks") items=('list:every hook in force, with where it is configured' 'import:copy the hooks of a Claude Code settings.json into agentcli'\''s settings'); _describe command items;;

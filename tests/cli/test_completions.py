@@ -77,6 +77,9 @@ def test_bash_completes_sessions_models_and_presets_from_agentcli_data(tmp_path:
     assert "claude-sonnet-4-5" in _complete("agentcli --model claude-son", project)
     assert _complete("agentcli presets show read", project) == ["readonly"]
     assert "coding" in _complete("agentcli --preset ", project)
+    assert _complete("agentcli -p x --allowedTools Read Ed", project) == ["Edit"]
+    assert _complete("agentcli --allowedTools Gl", project) == ["Glob"]
+    assert _complete("agentcli permissions check Gr", project) == ["Grep"]
 
 
 def test_complete_values_never_fails(tmp_path: Path) -> None:
