@@ -120,11 +120,17 @@ def _bash_value(kind: str, choices: list[str]) -> str:
     return ":"
 
 
+def _patterns(nodes: list[Node]) -> tuple[str, str]:
+    """Case patterns `"PATH|WORD"`: a word naming a child command, and an option taking many words."""
+    descend = "|".join(f'"{n.path}|{c}"' for n in nodes for c, _ in n.children) or '"|"'
+    many = "|".join(f'"{n.path}|{s}"' for n in nodes for o in n.options if o.many for s in o.names) or '"|"'
+    return descend, many
+
+
 def bash() -> str:
     nodes = command_tree()
-    descend = " | ".join(f'"{n.path}|{c}"' for n in nodes for c, _ in n.children) or '"|"'
+    descend, many = _patterns(nodes)
     values, flags, words = [], [], []
-    many = " | ".join(f'"{n.path}|{s}"' for n in nodes for o in n.options if o.many for s in o.names) or '"|"'
     for n in nodes:
         for o in n.options:
             if o.takes_value:
@@ -193,8 +199,7 @@ def _zsh_value(kind: str, choices: list[str]) -> str:
 
 def zsh() -> str:
     nodes = command_tree()
-    descend = "|".join(f'"{n.path}|{c}"' for n in nodes for c, _ in n.children)
-    many = "|".join(f'"{n.path}|{s}"' for n in nodes for o in n.options if o.many for s in o.names) or '"|"'
+    descend, many = _patterns(nodes)
     values, flags, words = [], [], []
     for n in nodes:
         for o in n.options:

@@ -9,14 +9,14 @@ _agentcli() {
         w="${COMP_WORDS[i]}"
         [[ -z $cmdpath && $i -gt 1 ]] && break  # after the first word, the root takes no command (it is the prompt)
         case "$cmdpath|$w" in
-            "|sessions" | "|models" | "|permissions" | "|presets" | "|hooks" | "|agents" | "sessions|list" | "sessions|show" | "sessions|rm" | "sessions|rename" | "sessions|export" | "sessions|tree" | "sessions|doctor" | "sessions|fork" | "sessions|rewind" | "permissions|list" | "permissions|add" | "permissions|rm" | "permissions|trust" | "permissions|check" | "presets|list" | "presets|show" | "hooks|list" | "hooks|import" | "agents|list") cmdpath="${cmdpath:+$cmdpath }$w";;
+            "|sessions"|"|models"|"|permissions"|"|presets"|"|hooks"|"|agents"|"sessions|list"|"sessions|show"|"sessions|rm"|"sessions|rename"|"sessions|export"|"sessions|tree"|"sessions|doctor"|"sessions|fork"|"sessions|rewind"|"permissions|list"|"permissions|add"|"permissions|rm"|"permissions|trust"|"permissions|check"|"presets|list"|"presets|show"|"hooks|list"|"hooks|import"|"agents|list") cmdpath="${cmdpath:+$cmdpath }$w";;
         esac
     done
     for ((i = COMP_CWORD - 1; i >= 1; i--)); do  # inside `--allowedTools A B …`: complete for the option
         w="${COMP_WORDS[i]}"
         [[ $w == -* ]] || continue
         case "$cmdpath|$w" in
-            "|--allowedTools" | "|--allowed-tools" | "|--disallowedTools" | "|--disallowed-tools") prev="$w";;
+            "|--allowedTools"|"|--allowed-tools"|"|--disallowedTools"|"|--disallowed-tools") prev="$w";;
         esac
         break
     done
