@@ -106,12 +106,14 @@ EXIT_STATUSES: tuple[tuple[str, str], ...] = (
 
 
 def settings_flags(values: dict[str, Any]) -> dict[str, Any]:
-    """Parsed option values (by `Flag.name`, only those given) → the flag layer of Settings."""
-    from agentcli.permissions.rules import split_rule_list
-
-    flags = {k: v for k, v in values.items() if v is not None and v is not False and v != []}
+    """Parsed option values (by `Flag.name`, only those given) → the flag layer of Settings; repeatable options
+    become tuples."""
+    flags = {k: tuple(v) if isinstance(v, list) else v for k, v in values.items()
+             if v is not None and v is not False and v != []}
     for key in ("allowed_tools", "disallowed_tools"):
         if key in flags:
+            from agentcli.permissions.rules import split_rule_list
+
             flags[key] = tuple(t for v in flags[key] for t in split_rule_list(v))
     if flags.pop("dangerously_skip_permissions", False):
         flags["permission_mode"] = "bypassPermissions"
