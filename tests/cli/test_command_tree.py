@@ -136,6 +136,20 @@ def test_a_module_with_only_main_argv_still_runs_as_a_subcommand() -> None:
         del sys.modules[module.__name__]
 
 
+def test_a_new_root_flag_is_one_table_entry() -> None:
+    """One `flag(…)` gives the option to typer (help, panel, checks), to the typer-free reader and to completion."""
+    import typer
+
+    from agentcli.cli_app import build_app, invoke
+    from agentcli.cli_flags import flag
+
+    extra = (*ROOT_FLAGS, flag("--mcp-demo", kind="append", metavar="FILE", panel="Context", help="demo servers"))
+    argv = ["--mcp-demo", "a.json", "--mcp-demo=b.json", "-p", "go"]
+    values = invoke(typer.main.get_command(build_app(extra)), list(argv), "agentcli")
+    assert values["mcp_demo"] == ["a.json", "b.json"] == fast_parse(argv, extra).values["mcp_demo"]
+    assert settings_flags(values)["mcp_demo"] == ("a.json", "b.json")
+
+
 def test_a_subcommand_name_after_the_first_word_is_the_prompt() -> None:
     assert _typer_values(["--model", "m", "sessions"])["prompt"] == "sessions"
     assert _typer_values(["--", "sessions"])["prompt"] == "sessions"
