@@ -9,7 +9,7 @@ _agentcli() {
         w="${COMP_WORDS[i]}"
         [[ -z $cmdpath && $i -gt 1 ]] && break  # after the first word, the root takes no command (it is the prompt)
         case "$cmdpath|$w" in
-            "|sessions"|"|models"|"|permissions"|"|presets"|"|hooks"|"|agents"|"sessions|list"|"sessions|show"|"sessions|rm"|"sessions|rename"|"sessions|export"|"sessions|tree"|"sessions|doctor"|"sessions|fork"|"sessions|rewind"|"permissions|list"|"permissions|add"|"permissions|rm"|"permissions|trust"|"permissions|check"|"presets|list"|"presets|show"|"hooks|list"|"hooks|import"|"agents|list") cmdpath="${cmdpath:+$cmdpath }$w";;
+            "|sessions"|"|models"|"|permissions"|"|presets"|"|hooks"|"|agents"|"|usage"|"sessions|list"|"sessions|show"|"sessions|rm"|"sessions|rename"|"sessions|export"|"sessions|tree"|"sessions|doctor"|"sessions|fork"|"sessions|rewind"|"permissions|list"|"permissions|add"|"permissions|rm"|"permissions|trust"|"permissions|check"|"presets|list"|"presets|show"|"hooks|list"|"hooks|import"|"agents|list") cmdpath="${cmdpath:+$cmdpath }$w";;
         esac
     done
     for ((i = COMP_CWORD - 1; i >= 1; i--)); do  # inside `--allowedTools A B …`: complete for the option
@@ -63,6 +63,8 @@ _agentcli() {
         "hooks import|--from") COMPREPLY=($(compgen -f -- "$cur")); return;;
         "hooks import|--scope") COMPREPLY=($(compgen -W 'local project user' -- "$cur")); return;;
         "agents|-C"|"agents|--directory") COMPREPLY=($(compgen -d -- "$cur")); return;;
+        "usage|--since") :; return;;
+        "usage|--by") COMPREPLY=($(compgen -W 'day project model provider' -- "$cur")); return;;
     esac
     if [[ $cur == -* ]]; then
         case "$cmdpath" in
@@ -92,13 +94,14 @@ _agentcli() {
         "hooks import") w='--from --scope -h --help';;
         "agents") w='-C --directory -h --help';;
         "agents list") w='--json -h --help';;
+        "usage") w='--since --by --json -h --help';;
         esac
         COMPREPLY=($(compgen -W "$w" -- "$cur"))
         return
     fi
     [[ -z $cmdpath && $COMP_CWORD -gt 1 ]] && return
     case "$cmdpath" in
-        "") COMPREPLY=($(compgen -W 'sessions models permissions presets hooks agents' -- "$cur"));;
+        "") COMPREPLY=($(compgen -W 'sessions models permissions presets hooks agents usage' -- "$cur"));;
         "sessions") COMPREPLY=($(compgen -W 'list show rm rename export tree doctor fork rewind' -- "$cur"));;
         "sessions show") _agentcli_values sessions;;
         "sessions rm") _agentcli_values sessions;;

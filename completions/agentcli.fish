@@ -7,7 +7,7 @@ function __agentcli_path
             break
         end
         switch "$cmdpath|$words[$i]"
-            case '|sessions' '|models' '|permissions' '|presets' '|hooks' '|agents' 'sessions|list' 'sessions|show' 'sessions|rm' 'sessions|rename' 'sessions|export' 'sessions|tree' 'sessions|doctor' 'sessions|fork' 'sessions|rewind' 'permissions|list' 'permissions|add' 'permissions|rm' 'permissions|trust' 'permissions|check' 'presets|list' 'presets|show' 'hooks|list' 'hooks|import' 'agents|list'
+            case '|sessions' '|models' '|permissions' '|presets' '|hooks' '|agents' '|usage' 'sessions|list' 'sessions|show' 'sessions|rm' 'sessions|rename' 'sessions|export' 'sessions|tree' 'sessions|doctor' 'sessions|fork' 'sessions|rewind' 'permissions|list' 'permissions|add' 'permissions|rm' 'permissions|trust' 'permissions|check' 'presets|list' 'presets|show' 'hooks|list' 'hooks|import' 'agents|list'
                 set cmdpath (string trim -- "$cmdpath $words[$i]")
         end
     end
@@ -27,6 +27,7 @@ complete -c agentcli -n __agentcli_at_root_start -a permissions -d 'list, add an
 complete -c agentcli -n __agentcli_at_root_start -a presets -d 'list and show tool presets'
 complete -c agentcli -n __agentcli_at_root_start -a hooks -d 'list the hooks in force, import them from Claude Code\'s settings'
 complete -c agentcli -n __agentcli_at_root_start -a agents -d 'list subagent definitions (.claude/agents, .agentcli/agents, built-ins)'
+complete -c agentcli -n __agentcli_at_root_start -a usage -d 'tokens and cost over time, by day, project, model or provider'
 complete -c agentcli -n '__agentcli_at ""' -s p -l print -d 'run one task headless and print the result (prompt as argument or on stdin)'
 complete -c agentcli -n '__agentcli_at ""' -l output-format -x -a 'text json stream-json' -d 'with -p: text (default), json or stream-json'
 complete -c agentcli -n '__agentcli_at ""' -l include-partial-messages -d 'with stream-json: also emit stream_event lines for each delta'
@@ -152,3 +153,7 @@ complete -c agentcli -n '__agentcli_at agents' -s C -l directory -x -a '(__fish_
 complete -c agentcli -n '__agentcli_at agents' -s h -l help -d 'show help and exit'
 complete -c agentcli -n '__agentcli_at agents list' -l json -d 'one JSON document'
 complete -c agentcli -n '__agentcli_at agents list' -s h -l help -d 'show help and exit'
+complete -c agentcli -n '__agentcli_at usage' -l since -x -d 'only requests since then: 7d, 24h, 90m, 2w or a date (2026-11-01)'
+complete -c agentcli -n '__agentcli_at usage' -l by -x -a 'day project model provider' -d 'group by day (default), project, model or provider'
+complete -c agentcli -n '__agentcli_at usage' -l json -d 'rows and total as JSON'
+complete -c agentcli -n '__agentcli_at usage' -s h -l help -d 'show help and exit'

@@ -235,6 +235,13 @@ async def build(settings: Settings, approver: Approver) -> Built:
 
         opened.notices.extend(attach(agent, settings, sel, approver,
                                      None if settings.no_session_persistence else opened.session_id))
+    if settings.telemetry:
+        from agentcli.telemetry.setup import make_recorder
+
+        recorder, notes = make_recorder(options.cost_fn, log_prompts=settings.telemetry_log_prompts,
+                                        redact=ctx.redact)
+        agent.observers.append(recorder)
+        opened.notices.extend(notes)
     note = await first_use_probe(sel)
     if settings.untrusted:
         opened.notices.append(untrusted_notice(settings))

@@ -30,6 +30,8 @@ SCALAR_KEYS = {
     "preset": str,
     "append_system_prompt": str,
     "show_thinking": bool,
+    "telemetry": bool,
+    "telemetry_log_prompts": bool,
     "subagent_max_depth": int,
     "subagent_max_turns": int,
     "max_parallel_subagents": int,
@@ -63,6 +65,8 @@ class Settings:
     include_partial_messages: bool = False
     verbose: bool = False
     show_thinking: bool = True
+    telemetry: bool = False  # OpenTelemetry export (also AGENTCLI_ENABLE_TELEMETRY=1); see docs/telemetry.md
+    telemetry_log_prompts: bool = False  # export prompts and tool inputs/outputs too (redacted)
     subagent_max_depth: int = 1  # how deep Task may nest: 1 = the main agent's children spawn none of their own
     subagent_max_turns: int = 40
     max_parallel_subagents: int = 4
@@ -159,6 +163,8 @@ def _from_env(settings: Settings) -> Settings:
         env["provider"] = os.environ["AGENTCLI_PROVIDER"]
     if os.environ.get("AGENTCLI_HOST"):
         env["base_url"] = os.environ["AGENTCLI_HOST"]
+    if os.environ.get("AGENTCLI_ENABLE_TELEMETRY", "").lower() in ("1", "true", "yes"):
+        env["telemetry"] = True
     return _apply(settings, env, "environment")
 
 

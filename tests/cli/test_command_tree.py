@@ -206,3 +206,12 @@ def test_fast_reader_and_typer_agree(words: list[list[str]], prompt: str | None,
     through_typer = _typer_values(argv)
     assert settings_flags({**fast.values}) == settings_flags(through_typer)
     assert (fast.positionals[0] if fast.positionals else None) == through_typer.get("prompt")
+
+
+def test_usage_groups_match_the_ledger() -> None:
+    from typing import get_args
+
+    from agentcli.commands.usage import Group
+    from agentcli.session.ledger import GROUPS
+
+    assert get_args(Group) == GROUPS
