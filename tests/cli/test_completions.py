@@ -82,6 +82,15 @@ def test_bash_completes_sessions_models_and_presets_from_agentcli_data(tmp_path:
     assert _complete("agentcli permissions check Gr", project) == ["Grep"]
 
 
+@pytest.mark.parametrize("kind", ["sessions", "models", "presets", "providers", "tools"])
+def test_complete_values_import_no_cli_no_provider(tmp_path: Path, kind: str) -> None:
+    proc = subprocess.run([sys.executable, "-X", "importtime", "-m", "agentcli", "__complete", kind], cwd=tmp_path,
+                          capture_output=True, text=True, check=True)
+    imported = {line.split("|")[-1].strip() for line in proc.stderr.splitlines() if "|" in line}
+    assert not {"typer", "pydantic", "rich", "httpx", "anthropic", "openai", "agentcli.cli"} & imported
+    assert kind == "sessions" or proc.stdout.strip()
+
+
 def test_complete_values_never_fails(tmp_path: Path) -> None:
     proc = subprocess.run([sys.executable, "-m", "agentcli", "__complete", "no-such-kind"], cwd=tmp_path,
                           capture_output=True, text=True)
