@@ -179,21 +179,31 @@ class _Reader:
 
 def normalize(argv: Sequence[str], flags: Sequence[Flag]) -> list[str]:
     """argv in click's terms: every valued option as `--long=value` (one per value), then `--` and the
-    positionals. Raises ArgvError for an unknown option or a missing value."""
+    positionals. Raises ArgvError for an unknown option, a missing value or a value outside its choices."""
     out: list[str] = []
     positionals: list[str] = []
     for f, value in _Reader(flags).words(argv):
         if f is None:
             assert value is not None
             positionals.append(value)
+        elif value is None:
+            out.append(f.long)
         else:
-            out.append(f.long if value is None else f"{f.long}={value}")
+            check_choice(f, value)
+            out.append(f"{f.long}={value}")
     return [*out, "--", *positionals] if positionals else out
 
 
-def _convert(f: Flag, value: str) -> Any:
+def check_choice(f: Flag, value: str) -> None:
+    """A value outside the flag's choices: name the closest one, or all of them."""
     if f.choices and value not in f.choices:
-        raise ArgvError(f"invalid choice for {f.long}: {value!r}", f.long)
+        near = closest(value, f.choices)
+        listed = "" if near else f" (choose from {', '.join(f.choices)})"
+        raise ArgvError(f"invalid choice for {f.long}: {value!r}{listed}", f.long, near)
+
+
+def _convert(f: Flag, value: str) -> Any:
+    check_choice(f, value)
     if f.type is str:
         return value
     try:

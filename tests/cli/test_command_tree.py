@@ -59,7 +59,10 @@ def test_help_imports_no_subcommand_module_and_a_subcommand_imports_only_its_own
     (["--bogus"], "agentcli: no such option --bogus"),
     (["--modle", "x"], "agentcli: no such option --modle (did you mean --model?) [usage]"),
     (["-p", "hi", "--allowed-tool", "Read"], "(did you mean --allowed-tools?) [usage]"),
-    (["-p", "hi", "--output-format", "yaml"], "agentcli: invalid choice for --output-format: 'yaml'"),
+    (["-p", "hi", "--output-format", "yaml"], "agentcli: invalid choice for --output-format: 'yaml' (choose from "
+                                              "text, json, stream-json) [usage]"),
+    (["--permission-mode", "acceptedits"], "invalid choice for --permission-mode: 'acceptedits' (did you mean "
+                                           "acceptEdits?) [usage]"),
     (["-p", "hi", "--max-turns", "many"], "agentcli: invalid value for --max-turns"),
     (["-p", "hi", "--max-turns"], "agentcli: option --max-turns requires a value [usage]"),
     (["-p", "one", "two"], "agentcli: got unexpected extra argument"),
