@@ -59,7 +59,8 @@ def _options(cmd: click.Command) -> tuple[list[Option], str, list[str]]:
         names = [*p.opts, *p.secondary_opts]
         takes_value = not getattr(p, "is_flag", False) and not getattr(p, "count", False)
         opts.append(Option(names, getattr(p, "help", None) or "", takes_value, found, p.metavar or ""))
-    opts.append(Option(["-h", "--help"], "show help and exit", False))
+    if not any("--help" in o.names for o in opts):
+        opts.append(Option(["-h", "--help"], "show help and exit", False))
     return opts, positional, choices
 
 
@@ -77,12 +78,14 @@ def _walk(path: str, cmd: click.Command, out: list[Node]) -> None:
 def command_tree() -> list[Node]:
     """Every command, root first, with its options, children and first positional."""
     from agentcli.cli import ROOT_FLAGS, SUBCOMMANDS
-    from agentcli.cli_app import load_subcommand
+    from agentcli.cli_app import load_subcommand, root_command
 
-    root = Option
-    opts = [root(list(f.names), f.help, f.takes_value, list(f.choices), f.metavar, f.kind == "many")
-            for f in ROOT_FLAGS]
-    nodes = [Node("", "agentcli", opts, list(SUBCOMMANDS.items()))]
+    root = root_command()
+    opts, _, _ = _options(root)
+    many = {name for f in ROOT_FLAGS if f.kind == "many" for name in f.names}  # click has no such option kind
+    for o in opts:
+        o.many = bool(many & set(o.names))
+    nodes = [Node("", root.help or "", opts, list(SUBCOMMANDS.items()))]
     for name in SUBCOMMANDS:
         _walk(name, load_subcommand(name), nodes)
     return nodes
