@@ -295,6 +295,15 @@ def fish() -> str:
            "function __agentcli_at_root_start",
            "    test (count (commandline -opc)) -eq 1",
            "end",
+           "function __agentcli_in_list  # inside `--allowedTools A B …`: the nearest option is one of $argv",
+           "    for w in (commandline -opc)[-1..2]",
+           "        if string match -q -- '-*' $w",
+           "            contains -- $w $argv",
+           "            return",
+           "        end",
+           "    end",
+           "    return 1",
+           "end",
            "complete -c agentcli -f"]
     for n in nodes:
         cond = f"-n '__agentcli_at {_fq(n.path)[1:-1]}'" if n.path else "-n '__agentcli_at \"\"'"
@@ -308,6 +317,9 @@ def fish() -> str:
                 parts.append(_fish_value(_value_kind(o.metavar), o.choices))
             parts.append(f"-d {_fq(o.help)}")
             out.append(" ".join(parts))
+            if o.many:
+                value = _fish_value(_value_kind(o.metavar), o.choices).removeprefix("-x ")
+                out.append(f"complete -c agentcli -n '__agentcli_in_list {' '.join(o.names)}' {value}")
         kind = _value_kind(n.positional)
         if not n.children and (kind or n.choices):
             out.append(f"complete -c agentcli {cond} {_fish_value(kind, n.choices)}")

@@ -20,6 +20,15 @@ end
 function __agentcli_at_root_start
     test (count (commandline -opc)) -eq 1
 end
+function __agentcli_in_list  # inside `--allowedTools A B …`: the nearest option is one of $argv
+    for w in (commandline -opc)[-1..2]
+        if string match -q -- '-*' $w
+            contains -- $w $argv
+            return
+        end
+    end
+    return 1
+end
 complete -c agentcli -f
 complete -c agentcli -n __agentcli_at_root_start -a sessions -d 'list, show, fork, rewind, export and repair stored sessions'
 complete -c agentcli -n __agentcli_at_root_start -a models -d 'list models (catalog for hosted providers, live probe for local servers)'
@@ -39,7 +48,9 @@ complete -c agentcli -n '__agentcli_at ""' -l effort -x -a 'low medium high' -d 
 complete -c agentcli -n '__agentcli_at ""' -l permission-mode -x -a 'default acceptEdits plan bypassPermissions' -d 'how tool calls are allowed'
 complete -c agentcli -n '__agentcli_at ""' -l dangerously-skip-permissions -d 'same as --permission-mode bypassPermissions'
 complete -c agentcli -n '__agentcli_at ""' -l allowedTools -l allowed-tools -x -a '(agentcli __complete tools 2>/dev/null)' -d 'tools (or rules) allowed without asking: --allowedTools Read "Bash(git diff:*)", or "Read,Edit"'
+complete -c agentcli -n '__agentcli_in_list --allowedTools --allowed-tools' -a '(agentcli __complete tools 2>/dev/null)'
 complete -c agentcli -n '__agentcli_at ""' -l disallowedTools -l disallowed-tools -x -a '(agentcli __complete tools 2>/dev/null)' -d 'tools (or rules) always denied'
+complete -c agentcli -n '__agentcli_in_list --disallowedTools --disallowed-tools' -a '(agentcli __complete tools 2>/dev/null)'
 complete -c agentcli -n '__agentcli_at ""' -l preset -x -a '(agentcli __complete presets 2>/dev/null)' -d 'tool preset: coding, readonly, minimal, plan, review, or your own'
 complete -c agentcli -n '__agentcli_at ""' -l add-dir -x -a '(__fish_complete_directories)' -d 'another directory the file tools may use'
 complete -c agentcli -n '__agentcli_at ""' -l append-system-prompt -x -d 'text added to the end of the system prompt'
