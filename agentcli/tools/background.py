@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from agentcli.tools.base import ToolContext, ToolOutput
-from agentcli.tools.procs import kill_group, spawn_group
+from agentcli.tools.procs import descendants, kill_group, spawn_group
 from agentcli.tools.text import cap_head_tail
 
 SHELLS_KEY = "background_shells"
@@ -135,6 +135,9 @@ async def start(command: str, cwd: Path, env: dict[str, str], bash: str, ctx: To
 
 async def kill(shell: BackgroundShell) -> None:
     """SIGTERM the shell's process group, then SIGKILL if it has not exited after a grace period."""
+    # Found before SIGTERM: a sandbox's namespace init ignores SIGTERM and is orphaned once the launcher above
+    # it exits on SIGTERM, so the later SIGKILL must still know it.
+    kids = descendants(shell.proc.pid)
     if shell.proc.returncode is None:
         shell.killed = True
         kill_group(shell.proc.pid, signal.SIGTERM)
@@ -144,6 +147,9 @@ async def kill(shell: BackgroundShell) -> None:
             kill_group(shell.proc.pid)
             await shell.finished.wait()
     kill_group(shell.proc.pid)  # children that ignored SIGTERM after their parent exited
+    for kid in kids:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(kid, signal.SIGKILL)
 
 
 async def kill_all(ctx: ToolContext) -> None:

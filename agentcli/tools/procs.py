@@ -63,9 +63,39 @@ async def run_capture(
 
 
 def kill_group(pid: int, sig: int = signal.SIGKILL) -> None:
-    """Signal a whole process group (started with `start_new_session`); gone already is fine."""
+    """Signal a whole process group (started with `start_new_session`) and every descendant of its leader,
+    wherever they moved (a sandbox's namespace init runs in a group of its own); gone already is fine."""
+    kids = descendants(pid)
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(pid, sig)
+    for kid in kids:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(kid, sig)
+
+
+def descendants(pid: int) -> list[int]:
+    """Every live descendant of `pid`, parents before children (Linux /proc; empty elsewhere)."""
+    children: dict[int, list[int]] = {}
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        return []
+    for name in names:
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as f:
+                ppid = int(f.read().rsplit(b")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
+            continue
+        children.setdefault(ppid, []).append(int(name))
+    out: list[int] = []
+    todo = list(children.get(pid, ()))
+    while todo:
+        kid = todo.pop(0)
+        out.append(kid)
+        todo.extend(children.get(kid, ()))
+    return out
 
 
 async def spawn_group(
