@@ -20,10 +20,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from agentcli.sandbox.core import Sandbox  # noqa: E402
-from agentcli.sandbox.spec import SandboxSpec  # noqa: E402
-from agentcli.tools.base import ToolContext  # noqa: E402
-from agentcli.tools.bash import BashTool  # noqa: E402
+from agentcli.sandbox.core import Sandbox
+from agentcli.sandbox.spec import SandboxSpec
+from agentcli.tools.base import ToolContext
+from agentcli.tools.bash import BashTool
 
 
 async def one(ctx: ToolContext) -> float:
