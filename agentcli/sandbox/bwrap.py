@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import sys
 from pathlib import Path
 
 from agentcli.sandbox.spec import SandboxSpec
@@ -47,6 +48,11 @@ def find_bwrap() -> str | None:
     return None
 
 
+# Where the allowlist proxy (agentcli.sandbox.proxy) appears inside the sandbox.
+PROXY_SOCKET = "/tmp/.agentcli-proxy.sock"
+PROXY_PORT = 3128
+
+
 class Bubblewrap:
     name = "bubblewrap"
 
@@ -62,6 +68,7 @@ class Bubblewrap:
         *,
         hidden: list[Path],
         extra_ro: tuple[str, ...] = (),
+        proxy: str | None = None,
     ) -> list[str]:
         out = [self.binary, "--die-with-parent", "--unshare-pid", "--new-session",
                "--unshare-user", "--disable-userns", "--cap-drop", "ALL"]
@@ -85,6 +92,10 @@ class Bubblewrap:
                 out += ["--ro-bind", real, real]
         for p in hidden:
             out += _hide(p)
+        if proxy is not None:
+            out += ["--bind", proxy, PROXY_SOCKET]
+            argv = [sys.executable, "-I", "-S", str(Path(__file__).with_name("bridge.py")), PROXY_SOCKET,
+                    str(PROXY_PORT), "--", *argv]
         return [*out, "--chdir", str(cwd), "--", *argv]
 
 

@@ -9,9 +9,23 @@ import sys
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from agentcli.sandbox.spec import SandboxSpec
+
+if TYPE_CHECKING:
+    from agentcli.sandbox.proxy import HostProxy
+
+_PROXY_VARS = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy")
+
+
+def _proxy_env(env: dict[str, str]) -> dict[str, str]:
+    """Point every HTTP client at the bridge; nothing bypasses it (the sandbox has no other network)."""
+    from agentcli.sandbox.bwrap import PROXY_PORT
+
+    out = {k: v for k, v in env.items() if k.lower() != "no_proxy"}
+    out.update(dict.fromkeys(_PROXY_VARS, f"http://127.0.0.1:{PROXY_PORT}"))
+    return out
 
 
 class Mechanism(Protocol):
@@ -26,6 +40,7 @@ class Mechanism(Protocol):
         *,
         hidden: list[Path],
         extra_ro: tuple[str, ...] = (),
+        proxy: str | None = None,
     ) -> list[str]: ...
 
 
@@ -68,6 +83,7 @@ class Sandbox:
         self.mechanism = mechanism if mechanism is not None else pick_mechanism()
         self.current_permission_mode = current_permission_mode
         self._hidden: list[Path] | None = None
+        self._proxy: HostProxy | None = None
 
     @property
     def mode(self) -> str:
@@ -96,14 +112,39 @@ class Sandbox:
         command must read although they are outside the writable roots (a command file in /tmp)."""
         mode = self.mode
         hidden = self.hidden() if mode != "danger-full-access" else []
+        proxy = None
         if self.mechanism.name == "bubblewrap" and mode != "danger-full-access":
             env = {**env, "TMPDIR": "/tmp"}
+            proxy = self._proxy_socket()
+            if proxy is not None:
+                env = _proxy_env(env)
             if not any(_inside(Path(os.path.realpath(cwd)), r) for r in self.spec.writable) \
                     and os.path.realpath(cwd).startswith("/tmp"):
                 cwd = self.spec.project_root
         wrapped = self.mechanism.argv(self.spec, mode, argv, Path(os.path.realpath(cwd)), hidden=hidden,
-                                      extra_ro=extra_ro)
+                                      extra_ro=extra_ro, proxy=proxy)
         return wrapped, env
+
+    def _proxy_socket(self) -> str | None:
+        """The allowlist proxy's socket, started on first use; None when the allowlist does not apply."""
+        if not self.spec.allowed_hosts or self.spec.network:
+            return None
+        if self._proxy is None:
+            from agentcli.sandbox.proxy import HostProxy
+
+            self._proxy = HostProxy(self.spec.allowed_hosts)
+        return self._proxy.socket_path
+
+    @property
+    def serving(self) -> bool:
+        """Whether this process serves the sandbox (the allowlist proxy): it must outlive the commands."""
+        return self._proxy is not None
+
+    def close(self) -> None:
+        """Stop the allowlist proxy, if one runs."""
+        if self._proxy is not None:
+            self._proxy.close()
+            self._proxy = None
 
     def unconfined(self) -> Sandbox:
         """The same mechanism with no file or network limits: for a command the user approved to run outside
@@ -136,6 +177,8 @@ class Sandbox:
             reason = getattr(self.mechanism, "reason", "")
             return f"none — commands run unconfined ({reason})"
         net = "on" if self.spec.network else "off"
+        if self.spec.allowed_hosts and not self.spec.network and self.mechanism.name == "bubblewrap":
+            net = "only " + ", ".join(self.spec.allowed_hosts) + " (through a proxy)"
         return f"{self.mechanism.name}, {self.mode}, network {net}"
 
     def startup_notice(self) -> str | None:
@@ -144,7 +187,7 @@ class Sandbox:
             reason = getattr(self.mechanism, "reason", "")
             return (f"No sandbox on this system: {reason}. Commands run unconfined; only the permission "
                     "policy stands between the agent and your files.")
-        if self.spec.allowed_hosts and not self.spec.network:
-            return ("sandbox_allowed_hosts is set but not enforced yet: the network stays off inside the "
-                    "sandbox (set sandbox_network = true to allow it).")
+        if self.spec.allowed_hosts and not self.spec.network and self.mechanism.name != "bubblewrap":
+            return (f"sandbox_allowed_hosts needs the Linux sandbox; with {self.mechanism.name} the network stays "
+                    "off inside the sandbox (sandbox_network = true allows all of it).")
         return None

@@ -152,3 +152,48 @@ def test_a_provider_key_reaches_no_command_output_session_or_model(
     printed = json.dumps(fake_llm.requests[1].body["messages"][-1])
     assert "ANTHROPIC_API_KEY" not in printed.split("printenv ANTHROPIC_API_KEY")[-1].split("rev")[0]
     assert "PATH=" in printed  # printenv ran and printed the rest of the environment
+
+
+class _Http:
+    """An HTTP server on the host's loopback answering every GET with a marker."""
+
+    def __init__(self) -> None:
+        import http.server
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_GET(self) -> None:
+                self.send_response(200)
+                self.end_headers()
+                self.wfile.write(b"served-by-host")
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.port = self.server.server_address[1]
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+@pytest.mark.parametrize(("hosts", "reachable"), [('["127.0.0.1"]', True), ('["*.example.com"]', False)])
+def test_the_host_allowlist_passes_only_its_hosts(tmp_path: Path, fake_llm: FakeLLM, hosts: str,
+                                                  reachable: bool) -> None:
+    (Path(os.environ["AGENTCLI_HOME"]) / "config.toml").write_text(f"sandbox_allowed_hosts = {hosts}\n")
+    proj = git_repo(tmp_path / "proj", {"a.py": "a = 1\n"})
+    server = _Http()
+    try:
+        get = f"python3 -c 'import urllib.request as u; print(u.urlopen(\"http://127.0.0.1:{server.port}/\").read())'"
+        raw = f"python3 -c 'import socket; socket.create_connection((\"127.0.0.1\", {server.port}), 3)'"
+        fake_llm.push(Reply(tool_calls=[_bash(get), _bash(raw)]), Reply(text="done"))
+        run = agentcli(["-p", "go", *BYPASS, "--output-format", "json"], proj, provider_env(fake_llm, ANTHROPIC))
+    finally:
+        server.close()
+    results = json.dumps(fake_llm.requests[1].body["messages"][-1])
+    assert ("served-by-host" in results) == reachable, run.stderr
+    if not reachable:
+        assert "HTTP Error 403: Forbidden" in results  # the proxy refused it
+    denied = [d["tool_input"]["command"] for d in run.json()["permission_denials"]]
+    assert raw in denied  # a direct connection never works: the proxy is the only way out
