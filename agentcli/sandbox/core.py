@@ -84,6 +84,8 @@ class Sandbox:
         self.current_permission_mode = current_permission_mode
         self._hidden: list[Path] | None = None
         self._proxy: HostProxy | None = None
+        self._checked = False
+        self.failure: str | None = None  # set when the mechanism turned out not to work (see _check_works)
 
     @property
     def mode(self) -> str:
@@ -110,6 +112,7 @@ class Sandbox:
     ) -> tuple[list[str], dict[str, str]]:
         """The argv that runs `argv` confined, and the environment to give it. `extra_ro`: host files the
         command must read although they are outside the writable roots (a command file in /tmp)."""
+        self._check_works()
         mode = self.mode
         hidden = self.hidden() if mode != "danger-full-access" else []
         proxy = None
@@ -124,6 +127,30 @@ class Sandbox:
         wrapped = self.mechanism.argv(self.spec, mode, argv, Path(os.path.realpath(cwd)), hidden=hidden,
                                       extra_ro=extra_ro, proxy=proxy)
         return wrapped, env
+
+    def _check_works(self) -> None:
+        """Once per session, before the first command: run `true` under the mechanism. A mechanism that is
+        installed but refused by this system (no user namespaces) is replaced by `NoSandbox`, and `failure`
+        says so, rather than failing every command or pretending."""
+        if self._checked or self.mechanism.name == "none":
+            return
+        self._checked = True
+        import subprocess
+
+        from agentcli.sandbox.none import NoSandbox
+
+        root = self.spec.project_root
+        argv = self.mechanism.argv(self.spec, "read-only", ["true"], root, hidden=[])
+        try:
+            proc = subprocess.run(argv, capture_output=True, text=True, timeout=30, check=False)
+            lines = proc.stderr.strip().splitlines()
+            problem = "" if proc.returncode == 0 else (lines[-1] if lines else f"exit status {proc.returncode}")
+        except (OSError, subprocess.TimeoutExpired) as err:
+            problem = str(err)
+        if problem:
+            self.failure = (f"The {self.mechanism.name} sandbox does not work here ({problem[:200]}): commands run "
+                            "unconfined; only the permission policy guards them. `agentcli doctor` shows more.")
+            self.mechanism = NoSandbox(f"{self.mechanism.name} failed: {problem[:200]}")
 
     def _proxy_socket(self) -> str | None:
         """The allowlist proxy's socket, started on first use; None when the allowlist does not apply."""

@@ -119,3 +119,17 @@ def test_danger_full_access_is_unconfined_but_keeps_process_lifetime(root: Path,
     out = bash(context(root, "danger-full-access"), f"touch {tmp_path}/free; setsid {marker_process(marker)} &")
     assert (tmp_path / "free").exists() and not out.is_error
     assert alive(marker) == []
+
+
+def test_a_mechanism_that_does_not_work_here_is_said_not_pretended(root: Path) -> None:
+    from agentcli.sandbox.bwrap import Bubblewrap
+
+    ctx = context(root)
+    assert ctx.sandbox is not None
+    ctx.sandbox.mechanism = Bubblewrap("/bin/false")  # installed, but refusing to run anything
+    out = bash(ctx, "echo ran")
+    assert out.content.splitlines() == ["ran", "(The bubblewrap sandbox does not work here (exit status 1): "
+                                        "commands run unconfined; only the permission policy guards them. "
+                                        "`agentcli doctor` shows more.)"]
+    assert not ctx.sandbox.confining and "bubblewrap failed" in ctx.sandbox.describe()
+    assert bash(ctx, "echo again").content == "again"  # said once
