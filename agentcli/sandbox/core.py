@@ -4,7 +4,6 @@ each command (the wrapped argv and environment, the effective mode, the sweep of
 from __future__ import annotations
 
 import os
-import shutil
 import sys
 from collections.abc import Callable
 from dataclasses import replace
@@ -190,6 +189,8 @@ class Sandbox:
                 continue
             try:
                 if p.is_dir() and not p.is_symlink():
+                    import shutil
+
                     shutil.rmtree(p)
                 else:
                     p.unlink()
