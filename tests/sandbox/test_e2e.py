@@ -197,3 +197,16 @@ def test_the_host_allowlist_passes_only_its_hosts(tmp_path: Path, fake_llm: Fake
         assert "HTTP Error 403: Forbidden" in results  # the proxy refused it
     denied = [d["tool_input"]["command"] for d in run.json()["permission_denials"]]
     assert raw in denied  # a direct connection never works: the proxy is the only way out
+
+
+def test_the_preset_default_and_plan_mode_make_commands_read_only(tmp_path: Path, fake_llm: FakeLLM) -> None:
+    proj = git_repo(tmp_path / "proj", {"a.py": "a = 1\n"})
+    fake_llm.push(Reply(tool_calls=[_bash("touch by-review")]), Reply(text="done"))
+    run = agentcli(["-p", "go", "--preset", "review", "--permission-mode", "bypassPermissions", "--model", ANTHROPIC,
+                    "--output-format", "json"], proj, provider_env(fake_llm, ANTHROPIC))
+    assert not (proj / "by-review").exists() and run.json()["permission_denials"], run.stderr
+    fake_llm.push(Reply(tool_calls=[_bash("touch by-flag")]), Reply(text="done"))
+    run = agentcli(["-p", "go", "--preset", "review", "--sandbox", "workspace-write", "--permission-mode",
+                    "bypassPermissions", "--model", ANTHROPIC, "--output-format", "json"], proj,
+                   provider_env(fake_llm, ANTHROPIC))
+    assert (proj / "by-flag").exists(), run.stderr  # the flag beats the preset

@@ -133,3 +133,19 @@ def test_a_mechanism_that_does_not_work_here_is_said_not_pretended(root: Path) -
                                         "`agentcli doctor` shows more.)"]
     assert not ctx.sandbox.confining and "bubblewrap failed" in ctx.sandbox.describe()
     assert bash(ctx, "echo again").content == "again"  # said once
+
+
+def test_added_directories_are_writable_and_protected_like_the_project(root: Path, tmp_path: Path) -> None:
+    extra = Path(os.path.realpath(tmp_path)) / "extra"
+    (extra / ".agentcli").mkdir(parents=True)
+    (extra / ".env.production").write_text("TOKEN=extra-marker\n")
+    out = bash(context(root, add_dirs=(extra,)), f"echo ok > {extra}/made; cat {extra}/.env.production; "
+                                                 f"touch {extra}/.agentcli/settings.local.toml")
+    assert (extra / "made").read_text() == "ok\n" and "extra-marker" not in out.content
+    assert not (extra / ".agentcli" / "settings.local.toml").exists()
+
+
+def test_a_preset_can_choose_read_only(root: Path) -> None:
+    from agentcli.settings.presets import load_preset
+
+    assert load_preset("review").extra.get("sandbox_mode") == "read-only"
