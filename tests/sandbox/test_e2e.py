@@ -199,7 +199,7 @@ def test_the_host_allowlist_passes_only_its_hosts(tmp_path: Path, fake_llm: Fake
     assert raw in denied  # a direct connection never works: the proxy is the only way out
 
 
-def test_the_preset_default_and_plan_mode_make_commands_read_only(tmp_path: Path, fake_llm: FakeLLM) -> None:
+def test_the_preset_default_makes_commands_read_only_and_the_flag_wins(tmp_path: Path, fake_llm: FakeLLM) -> None:
     proj = git_repo(tmp_path / "proj", {"a.py": "a = 1\n"})
     fake_llm.push(Reply(tool_calls=[_bash("touch by-review")]), Reply(text="done"))
     run = agentcli(["-p", "go", "--preset", "review", "--permission-mode", "bypassPermissions", "--model", ANTHROPIC,

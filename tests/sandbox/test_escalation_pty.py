@@ -71,3 +71,15 @@ def test_accepting_the_offer_runs_the_command_once_outside(
     t.line("")
     t.expect("Done.")
     assert not (outside / "again").exists()
+
+
+def test_bang_commands_run_in_the_sandbox_without_keys(
+    project: Path, outside: Path, fake_llm: FakeLLM, terms: list[Term]
+) -> None:
+    (project / ".env").write_text("TOKEN=bang-marker\n")
+    t = _repl(project, fake_llm, terms)
+    t.line(f"!printenv OPENAI_API_KEY; echo key-rc=$?; cat .env; touch {outside}/bang; echo done-$((40+2))")
+    t.expect("done-42")
+    t.prompt()
+    assert "key-rc=1" in t.out and "sk-fake-key-for-tests" not in t.out and "bang-marker" not in t.out
+    assert not (outside / "bang").exists()
