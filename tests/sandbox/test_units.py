@@ -143,3 +143,13 @@ def test_proxy_request_targets() -> None:
     for bad in (b"GET /relative HTTP/1.1\r\n\r\n", b"CONNECT nohost HTTP/1.1\r\n\r\n", b"\xff\r\n\r\n",
                 b"GET ftp://a/ HTTP/1.1\r\n\r\n"):
         assert parse_target(bad) is None
+
+
+def test_a_missing_host_tmp_path_outside_the_roots_counts_as_stopped(tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    line = f"touch: cannot touch '{outside}/x': No such file or directory"
+    assert sandbox_denial(line, 1, network_off=True) is not None
+    assert sandbox_denial(line, 1, network_off=True, writable=(tmp_path,)) is None
+    assert sandbox_denial("cat: /tmp/nowhere/x: No such file or directory", 1, network_off=True) is None
+    assert sandbox_denial("cat: missing.txt: No such file or directory", 1, network_off=True) is None
