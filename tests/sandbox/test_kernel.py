@@ -149,3 +149,10 @@ def test_a_preset_can_choose_read_only(root: Path) -> None:
     from agentcli.settings.presets import load_preset
 
     assert load_preset("review").extra.get("sandbox_mode") == "read-only"
+
+
+def test_a_command_too_long_for_argv_still_runs_confined(root: Path) -> None:
+    long_command = "x=" + "a" * 150_000 + "; echo ${#x}; cat .env; touch /usr/agentcli-long"
+    out = bash(context(root), long_command)
+    assert out.content.splitlines()[0] == "150000" and "env-marker" not in out.content
+    assert not os.path.exists("/usr/agentcli-long")
