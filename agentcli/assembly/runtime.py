@@ -83,6 +83,10 @@ def attach_sandbox(settings: Settings, ctx: ToolContext, policy: Policy, preset:
         settings, preset_mode=preset_mode if isinstance(preset_mode, str) else None,
         read_denied=getattr(policy, "read_denied", None), current_permission_mode=lambda: policy.mode,
     )
+    if settings.sandbox_unconfined:
+        from agentcli.core.escalation import UNSANDBOXED_KEY
+
+        ctx.state[UNSANDBOXED_KEY] = list(settings.sandbox_unconfined)
     return ctx.sandbox.startup_notice()
 
 

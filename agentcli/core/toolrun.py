@@ -243,7 +243,6 @@ class ToolRunner:
         from agentcli.core import escalation
 
         line = str(out.metadata["sandbox_denied"])
-        approval = None
         if not escalation.remembered(self.ctx, r.args):
             approval = await escalation.ask(self.approver, escalation.request(r.call.id, r.tool.name, r.args, line))
             # An edited command is not what the sandbox stopped: running it unconfined would skip the review.
@@ -255,11 +254,14 @@ class ToolRunner:
             if approval is None or not allowed:
                 self.denials.append({"tool_name": r.tool.name, "tool_use_id": r.call.id, "tool_input": r.args})
                 return out, ms
-            escalation.remember(self.ctx, approval)
+            saved = escalation.remember(self.ctx, approval)
+        else:
+            saved = None
         ctx = escalation.unconfined_context(self.ctx)
         again, ms2 = await self._execute(r, asyncio.Queue(), ctx)
         self.ctx.shell_cwd = ctx.shell_cwd
-        note = "The sandbox stopped this command; the user approved running it outside the sandbox:\n"
+        note = "The sandbox stopped this command; the user approved running it outside the sandbox"
+        note += f" ({saved}):\n" if saved else ":\n"
         return replace(again, content=note + again.content), ms + ms2
 
     async def _execute(

@@ -91,6 +91,7 @@ class Settings:
     sandbox_allowed_hosts: tuple[str, ...] = ()
     shell_env_exclude: tuple[str, ...] = ()
     shell_env_keep: tuple[str, ...] = ()
+    sandbox_unconfined: tuple[str, ...] = ()  # [sandbox] unconfined: Bash rules the user let run outside it
     hooks: tuple[tuple[str, Any], ...] = ()  # (source, `hooks` table) per layer, lowest first; see agentcli.hooks
     settings: str | None = None  # --settings FILE|JSON: one more layer, above settings.local.toml
     settings_permissions: dict[str, Any] | None = None  # the `permissions` table of --settings
@@ -127,6 +128,12 @@ def _apply(settings: Settings, data: dict[str, Any], source: str) -> Settings:
                 changes[key] = kind(data[key])
             except (TypeError, ValueError) as err:
                 raise ConfigError(f"{source}: '{key}' must be {kind.__name__}, got {data[key]!r}") from err
+    table = data.get("sandbox")
+    if isinstance(table, dict) and "unconfined" in table:
+        value = table["unconfined"]
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise ConfigError(f"{source}: 'sandbox.unconfined' must be a list of strings, got {value!r}")
+        changes["sandbox_unconfined"] = (*settings.sandbox_unconfined, *value)
     for key in LIST_KEYS:
         if key in data:
             value = data[key]
