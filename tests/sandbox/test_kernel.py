@@ -156,3 +156,21 @@ def test_a_command_too_long_for_argv_still_runs_confined(root: Path) -> None:
     out = bash(context(root), long_command)
     assert out.content.splitlines()[0] == "150000" and "env-marker" not in out.content
     assert not os.path.exists("/usr/agentcli-long")
+
+
+def test_git_init_in_a_new_project_works_but_not_a_config_that_runs_things(tmp_path: Path) -> None:
+    fresh = Path(os.path.realpath(tmp_path)) / "fresh"
+    (fresh / "sub").mkdir(parents=True)
+    (fresh / "sub" / ".agentcli").mkdir()  # makes sub/ the project root, without a repository yet
+    root = fresh / "sub"
+    out = bash(context(root), "git init -q && echo x > f && git add f && "
+                              "git -c user.name=t -c user.email=t@t commit -qm one && git log --oneline | wc -l")
+    assert out.content.splitlines()[0] == "1", out.content
+    assert (root / ".git" / "config").exists() and (root / ".git" / "hooks").exists()
+    (fresh / "other").mkdir()
+    (fresh / "other" / ".agentcli").mkdir()
+    other = fresh / "other"
+    out = bash(context(other), "git init -q && git config core.fsmonitor 'touch /tmp/pwned' && "
+                               "echo '#!/bin/sh' > .git/hooks/pre-commit")
+    assert not (other / ".git" / "config").exists() and not (other / ".git" / "hooks").exists()
+    assert "Removed" in out.content
