@@ -70,12 +70,15 @@ _GIT_INIT_KEYS = frozenset({"repositoryformatversion", "filemode", "bare", "loga
 
 
 def _inert_new_repo(path: Path) -> bool:
-    """A `.git/config` or `.git/hooks` a command created with `git init` and nothing more: kept (removing it
-    would break every new repository), unless it can make git run anything."""
+    """A `.git/config`, `.git/hooks` or `.git/info` a command created with `git init` and nothing more: kept
+    (removing it would break every new repository), unless it can make git run anything."""
     if path.parent.name != ".git" or path.is_symlink():
         return False
     if path.name == "hooks":
         return path.is_dir() and all(f.name.endswith(".sample") and f.is_file() and not f.is_symlink()
+                                     for f in path.iterdir())
+    if path.name == "info":
+        return path.is_dir() and all(f.name == "exclude" and f.is_file() and not f.is_symlink()
                                      for f in path.iterdir())
     if path.name != "config" or not path.is_file():
         return False

@@ -167,6 +167,7 @@ def test_git_init_in_a_new_project_works_but_not_a_config_that_runs_things(tmp_p
                               "git -c user.name=t -c user.email=t@t commit -qm one && git log --oneline | wc -l")
     assert out.content.splitlines()[0] == "1", out.content
     assert (root / ".git" / "config").exists() and (root / ".git" / "hooks").exists()
+    assert "Removed" not in out.content
     (fresh / "other").mkdir()
     (fresh / "other" / ".agentcli").mkdir()
     other = fresh / "other"
