@@ -175,3 +175,25 @@ def test_git_init_in_a_new_project_works_but_not_a_config_that_runs_things(tmp_p
                                "echo '#!/bin/sh' > .git/hooks/pre-commit")
     assert not (other / ".git" / "config").exists() and not (other / ".git" / "hooks").exists()
     assert "Removed" in out.content
+
+
+def test_unix_sockets_that_lead_out_are_hidden(root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import socket
+    import tempfile
+
+    # Outside /tmp (which the sandbox replaces anyway), as an SSH agent's or a container engine's socket is.
+    d = tempfile.mkdtemp(dir="/var/tmp")
+    path = os.path.join(d, "agent.sock")
+    server = socket.socket(socket.AF_UNIX)
+    server.bind(path)
+    server.listen()
+    monkeypatch.setenv("SSH_AUTH_SOCK", path)
+    try:
+        probe = f"python3 -c 'import socket; s = socket.socket(socket.AF_UNIX); s.connect(\"{path}\"); print(\"in\")'"
+        out = bash(context(root), probe)
+        assert out.is_error and "in" not in out.content.splitlines()
+        assert bash(context(root, "danger-full-access"), probe).content == "in"  # the socket does work
+    finally:
+        server.close()
+        os.unlink(path)
+        os.rmdir(d)
