@@ -9,7 +9,7 @@ _agentcli() {
         w="${COMP_WORDS[i]}"
         [[ -z $cmdpath && $i -gt 1 ]] && break  # after the first word, the root takes no command (it is the prompt)
         case "$cmdpath|$w" in
-            "|sessions"|"|models"|"|permissions"|"|presets"|"|hooks"|"|agents"|"|usage"|"sessions|list"|"sessions|show"|"sessions|rm"|"sessions|rename"|"sessions|export"|"sessions|tree"|"sessions|doctor"|"sessions|fork"|"sessions|rewind"|"permissions|list"|"permissions|add"|"permissions|rm"|"permissions|trust"|"permissions|check"|"presets|list"|"presets|show"|"hooks|list"|"hooks|import"|"agents|list") cmdpath="${cmdpath:+$cmdpath }$w";;
+            "|sessions"|"|models"|"|permissions"|"|presets"|"|sandbox"|"|doctor"|"|hooks"|"|agents"|"|usage"|"sessions|list"|"sessions|show"|"sessions|rm"|"sessions|rename"|"sessions|export"|"sessions|tree"|"sessions|doctor"|"sessions|fork"|"sessions|rewind"|"permissions|list"|"permissions|add"|"permissions|rm"|"permissions|trust"|"permissions|check"|"presets|list"|"presets|show"|"sandbox|run"|"sandbox|show"|"hooks|list"|"hooks|import"|"agents|list") cmdpath="${cmdpath:+$cmdpath }$w";;
         esac
     done
     for ((i = COMP_CWORD - 1; i >= 1; i--)); do  # inside `--allowedTools A B …`: complete for the option
@@ -27,6 +27,7 @@ _agentcli() {
         "|--base-url") :; return;;
         "|--effort") COMPREPLY=($(compgen -W 'low medium high' -- "$cur")); return;;
         "|--permission-mode") COMPREPLY=($(compgen -W 'default acceptEdits plan bypassPermissions' -- "$cur")); return;;
+        "|--sandbox") COMPREPLY=($(compgen -W 'read-only workspace-write danger-full-access' -- "$cur")); return;;
         "|--allowedTools"|"|--allowed-tools") _agentcli_values tools; return;;
         "|--disallowedTools"|"|--disallowed-tools") _agentcli_values tools; return;;
         "|--preset") _agentcli_values presets; return;;
@@ -59,6 +60,14 @@ _agentcli() {
         "permissions rm|--scope") COMPREPLY=($(compgen -W 'local project user' -- "$cur")); return;;
         "permissions check|--mode") :; return;;
         "presets|-C"|"presets|--directory") COMPREPLY=($(compgen -d -- "$cur")); return;;
+        "sandbox run|--sandbox") COMPREPLY=($(compgen -W 'read-only workspace-write danger-full-access' -- "$cur")); return;;
+        "sandbox run|--allow-host") :; return;;
+        "sandbox run|--add-dir") COMPREPLY=($(compgen -d -- "$cur")); return;;
+        "sandbox run|-C"|"sandbox run|--directory") COMPREPLY=($(compgen -d -- "$cur")); return;;
+        "sandbox show|--sandbox") COMPREPLY=($(compgen -W 'read-only workspace-write danger-full-access' -- "$cur")); return;;
+        "sandbox show|--allow-host") :; return;;
+        "sandbox show|--add-dir") COMPREPLY=($(compgen -d -- "$cur")); return;;
+        "sandbox show|-C"|"sandbox show|--directory") COMPREPLY=($(compgen -d -- "$cur")); return;;
         "hooks|-C"|"hooks|--directory") COMPREPLY=($(compgen -d -- "$cur")); return;;
         "hooks import|--from") COMPREPLY=($(compgen -f -- "$cur")); return;;
         "hooks import|--scope") COMPREPLY=($(compgen -W 'local project user' -- "$cur")); return;;
@@ -68,7 +77,7 @@ _agentcli() {
     esac
     if [[ $cur == -* ]]; then
         case "$cmdpath" in
-        "") w='-p --print --output-format --include-partial-messages --verbose --model --provider --base-url --effort --permission-mode --dangerously-skip-permissions --allowedTools --allowed-tools --disallowedTools --disallowed-tools --preset --add-dir --append-system-prompt --system-prompt --cwd --settings --max-turns --max-budget-usd --max-tool-calls-per-turn --request-timeout --tool-timeout -c --continue -r --resume --fork-session --session-id --no-session-persistence -n --name -h --help -v --version';;
+        "") w='-p --print --output-format --include-partial-messages --verbose --model --provider --base-url --effort --permission-mode --sandbox --dangerously-skip-permissions --allowedTools --allowed-tools --disallowedTools --disallowed-tools --preset --add-dir --append-system-prompt --system-prompt --cwd --settings --max-turns --max-budget-usd --max-tool-calls-per-turn --request-timeout --tool-timeout -c --continue -r --resume --fork-session --session-id --no-session-persistence -n --name -h --help -v --version';;
         "sessions") w='-C --directory -h --help';;
         "sessions list") w='--json -n --limit -h --help';;
         "sessions show") w='--json --sidechain -h --help';;
@@ -89,6 +98,10 @@ _agentcli() {
         "presets") w='-C --directory -h --help';;
         "presets list") w='--json -h --help';;
         "presets show") w='--json -h --help';;
+        "sandbox") w='-h --help';;
+        "sandbox run") w='--sandbox --network --allow-host --add-dir -C --directory -h --help';;
+        "sandbox show") w='--sandbox --network --allow-host --add-dir -C --directory -h --help';;
+        "doctor") w='-h --help';;
         "hooks") w='-C --directory -h --help';;
         "hooks list") w='--json -h --help';;
         "hooks import") w='--from --scope -h --help';;
@@ -101,7 +114,7 @@ _agentcli() {
     fi
     [[ -z $cmdpath && $COMP_CWORD -gt 1 ]] && return
     case "$cmdpath" in
-        "") COMPREPLY=($(compgen -W 'sessions models permissions presets hooks agents usage' -- "$cur"));;
+        "") COMPREPLY=($(compgen -W 'sessions models permissions presets sandbox doctor hooks agents usage' -- "$cur"));;
         "sessions") COMPREPLY=($(compgen -W 'list show rm rename export tree doctor fork rewind' -- "$cur"));;
         "sessions show") _agentcli_values sessions;;
         "sessions rm") _agentcli_values sessions;;
@@ -113,6 +126,7 @@ _agentcli() {
         "permissions check") _agentcli_values tools;;
         "presets") COMPREPLY=($(compgen -W 'list show' -- "$cur"));;
         "presets show") _agentcli_values presets;;
+        "sandbox") COMPREPLY=($(compgen -W 'run show' -- "$cur"));;
         "hooks") COMPREPLY=($(compgen -W 'list import' -- "$cur"));;
         "agents") COMPREPLY=($(compgen -W 'list' -- "$cur"));;
     esac

@@ -7,7 +7,7 @@ function __agentcli_path
             break
         end
         switch "$cmdpath|$words[$i]"
-            case '|sessions' '|models' '|permissions' '|presets' '|hooks' '|agents' '|usage' 'sessions|list' 'sessions|show' 'sessions|rm' 'sessions|rename' 'sessions|export' 'sessions|tree' 'sessions|doctor' 'sessions|fork' 'sessions|rewind' 'permissions|list' 'permissions|add' 'permissions|rm' 'permissions|trust' 'permissions|check' 'presets|list' 'presets|show' 'hooks|list' 'hooks|import' 'agents|list'
+            case '|sessions' '|models' '|permissions' '|presets' '|sandbox' '|doctor' '|hooks' '|agents' '|usage' 'sessions|list' 'sessions|show' 'sessions|rm' 'sessions|rename' 'sessions|export' 'sessions|tree' 'sessions|doctor' 'sessions|fork' 'sessions|rewind' 'permissions|list' 'permissions|add' 'permissions|rm' 'permissions|trust' 'permissions|check' 'presets|list' 'presets|show' 'sandbox|run' 'sandbox|show' 'hooks|list' 'hooks|import' 'agents|list'
                 set cmdpath (string trim -- "$cmdpath $words[$i]")
         end
     end
@@ -34,6 +34,8 @@ complete -c agentcli -n __agentcli_at_root_start -a sessions -d 'list, show, for
 complete -c agentcli -n __agentcli_at_root_start -a models -d 'list models (catalog for hosted providers, live probe for local servers)'
 complete -c agentcli -n __agentcli_at_root_start -a permissions -d 'list, add and remove permission rules'
 complete -c agentcli -n __agentcli_at_root_start -a presets -d 'list and show tool presets'
+complete -c agentcli -n __agentcli_at_root_start -a sandbox -d 'run a command under the configured sandbox; show what it allows'
+complete -c agentcli -n __agentcli_at_root_start -a doctor -d 'one screen for a bug report: sandbox, ripgrep, providers, trust'
 complete -c agentcli -n __agentcli_at_root_start -a hooks -d 'list the hooks in force, import them from Claude Code\'s settings'
 complete -c agentcli -n __agentcli_at_root_start -a agents -d 'list subagent definitions (.claude/agents, .agentcli/agents, built-ins)'
 complete -c agentcli -n __agentcli_at_root_start -a usage -d 'tokens and cost over time, by day, project, model or provider'
@@ -46,6 +48,7 @@ complete -c agentcli -n '__agentcli_at ""' -l provider -x -a '(agentcli __comple
 complete -c agentcli -n '__agentcli_at ""' -l base-url -x -d 'the provider\'s base URL (a local server: http://localhost:8080/v1)'
 complete -c agentcli -n '__agentcli_at ""' -l effort -x -a 'low medium high' -d 'reasoning effort for models that think'
 complete -c agentcli -n '__agentcli_at ""' -l permission-mode -x -a 'default acceptEdits plan bypassPermissions' -d 'how tool calls are allowed'
+complete -c agentcli -n '__agentcli_at ""' -l sandbox -x -a 'read-only workspace-write danger-full-access' -d 'how commands are confined (default: workspace-write where supported; see docs/sandbox.md)'
 complete -c agentcli -n '__agentcli_at ""' -l dangerously-skip-permissions -d 'same as --permission-mode bypassPermissions'
 complete -c agentcli -n '__agentcli_at ""' -l allowedTools -l allowed-tools -x -a '(agentcli __complete tools 2>/dev/null)' -d 'tools (or rules) allowed without asking: --allowedTools Read "Bash(git diff:*)", or "Read,Edit"'
 complete -c agentcli -n '__agentcli_in_list --allowedTools --allowed-tools' -a '(agentcli __complete tools 2>/dev/null)'
@@ -150,6 +153,22 @@ complete -c agentcli -n '__agentcli_at presets list' -s h -l help -d 'show help 
 complete -c agentcli -n '__agentcli_at presets show' -l json -d 'one JSON document'
 complete -c agentcli -n '__agentcli_at presets show' -s h -l help -d 'show help and exit'
 complete -c agentcli -n '__agentcli_at presets show' -x -a '(agentcli __complete presets 2>/dev/null)'
+complete -c agentcli -n '__agentcli_at sandbox' -a run -d 'run a command under the sandbox (exit status: the command\'s)'
+complete -c agentcli -n '__agentcli_at sandbox' -a show -d 'the mechanism, mode, and the paths it protects and hides'
+complete -c agentcli -n '__agentcli_at sandbox' -s h -l help -d 'show help and exit'
+complete -c agentcli -n '__agentcli_at sandbox run' -l sandbox -x -a 'read-only workspace-write danger-full-access' -d 'override the configured mode'
+complete -c agentcli -n '__agentcli_at sandbox run' -l network -d 'allow the network'
+complete -c agentcli -n '__agentcli_at sandbox run' -l allow-host -x -d 'allow this host through the proxy (repeatable; *.domain for subdomains)'
+complete -c agentcli -n '__agentcli_at sandbox run' -l add-dir -x -a '(__fish_complete_directories)' -d 'another writable dir'
+complete -c agentcli -n '__agentcli_at sandbox run' -s C -l directory -x -a '(__fish_complete_directories)' -d 'the project directory (default: the current one)'
+complete -c agentcli -n '__agentcli_at sandbox run' -s h -l help -d 'show help and exit'
+complete -c agentcli -n '__agentcli_at sandbox show' -l sandbox -x -a 'read-only workspace-write danger-full-access' -d 'override the configured mode'
+complete -c agentcli -n '__agentcli_at sandbox show' -l network -d 'allow the network'
+complete -c agentcli -n '__agentcli_at sandbox show' -l allow-host -x -d 'allow this host through the proxy (repeatable; *.domain for subdomains)'
+complete -c agentcli -n '__agentcli_at sandbox show' -l add-dir -x -a '(__fish_complete_directories)' -d 'another writable dir'
+complete -c agentcli -n '__agentcli_at sandbox show' -s C -l directory -x -a '(__fish_complete_directories)' -d 'the project directory (default: the current one)'
+complete -c agentcli -n '__agentcli_at sandbox show' -s h -l help -d 'show help and exit'
+complete -c agentcli -n '__agentcli_at doctor' -s h -l help -d 'show help and exit'
 complete -c agentcli -n '__agentcli_at hooks' -a list -d 'every hook in force, with where it is configured'
 complete -c agentcli -n '__agentcli_at hooks' -a import -d 'copy the hooks of a Claude Code settings.json into agentcli\'s settings'
 complete -c agentcli -n '__agentcli_at hooks' -s C -l directory -x -a '(__fish_complete_directories)' -d 'the project directory (default: the current one)'

@@ -210,10 +210,13 @@ def test_fast_reader_and_typer_agree(words: list[list[str]], prompt: str | None,
     assert (fast.positionals[0] if fast.positionals else None) == through_typer.get("prompt")
 
 
-def test_usage_groups_match_the_ledger() -> None:
+def test_choices_written_as_literals_match_their_source() -> None:
     from typing import get_args
 
+    from agentcli.commands.sandbox import Mode
     from agentcli.commands.usage import Group
+    from agentcli.sandbox import MODES
     from agentcli.session.ledger import GROUPS
 
-    assert get_args(Group) == GROUPS
+    assert get_args(Group) == GROUPS and get_args(Mode) == MODES
+    assert next(f for f in ROOT_FLAGS if f.long == "--sandbox").choices == MODES
