@@ -134,6 +134,10 @@ def _judge(line: _Line, rules: _Rules, part: Part, cwd: Path | None) -> _Judgeme
     if protected is not None:
         return protected
     ro, why_not = _read_only(scope, part, cwd)
+    if ro is not None:
+        denied = _denied_paths(scope, part, ro.paths, cwd)
+        if denied is not None:
+            return denied
     if policy.mode == "plan" and (ro is None or part.writes):
         return _Judgement("deny", "mode", None, f"plan mode: {_show(part)} may change something{why_not}")
     for r in rules.ask:
@@ -143,7 +147,7 @@ def _judge(line: _Line, rules: _Rules, part: Part, cwd: Path | None) -> _Judgeme
     if guarded is not None:
         return guarded
     not_safe = ro is None or any(p is None or not policy.inside(p) for p in _ro_paths(scope, ro, cwd))
-    allowed = _allowed(scope, rules, part, not_safe, cwd)
+    allowed = _allowed(scope, rules, part, not_safe, cwd, why_not)
     if allowed.behavior != "allow":
         return allowed
     racing = line.changed_by_other(part)
@@ -234,7 +238,9 @@ def _named_by_rule(policy: RulePolicy, part: Part) -> bool:
                for r in policy.rules)
 
 
-def _allowed(scope: Scope, rules: _Rules, part: Part, not_safe: bool, cwd: Path | None) -> _Judgement:
+def _allowed(
+    scope: Scope, rules: _Rules, part: Part, not_safe: bool, cwd: Path | None, why_not: str = ""
+) -> _Judgement:
     """Allow rules, then bypass mode, then the read-only allowlist; otherwise ask."""
     policy = scope.policy
     if part.opaque:
@@ -255,7 +261,7 @@ def _allowed(scope: Scope, rules: _Rules, part: Part, not_safe: bool, cwd: Path 
         if policy.mode == "bypassPermissions":
             return _Judgement("allow", "mode", None, None)
         if not_safe:
-            where = "" if read_only_paths(part) is None else " (reads outside the project)"
+            where = why_not or ("" if read_only_paths(part) is None else " (reads outside the project)")
             return _Judgement("ask", "default", None, f"{_show(part)} needs approval{where}")
     return _Judgement("allow", "mode", None, None)
 
@@ -307,6 +313,10 @@ def _protected(scope: Scope, part: Part, cwd: Path | None) -> _Judgement | None:
             message = i > 0 and args[i - 1].text in ("-m", "--message")
             if not (w.dynamic or message):
                 words.append(_option_value(w) if w.text.startswith("-") else w)
+    return _denied_paths(scope, part, words, cwd)
+
+
+def _denied_paths(scope: Scope, part: Part, words: list[Word], cwd: Path | None) -> _Judgement | None:
     for w in words:
         if w.text.startswith("-"):
             continue

@@ -135,7 +135,7 @@ def _from_simple(cmd: SimpleCommand, depth: int) -> list[Part]:
     part.assigns = [join_words([value]) for name, value in cmd.assigns if not _safe_assignment(name, value)]
     extra: list[Part] = []
     _unwrap(part, extra, depth)
-    return [*extra, part] if part.words or part.writes or part.opaque else extra
+    return [*extra, part] if part.words or part.writes or part.reads or part.opaque else extra
 
 
 def _dangerous_assignment(name: str, value: Word) -> bool:
