@@ -23,6 +23,8 @@ SUBCOMMANDS: dict[str, str] = {
     "models": "list models (catalog for hosted providers, live probe for local servers)",
     "permissions": "list, add and remove permission rules",
     "presets": "list and show tool presets",
+    "sandbox": "run a command under the configured sandbox; show what it allows",
+    "doctor": "one screen for a bug report: sandbox, ripgrep, providers, trust",
 }
 
 PERMISSION_MODES = ("default", "acceptEdits", "plan", "bypassPermissions")
@@ -64,6 +66,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--base-url", help="the provider's base URL (a local server: http://localhost:8080/v1)")
     p.add_argument("--effort", choices=("low", "medium", "high"), help="reasoning effort for models that think")
     p.add_argument("--permission-mode", choices=PERMISSION_MODES, help="how tool calls are allowed")
+    p.add_argument("--sandbox", dest="sandbox_mode", choices=("read-only", "workspace-write", "danger-full-access"),
+                   help="how commands are confined (default: workspace-write where supported; see docs/sandbox.md)")
     p.add_argument("--dangerously-skip-permissions", action="store_true",
                    help="same as --permission-mode bypassPermissions")
     # nargs="+" as Claude Code: `--allowedTools Read "Bash(git diff:*)"`; commas work too.

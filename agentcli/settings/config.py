@@ -30,7 +30,11 @@ SCALAR_KEYS = {
     "preset": str,
     "append_system_prompt": str,
     "show_thinking": bool,
+    "sandbox_mode": str,
+    "sandbox_network": bool,
 }
+# Settings that are lists of strings (TOML arrays); see docs/sandbox.md.
+LIST_KEYS = ("sandbox_allowed_hosts", "shell_env_exclude", "shell_env_keep")
 
 
 @dataclass(slots=True)
@@ -70,6 +74,11 @@ class Settings:
     providers: dict[str, dict[str, Any]] = field(default_factory=dict)
     prices: dict[str, dict[str, Any]] = field(default_factory=dict)
     secrets: tuple[str, ...] = ()
+    sandbox_mode: str | None = None  # None: the preset's, else workspace-write (agentcli.sandbox)
+    sandbox_network: bool = False
+    sandbox_allowed_hosts: tuple[str, ...] = ()
+    shell_env_exclude: tuple[str, ...] = ()
+    shell_env_keep: tuple[str, ...] = ()
 
     @property
     def project_root(self) -> Path:
@@ -103,6 +112,12 @@ def _apply(settings: Settings, data: dict[str, Any], source: str) -> Settings:
                 changes[key] = kind(data[key])
             except (TypeError, ValueError) as err:
                 raise ConfigError(f"{source}: '{key}' must be {kind.__name__}, got {data[key]!r}") from err
+    for key in LIST_KEYS:
+        if key in data:
+            value = data[key]
+            if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+                raise ConfigError(f"{source}: '{key}' must be a list of strings, got {value!r}")
+            changes[key] = tuple(value)
     providers = data.get("providers")
     if isinstance(providers, dict):
         merged = {k: dict(v) for k, v in settings.providers.items()}

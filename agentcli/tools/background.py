@@ -1,6 +1,7 @@
 """Background shells: `Bash(run_in_background=true)` starts one; BashOutput reads it; KillShell stops it.
 
-Shells live in `ctx.state["background_shells"]` for the session. Each has its own process group and a watcher
+Shells live in `ctx.state["background_shells"]` for the session. Each runs under the session's sandbox (with
+bubblewrap, its own PID namespace that dies with it or with agentcli) in its own process group, with a watcher
 task; when the event loop shuts down (end of a headless run) the watcher is cancelled and kills the group, so
 nothing the agent started outlives the session. `kill_all(ctx)` does the same on demand.
 """
@@ -86,7 +87,7 @@ def shells(ctx: ToolContext) -> dict[str, BackgroundShell]:
     return found
 
 
-async def _watch(shell: BackgroundShell) -> None:
+async def _watch(shell: BackgroundShell, ctx: ToolContext, absent: list[Path]) -> None:
     try:
         await shell.proc.wait()
         with contextlib.suppress(TimeoutError):
@@ -99,14 +100,20 @@ async def _watch(shell: BackgroundShell) -> None:
             shell.transport.close()
         raise
     finally:
+        if absent and ctx.sandbox is not None:
+            ctx.sandbox.sweep(absent)
         shell.finished.set()
 
 
 async def start(command: str, cwd: Path, env: dict[str, str], bash: str, ctx: ToolContext) -> BackgroundShell:
     """Start `command` in the background; its output collects until BashOutput reads it."""
+    from agentcli.tools.bash import confine
+
+    argv, env = confine(ctx, [bash, "-c", command], cwd, env)
+    absent = ctx.sandbox.absent_protected() if ctx.sandbox is not None and ctx.sandbox.confining else []
     r, w = os.pipe()
     try:
-        proc = await spawn_group([bash, "-c", command], cwd, env, w)
+        proc = await spawn_group(argv, cwd, env, w)
     except BaseException:
         os.close(r)
         raise
@@ -115,7 +122,7 @@ async def start(command: str, cwd: Path, env: dict[str, str], bash: str, ctx: To
     table = shells(ctx)
     shell = BackgroundShell(f"bash_{len(table) + 1}", command, proc)
     table[shell.id] = shell
-    shell.watcher = asyncio.ensure_future(_watch(shell))
+    shell.watcher = asyncio.ensure_future(_watch(shell, ctx, absent))
     pipe = os.fdopen(r, "rb", 0)
     try:
         shell.transport, _ = await asyncio.get_running_loop().connect_read_pipe(lambda: _Pipe(shell), pipe)

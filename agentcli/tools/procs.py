@@ -40,12 +40,15 @@ def temp_file(prefix: str) -> str:
         return path
 
 
-async def run_capture(argv: list[str], cwd: Path, *, merge_stderr: bool = False) -> tuple[int, bytes, bytes]:
+async def run_capture(
+    argv: list[str], cwd: Path, *, merge_stderr: bool = False, env: dict[str, str] | None = None
+) -> tuple[int, bytes, bytes]:
     """Run a helper program to completion; (exit code, stdout, stderr) — with `merge_stderr`, both interleaved in
     stdout and stderr empty. Killed if we are cancelled."""
     proc = await asyncio.create_subprocess_exec(
         *argv,
         cwd=cwd,
+        env=env,
         stdin=asyncio.subprocess.DEVNULL,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.STDOUT if merge_stderr else asyncio.subprocess.PIPE,

@@ -230,14 +230,15 @@ class Repl:
         """`!cmd`: run it here, show its output, and hand that output to the model with the next message."""
         from rich.text import Text
 
-        from agentcli.ui.attach import run_shell, shell_context
+        from agentcli.ui.attach import run_shell, shell_context, shell_tool_context
 
         if not command:
             self.renderer.notice("Usage: !command — runs it in your shell; its output goes to the next message")
             return
         cwd = self.agent.ctx.shell_cwd if self.agent and self.agent.ctx.shell_cwd else self.cwd
         self.renderer.begin_turn(f"Running {command[:40]}")
-        task = asyncio.create_task(run_shell(command, cwd))
+        ctx = self.agent.ctx if self.agent is not None else shell_tool_context(self.settings)
+        task = asyncio.create_task(run_shell(command, cwd, ctx))
         if not await self.guard(task):
             return
         status, output = task.result()
