@@ -234,8 +234,7 @@ def _makes_link(part: Part) -> bool:
 
 
 def _named_by_rule(policy: RulePolicy, part: Part) -> bool:
-    return any(r.behavior == "allow" and r.tool == "Bash" and r.specifier is not None and _allow_matches(r, part)
-               for r in policy.rules)
+    return any(r.behavior == "allow" and r.tool == "Bash" and _allow_matches(r, part) for r in policy.rules)
 
 
 def _allowed(

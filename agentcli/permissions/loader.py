@@ -38,7 +38,7 @@ SECRET_PATTERNS = (".env*", "~/.ssh", "~/.aws", "~/.gnupg")
 # hooks). Editing them asks in every mode; an allow rule does not cover them. A name without `/` matches at
 # any depth. docs/permissions.md keeps the list and the reasons.
 EXEC_CONFIG_PATTERNS = (
-    ".git", ".agentcli", ".mcp.json", ".claude", ".envrc", ".vscode", ".idea", ".devcontainer", ".husky",
+    ".git", ".agentcli", ".mcp.json", ".claude", ".codex", ".envrc", ".vscode", ".idea", ".devcontainer", ".husky",
     ".pre-commit-config.yaml", ".gitmodules", ".gitconfig", "mise.toml", ".mise.toml",
 )
 
