@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable
+from dataclasses import dataclass
 
 MAX_MATCHES = 500
 MAX_WALK = 20_000
@@ -107,36 +108,83 @@ def _component(comp: str) -> re.Pattern[str]:
         return re.compile(".*", re.S)
 
 
+@dataclass(slots=True)
+class _Listing:
+    """One directory as a walk saw it: its identity stamp (device, inode, mtime, ctime: any entry added,
+    removed or renamed changes it, and ctime cannot be set back), the first protected entry, the sub-directories
+    and the links, with dot entries left out or not."""
+
+    stamp: tuple[int, int, int, int]
+    hit: str | None
+    dirs: list[str]
+    links: list[str]
+
+
+WalkCache = dict[tuple[str, bool, int], _Listing]
+
+
 def protected_under(
-    root: str, denied: Callable[[str], bool], inside: Callable[[str], bool], *, follow: bool, hidden: bool
+    root: str,
+    denied: Callable[[str], bool],
+    inside: Callable[[str], bool],
+    *,
+    follow: bool,
+    hidden: bool,
+    cache: WalkCache | None = None,
 ) -> str | None:
     """The first file under `root` a recursive reader would read that `denied` protects — or a symlink it
-    would follow out of the project — else None. Gives a reason string when the tree is too large to check."""
+    would follow out of the project — else None. Gives a reason string when the tree is too large to check.
+    `cache` (kept by the caller while the rules stay the same) saves listing directories that did not change."""
     if denied(root):
         return root
+    cache = {} if cache is None else cache
     stack = [root]
     seen = 0
     while stack:
         d = stack.pop()
-        try:
-            entries = list(os.scandir(d))
-        except OSError:
+        listing = _listing(d, denied, hidden, cache)
+        if listing is None:
             continue
-        seen += len(entries)
+        seen += len(listing.dirs) + len(listing.links) + 1
         if seen > MAX_WALK:
             return f"more than {MAX_WALK} files under {root} to check for protected ones"
-        for e in entries:
-            if not hidden and e.name.startswith("."):
-                continue
-            if e.is_symlink():
+        if listing.hit is not None:
+            return listing.hit
+        if follow:
+            for link in listing.links:
                 # a reader that does not follow links below its starting points never opens them
-                if follow:
-                    target = os.path.realpath(e.path)
-                    if denied(target) or not inside(target):
-                        return e.path
-                continue
-            if denied(e.path):
-                return e.path
-            if e.is_dir(follow_symlinks=False):
-                stack.append(e.path)
+                target = os.path.realpath(link)
+                if denied(target) or not inside(target):
+                    return link
+        stack.extend(listing.dirs)
     return None
+
+
+def _listing(d: str, denied: Callable[[str], bool], hidden: bool, cache: WalkCache) -> _Listing | None:
+    try:
+        st = os.stat(d)
+    except OSError:
+        return None
+    stamp = (st.st_dev, st.st_ino, st.st_mtime_ns, st.st_ctime_ns)
+    key = (d, hidden, id(denied))
+    found = cache.get(key)
+    if found is not None and found.stamp == stamp:
+        return found
+    try:
+        entries = list(os.scandir(d))
+    except OSError:
+        return None
+    listing = _Listing(stamp, None, [], [])
+    for e in entries:
+        if not hidden and e.name.startswith("."):
+            continue
+        if e.is_symlink():
+            listing.links.append(e.path)
+        elif listing.hit is None and denied(e.path):
+            listing.hit = e.path
+        elif e.is_dir(follow_symlinks=False):
+            listing.dirs.append(e.path)
+    if len(cache) > 50_000:
+        cache.clear()
+    cache[key] = listing
+    return listing

@@ -43,11 +43,12 @@ class Scope:
     def tree_problem(self, word: Word, cwd: Path | None, *, follow: bool, hidden: bool) -> str | None:
         """A protected file (or a way out of the project) a recursive read of `word` reaches."""
         policy = self.policy
+        denied, walks = policy.denied_matcher()
         for root in self.resolve_all(word, cwd) or []:
             if not root.is_dir():
                 continue
             hit = pathscan.protected_under(
-                str(root), policy.read_denied, lambda p: policy.inside(Path(p)), follow=follow, hidden=hidden
+                str(root), denied, lambda p: policy.inside(Path(p)), follow=follow, hidden=hidden, cache=walks
             )
             if hit is not None:
                 return hit

@@ -15,6 +15,7 @@ By default each attack runs in one column, chosen by rotation so every column an
 from __future__ import annotations
 
 import itertools
+import subprocess
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -169,26 +170,57 @@ def test_the_table_covers_every_class() -> None:
     assert {a.kind for a in ATTACKS} == set(range(1, 9))
 
 
-@pytest.mark.parametrize(("attack", "column"), _cases())
-def test_attack(world: World, attack: Attack, column: str, fake_llm: FakeLLM) -> None:
+@dataclass
+class Outcome:
+    changed: list[str]
+    leaked: list[str]
+    alive: list[str]
+    stderr: str
+    stdout: str
+
+
+def run_attack(world: World, fake: FakeLLM, attack: Attack, flags: list[str]) -> Outcome:
     proj = new_project(world, f"proj{next(_counter)}")
     for call in attack.calls:
-        if isinstance(call, str):
-            call = ("Bash", {"command": call})
-        name, args = call
+        name, args = ("Bash", {"command": call}) if isinstance(call, str) else call
         filled = {k: v.replace("{out}", str(world.outside)).replace("{home}", str(world.home)) for k, v in args.items()}
-        fake_llm.push(Reply(tool_calls=[ToolCall(name, filled)]))
-    fake_llm.push(Reply(text="done"))
-    env = {"ANTHROPIC_BASE_URL": fake_llm.url, "ANTHROPIC_API_KEY": world.api_key, "HOME": str(world.home),
+        fake.push(Reply(tool_calls=[ToolCall(name, filled)]))
+    fake.push(Reply(text="done"))
+    env = {"ANTHROPIC_BASE_URL": fake.url, "ANTHROPIC_API_KEY": world.api_key, "HOME": str(world.home),
            "AGENTCLI_ATTACK": world.token}
-    flags = [f"--allowedTools={rule}" for rule in attack.allow]
+    rules = [f"--allowedTools={rule}" for rule in attack.allow]
     before = snapshot(world, proj)
-    run = agentcli(["-p", "go", "--model", ANTHROPIC, "--output-format", "json", *COLUMNS[column], *flags],
-                   proj, env, timeout=60)
+    run = agentcli(["-p", "go", "--model", ANTHROPIC, "--output-format", "json", *flags, *rules], proj, env,
+                   timeout=60)
     alive = survivors(world)
     after = snapshot(world, proj)
     changed = sorted(k for k in before.keys() | after.keys() if before.get(k) != after.get(k))
-    assert "Traceback" not in run.stderr, run.stderr
-    assert not changed, f"changed: {changed}\n{run.stdout[-2000:]}"
-    assert not leaks(world, [r.body for r in fake_llm.requests]), run.stdout[-2000:]
-    assert not alive, f"still running: {alive}"
+    return Outcome(changed, leaks(world, [r.body for r in fake.requests]), alive, run.stderr, run.stdout[-2000:])
+
+
+@pytest.mark.parametrize(("attack", "column"), _cases())
+def test_attack(world: World, attack: Attack, column: str, fake_llm: FakeLLM) -> None:
+    out = run_attack(world, fake_llm, attack, COLUMNS[column])
+    assert "Traceback" not in out.stderr, out.stderr
+    assert not out.changed, f"changed: {out.changed}\n{out.stdout}"
+    assert not out.leaked, out.stdout
+    assert not out.alive, f"still running: {out.alive}"
+
+
+def test_the_checks_see_an_attack_that_gets_through(world: World, fake_llm: FakeLLM) -> None:
+    """With neither wall (bypassPermissions, no sandbox) a computed path reaches .env and a write lands outside:
+    the checks above must see both, or the table proves nothing."""
+    attack = bash(0, "touch {out}/through; cat $(echo .env) | rev")
+    out = run_attack(world, fake_llm, attack, ["--permission-mode", "bypassPermissions", "--sandbox",
+                                               "danger-full-access"])
+    assert any(c.endswith("/through") for c in out.changed), out
+    assert out.leaked, out
+
+
+def test_a_process_left_behind_is_found(world: World) -> None:
+    proc = subprocess.Popen(["sleep", "300"], cwd=world.base)
+    try:
+        assert any(line.startswith(f"{proc.pid}:") for line in survivors(world))
+    finally:
+        proc.kill()
+        proc.wait()

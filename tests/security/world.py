@@ -12,6 +12,7 @@ key, an outside directory, and the checks that nothing leaked, changed or surviv
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -148,8 +149,6 @@ def survivors(w: World) -> list[str]:
             continue
         if cwd.startswith(str(w.base)) or w.token.encode() in environ:
             found.append(f"{pid}: {cmdline.strip()}")
-            try:
+            with contextlib.suppress(OSError):
                 os.kill(pid, signal.SIGKILL)
-            except OSError:
-                pass
     return found
