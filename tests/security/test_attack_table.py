@@ -15,8 +15,8 @@ By default each attack runs in one column, chosen by rotation so every column an
 from __future__ import annotations
 
 import itertools
-import subprocess
 import os
+import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
