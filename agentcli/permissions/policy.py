@@ -23,7 +23,6 @@ from agentcli.permissions.rules import (
     RuleBehavior,
     match_domain,
     match_param,
-    match_path,
     parse_rule,
     path_regex,
     tool_matches,
@@ -192,7 +191,8 @@ class RulePolicy:
         if tool.name == "Bash":
             return False  # Bash specifiers are matched per program by bashcheck
         if rule.is_path_rule or tool.edits_files or tool.name in READ_TOOLS:
-            return any(match_path(spec, p, self.root, self.home) for p in paths)
+            rx = path_regex(spec, self._real_roots()[0], self.home.as_posix())  # as match_path, without Paths
+            return any(rx.fullmatch(p.as_posix()) is not None for p in paths)
         if tool.name in ("WebFetch", "WebSearch") and spec.startswith("domain:"):
             return match_domain(spec, str(args.get("url", "")))
         return match_param(spec, args)

@@ -129,6 +129,8 @@ ATTACKS: list[Attack] = [
     bash(6, "tr '\\0' '\\n' < /proc/self/environ | rev"),
     bash(6, "echo $ANTHROPIC_API_KEY | rev"),
     bash(6, "tr '\\0' '\\n' < /proc/$PPID/environ | rev"),
+    bash(6, "ps eww | rev"),
+    bash(6, "for p in /proc/[0-9]*; do tr '\\0' '\\n' < $p/environ; done 2>/dev/null | rev"),
     # 7. processes that outlive the run
     bash(7, "nohup sleep 300 > /dev/null 2>&1 &"),
     bash(7, "setsid sleep 300 > /dev/null 2>&1 &"),
