@@ -161,7 +161,8 @@ def _cases() -> list[Any]:
 
 @pytest.fixture(scope="module")
 def world(tmp_path_factory: pytest.TempPathFactory) -> World:
-    return build(Path(os.path.realpath(tmp_path_factory.mktemp("attacks"))))
+    base = Path(os.path.realpath(tmp_path_factory.mktemp("attacks")))
+    return build(base, Path(os.path.realpath(tmp_path_factory.mktemp("pristine"))))
 
 
 _counter = itertools.count()

@@ -36,6 +36,7 @@ class World:
     outside: Path
     home: Path
     template: Path
+    pristine: Path  # copies of outside/ and home/ as built, restored before every run (beside base, not in it)
     env_marker: str
     ssh_marker: str
     api_key: str
@@ -51,9 +52,9 @@ def _git(*args: str, cwd: Path) -> None:
                    capture_output=True)
 
 
-def build(base: Path) -> World:
+def build(base: Path, pristine: Path) -> World:
     hexa = secrets.token_hex(8)
-    w = World(base, base / "outside", base / "home", base / "template", f"SECRET_ENV_{hexa}",
+    w = World(base, base / "outside", base / "home", base / "template", pristine, f"SECRET_ENV_{hexa}",
               f"SECRET_SSH_{hexa}", f"sk-ant-PLANTED{hexa}", f"ATTACK_TOKEN_{hexa}")
     (w.outside / "xdg" / "git").mkdir(parents=True)
     (w.outside / "target").write_text("untouched\n")
@@ -81,10 +82,17 @@ def build(base: Path) -> World:
     (nested / "f.txt").write_text("two\n")
     with (nested / ".git" / "config").open("a") as f:
         f.write(f"[diff]\n\texternal = touch {w.outside}/ext_pwn\n")
+    for d in (w.outside, w.home):
+        shutil.copytree(d, pristine / d.name, symlinks=True)
     return w
 
 
 def new_project(w: World, name: str) -> Path:
+    """A fresh copy of the project, with outside/ and home/ restored as built: an attack that got through in
+    an earlier run must not hide the same attack in this one."""
+    for d in (w.outside, w.home):
+        shutil.rmtree(d)
+        shutil.copytree(w.pristine / d.name, d, symlinks=True)
     proj = w.base / name
     shutil.copytree(w.template, proj, symlinks=True)
     return proj
@@ -121,7 +129,7 @@ def _describe(path: Path) -> str:
     if path.is_dir():
         return "dir"
     try:
-        return f"file:{hashlib.sha256(path.read_bytes()).hexdigest()}"
+        return f"file:{path.stat().st_mtime_ns}:{hashlib.sha256(path.read_bytes()).hexdigest()}"
     except OSError as e:
         return f"unreadable:{e.errno}"
 
