@@ -37,6 +37,8 @@ EXIT_STATUSES = """exit statuses:
   3   the run finished but tool calls were denied (listed in permission_denials)
   4   a turn, budget or tool-call limit stopped the run
   75  a retryable provider failure outlasted the retries (rate limit, overload, timeout)
+  130 / 129 / 143  -p stopped by SIGINT / SIGHUP / SIGTERM (every process it started is killed; the result
+      line is still printed, is_error true, error code interrupted or terminated)
 """
 
 

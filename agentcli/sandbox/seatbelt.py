@@ -79,6 +79,7 @@ class Seatbelt:
         *,
         hidden: list[Path],
         extra_ro: tuple[str, ...] = (),
+        proxy: str | None = None,
     ) -> list[str]:
         tmpdir = os.environ.get("TMPDIR") or "/tmp"
         return [SANDBOX_EXEC, "-p", profile(spec, mode, hidden=hidden, tmpdir=tmpdir), "--", *argv]

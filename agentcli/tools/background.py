@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from agentcli.tools.base import ToolContext, ToolOutput
-from agentcli.tools.procs import kill_group, spawn_group
+from agentcli.tools.procs import kill_group, kill_tree, spawn_group, wait_gone
 from agentcli.tools.text import cap_head_tail
 
 SHELLS_KEY = "background_shells"
@@ -45,6 +45,7 @@ class BackgroundShell:
         self.eof = asyncio.Event()
         self.watcher: asyncio.Task[None] | None = None
         self.transport: asyncio.BaseTransport | None = None
+        self.launcher = False  # started through a sandbox launcher (agentcli.tools.procs.kill_tree)
 
     def feed(self, data: bytes) -> None:
         self.unread += data
@@ -94,8 +95,9 @@ async def _watch(shell: BackgroundShell, ctx: ToolContext, absent: list[Path]) -
             await asyncio.wait_for(shell.eof.wait(), DRAIN_S)
     except asyncio.CancelledError:
         # The loop is shutting down (or the session closing): nothing may outlive it.
-        kill_group(shell.proc.pid)
+        kids = await kill_tree(shell.proc, launcher=shell.launcher)
         await shell.proc.wait()
+        await wait_gone(kids)
         if shell.transport is not None:
             shell.transport.close()
         raise
@@ -121,6 +123,7 @@ async def start(command: str, cwd: Path, env: dict[str, str], bash: str, ctx: To
         os.close(w)
     table = shells(ctx)
     shell = BackgroundShell(f"bash_{len(table) + 1}", command, proc)
+    shell.launcher = argv[0] != bash
     table[shell.id] = shell
     shell.watcher = asyncio.ensure_future(_watch(shell, ctx, absent))
     pipe = os.fdopen(r, "rb", 0)
@@ -134,16 +137,21 @@ async def start(command: str, cwd: Path, env: dict[str, str], bash: str, ctx: To
 
 
 async def kill(shell: BackgroundShell) -> None:
-    """SIGTERM the shell's process group, then SIGKILL if it has not exited after a grace period."""
+    """SIGTERM the shell's process group and descendants, then SIGKILL whatever is left after a grace period;
+    returns once they are gone."""
     if shell.proc.returncode is None:
         shell.killed = True
-        kill_group(shell.proc.pid, signal.SIGTERM)
-        try:
+        # Known before SIGTERM: a sandbox's namespace init ignores SIGTERM and is orphaned once the launcher
+        # above it exits on SIGTERM, so the SIGKILL after the grace period must still know it.
+        kids = await kill_tree(shell.proc, signal.SIGTERM, launcher=shell.launcher)
+        with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(shell.finished.wait(), KILL_GRACE_S)
-        except TimeoutError:
-            kill_group(shell.proc.pid)
-            await shell.finished.wait()
-    kill_group(shell.proc.pid)  # children that ignored SIGTERM after their parent exited
+    else:
+        kids = []
+    # Also children that ignored SIGTERM after their parent exited.
+    kids = await kill_tree(shell.proc, known=kids)
+    await shell.finished.wait()
+    await wait_gone(kids)
 
 
 async def kill_all(ctx: ToolContext) -> None:

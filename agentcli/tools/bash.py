@@ -19,7 +19,7 @@ from typing import Any
 
 from agentcli.tools.base import ToolContext, ToolOutput
 from agentcli.tools.paths import resolve_in_project
-from agentcli.tools.procs import kill_group, spawn_group, temp_file, which
+from agentcli.tools.procs import kill_tree, spawn_group, temp_file, wait_gone, which
 from agentcli.tools.text import HeadTail
 
 DEFAULT_TIMEOUT_MS = 120_000
@@ -122,7 +122,7 @@ class BashTool:
         except OSError as e:  # no bash, too many open files …
             return ToolOutput.error(f"Could not run the command: {e}")
         notes += _update_cwd(new_cwd, ctx)
-        notes += _swept(ctx, absent)
+        notes += _swept(ctx, absent) + _sandbox_failure(ctx)
         parts = [out.rstrip("\n")] if out.strip() else []
         if timed_out:
             parts.append(f"Command timed out after {timeout_s:g} s; it and every process it started were killed.")
@@ -165,6 +165,14 @@ def _sandbox_denial(ctx: ToolContext, out: str, code: int) -> str | None:
     from agentcli.sandbox.denied import sandbox_denial
 
     return sandbox_denial(out, code, network_off=not ctx.sandbox.spec.network)
+
+
+def _sandbox_failure(ctx: ToolContext) -> list[str]:
+    """Said once, in the first command's result, when the session's sandbox turned out not to work."""
+    if ctx.sandbox is None or not ctx.sandbox.failure or ctx.state.get("sandbox_failure_said"):
+        return []
+    ctx.state["sandbox_failure_said"] = True
+    return [f"({ctx.sandbox.failure})"]
 
 
 def _swept(ctx: ToolContext, absent: list[Path]) -> list[str]:
@@ -265,14 +273,16 @@ async def _run_group(
             await asyncio.wait_for(proc.wait(), timeout_s)
         except TimeoutError:
             timed_out = True
-            kill_group(proc.pid)
+            kids = await kill_tree(proc, launcher=argv[0] != _bash())
             await proc.wait()
+            await wait_gone(kids)
         # On timeout a background child still holds the pipe; what it writes later is not ours to wait for.
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(asyncio.shield(done), DRAIN_S)
     except asyncio.CancelledError:
-        kill_group(proc.pid)
+        kids = await kill_tree(proc, launcher=argv[0] != _bash())
         await proc.wait()
+        await wait_gone(kids)
         raise
     finally:
         if transport is not None:

@@ -348,8 +348,15 @@ class Repl:
             self.console.print(f"  agentcli --resume {agent.session_id}", highlight=False, markup=False)
 
     async def release(self) -> None:
-        """Close the current agent's provider and session file (before exit or a rebuild)."""
+        """Stop the session's background shells and close its provider and session file (before exit or a
+        rebuild): nothing a session started outlives it."""
         if self.built is not None:
+            from agentcli.tools.background import kill_all
+
+            with contextlib.suppress(Exception):
+                await kill_all(self.built.agent.ctx)
+            if self.built.agent.ctx.sandbox is not None:
+                self.built.agent.ctx.sandbox.close()
             with contextlib.suppress(Exception):
                 await self.built.agent.provider.aclose()
             with contextlib.suppress(Exception):
