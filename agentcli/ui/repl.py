@@ -341,15 +341,15 @@ class Repl:
             self._building.cancel()
         if agent is None:
             return
-        await self.release()
+        await self.release("prompt_input_exit")
         if not self.settings.no_session_persistence and any(m.role == "assistant" for m in agent.messages):
             self.console.print()
             self.console.print("Resume this session with:", style="dim")
             self.console.print(f"  agentcli --resume {agent.session_id}", highlight=False, markup=False)
 
-    async def release(self) -> None:
-        """Stop the session's background shells and close its provider and session file (before exit or a
-        rebuild): nothing a session started outlives it."""
+    async def release(self, reason: str = "other") -> None:
+        """End the current agent (its background shells, its sandbox, SessionEnd hooks with `reason`, its
+        provider, its session file) before exit or a rebuild: nothing a session started outlives it."""
         if self.built is not None:
             from agentcli.tools.background import kill_all
 
@@ -358,12 +358,15 @@ class Repl:
             if self.built.agent.ctx.sandbox is not None:
                 self.built.agent.ctx.sandbox.close()
             with contextlib.suppress(Exception):
-                await self.built.agent.provider.aclose()
+                await self.built.agent.aclose(reason)
             with contextlib.suppress(Exception):
                 self.built.session.close()
 
-    async def rebuild(self, *, resume: str | None, fork: bool, name: str | None = None) -> bool:
-        """A new agent for a new, resumed or forked session (named `name`), keeping the model and mode."""
+    async def rebuild(
+        self, *, resume: str | None, fork: bool, name: str | None = None, clear: bool = False
+    ) -> bool:
+        """A new agent for a new, resumed or forked session (named `name`), keeping the model and mode.
+        `clear`: the user asked for a fresh start (/clear), as hooks are told."""
         changes: dict[str, Any] = {"resume": resume, "fork_session": fork, "continue_": False, "session_id": None,
                                    "name": name}
         if self.agent is not None:
@@ -383,7 +386,9 @@ class Repl:
             self.error(err)
             return False
         self.renderer.flush()
-        await self.release()
+        await self.release("clear" if clear else "other")
+        if clear:
+            built.agent.set_session_start("clear")
         self.adopt(built)
         return True
 
