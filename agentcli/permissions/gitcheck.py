@@ -137,7 +137,8 @@ _SAFE_KEYS = frozenset(
     pull.rebase pull.ff push.default push.autosetupremote fetch.prune
     submodule.recurse submodule.*.url submodule.*.path submodule.*.active submodule.*.branch
     submodule.*.ignore submodule.*.shallow submodule.*.fetchrecursesubmodules
-    gc.auto rerere.enabled index.version feature.manyfiles lfs.repositoryformatversion
+    gc.auto rerere.enabled index.version feature.manyfiles lfs.repositoryformatversion lfs.*.access
+    lfs.*.locksverify
     """
     )
 )
@@ -165,14 +166,17 @@ def repo_problem(start: str) -> str | None:
         pass
     except (OSError, UnicodeError):
         return f"cannot read {gitdir}/commondir"
+    hook_dirs = [os.path.join(d, "hooks") for d in dict.fromkeys((gitdir, common))]
     for d in dict.fromkeys((gitdir, common)):
-        for hook in _HOOKS:
-            if os.path.exists(os.path.join(d, "hooks", hook)):
-                return f"the repository has a {hook} hook"
         for name in ("config", "config.worktree"):
-            problem = _config_problem(os.path.join(d, name))
+            problem = _config_problem(os.path.join(d, name), hook_dirs)
             if problem is not None:
                 return problem
+    worktree = os.path.dirname(gitdir) if os.path.basename(gitdir) == ".git" else gitdir
+    for d in hook_dirs:
+        for hook in _HOOKS:
+            if os.path.exists(os.path.join(worktree, d, hook)):
+                return f"the repository has a {hook} hook"
     return None
 
 
@@ -201,7 +205,9 @@ def _find_gitdir(start: str) -> str | None:
         cur = parent
 
 
-def _config_problem(path: str) -> str | None:
+def _config_problem(path: str, hook_dirs: list[str]) -> str | None:
+    """Why the config file at `path` may make git run a program, or None. `core.hooksPath` (husky sets it) is
+    accepted, and its directory added to `hook_dirs` for the hook check."""
     try:
         with open(path, encoding="utf-8") as f:
             text = f.read(200_000)
@@ -226,7 +232,11 @@ def _config_problem(path: str) -> str | None:
         if m is None or line.endswith("\\"):
             return f"{path}: a line git may read differently: {line[:60]}"
         key = f"{section}.{m.group(1).lower()}"
-        if not _safe(key, (m.group(2) or "").strip().strip('"').lower()):
+        value = (m.group(2) or "").strip().strip('"')
+        if key == "core.hookspath":
+            hook_dirs.append(os.path.expanduser(value))
+            continue
+        if not _safe(key, value.lower()):
             return f"{path} sets {key}, which can make git run a program"
     return None
 

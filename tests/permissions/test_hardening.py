@@ -156,3 +156,14 @@ def test_wildcards_expand_as_bash_does(tmp_path: Path) -> None:
     assert pathscan.expand(".agentcl?/x", cwd) == [f"{cwd}/.agentcli/x"]
     assert sorted(pathscan.expand("{a,b}.py", cwd) or []) == [f"{cwd}/a.py", f"{cwd}/b.py"]
     assert pathscan.expand("nothing*", cwd) == [f"{cwd}/nothing*"]
+
+
+def test_a_hooks_path_is_checked_for_the_hooks_git_status_runs(tmp_path: Path) -> None:
+    _git("init", "-q", str(tmp_path / "r"), cwd=tmp_path)
+    with (tmp_path / "r" / ".git" / "config").open("a") as f:
+        f.write("[core]\n\thooksPath = .husky/_\n")
+    (tmp_path / "r" / ".husky" / "_").mkdir(parents=True)
+    (tmp_path / "r" / ".husky" / "_" / "pre-commit").write_text("#!/bin/sh\n")
+    assert repo_problem(str(tmp_path / "r")) is None
+    (tmp_path / "r" / ".husky" / "_" / "post-index-change").write_text("#!/bin/sh\n")
+    assert repo_problem(str(tmp_path / "r")) is not None
