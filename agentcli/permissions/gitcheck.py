@@ -83,8 +83,8 @@ def _path_words(rest: list[Word]) -> list[Word]:
             continue
         out.append(w)
         rev, colon, path = t.partition(":")
-        if colon and path and rev and not rev.startswith("/"):
-            out.append(Word(path))  # `git show HEAD:.env` prints the file as committed
+        if colon and path and not rev.startswith("/"):
+            out.append(Word(path.removeprefix("./")))  # `git show HEAD:.env` / `:.env` print the file as stored
     return out
 
 

@@ -45,7 +45,9 @@ BASH: list[tuple[str, str]] = [
     ("rg -L KEY", "QQQQ"), ("git grep --no-index KEY", "QQQQ"), ("find . -exec cat {} +", "QQQQ"),
     ("find -L src -exec cat {} +", "QQQQ"), ("diff -r . src", "QQQQ"), ("find . -exec rm {} +", "QQDA"),
     ("sort --files0-from=-", "QQDA"), ("date --file=x", "QQDA"), ("date -f x", "QQDA"),
-    ("git show HEAD:.env", "DDDD"), ("grep -f .env x", "DDDD"), ("git diff --no-index .env x", "DDDD"),
+    ("git show HEAD:.env", "DDDD"), ("git show :.env", "DDDD"), ("git cat-file -p HEAD:./.env", "DDDD"),
+    ("git blame --contents=.env src/a.py", "DDDD"), ("cat $'.env'", "DDDD"), ("cat .[e]nv", "DDDD"),
+    ("cat {.,x}env", "DDDD"), ("echo $(<.env)", "DDDD"), ("command -p cat .env", "DDDD"), ("grep -f .env x", "DDDD"), ("git diff --no-index .env x", "DDDD"),
     # 8. links and races
     ("ln -s /tmp/x l", "QQDQ"), ("ln -s src/a.py l", "QQDQ"), ("cp -s src/a.py l", "QQDQ"),
     ("ln .env h", "DDDD"),
