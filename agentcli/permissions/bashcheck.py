@@ -196,9 +196,9 @@ def _uses_paths(part: Part, ro: Reads | None) -> bool:
 
 
 def _guarded(line: _Line, part: Part, cwd: Path | None, ro: Reads | None) -> _Judgement | None:
-    """What asks in every mode, bypassPermissions included, whatever rule allows the program: writes to files
-    that configure execution, links (which make later path checks lie), recursive reads that reach a
-    protected file."""
+    """What asks whatever rule allows the program: writes to files that configure execution and recursive reads
+    that reach a protected file (in every mode), links (which make later path checks lie; not in
+    bypassPermissions, where the sandbox is the wall)."""
     scope, policy = line.scope, line.scope.policy
     targets = list(part.writes)
     if ro is None and part.words:
@@ -208,7 +208,7 @@ def _guarded(line: _Line, part: Part, cwd: Path | None, ro: Reads | None) -> _Ju
             hit = policy.path_rule("ask", "Edit", path)
             if hit is not None:
                 return _Judgement("ask", "rule", hit.text, f"{_show(part)} changes {w.text}: rule {hit.text} asks")
-    if _makes_link(part) and not _named_by_rule(policy, part):
+    if _makes_link(part) and policy.mode != "bypassPermissions" and not _named_by_rule(policy, part):
         return _Judgement("ask", "default", None, f"{_show(part)} creates a link")
     trees = list(ro.trees) if ro is not None else []
     if part.tree_reads and part.words and (ro is not None or policy.mode != "bypassPermissions"):

@@ -47,9 +47,10 @@ BASH: list[tuple[str, str]] = [
     ("sort --files0-from=-", "QQDA"), ("date --file=x", "QQDA"), ("date -f x", "QQDA"),
     ("git show HEAD:.env", "DDDD"), ("git show :.env", "DDDD"), ("git cat-file -p HEAD:./.env", "DDDD"),
     ("git blame --contents=.env src/a.py", "DDDD"), ("cat $'.env'", "DDDD"), ("cat .[e]nv", "DDDD"),
-    ("cat {.,x}env", "DDDD"), ("echo $(<.env)", "DDDD"), ("command -p cat .env", "DDDD"), ("grep -f .env x", "DDDD"), ("git diff --no-index .env x", "DDDD"),
+    ("cat {.,x}env", "DDDD"), ("echo $(<.env)", "DDDD"), ("command -p cat .env", "DDDD"),
+    ("grep -f .env x", "DDDD"), ("git diff --no-index .env x", "DDDD"),
     # 8. links and races
-    ("ln -s /tmp/x l", "QQDQ"), ("ln -s src/a.py l", "QQDQ"), ("cp -s src/a.py l", "QQDQ"),
+    ("ln -s /tmp/x l", "QQDA"), ("ln -s src/a.py l", "QQDA"), ("cp -s src/a.py l", "QQDA"),
     ("ln .env h", "DDDD"),
 ]
 
@@ -64,7 +65,7 @@ RULED: list[tuple[Rules, str, str]] = [
     ({"allow": ("Bash(ln *)",)}, "ln -s src/a.py l", "AADA"),
     ({"allow": ("Bash",)}, "ln -s /tmp/x l && echo hi > l", "QADA"),
     ({"allow": ("Bash(grep *)",)}, "grep -r KEY .", "QQQQ"),
-    ({"allow": ("Bash(mkdir *)",)}, "mkdir -p m && ln -sf /tmp m/l", "QQDQ"),
+    ({"allow": ("Bash(mkdir *)",)}, "mkdir -p m && ln -sf /tmp m/l", "QQDA"),
 ]
 
 

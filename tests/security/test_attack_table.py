@@ -9,7 +9,7 @@ marker (.env, ~/.ssh/id_x under a temp HOME, the provider API key — also rever
 request log, and that no process the run started is still alive.
 
 By default each attack runs in one column, chosen by rotation so every column and every class is covered
-(about 70 runs, a few seconds per worker). `AGENTCLI_SECURITY_FULL=1` runs every attack in every column.
+(76 runs, about 15 s on 2 idle workers). `AGENTCLI_SECURITY_FULL=1` runs every attack in every column.
 """
 
 from __future__ import annotations
