@@ -210,12 +210,13 @@ def _guarded(line: _Line, part: Part, cwd: Path | None, ro: Reads | None) -> _Ju
                 return _Judgement("ask", "rule", hit.text, f"{_show(part)} changes {w.text}: rule {hit.text} asks")
     if _makes_link(part) and policy.mode != "bypassPermissions" and not _named_by_rule(policy, part):
         return _Judgement("ask", "default", None, f"{_show(part)} creates a link")
-    trees = list(ro.trees) if ro is not None else []
+    trees = [(w, ro.only) for w in ro.trees] if ro is not None else []
     if part.tree_reads and part.words and (ro is not None or policy.mode != "bypassPermissions"):
-        trees += part.tree_reads  # in bypass mode only a reader is held back (`find -exec cat`, not `-exec rm`)
-    for w in trees:
+        # in bypass mode only a reader is held back (`find -exec cat`, not `-exec rm`)
+        trees += [(w, ()) for w in part.tree_reads]
+    for w, only in trees:
         reached = scope.tree_problem(w, cwd, follow=part.tree_follow or (ro is not None and ro.follow),
-                                     hidden=ro is None or ro.hidden or bool(part.tree_reads))
+                                     hidden=ro is None or ro.hidden or bool(part.tree_reads), only=only)
         if reached is not None:
             return _Judgement("ask", "default", None, f"{_show(part)} reads recursively and reaches {reached}")
     return None

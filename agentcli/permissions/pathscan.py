@@ -8,6 +8,7 @@ would reach under `root`, walking as that reader walks.
 
 from __future__ import annotations
 
+import fnmatch
 import os
 import re
 from collections.abc import Callable
@@ -120,7 +121,7 @@ class _Listing:
     links: list[str]
 
 
-WalkCache = dict[tuple[str, bool, int], _Listing]
+WalkCache = dict[tuple[str, bool, int, tuple[str, ...]], _Listing]
 
 
 def protected_under(
@@ -130,6 +131,7 @@ def protected_under(
     *,
     follow: bool,
     hidden: bool,
+    only: tuple[str, ...] = (),
     cache: WalkCache | None = None,
 ) -> str | None:
     """The first file under `root` a recursive reader would read that `denied` protects — or a symlink it
@@ -142,7 +144,7 @@ def protected_under(
     seen = 0
     while stack:
         d = stack.pop()
-        listing = _listing(d, denied, hidden, cache)
+        listing = _listing(d, denied, hidden, only, cache)
         if listing is None:
             continue
         seen += len(listing.dirs) + len(listing.links) + 1
@@ -160,13 +162,15 @@ def protected_under(
     return None
 
 
-def _listing(d: str, denied: Callable[[str], bool], hidden: bool, cache: WalkCache) -> _Listing | None:
+def _listing(
+    d: str, denied: Callable[[str], bool], hidden: bool, only: tuple[str, ...], cache: WalkCache
+) -> _Listing | None:
     try:
         st = os.stat(d)
     except OSError:
         return None
     stamp = (st.st_dev, st.st_ino, st.st_mtime_ns, st.st_ctime_ns)
-    key = (d, hidden, id(denied))
+    key = (d, hidden, id(denied), only)
     found = cache.get(key)
     if found is not None and found.stamp == stamp:
         return found
@@ -180,9 +184,13 @@ def _listing(d: str, denied: Callable[[str], bool], hidden: bool, cache: WalkCac
             continue
         if e.is_symlink():
             listing.links.append(e.path)
-        elif listing.hit is None and denied(e.path):
+            continue
+        is_dir = e.is_dir(follow_symlinks=False)
+        if not is_dir and only and not any(fnmatch.fnmatchcase(e.name, g) for g in only):
+            continue  # a file the reader's --include leaves out
+        if listing.hit is None and denied(e.path):
             listing.hit = e.path
-        elif e.is_dir(follow_symlinks=False):
+        elif is_dir:
             listing.dirs.append(e.path)
     if len(cache) > 50_000:
         cache.clear()

@@ -145,7 +145,7 @@ def _grep(args: list[Word], name: str = "grep") -> Reads | None:
     if paths is None:
         return None
     if name == "rg":
-        return _rg(paths, scanned)
+        return _rg(args, paths, scanned)
     recurse = [scanned.values.get(o, []) for o in ("-d", "--directories")]
     recursive = bool(opts & {"-r", "-R", "--recursive", "--dereference-recursive"}) or any(
         args[i].text[off:] == "recurse" for vals in recurse for i, off in vals
@@ -154,20 +154,30 @@ def _grep(args: list[Word], name: str = "grep") -> Reads | None:
         return Reads(paths)
     files = [p for p in paths if not _from_option(p, args)]
     roots = [p for p in files if p.text != "-"] or [Word(".")]
-    return Reads(paths, trees=roots, follow=bool(opts & {"-R", "--dereference-recursive"}))
+    only = _values(args, scanned, ("--include",))
+    return Reads(paths, trees=roots, follow=bool(opts & {"-R", "--dereference-recursive"}), only=only)
+
+
+def _values(args: list[Word], scanned: Scanned, names: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(args[i].text[off:] for name in names for i, off in scanned.values.get(name, []))
 
 
 def _from_option(word: Word, args: list[Word]) -> bool:
     return all(word is not a for a in args)
 
 
-def _rg(paths: list[Word], scanned: Scanned) -> Reads:
+def _rg(args: list[Word], paths: list[Word], scanned: Scanned) -> Reads:
     opts = scanned.options
     hidden = any(o in ("--hidden", "-.", "-g", "--glob", "--iglob") for o in opts) or (
         opts.count("-u") + opts.count("--unrestricted") >= 2
     )
+    globs = _values(args, scanned, ("-g", "--glob", "--iglob"))
+    positive = tuple(g for g in globs if not g.startswith("!"))
+    # only name globs narrow the walk here; a path glob (`sub/**`) is matched against paths, so it does not
+    only = positive if positive and not any("/" in g or g.startswith("**") for g in positive) else ()
     positionals = [p for p in paths if p.text != "-"]
-    return Reads(paths, trees=positionals or [Word(".")], follow="-L" in opts or "--follow" in opts, hidden=hidden)
+    follow = "-L" in opts or "--follow" in opts
+    return Reads(paths, trees=positionals or [Word(".")], follow=follow, hidden=hidden, only=only)
 
 
 def _find(args: list[Word]) -> Reads | None:

@@ -40,7 +40,9 @@ class Scope:
         expanded = pathscan.expand(text, str(cwd or "/"))
         return None if expanded is None else [self._real(t) for t in expanded]
 
-    def tree_problem(self, word: Word, cwd: Path | None, *, follow: bool, hidden: bool) -> str | None:
+    def tree_problem(
+        self, word: Word, cwd: Path | None, *, follow: bool, hidden: bool, only: tuple[str, ...] = ()
+    ) -> str | None:
         """A protected file (or a way out of the project) a recursive read of `word` reaches."""
         policy = self.policy
         denied, walks = policy.denied_matcher()
@@ -48,7 +50,8 @@ class Scope:
             if not root.is_dir():
                 continue
             hit = pathscan.protected_under(
-                str(root), denied, lambda p: policy.inside(Path(p)), follow=follow, hidden=hidden, cache=walks
+                str(root), denied, lambda p: policy.inside(Path(p)), follow=follow, hidden=hidden, only=only,
+                cache=walks,
             )
             if hit is not None:
                 return hit

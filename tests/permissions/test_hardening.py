@@ -42,7 +42,9 @@ BASH: list[tuple[str, str]] = [
     ("cp x .mcp.json", "QQDQ"), ("rm -rf .git", "QQDQ"), ("tee .vscode/tasks.json", "QQDQ"),
     # 5. recursive readers
     ("grep -r KEY .", "QQQQ"), ("grep -r KEY", "QQQQ"), ("rg --hidden KEY", "QQQQ"), ("rg -uu KEY", "QQQQ"),
-    ("rg -L KEY", "QQQQ"), ("git grep --no-index KEY", "QQQQ"), ("find . -exec cat {} +", "QQQQ"),
+    ("rg -L KEY", "QQQQ"), ("grep -rn --include='*.py' KEY .", "AAAA"), ("grep -r --include='.e*' KEY .", "QQQQ"),
+    ("rg -g '*.py' KEY", "AAAA"), ("rg -g '*' KEY", "QQQQ"), ("rg -g 'src/**' --hidden KEY", "QQQQ"),
+    ("git grep --no-index KEY", "QQQQ"), ("find . -exec cat {} +", "QQQQ"),
     ("find -L src -exec cat {} +", "QQQQ"), ("diff -r . src", "QQQQ"), ("find . -exec rm {} +", "QQDA"),
     ("sort --files0-from=-", "QQDA"), ("date --file=x", "QQDA"), ("date -f x", "QQDA"),
     ("git show HEAD:.env", "DDDD"), ("git show :.env", "DDDD"), ("git cat-file -p HEAD:./.env", "DDDD"),
