@@ -44,6 +44,8 @@ def _sandbox_lines(settings) -> list[str]:  # type: ignore[no-untyped-def]
     except ConfigError as err:
         return [f"sandbox: misconfigured — {err.one_line()}"]
     out = [f"sandbox: {sandbox.describe()}"]
+    if sys.platform.startswith("linux"):
+        out.append(f"  kernel: {platform.release()}; {_userns()}")
     binary = getattr(sandbox.mechanism, "binary", None)
     if binary:
         out.append(f"  bubblewrap: {binary} ({_version([binary, '--version'])})")
@@ -62,6 +64,20 @@ def _sandbox_lines(settings) -> list[str]:  # type: ignore[no-untyped-def]
     if notice:
         out.append(f"  note: {notice}")
     return out
+
+
+def _userns() -> str:
+    """What decides whether bubblewrap may create namespaces here."""
+    facts = []
+    for name, path in (("max_user_namespaces", "/proc/sys/user/max_user_namespaces"),
+                       ("apparmor_restrict_unprivileged_userns",
+                        "/proc/sys/kernel/apparmor_restrict_unprivileged_userns")):
+        try:
+            facts.append(f"{name}={Path(path).read_text().strip()}")
+        except OSError:
+            continue
+    facts.append("running as root" if os.geteuid() == 0 else "unprivileged")
+    return ", ".join(facts)
 
 
 def _version(argv: list[str]) -> str:

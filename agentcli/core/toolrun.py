@@ -191,7 +191,7 @@ class ToolRunner:
             if not r.tool.read_only:
                 await self.sink.checkpoint(r.call.id, r.tool.name)
         forwarded: asyncio.Queue[AgentEvent] = asyncio.Queue()
-        running = asyncio.ensure_future(asyncio.gather(*(self._execute(r, self.ctx, forwarded) for r in batch)))
+        running = asyncio.ensure_future(asyncio.gather(*(self._execute(r, forwarded) for r in batch)))
         try:
             async for ev in _forward(forwarded, running):
                 yield ev
@@ -243,7 +243,6 @@ class ToolRunner:
         from agentcli.core import escalation
 
         line = str(out.metadata["sandbox_denied"])
-        approval = None
         if not escalation.remembered(self.ctx, r.args):
             approval = await escalation.ask(self.approver, escalation.request(r.call.id, r.tool.name, r.args, line))
             # An edited command is not what the sandbox stopped: running it unconfined would skip the review.
@@ -255,16 +254,20 @@ class ToolRunner:
             if approval is None or not allowed:
                 self.denials.append({"tool_name": r.tool.name, "tool_use_id": r.call.id, "tool_input": r.args})
                 return out, ms
-            escalation.remember(self.ctx, approval)
+            saved = escalation.remember(self.ctx, approval)
+        else:
+            saved = None
         ctx = escalation.unconfined_context(self.ctx)
-        again, ms2 = await self._execute(r, ctx, asyncio.Queue())
+        again, ms2 = await self._execute(r, asyncio.Queue(), ctx)
         self.ctx.shell_cwd = ctx.shell_cwd
-        note = "The sandbox stopped this command; the user approved running it outside the sandbox:\n"
+        note = "The sandbox stopped this command; the user approved running it outside the sandbox"
+        note += f" ({saved}):\n" if saved else ":\n"
         return replace(again, content=note + again.content), ms + ms2
 
     async def _execute(
-        self, r: _Ready, ctx: ToolContext, forwarded: asyncio.Queue[AgentEvent]
+        self, r: _Ready, forwarded: asyncio.Queue[AgentEvent], ctx: ToolContext | None = None
     ) -> tuple[ToolOutput, int]:
+        ctx = ctx or self.ctx
         t0 = time.monotonic()
         current_call.set(CallScope(r.call.id, forwarded.put_nowait))
         try:

@@ -64,6 +64,8 @@ async def _run(settings: Settings, prompt: str, printer: Printer) -> int:
             loop.remove_signal_handler(sig)
         printer.flush()
         await agent.aclose()
+        if agent.ctx.sandbox is not None:  # its allowlist proxy, if one runs (the process may end by os._exit)
+            agent.ctx.sandbox.close()
 
 
 # A signal ends the run the way an error does: every process it started is killed (cancellation reaches the

@@ -63,6 +63,47 @@ def pick_mechanism() -> Mechanism:
     return NoSandbox(f"no sandbox mechanism for {sys.platform}")
 
 
+# What `git init` writes into a new repository's config; any other key (core.fsmonitor, hooksPath, aliases,
+# filters, sshCommand …) could make a later git outside the sandbox run something.
+_GIT_INIT_KEYS = frozenset({"repositoryformatversion", "filemode", "bare", "logallrefupdates", "ignorecase",
+                            "precomposeunicode", "symlinks", "defaultbranch"})
+
+
+def _inert_new_repo(path: Path) -> bool:
+    """A `.git/config`, `.git/hooks` or `.git/info` a command created with `git init` and nothing more: kept
+    (removing it would break every new repository), unless it can make git run anything."""
+    if path.parent.name != ".git" or path.is_symlink():
+        return False
+    if path.name == "hooks":
+        return path.is_dir() and all(f.name.endswith(".sample") and f.is_file() and not f.is_symlink()
+                                     for f in path.iterdir())
+    if path.name == "info":
+        return path.is_dir() and all(f.name == "exclude" and f.is_file() and not f.is_symlink()
+                                     for f in path.iterdir())
+    if path.name != "config" or not path.is_file():
+        return False
+    import re
+
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return False
+    section = ""
+    for raw in text.splitlines():
+        line = raw.strip()
+        if not line or line[0] in "#;":
+            continue
+        if line.startswith("["):
+            section = line.strip("[]").strip().lower()
+            if section not in ("core", "init"):
+                return False
+            continue
+        key = re.match(r"[A-Za-z][A-Za-z0-9-]*", line)
+        if key is None or key.group(0).lower() not in _GIT_INIT_KEYS or not section:
+            return False
+    return True
+
+
 def _inside(path: Path, parent: Path) -> bool:
     return path == parent or parent in path.parents
 
@@ -185,7 +226,7 @@ class Sandbox:
         that does not exist yet). Returns what was removed."""
         removed: list[str] = []
         for p in absent_before:
-            if not os.path.lexists(p):
+            if not os.path.lexists(p) or _inert_new_repo(p):
                 continue
             try:
                 if p.is_dir() and not p.is_symlink():

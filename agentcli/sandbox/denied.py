@@ -7,7 +7,9 @@ run it again outside the sandbox, with the user's approval — never to anything
 
 from __future__ import annotations
 
+import os
 import re
+from pathlib import Path
 
 _FILES = re.compile(
     r"Read-only file system|Permission denied|Operation not permitted|Device or resource busy|EROFS|EACCES|EPERM"
@@ -20,11 +22,29 @@ _NETWORK = re.compile(
 )
 
 
-def sandbox_denial(output: str, exit_code: int, *, network_off: bool) -> str | None:
+# The sandbox's private /tmp covers the host's: a path there outside the writable roots looks absent.
+_MISSING = re.compile(r"(/tmp/[^\s:'\"]+)[^\n]*No such file or directory")
+
+
+def sandbox_denial(
+    output: str, exit_code: int, *, network_off: bool, writable: tuple[Path, ...] = ()
+) -> str | None:
     """The line that shows the sandbox stopped the command, or None."""
     if exit_code == 0:
         return None
     for line in output.splitlines():
-        if _FILES.search(line) or (network_off and _NETWORK.search(line)):
+        if _FILES.search(line) or (network_off and _NETWORK.search(line)) or _hidden_tmp(line, writable):
             return line.strip()[:300]
     return None
+
+
+def _hidden_tmp(line: str, writable: tuple[Path, ...]) -> bool:
+    """A "No such file or directory" for a host /tmp path whose folder exists out here, outside the writable
+    roots: the command could not see it because of the sandbox, not because it is not there."""
+    m = _MISSING.search(line)
+    if m is None:
+        return False
+    path = Path(m.group(1))
+    if any(path == r or r in path.parents for r in writable):
+        return False
+    return path.parent != Path("/tmp") and os.path.isdir(path.parent)

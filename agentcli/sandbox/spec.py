@@ -46,6 +46,14 @@ HOME_SECRETS = (
     ".ssh", ".aws", ".gnupg", ".azure", ".kube", ".docker", ".netrc", ".git-credentials", ".npmrc", ".pypirc",
     ".config/gcloud", ".config/gh", ".password-store", ".claude", ".codex", ".env",
 )
+# Unix sockets reach past every namespace (a path, not a network address): a container engine's socket is a way
+# out of any sandbox, a session bus or SSH agent acts for the user. Hidden whenever they exist; `SSH_AUTH_SOCK`
+# and the runtime directory are added from the environment.
+SYSTEM_SOCKETS = (
+    "/var/run/docker.sock", "/run/docker.sock", "/run/containerd", "/run/podman", "/var/run/podman",
+    "/run/dbus", "/var/run/dbus", "/run/user", "/run/systemd/private", "/run/snapd.socket",
+    "/run/snapd-snap.socket", "/var/run/libvirt", "/run/libvirt",
+)
 # Folders the secret walk does not enter: big, generated, and not where a user keeps a secret.
 _SKIP_DIRS = frozenset({".git", "node_modules", ".venv", "venv", "__pycache__", ".mypy_cache", ".ruff_cache",
                         ".tox", "target", ".pytest_cache"})
@@ -74,9 +82,15 @@ class SandboxSpec:
         return [root / name for root in self.writable for name in PROTECTED if not os.path.lexists(root / name)]
 
     def hidden_outside(self) -> list[Path]:
-        """Secret paths outside the writable roots that exist: the home list and agentcli's home."""
+        """Secret paths outside the writable roots that exist: the home list, agentcli's home, and the Unix
+        sockets that lead out of any sandbox."""
         found = [self.home / n for n in HOME_SECRETS]
         found.append(self.agentcli_home)
+        found += [Path(p) for p in SYSTEM_SOCKETS]
+        for var in ("SSH_AUTH_SOCK", "XDG_RUNTIME_DIR", "DBUS_SESSION_BUS_ADDRESS"):
+            value = os.environ.get(var, "").removeprefix("unix:path=").split(",")[0]
+            if value.startswith("/"):
+                found.append(Path(value))
         return [p for p in found if os.path.lexists(p)]
 
     def hidden_inside(self) -> list[Path]:

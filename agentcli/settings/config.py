@@ -32,6 +32,8 @@ SCALAR_KEYS = {
     "show_thinking": bool,
     "sandbox_mode": str,
     "sandbox_network": bool,
+    "telemetry": bool,
+    "telemetry_log_prompts": bool,
     "subagent_max_depth": int,
     "subagent_max_turns": int,
     "max_parallel_subagents": int,
@@ -67,9 +69,12 @@ class Settings:
     include_partial_messages: bool = False
     verbose: bool = False
     show_thinking: bool = True
+    telemetry: bool = False  # OpenTelemetry export (also AGENTCLI_ENABLE_TELEMETRY=1); see docs/telemetry.md
+    telemetry_log_prompts: bool = False  # export prompts and tool inputs/outputs too (redacted)
     subagent_max_depth: int = 1  # how deep Task may nest: 1 = the main agent's children spawn none of their own
     subagent_max_turns: int = 40
     max_parallel_subagents: int = 4
+    web_search: dict[str, Any] = field(default_factory=dict)  # [web_search]: backend, url, api_key_env
     agents: tuple[Any, ...] = ()  # subagent definitions given in code (Python API), beside the files
     untrusted: tuple[str, ...] = ()  # what the project's shared settings.toml would grant, withheld until trusted
     continue_: bool = False
@@ -86,6 +91,7 @@ class Settings:
     sandbox_allowed_hosts: tuple[str, ...] = ()
     shell_env_exclude: tuple[str, ...] = ()
     shell_env_keep: tuple[str, ...] = ()
+    sandbox_unconfined: tuple[str, ...] = ()  # [sandbox] unconfined: Bash rules the user let run outside it
     hooks: tuple[tuple[str, Any], ...] = ()  # (source, `hooks` table) per layer, lowest first; see agentcli.hooks
     settings: str | None = None  # --settings FILE|JSON: one more layer, above settings.local.toml
     settings_permissions: dict[str, Any] | None = None  # the `permissions` table of --settings
@@ -122,6 +128,12 @@ def _apply(settings: Settings, data: dict[str, Any], source: str) -> Settings:
                 changes[key] = kind(data[key])
             except (TypeError, ValueError) as err:
                 raise ConfigError(f"{source}: '{key}' must be {kind.__name__}, got {data[key]!r}") from err
+    table = data.get("sandbox")
+    if isinstance(table, dict) and "unconfined" in table:
+        value = table["unconfined"]
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise ConfigError(f"{source}: 'sandbox.unconfined' must be a list of strings, got {value!r}")
+        changes["sandbox_unconfined"] = (*settings.sandbox_unconfined, *value)
     for key in LIST_KEYS:
         if key in data:
             value = data[key]
@@ -138,6 +150,8 @@ def _apply(settings: Settings, data: dict[str, Any], source: str) -> Settings:
     prices = data.get("prices")
     if isinstance(prices, dict):
         changes["prices"] = {**settings.prices, **prices}
+    if isinstance(data.get("web_search"), dict):
+        changes["web_search"] = {**settings.web_search, **data["web_search"]}
     if data.get("hooks") is not None:
         changes["hooks"] = (*settings.hooks, (source, data["hooks"]))
     return replace(settings, **changes) if changes else settings
@@ -174,6 +188,8 @@ def _from_env(settings: Settings) -> Settings:
         env["provider"] = os.environ["AGENTCLI_PROVIDER"]
     if os.environ.get("AGENTCLI_HOST"):
         env["base_url"] = os.environ["AGENTCLI_HOST"]
+    if os.environ.get("AGENTCLI_ENABLE_TELEMETRY", "").lower() in ("1", "true", "yes"):
+        env["telemetry"] = True
     return _apply(settings, env, "environment")
 
 
@@ -209,7 +225,8 @@ def _withhold_untrusted(root: Path, data: dict[str, Any]) -> tuple[dict[str, Any
     withheld = trust.untrusted_grants(root, data)
     if not withheld:
         return data, []
-    kept = {k: v for k, v in data.items() if k not in (*trust.RISKY_CONFIG_KEYS, "providers", "hooks")}
+    kept = {k: v for k, v in data.items()
+            if k not in (*trust.RISKY_CONFIG_KEYS, "providers", "hooks", "web_search")}
     return kept, withheld
 
 

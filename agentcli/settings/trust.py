@@ -18,7 +18,7 @@ from agentcli import paths
 
 # Config keys in the shared file that route traffic or change what the model is told.
 RISKY_CONFIG_KEYS = ("base_url", "provider", "append_system_prompt", "sandbox_mode", "sandbox_network",
-                     "sandbox_allowed_hosts", "shell_env_keep")
+                     "sandbox_allowed_hosts", "shell_env_keep", "sandbox")
 RISKY_MODES = ("acceptEdits", "bypassPermissions")
 
 
@@ -51,6 +51,8 @@ def grants(data: dict[str, Any]) -> list[str]:
     if isinstance(providers, dict) and providers:
         out.append("configure providers " + ", ".join(sorted(str(p) for p in providers)))
     out.extend(f"run the hook command {c!r}" for c in _hook_commands(data.get("hooks")))
+    if data.get("web_search"):
+        out.append(f"send your web searches to {data['web_search']!r}")
     return out
 
 

@@ -164,7 +164,7 @@ def _sandbox_denial(ctx: ToolContext, out: str, code: int) -> str | None:
         return None
     from agentcli.sandbox.denied import sandbox_denial
 
-    return sandbox_denial(out, code, network_off=not ctx.sandbox.spec.network)
+    return sandbox_denial(out, code, network_off=not ctx.sandbox.spec.network, writable=ctx.sandbox.spec.writable)
 
 
 def _sandbox_failure(ctx: ToolContext) -> list[str]:

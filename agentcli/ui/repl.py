@@ -348,17 +348,17 @@ class Repl:
             self.console.print(f"  agentcli --resume {agent.session_id}", highlight=False, markup=False)
 
     async def release(self, reason: str = "other") -> None:
-        """End the current agent (its background shells, its sandbox, SessionEnd hooks with `reason`, its
-        provider, its session file) before exit or a rebuild: nothing a session started outlives it."""
+        """End the current agent (its background shells: nothing a session started outlives it; SessionEnd hooks
+        with `reason`; its provider, sandbox proxy and session file) before exit or a rebuild."""
         if self.built is not None:
             from agentcli.tools.background import kill_all
 
             with contextlib.suppress(Exception):
                 await kill_all(self.built.agent.ctx)
-            if self.built.agent.ctx.sandbox is not None:
-                self.built.agent.ctx.sandbox.close()
             with contextlib.suppress(Exception):
                 await self.built.agent.aclose(reason)
+            if self.built.agent.ctx.sandbox is not None:
+                self.built.agent.ctx.sandbox.close()
             with contextlib.suppress(Exception):
                 self.built.session.close()
 

@@ -197,6 +197,14 @@ def test_the_host_allowlist_passes_only_its_hosts(tmp_path: Path, fake_llm: Fake
         assert "HTTP Error 403: Forbidden" in results  # the proxy refused it
     denied = [d["tool_input"]["command"] for d in run.json()["permission_denials"]]
     assert raw in denied  # a direct connection never works: the proxy is the only way out
+    leftovers = [p for p in Path(tempfile.gettempdir()).glob("agentcli-proxy-*")
+                 if not Path(f"/proc/{_pid_of(p)}").exists()]
+    assert leftovers == []  # the proxy's socket directory went with the run
+
+
+def _pid_of(path: Path) -> int:
+    parts = path.name.split("-")
+    return int(parts[2]) if len(parts) >= 4 and parts[2].isdigit() else 0
 
 
 def test_the_preset_default_makes_commands_read_only_and_the_flag_wins(tmp_path: Path, fake_llm: FakeLLM) -> None:

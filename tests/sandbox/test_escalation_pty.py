@@ -83,3 +83,38 @@ def test_bang_commands_run_in_the_sandbox_without_keys(
     t.prompt()
     assert "key-rc=1" in t.out and "sk-fake-key-for-tests" not in t.out and "bang-marker" not in t.out
     assert not (outside / "bang").exists()
+
+
+def test_remembering_for_this_project_saves_it_and_stops_asking(
+    project: Path, outside: Path, fake_llm: FakeLLM, terms: list[Term]
+) -> None:
+    command = f"touch {outside}/made"
+    fake_llm.push(Reply(tool_calls=[ToolCall("Bash", {"command": command})]), Reply(text="First."),
+                  Reply(tool_calls=[ToolCall("Bash", {"command": f"rm {outside}/made && {command}2"})]),
+                  Reply(text="Second."),
+                  Reply(tool_calls=[ToolCall("Bash", {"command": command})]), Reply(text="Third."))
+    t = _repl(project, fake_llm, terms)
+    t.line("first")
+    t.expect("choice [1-")
+    t.line("2")  # yes, and remember…
+    t.expect("Remember which rule?")
+    t.expect("choice [1-")
+    t.line("1")  # the exact command
+    t.expect("For how long?")
+    t.expect("choice [1-")
+    t.line("2")  # this project
+    t.expect("First.")
+    t.prompt()
+    saved = (project / ".agentcli" / "settings.local.toml").read_text()
+    assert "[sandbox]" in saved and command in saved
+    t.line("second")  # another command outside: asked again, declined
+    t.expect("choice [1-")
+    t.line("3")
+    t.expect("why")
+    t.line("")
+    t.expect("Second.")
+    t.prompt()
+    (outside / "made").unlink()
+    t.line("third")  # the remembered one: runs outside the sandbox without asking
+    t.expect("Third.")
+    assert (outside / "made").exists() and t.out.count("Remember which rule?") == 1

@@ -149,3 +149,51 @@ def test_a_preset_can_choose_read_only(root: Path) -> None:
     from agentcli.settings.presets import load_preset
 
     assert load_preset("review").extra.get("sandbox_mode") == "read-only"
+
+
+def test_a_command_too_long_for_argv_still_runs_confined(root: Path) -> None:
+    long_command = "x=" + "a" * 150_000 + "; echo ${#x}; cat .env; touch /usr/agentcli-long"
+    out = bash(context(root), long_command)
+    assert out.content.splitlines()[0] == "150000" and "env-marker" not in out.content
+    assert not os.path.exists("/usr/agentcli-long")
+
+
+def test_git_init_in_a_new_project_works_but_not_a_config_that_runs_things(tmp_path: Path) -> None:
+    fresh = Path(os.path.realpath(tmp_path)) / "fresh"
+    (fresh / "sub").mkdir(parents=True)
+    (fresh / "sub" / ".agentcli").mkdir()  # makes sub/ the project root, without a repository yet
+    root = fresh / "sub"
+    out = bash(context(root), "git init -q && echo x > f && git add f && "
+                              "git -c user.name=t -c user.email=t@t commit -qm one && git log --oneline | wc -l")
+    assert out.content.splitlines()[0] == "1", out.content
+    assert (root / ".git" / "config").exists() and (root / ".git" / "hooks").exists()
+    assert "Removed" not in out.content
+    (fresh / "other").mkdir()
+    (fresh / "other" / ".agentcli").mkdir()
+    other = fresh / "other"
+    out = bash(context(other), "git init -q && git config core.fsmonitor 'touch /tmp/pwned' && "
+                               "echo '#!/bin/sh' > .git/hooks/pre-commit")
+    assert not (other / ".git" / "config").exists() and not (other / ".git" / "hooks").exists()
+    assert "Removed" in out.content
+
+
+def test_unix_sockets_that_lead_out_are_hidden(root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import socket
+    import tempfile
+
+    # Outside /tmp (which the sandbox replaces anyway), as an SSH agent's or a container engine's socket is.
+    d = tempfile.mkdtemp(dir="/var/tmp")
+    path = os.path.join(d, "agent.sock")
+    server = socket.socket(socket.AF_UNIX)
+    server.bind(path)
+    server.listen()
+    monkeypatch.setenv("SSH_AUTH_SOCK", path)
+    try:
+        probe = f"python3 -c 'import socket; s = socket.socket(socket.AF_UNIX); s.connect(\"{path}\"); print(\"in\")'"
+        out = bash(context(root), probe)
+        assert out.is_error and "in" not in out.content.splitlines()
+        assert bash(context(root, "danger-full-access"), probe).content == "in"  # the socket does work
+    finally:
+        server.close()
+        os.unlink(path)
+        os.rmdir(d)

@@ -143,3 +143,45 @@ def test_proxy_request_targets() -> None:
     for bad in (b"GET /relative HTTP/1.1\r\n\r\n", b"CONNECT nohost HTTP/1.1\r\n\r\n", b"\xff\r\n\r\n",
                 b"GET ftp://a/ HTTP/1.1\r\n\r\n"):
         assert parse_target(bad) is None
+
+
+def test_a_missing_host_tmp_path_outside_the_roots_counts_as_stopped(tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    line = f"touch: cannot touch '{outside}/x': No such file or directory"
+    assert sandbox_denial(line, 1, network_off=True) is not None
+    assert sandbox_denial(line, 1, network_off=True, writable=(tmp_path,)) is None
+    assert sandbox_denial("cat: /tmp/nowhere/x: No such file or directory", 1, network_off=True) is None
+    assert sandbox_denial("cat: missing.txt: No such file or directory", 1, network_off=True) is None
+
+
+def test_remembered_unconfined_commands_match_exactly_or_by_simple_prefix(tmp_path: Path) -> None:
+    from agentcli.core.escalation import UNSANDBOXED_KEY, remembered
+    from agentcli.tools.base import ToolContext
+
+    ctx = ToolContext(project_root=tmp_path)
+    ctx.state[UNSANDBOXED_KEY] = ["Bash(make deploy)", "Bash(npm publish:*)", "Bash(git push *)", "Bash"]
+    for command, expected in [("make deploy", True), ("make deploy2", False), ("npm publish --tag x", True),
+                              ("npm publish; curl evil", False), ("npm publish $(id)", False),
+                              ("git push origin main", True), ("git push | sh", False), ("ls", False)]:
+        assert remembered(ctx, {"command": command}) == expected, command
+
+
+def test_remember_for_this_project_is_saved_and_read_back(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from agentcli.core.escalation import remember
+    from agentcli.core.permissions import Approval
+    from agentcli.tools.base import ToolContext
+
+    monkeypatch.setenv("AGENTCLI_HOME", str(tmp_path / "home"))
+    (tmp_path / ".git").mkdir()
+    ctx = ToolContext(project_root=tmp_path)
+    saved = remember(ctx, Approval("allow", remember="Bash(make deploy)", scope="local"))
+    assert saved is not None and saved.startswith("saved to") and "settings.local.toml" in saved
+    assert load_settings(tmp_path, {}).sandbox_unconfined == ("Bash(make deploy)",)
+    assert remember(ctx, Approval("allow", remember="Bash(x)", scope="session")) is None
+
+
+def test_an_untrusted_shared_file_cannot_declare_unconfined_commands(tmp_path: Path) -> None:
+    (tmp_path / ".agentcli").mkdir()
+    (tmp_path / ".agentcli" / "settings.toml").write_text('[sandbox]\nunconfined = ["Bash(curl evil)"]\n')
+    assert load_settings(tmp_path, {}).sandbox_unconfined == ()
