@@ -5,9 +5,10 @@ from __future__ import annotations
 import asyncio
 import signal
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from agentcli.core.events import Notice, RunFinished, SessionStarted
+from agentcli.core.messages import Message
 from agentcli.core.permissions import DenyingApprover
 from agentcli.errors import AgentCliError
 from agentcli.output.printers import Printer, make_printer
@@ -92,7 +93,7 @@ def _stopped_result(agent: Agent, printer: Printer, settings: Settings, sig: int
 
 async def _drive(agent: Agent, prompt: str, printer: Printer, settings: Settings, pending: list[Notice]) -> int:
     status = 1
-    async for ev in agent.run(prompt):
+    async for ev in agent.run(_with_images(prompt, agent, settings)):
         printer.feed(ev)
         if pending and isinstance(ev, SessionStarted):
             for notice in pending:
@@ -103,3 +104,17 @@ async def _drive(agent: Agent, prompt: str, printer: Printer, settings: Settings
             if ev.result.is_error and settings.output_format != "text":
                 sys.stderr.write(f"agentcli: {ev.result.error_message} [{ev.result.error_code}]\n")
     return status
+
+
+def _with_images(prompt: str, agent: Any, settings: Settings) -> str | Message:
+    """`-p "what is wrong in @shot.png"`: mentioned images go with the prompt (other files are left to Read)."""
+    if "@" not in prompt:
+        return prompt
+    from agentcli.core.images import is_image, mentioned_image
+    from agentcli.core.messages import ContentBlock, TextBlock
+    from agentcli.ui.attach import mentioned_paths
+
+    accepts = agent.ctx.state.get("accepts_images")
+    images: list[ContentBlock] = [mentioned_image(p, bool(callable(accepts) and accepts()))
+                                  for p in mentioned_paths(prompt, settings.cwd) if is_image(p)]
+    return Message("user", (*images, TextBlock(prompt))) if images else prompt
