@@ -33,6 +33,7 @@ SCALAR_KEYS = {
     "sandbox_mode": str,
     "sandbox_network": bool,
     "telemetry": bool,
+    "sandbox_hooks": bool,
     "telemetry_log_prompts": bool,
     "subagent_max_depth": int,
     "subagent_max_turns": int,
@@ -69,6 +70,7 @@ class Settings:
     include_partial_messages: bool = False
     verbose: bool = False
     show_thinking: bool = True
+    sandbox_hooks: bool = True  # hook commands run in the kernel sandbox, as Bash does
     telemetry: bool = False  # OpenTelemetry export (also AGENTCLI_ENABLE_TELEMETRY=1); see docs/telemetry.md
     telemetry_log_prompts: bool = False  # export prompts and tool inputs/outputs too (redacted)
     subagent_max_depth: int = 1  # how deep Task may nest: 1 = the main agent's children spawn none of their own
