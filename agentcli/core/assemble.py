@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, assert_never
 
 from agentcli.core.events import (
+    ApiRetry,
     MessageStop,
     RedactedThinking,
     StopReason,
@@ -87,8 +88,10 @@ class MessageBuilder:
                 self.stop_reason = reason
                 if model:
                     self.model = model
+            case ApiRetry():
+                pass  # retries come before any output (providers/retry.py): nothing to undo
             case _:
-                pass
+                assert_never(ev)
 
     def _append_piece(self, kind: str, text: str) -> None:
         last = self._blocks[-1] if self._blocks else None

@@ -3,9 +3,10 @@ whatever provider produced them (block indexes are ours, counted per message).""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, assert_never
 
 from agentcli.core.events import (
+    ApiRetry,
     MessageStop,
     RedactedThinking,
     StreamEvent,
@@ -95,4 +96,7 @@ class PartialMapper:
                             "usage": {"output_tokens": self._output_tokens}})
                 out.append({"type": "message_stop"})
                 return out
-        return []
+            case ApiRetry():
+                return []  # stream-json reports retries as system lines of their own
+            case _:
+                assert_never(ev)

@@ -68,10 +68,15 @@ class TextPrinter:
             case Notice(level, text):
                 if level == "warning" or self.verbose:
                     self.err.write(f"agentcli: {text}\n")
-            case ToolStarted(_, name, args) if self.verbose:
-                self.err.write(f"· {name} {_short(args)}\n")
+            case ToolStarted(_, name, args):
+                if self.verbose:
+                    self.err.write(f"· {name} {_short(args)}\n")
+            case (SessionStarted() | TurnStarted() | AssistantMessage() | PermissionDecision() | ToolFinished()
+                  | ToolResultsMessage() | TextDelta() | ThinkingDelta() | ThinkingSignature() | RedactedThinking()
+                  | ToolCallStart() | ToolCallDelta() | ToolCallEnd() | UsageReport() | MessageStop()):
+                pass  # the text format shows only the result (and, verbose, progress on stderr)
             case _:
-                pass
+                assert_never(ev)
 
     def flush(self) -> None:
         self.out.flush()
@@ -85,8 +90,16 @@ class JsonPrinter:
         self.out = out
 
     def feed(self, ev: AgentEvent) -> None:
-        if isinstance(ev, RunFinished):
-            self.out.write(_dump(schema.result_line(ev.result)) + "\n")
+        match ev:
+            case RunFinished(result):
+                self.out.write(_dump(schema.result_line(result)) + "\n")
+            case (SessionStarted() | TurnStarted() | AssistantMessage() | PermissionDecision() | ToolStarted()
+                  | ToolFinished() | ToolResultsMessage() | Notice() | ApiRetry() | TextDelta() | ThinkingDelta()
+                  | ThinkingSignature() | RedactedThinking() | ToolCallStart() | ToolCallDelta() | ToolCallEnd()
+                  | UsageReport() | MessageStop()):
+                pass  # one object at the end: nothing before it
+            case _:
+                assert_never(ev)
 
     def flush(self) -> None:
         self.out.flush()
