@@ -88,8 +88,11 @@ class MessageBuilder:
                 self.stop_reason = reason
                 if model:
                     self.model = model
-            case ApiRetry():
-                pass  # retries come before any output (providers/retry.py): nothing to undo
+            case ApiRetry(discarded=discarded):
+                if discarded:  # the stream broke mid-reply and starts over: forget what it sent
+                    self.usage, self.stop_reason, self.model, self.output_seen = Usage(), None, None, False
+                    self._blocks.clear()
+                    self._calls.clear()
             case _:
                 assert_never(ev)
 

@@ -76,7 +76,8 @@ class UsageReport:
 
 @dataclass(frozen=True, slots=True)
 class ApiRetry:
-    """A request failed in a retryable way and will be retried after `delay_s`."""
+    """A request failed in a retryable way and will be retried after `delay_s`. `discarded`: the stream broke
+    after some output (text or a tool call); that output is void and the retried response starts over."""
 
     attempt: int
     max_retries: int
@@ -84,6 +85,7 @@ class ApiRetry:
     error_code: str
     message: str
     status: int | None = None
+    discarded: bool = False
 
 
 @dataclass(frozen=True, slots=True)

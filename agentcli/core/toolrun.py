@@ -15,11 +15,11 @@ from typing import Any
 
 from agentcli.core.events import AgentEvent, PermissionDecision, ToolFinished, ToolStarted
 from agentcli.core.messages import ToolResultBlock, ToolUseBlock
-from agentcli.core.permissions import ApprovalRequest, Approver, Policy
+from agentcli.core.permissions import ApprovalRequest, Approver, Policy, Verdict
 from agentcli.core.sink import SessionSink
 from agentcli.tools.base import Tool, ToolContext, ToolOutput
 from agentcli.tools.paths import outside_approved
-from agentcli.tools.validate import validate_args
+from agentcli.tools.validate import unusable_strings, validate_args
 
 
 @dataclass(slots=True)
@@ -79,7 +79,7 @@ class ToolRunner:
         if call.raw_arguments is not None:
             yield self._fail(call, _bad_json_message(call.raw_arguments))
             return
-        problems = validate_args(tool.input_schema, call.input)
+        problems = validate_args(tool.input_schema, call.input) or unusable_strings(call.input)
         if problems:
             yield self._fail(call, _schema_message(tool, problems))
             return
@@ -87,7 +87,11 @@ class ToolRunner:
             yield ev
 
     async def _decide(self, call: ToolUseBlock, tool: Tool) -> AsyncIterator[AgentEvent | _Ready]:
-        verdict = self.policy.check(tool, call.input)
+        try:
+            verdict = self.policy.check(tool, call.input)
+        except Exception as err:  # input the policy cannot judge is denied, never guessed
+            verdict = Verdict("deny", "policy", reason=f"Permission check failed for this {tool.name} call "
+                                                       f"({type(err).__name__}: {err}); it was not run.")
         behavior, by, reason, updated = verdict.behavior, verdict.by, verdict.reason, None
         if behavior == "ask":
             approval = await self.approver.approve(
@@ -109,7 +113,7 @@ class ToolRunner:
             return
         args, note = call.input, None
         if updated is not None and updated != call.input:
-            problems = validate_args(tool.input_schema, updated)
+            problems = validate_args(tool.input_schema, updated) or unusable_strings(updated)
             if problems:
                 yield self._fail(call, _schema_message(tool, problems))
                 return
@@ -155,6 +159,9 @@ class ToolRunner:
                 out = await asyncio.wait_for(r.tool.run(r.args, self.ctx), timeout=self.ctx.tool_timeout_s + 5)
         except TimeoutError:
             out = ToolOutput.error(f"{r.tool.name} timed out after {self.ctx.tool_timeout_s:.0f} s.")
+        except OSError as err:  # the system refused (name too long, permission, I/O): the model can adapt
+            where = f" ({err.filename})" if err.filename else ""
+            out = ToolOutput.error(f"{r.tool.name}: {err.strerror or err}{where}.")
         except Exception as err:
             out = ToolOutput.error(f"{r.tool.name} failed: {type(err).__name__}: {err}")
         return out, int((time.monotonic() - t0) * 1000)

@@ -96,7 +96,13 @@ class PartialMapper:
                             "usage": {"output_tokens": self._output_tokens}})
                 out.append({"type": "message_stop"})
                 return out
-            case ApiRetry():
-                return []  # stream-json reports retries as system lines of their own
+            case ApiRetry(discarded=discarded):
+                if not discarded:
+                    return []  # stream-json reports retries as system lines of their own
+                # The reply broke and starts over: close what is open, then begin a new message.
+                out = self._close()
+                out.extend({"type": "content_block_stop", "index": i} for i in self._tools.values())
+                out.append({"type": "message_stop"})
+                return [*out, *self.map(TurnStarted(0))]
             case _:
                 assert_never(ev)

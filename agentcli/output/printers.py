@@ -63,8 +63,9 @@ class TextPrinter:
                 if result.permission_denials:
                     names = ", ".join(sorted({d["tool_name"] for d in result.permission_denials}))
                     self.err.write(f"agentcli: denied tool calls: {names} (see --permission-mode, --allowedTools)\n")
-            case ApiRetry(attempt, max_retries, delay, code, message, _):
-                self.err.write(f"agentcli: {message} [{code}] — retry {attempt}/{max_retries} in {delay:.1f}s\n")
+            case ApiRetry(attempt, max_retries, delay, code, message, _, discarded):
+                cut = " (the reply broke off; starting it over)" if discarded else ""
+                self.err.write(f"agentcli: {message} [{code}]{cut} — retry {attempt}/{max_retries} in {delay:.1f}s\n")
             case Notice(level, text):
                 if level == "warning" or self.verbose:
                     self.err.write(f"agentcli: {text}\n")
@@ -131,11 +132,13 @@ class StreamJsonPrinter:
                 self._emit(schema.message_line(msg, self.session_id, model=model, usage=usage, stop_reason=stop))
             case ToolResultsMessage(msg):
                 self._emit(schema.message_line(msg, self.session_id))
-            case ApiRetry(attempt, max_retries, delay, code, message, status):
+            case ApiRetry(attempt, max_retries, delay, code, message, status, discarded):
                 self._emit({"type": "system", "subtype": "api_retry", "attempt": attempt,
                             "max_retries": max_retries, "retry_delay_ms": int(delay * 1000),
                             "error_status": status, "error": code, "message": message,
-                            "session_id": self.session_id, "uuid": new_uuid()})
+                            "discarded_partial": discarded, "session_id": self.session_id, "uuid": new_uuid()})
+                if self.partial is not None and discarded:
+                    self._stream_event(self.partial.map(ev))
             case Notice(level, text):
                 self._emit({"type": "system", "subtype": "notice", "level": level, "text": text,
                             "session_id": self.session_id, "uuid": new_uuid()})

@@ -249,9 +249,13 @@ class Renderer:
 
     def _retry(self, ev: ApiRetry) -> None:
         status = f" {ev.status}" if ev.status is not None else ""
+        if ev.discarded:
+            self._close_text()
+            self._calls.clear()
+        cut = " · the reply above broke off and starts over" if ev.discarded else ""
         self._print_item(
             Text(
-                f"⚠ API error ({ev.error_code}{status}): {ev.message} · retrying in {ev.delay_s:.1f}s "
+                f"⚠ API error ({ev.error_code}{status}): {ev.message}{cut} · retrying in {ev.delay_s:.1f}s "
                 f"({ev.attempt}/{ev.max_retries})",
                 style="yellow",
             )

@@ -129,10 +129,14 @@ def test_exhausted_retries_exit_75() -> None:
     [(Fault("drop_mid", after_events=2), UnavailableError), (Fault("malformed", after_events=2), StreamError),
      (Fault("stream_error", after_events=2, message="model runner stopped"), UnavailableError)],
 )
-def test_mid_stream_failures_keep_the_output(fault: Fault, error: type[Exception]) -> None:
-    with FakeOllama([Reply(text="abcdefghijklmnopqrstuvwxyz", chunk_size=4, fault=fault)]) as fake:
+def test_mid_stream_failures_keep_the_output(fault: Fault, error: type[UnavailableError | StreamError]) -> None:
+    """A retryable break mid-reply is retried (the partial output declared void); the others end the stream."""
+    with FakeOllama([Reply(text="abcdefghijklmnopqrstuvwxyz", chunk_size=4, fault=fault), Reply(text="again")]) as fake:
         p = make(fake)
         norm, err = stream_once(RetryingProvider(p, p.cfg), request())
+    if error.retryable:
+        assert err is None and norm[0] == ("text", "abcdefgh") and norm[1][0] == "retry" and ("text", "again") in norm
+        return
     assert isinstance(err, error)
     assert norm == [("text", "abcdefgh")]
 
