@@ -15,11 +15,15 @@ from pathlib import Path
 __all__ = ["atomic_write"]
 
 
-def atomic_write(path: Path, data: str | bytes, *, new_mode: int = 0o666) -> os.stat_result:
+def atomic_write(
+    path: Path, data: str | bytes, *, new_mode: int = 0o666, exclusive: bool = False
+) -> os.stat_result:
     """Replace `path` with `data` (str is written as UTF-8) and return the new file's stat.
 
     The parent directory is created when missing. An existing file keeps its permission bits; a new one gets
-    `new_mode` (less the umask). Both fsyncs cost about 1 ms on ext4, nothing beside a model turn.
+    `new_mode` (less the umask). `exclusive`: create only, FileExistsError when `path` exists (a hard link
+    instead of the rename), so a new session file appears whole, its header in it, or not at all.
+    Both fsyncs cost about 1 ms on ext4, nothing beside a model turn.
     """
     path.parent.mkdir(parents=True, exist_ok=True)
     raw = data.encode("utf-8") if isinstance(data, str) else data
@@ -34,9 +38,13 @@ def atomic_write(path: Path, data: str | bytes, *, new_mode: int = 0o666) -> os.
             f.write(raw)
             f.flush()
             os.fsync(f.fileno())
-        if keep is not None:
+        if keep is not None and not exclusive:
             os.chmod(tmp, keep)
-        os.replace(tmp, path)
+        if exclusive:
+            os.link(tmp, path)
+            os.unlink(tmp)
+        else:
+            os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
