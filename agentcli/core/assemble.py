@@ -9,6 +9,7 @@ from typing import Any, assert_never
 from agentcli.core.events import (
     ApiRetry,
     MessageStop,
+    Notice,
     RedactedThinking,
     StopReason,
     StreamEvent,
@@ -20,7 +21,7 @@ from agentcli.core.events import (
     ToolCallStart,
     UsageReport,
 )
-from agentcli.core.messages import (
+from agentcli.llm.messages import (
     ContentBlock,
     Message,
     RedactedThinkingBlock,
@@ -88,6 +89,8 @@ class MessageBuilder:
                 self.stop_reason = reason
                 if model:
                     self.model = model
+            case Notice():
+                pass  # for the person, not part of the message
             case ApiRetry(discarded=discarded):
                 if discarded:  # the stream broke mid-reply and starts over: forget what it sent
                     self.usage, self.stop_reason, self.model, self.output_seen = Usage(), None, None, False

@@ -19,20 +19,19 @@ from agentcli.core.events import (
     AgentEvent,
     AssistantMessage,
     ModelUsage,
-    Notice,
     RunFinished,
     RunResult,
     SessionStarted,
     ToolResultsMessage,
     TurnStarted,
 )
-from agentcli.core.messages import Message, ToolResultBlock, ToolSpec, ToolUseBlock, Usage, merge_consecutive
 from agentcli.core.permissions import Approver, Policy
 from agentcli.core.sink import NullSink, SessionSink
 from agentcli.core.tokens import estimate_usage
 from agentcli.core.toolrun import ToolRunner
 from agentcli.errors import AgentCliError, LimitReachedError
-from agentcli.providers.base import Effort, ModelRequest, Provider
+from agentcli.llm.messages import Message, ToolResultBlock, ToolSpec, ToolUseBlock, Usage, merge_consecutive
+from agentcli.llm.request import Effort, ModelRequest, Provider
 from agentcli.tools.base import ToolContext
 from agentcli.tools.registry import ToolRegistry
 
@@ -90,7 +89,6 @@ class Agent:
         self.total_cost_usd = 0.0
         self.total_usage = Usage()
         self.last_input_tokens = 0
-        self._shown_warnings: set[str] = set()
 
     @property
     def session_id(self) -> str:
@@ -123,8 +121,6 @@ class Agent:
                 async with aclosing(self._stream(builder, tools, st)) as stream:
                     async for ev in stream:
                         yield ev
-                for text in self._new_provider_warnings():
-                    yield Notice("warning", text)
                 msg = builder.message()
                 self.append(msg, usage=builder.usage.to_dict(), model=self.options.model)
                 self._account(st, builder.usage)
@@ -162,16 +158,6 @@ class Agent:
             self._repair_after_interrupt()
             internal = AgentCliError(f"internal error: {type(err).__name__}: {err}", code="internal")
             yield self._finish(st, runner, "error_during_execution", internal)
-
-    def _new_provider_warnings(self) -> list[str]:
-        """Warnings an adapter collected (e.g. Ollama's context size), through any wrappers, not yet shown."""
-        provider: Any = self.provider
-        while provider is not None and not hasattr(provider, "warnings"):
-            provider = getattr(provider, "inner", None)
-        warnings: list[str] = list(getattr(provider, "warnings", None) or [])
-        fresh = [w for w in warnings if w not in self._shown_warnings]
-        self._shown_warnings.update(fresh)
-        return fresh
 
     def _started(self) -> SessionStarted:
         return SessionStarted(self.session_id, str(self.ctx.project_root), self.options.model,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from agentcli.core.messages import Message
+from agentcli.llm.messages import Message
 
 
 class SessionSink(Protocol):

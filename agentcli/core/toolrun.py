@@ -14,9 +14,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from agentcli.core.events import AgentEvent, PermissionDecision, ToolFinished, ToolStarted
-from agentcli.core.messages import ToolResultBlock, ToolUseBlock
 from agentcli.core.permissions import ApprovalRequest, Approver, Policy, Verdict
 from agentcli.core.sink import SessionSink
+from agentcli.llm.messages import ToolResultBlock, ToolUseBlock
 from agentcli.tools.base import Tool, ToolContext, ToolOutput
 from agentcli.tools.paths import outside_approved
 from agentcli.tools.validate import unusable_strings, validate_args

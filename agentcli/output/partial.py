@@ -8,6 +8,7 @@ from typing import Any, assert_never
 from agentcli.core.events import (
     ApiRetry,
     MessageStop,
+    Notice,
     RedactedThinking,
     StreamEvent,
     TextDelta,
@@ -96,6 +97,8 @@ class PartialMapper:
                             "usage": {"output_tokens": self._output_tokens}})
                 out.append({"type": "message_stop"})
                 return out
+            case Notice():
+                return []  # a system line of its own in stream-json
             case ApiRetry(discarded=discarded):
                 if not discarded:
                     return []  # stream-json reports retries as system lines of their own

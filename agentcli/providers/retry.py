@@ -13,8 +13,8 @@ import asyncio
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
-from agentcli.core.events import ApiRetry, StreamEvent, UsageReport
 from agentcli.errors import ProviderError
+from agentcli.llm.stream import ApiRetry, Notice, StreamEvent, UsageReport
 from agentcli.providers.base import ModelRequest, Provider, ProviderConfig
 
 Sleep = Callable[[float], Awaitable[Any]]
@@ -42,7 +42,7 @@ async def stream_with_retries(
         produced = False
         try:
             async for ev in stream:
-                if not produced and not isinstance(ev, UsageReport | ApiRetry):
+                if not produced and not isinstance(ev, UsageReport | ApiRetry | Notice):
                     produced = True
                 yield ev
             return

@@ -11,8 +11,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from agentcli.atomicfile import atomic_write
-from agentcli.core.messages import Message
 from agentcli.errors import SessionError, SessionLockedError
+from agentcli.llm.messages import Message
 from agentcli.redact import Redactor
 from agentcli.session import layout
 from agentcli.session.index import INDEX_NAME, list_sessions

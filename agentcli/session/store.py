@@ -23,9 +23,9 @@ from pathlib import Path
 
 from agentcli import __version__, paths
 from agentcli.atomicfile import atomic_write
-from agentcli.core.messages import Message
 from agentcli.core.sink import NullSink, SessionSink
 from agentcli.errors import SessionNotFoundError, UsageError
+from agentcli.llm.messages import Message
 from agentcli.redact import Redactor
 from agentcli.session import layout
 from agentcli.session.checkpoint import ShadowGit

@@ -21,8 +21,8 @@ from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
 
-from agentcli.core.messages import Message
 from agentcli.errors import SessionError
+from agentcli.llm.messages import Message
 from agentcli.redact import Redactor
 from agentcli.session.checkpoint import CheckpointError, ShadowGit
 from agentcli.session.lock import SessionLock

@@ -81,7 +81,7 @@ async def switch_preset(repl: Repl, name: str) -> None:
 
 def context_report(agent: Agent) -> str:
     """`/context`: what fills the window, estimated at ~4 characters a token where the provider has not said."""
-    from agentcli.core.messages import block_to_dict
+    from agentcli.llm.messages import block_to_dict
 
     def tokens(chars: int) -> int:
         return chars // 4

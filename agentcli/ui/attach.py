@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from agentcli.core.messages import Message
+    from agentcli.llm.messages import Message
 
 MAX_ATTACH_CHARS = 100_000
 MAX_SHELL_CHARS = 30_000
@@ -64,7 +64,7 @@ def attachment(path: Path, cwd: Path) -> str:
 
 def build_message(prompt: str, cwd: Path, context: list[str]) -> Message:
     """The user message for `prompt`: pending context (shell output), attachments, then the prompt."""
-    from agentcli.core.messages import Message, TextBlock
+    from agentcli.llm.messages import Message, TextBlock
 
     blocks = [TextBlock(c) for c in context]
     blocks.extend(TextBlock(attachment(p, cwd)) for p in mentioned_paths(prompt, cwd))

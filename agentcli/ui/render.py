@@ -38,7 +38,7 @@ from agentcli.core.events import (
     TurnStarted,
     UsageReport,
 )
-from agentcli.core.messages import Message, TextBlock, ThinkingBlock, ToolResultBlock, ToolUseBlock
+from agentcli.llm.messages import Message, TextBlock, ThinkingBlock, ToolResultBlock, ToolUseBlock
 from agentcli.ui import toolfmt
 from agentcli.ui.mdstream import MarkdownStream
 

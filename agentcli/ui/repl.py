@@ -34,8 +34,8 @@ if TYPE_CHECKING:
 
     from agentcli.assembly.runtime import Built
     from agentcli.core.loop import Agent
-    from agentcli.core.messages import Message
     from agentcli.core.permissions import Approval, ApprovalRequest, Approver
+    from agentcli.llm.messages import Message
     from agentcli.settings.config import Settings
     from agentcli.tools.base import ToolContext
     from agentcli.tools.exit_plan import PlanDecision

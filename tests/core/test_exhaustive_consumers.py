@@ -1,8 +1,9 @@
 """Every event consumer is an exhaustive `match`: a new event type is a mypy error in each of them until handled.
 
-The test copies the package, adds one dummy stream event and one dummy agent event to the unions, and runs
-mypy on the consumers; each must fail at its `assert_never`. A second, static check finds consumers this list
-does not name: any `match` whose subject is typed as an event union must end in `assert_never`.
+The test copies the package, adds one dummy stream event (agentcli/llm/stream.py) and one dummy agent event
+(agentcli/core/events.py) to the unions, and runs mypy on the consumers; each must fail at its `assert_never`.
+A second, static check finds consumers this list does not name: any `match` whose subject is typed as an
+event union must end in `assert_never`.
 """
 
 from __future__ import annotations
@@ -26,33 +27,23 @@ CONSUMERS = {
     "ui/render.py": 1,  # the renderer
 }
 
-DUMMIES = '''
-
-@dataclass(frozen=True, slots=True)
-class DummyStreamEvent:
-    x: int
+def _dummy(name: str) -> str:
+    return f"\n\n@dataclass(frozen=True, slots=True)\nclass {name}:\n    x: int\n"
 
 
-@dataclass(frozen=True, slots=True)
-class DummyAgentEvent:
-    x: int
-'''
-
-
-def _with_dummy_events(source: str) -> str:
-    stream = re.search(r"StreamEvent: TypeAlias = \(\n(.*?)\n\)", source, re.S)
-    agent = re.search(r"AgentEvent: TypeAlias = \(\n(.*?)\n\)", source, re.S)
-    assert stream and agent, "events.py no longer declares the two unions as expected"
-    source = source.replace(stream.group(0), stream.group(0)[:-2] + "\n    | DummyStreamEvent\n)")
-    source = source.replace(agent.group(0), agent.group(0)[:-2] + "\n    | DummyAgentEvent\n)")
-    return source + DUMMIES
+def _add_to_union(source: str, union: str, name: str) -> str:
+    found = re.search(union + r": TypeAlias = \(\n(.*?)\n\)", source, re.S)
+    assert found, f"the {union} union is no longer declared as expected"
+    return source.replace(found.group(0), found.group(0)[:-2] + f"\n    | {name}\n)") + _dummy(name)
 
 
 def test_a_new_event_type_fails_mypy_in_every_consumer(tmp_path: Path) -> None:
     copy = tmp_path / "agentcli"
     shutil.copytree(PACKAGE, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    stream = copy / "llm" / "stream.py"
+    stream.write_text(_add_to_union(stream.read_text(), "StreamEvent", "DummyStreamEvent"))
     events = copy / "core" / "events.py"
-    events.write_text(_with_dummy_events(events.read_text()))
+    events.write_text(_add_to_union(events.read_text(), "AgentEvent", "DummyAgentEvent"))
     proc = subprocess.run(
         [sys.executable, "-m", "mypy", "--strict", "--python-version", "3.11", "--no-incremental",
          *(f"agentcli/{m}" for m in CONSUMERS)],

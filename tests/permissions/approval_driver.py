@@ -19,8 +19,8 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from agentcli.core.loop import Agent, AgentOptions
-from agentcli.core.messages import ToolResultBlock
 from agentcli.core.permissions import ApprovalRequest
+from agentcli.llm.messages import ToolResultBlock
 from agentcli.permissions.loader import load_policy
 from agentcli.tools.base import ToolContext
 from agentcli.tools.registry import ToolRegistry

@@ -9,8 +9,8 @@ from pathlib import Path
 
 from agentcli.core.events import AgentEvent, PermissionDecision, RunFinished
 from agentcli.core.loop import Agent, AgentOptions
-from agentcli.core.messages import ToolResultBlock
 from agentcli.core.permissions import Approval, ApprovalRequest, DenyingApprover
+from agentcli.llm.messages import ToolResultBlock
 from agentcli.permissions.loader import load_policy
 from agentcli.tools.base import ToolContext
 from agentcli.tools.exit_plan import REVIEWER_KEY, PlanDecision

@@ -17,8 +17,8 @@ from agentcli.core.events import (
     ToolCallStart,
     UsageReport,
 )
-from agentcli.core.messages import Usage
 from agentcli.errors import BadRequestError, OverloadedError, ProviderError, RateLimitError, UnavailableError
+from agentcli.llm.messages import Usage
 from agentcli.providers.base import ProviderConfig
 from agentcli.providers.factory import make_provider
 from agentcli.providers.retry import RetryingProvider, backoff_delay, stream_with_retries
