@@ -19,6 +19,7 @@ from agentcli.core.events import (
     AgentEvent,
     AssistantMessage,
     ModelUsage,
+    Notice,
     RunFinished,
     RunResult,
     SessionStarted,
@@ -133,7 +134,8 @@ class Agent:
                         yield self._answer_unrun(calls, f"Not run: {limit.message}")
                     raise limit
                 if not calls:
-                    yield self._finish(st, runner, "success")
+                    for ev in self._finish(st, runner, "success"):
+                        yield ev
                     return
                 async for ev in runner.run_calls(calls, tools):
                     yield ev
@@ -143,7 +145,8 @@ class Agent:
                 self.sink.end_turn()
                 if runner.plan is not None:
                     st.last_text = runner.plan
-                    yield self._finish(st, runner, "success")
+                    for ev in self._finish(st, runner, "success"):
+                        yield ev
                     return
                 if self.options.max_turns is not None and st.turns >= self.options.max_turns:
                     raise LimitReachedError(f"Reached the turn limit ({self.options.max_turns})",
@@ -153,11 +156,13 @@ class Agent:
             raise
         except AgentCliError as err:
             self._repair_after_interrupt()
-            yield self._finish(st, runner, _subtype_for(err), err)
+            for ev in self._finish(st, runner, _subtype_for(err), err):
+                yield ev
         except Exception as err:
             self._repair_after_interrupt()
             internal = AgentCliError(f"internal error: {type(err).__name__}: {err}", code="internal")
-            yield self._finish(st, runner, "error_during_execution", internal)
+            for ev in self._finish(st, runner, "error_during_execution", internal):
+                yield ev
 
     def _started(self) -> SessionStarted:
         return SessionStarted(self.session_id, str(self.ctx.project_root), self.options.model,
@@ -247,7 +252,9 @@ class Agent:
 
     def _finish(
         self, st: _RunState, runner: ToolRunner, subtype: str, err: AgentCliError | None = None
-    ) -> RunFinished:
+    ) -> list[AgentEvent]:
+        """The run's last events: notices still owed (the session's last snapshot waits for the result
+        record), then `RunFinished`."""
         denials = tuple(runner.denials)
         status = err.exit_status if err else (3 if denials else 0)
         result = RunResult(
@@ -272,7 +279,7 @@ class Agent:
         self.sink.record("result", {"subtype": subtype, "is_error": result.is_error, "num_turns": st.turns,
                                     "total_cost_usd": result.total_cost_usd, "error_code": result.error_code})
         self.sink.end_turn()
-        return RunFinished(result)
+        return [*(Notice("warning", p) for p in self.sink.take_problems()), RunFinished(result)]
 
 
 def _subtype_for(err: AgentCliError) -> str:

@@ -52,7 +52,9 @@ class Policy(Protocol):
 
     def check(self, tool: Tool, args: dict[str, Any]) -> Verdict: ...
 
-    def remember(self, rule: str, scope: str) -> None: ...
+    def remember(self, rule: str, scope: str) -> list[str]:
+        """Allow `rule` from now on (and save it for `scope`); returns problems to tell the person."""
+        ...
 
 
 class Approver(Protocol):
@@ -97,5 +99,6 @@ class SimplePolicy:
             return Verdict("allow", "mode")
         return Verdict("ask", "default")
 
-    def remember(self, rule: str, scope: str) -> None:
+    def remember(self, rule: str, scope: str) -> list[str]:
         self.allowed = (*self.allowed, rule)
+        return []

@@ -25,6 +25,11 @@ class SessionSink(Protocol):
         """Called before any tool call that may change files (Bash included), so the tree can be rewound."""
         ...
 
+    def take_problems(self) -> list[str]:
+        """What the person should be told and has not been yet (a snapshot that failed); the loop turns each
+        into a `Notice` after a checkpoint and before the run's result."""
+        ...
+
     def end_turn(self) -> None:
         """A turn is complete: make everything written so far durable (fsync)."""
         ...
@@ -47,6 +52,9 @@ class NullSink:
 
     async def checkpoint(self, tool_use_id: str, tool_name: str) -> None:
         return None
+
+    def take_problems(self) -> list[str]:
+        return []
 
     def end_turn(self) -> None:
         return None

@@ -13,7 +13,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
 
-from agentcli.core.events import AgentEvent, PermissionDecision, ToolFinished, ToolStarted
+from agentcli.core.events import AgentEvent, Notice, PermissionDecision, ToolFinished, ToolStarted
 from agentcli.core.permissions import ApprovalRequest, Approver, Policy, Verdict
 from agentcli.core.sink import SessionSink
 from agentcli.llm.messages import ToolResultBlock, ToolUseBlock
@@ -101,7 +101,8 @@ class ToolRunner:
             by = getattr(self.approver, "name", "user")
             if approval.behavior == "allow" and approval.remember:
                 scope = approval.scope or "session"
-                self.policy.remember(approval.remember, scope)
+                for problem in self.policy.remember(approval.remember, scope):
+                    yield Notice("warning", problem)
                 self.sink.record("rule", {"rule": approval.remember, "scope": scope})
         assert behavior in ("allow", "deny")
         decision = PermissionDecision(call.id, tool.name, call.input, behavior, by, verdict.rule, reason, updated)
@@ -128,6 +129,8 @@ class ToolRunner:
             yield ToolStarted(r.call.id, r.tool.name, r.args)
             if not r.tool.read_only:
                 await self.sink.checkpoint(r.call.id, r.tool.name)
+                for problem in self.sink.take_problems():
+                    yield Notice("warning", problem)
         outs = await asyncio.gather(*(self._execute(r) for r in batch))
         for r, (out, ms) in zip(batch, outs, strict=True):
             content = self.ctx.redact(out.content)

@@ -25,7 +25,6 @@ from agentcli.errors import AgentCliError
 from agentcli.ui.completion import ReplCompleter
 from agentcli.ui.input import CtrlCOnEmpty, make_session
 from agentcli.ui.keys import TurnKeys
-from agentcli.ui.notices import NoticeTap
 from agentcli.ui.status import MODE_LABELS, Status, next_mode
 
 if TYPE_CHECKING:
@@ -78,7 +77,6 @@ class Repl:
         self.exit_requested = False
         self.completer = ReplCompleter(self.cwd, self._command_names, self._argument_values)
         self.session: PromptSession[str] | None = None
-        self._notices = NoticeTap()
 
     # rich and the renderer (with the event types) load after the prompt is up: start-up pays only for the prompt.
     @functools.cached_property
@@ -168,7 +166,6 @@ class Repl:
         """Send a prompt to the agent (built first if need be) and render the run until it ends or is cancelled."""
         self.renderer.begin_turn()
         await self.guard(asyncio.create_task(self._send(prompt)))
-        self.show_notices()
         self.refresh_status()
 
     async def _send(self, prompt: str | Message) -> None:
@@ -202,16 +199,12 @@ class Repl:
         return True
 
     async def _consume(self, agent: Agent, message: Message) -> None:
-        from agentcli.core.events import TextDelta, ThinkingDelta, ToolCallDelta
-
         events = agent.run(message)
         renderer = self.renderer
         breath = time.monotonic()
         try:
             async for event in events:
                 renderer.feed(event)
-                if not isinstance(event, TextDelta | ThinkingDelta | ToolCallDelta):
-                    self.show_notices()
                 # A fast stream can arrive already buffered, so nothing here would suspend: let the loop see
                 # the keyboard (Esc) at least every 10 ms.
                 if time.monotonic() - breath > 0.01:
@@ -291,23 +284,11 @@ class Repl:
         install = getattr(built.agent.approver, "install", None)
         if callable(install):
             install(built.agent.ctx)
-        self._notices = NoticeTap()
         for note in built.session.notices:
             self.renderer.notice(note, style="yellow")
         for note in built.info:
             self.renderer.notice(note, style="dim")
-        self.show_notices()
         self.refresh_status()
-
-    def show_notices(self) -> None:
-        """Print notices that appeared since the last look: rules that could not be saved (the policy's),
-        skipped checkpoints (the session writer's)."""
-        agent, built = self.agent, self.built
-        if agent is None or built is None:
-            return
-        writer = built.session.writer
-        for note in self._notices.new(getattr(agent.policy, "notices", None), writer.notices if writer else None):
-            self.renderer.notice(f"⚠ {note}", style="yellow")
 
     def show_plan(self, plan: str) -> None:
         """ExitPlanMode's plan, as rendered markdown in a frame, above the approval question."""

@@ -110,7 +110,9 @@ def test_policy_and_session_notices_show_during_the_turn(tmp_path: Path) -> None
         writer.close()
     text = out.getvalue()
     assert text.count("⚠ could not save Bash(touch made.txt)") == 1
-    assert text.count("⚠ checkpoint skipped") == len(writer.notices) >= 1  # each shown once
+    records = (tmp_path / "s.jsonl").read_text().splitlines()
+    failed = [line for line in records if '"type":"checkpoint"' in line and '"error"' in line]
+    assert failed and text.count("⚠ checkpoint skipped") == len(failed)  # each failed snapshot shown once
     assert text.index("could not save") < text.index("finished")
     assert text.index("checkpoint skipped") < text.index("finished")
 
