@@ -8,6 +8,7 @@ Every message goes to the session sink as it happens; the transcript is kept val
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from contextlib import aclosing
@@ -26,11 +27,11 @@ from agentcli.core.events import (
     ToolResultsMessage,
     TurnStarted,
 )
-from agentcli.core.permissions import Approver, Policy
+from agentcli.core.permissions import PERMISSION_MODES, Approver, Policy
 from agentcli.core.sink import NullSink, SessionSink
 from agentcli.core.tokens import estimate_usage
 from agentcli.core.toolrun import ToolRunner
-from agentcli.errors import AgentCliError, LimitReachedError
+from agentcli.errors import AgentCliError, LimitReachedError, UsageError
 from agentcli.llm.messages import Message, ToolResultBlock, ToolSpec, ToolUseBlock, Usage, merge_consecutive
 from agentcli.llm.request import Effort, ModelRequest, Provider
 from agentcli.tools.base import ToolContext
@@ -64,8 +65,9 @@ class _RunState:
 
 
 class Agent:
-    """A session's agent. Between runs callers may change `provider`, `options.model`, `policy.mode` and
-    `registry.enabled`; the next turn uses them."""
+    """A session's agent. Front ends read its state and change it only through the command API below
+    (`set_mode`, `switch_model`, `switch_preset`, `rewind`), which records each change in the session; the
+    next turn uses it. The permission mode lives in the policy alone (`mode`)."""
 
     def __init__(
         self,
@@ -95,6 +97,45 @@ class Agent:
     def session_id(self) -> str:
         return self.sink.session_id
 
+    # ---- the command API ------------------------------------------------------------------------------
+
+    @property
+    def mode(self) -> str:
+        """The permission mode: the policy's, the one place it is kept."""
+        return self.policy.mode
+
+    def set_mode(self, mode: str) -> None:
+        """Use permission mode `mode` from the next tool call on (plan mode brings the ExitPlanMode tool)."""
+        if mode not in PERMISSION_MODES:
+            raise UsageError(f"unknown permission mode {mode!r}", hint=f"use one of {', '.join(PERMISSION_MODES)}")
+        if mode == "plan" and "ExitPlanMode" not in self.registry.enabled:
+            self.registry.enabled.append("ExitPlanMode")
+        if mode != self.policy.mode:
+            self.policy.mode = mode
+            self.sink.record("mode", {"mode": mode})
+
+    async def switch_model(self, provider: Provider, model: str, provider_name: str) -> None:
+        """Answer with `model` of `provider` from the next turn on; the old provider's connections close."""
+        old, self.provider = self.provider, provider
+        self.options.model, self.options.provider_name = model, provider_name
+        self.sink.record("model_switch", {"model": model, "provider": provider_name})
+        if old is not provider:
+            with contextlib.suppress(Exception):  # the old client failing to close must not undo the switch
+                await old.aclose()
+
+    def switch_preset(self, name: str, *, policy: Policy, tools: list[str], system_prompt: str) -> None:
+        """A preset's rules and mode (`policy`), tools and system prompt from the next turn on; the conversation
+        is kept."""
+        self.policy = policy
+        self.registry.enabled = list(tools)
+        self.options.system_prompt = system_prompt
+        self.sink.record("preset_switch", {"preset": name, "mode": policy.mode})
+
+    def rewind(self, messages: list[Message]) -> None:
+        """Continue from `messages`: the history a rewind restored (agentcli.session.rewind.apply_rewind has
+        recorded it in the session file, where the transcript lives)."""
+        self.messages = list(messages)
+
     async def aclose(self) -> None:
         """Release the provider's connections and the session file."""
         try:
@@ -109,7 +150,7 @@ class Agent:
     async def run(self, prompt: str | Message) -> AsyncIterator[AgentEvent]:
         """Run one user prompt to the end. Always ends with a `RunFinished` event unless cancelled."""
         st = _RunState()
-        runner = ToolRunner(self.policy, self.approver, self.ctx, self.sink)
+        runner = ToolRunner(self.policy, self.approver, self.ctx, self.sink, self.set_mode)
         yield self._started()
         self.append(prompt if isinstance(prompt, Message) else Message.user(prompt))
         try:

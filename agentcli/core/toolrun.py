@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -33,8 +33,11 @@ class _Ready:
 class ToolRunner:
     """Runs tool calls for one agent run; collects results, permission denials and an ExitPlanMode plan."""
 
-    def __init__(self, policy: Policy, approver: Approver, ctx: ToolContext, sink: SessionSink) -> None:
+    def __init__(
+        self, policy: Policy, approver: Approver, ctx: ToolContext, sink: SessionSink, set_mode: Callable[[str], None]
+    ) -> None:
         self.policy = policy
+        self.set_mode = set_mode  # the agent's: an approved plan changes the mode, recorded like any change
         self.approver = approver
         self.ctx = ctx
         self.sink = sink
@@ -150,7 +153,7 @@ class ToolRunner:
         self.sink.record("plan", {"tool_use_id": tool_use_id, "plan": plan, "approved": meta.get("approved"),
                                   "mode": meta.get("mode")})
         if meta.get("mode"):
-            self.policy.mode = str(meta["mode"])
+            self.set_mode(str(meta["mode"]))
         if "approved" not in meta:
             self.plan = plan
 

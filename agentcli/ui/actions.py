@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import json
 from typing import TYPE_CHECKING
@@ -36,12 +35,7 @@ async def switch_model(repl: Repl, name: str) -> None:
             repl._building.cancel()
             repl._building = None
         return
-    provider = runtime.make_provider(sel)
-    old, agent.provider = agent.provider, provider
-    agent.options.model, agent.options.provider_name = sel.model, sel.config.name
-    agent.sink.record("model_switch", {"model": sel.model, "provider": sel.config.name})
-    with contextlib.suppress(Exception):  # the old client failing to close must not undo the switch
-        await old.aclose()
+    await agent.switch_model(runtime.make_provider(sel), sel.model, sel.config.name)
     repl.refresh_status()
 
 
@@ -68,15 +62,14 @@ async def switch_preset(repl: Repl, name: str) -> None:
             repl.set_mode(preset.permission_mode)
         repl.renderer.notice(f"Preset {name}: {', '.join(preset.tools)}")
         return
-    mode = preset.permission_mode or repl.mode
+    mode = preset.permission_mode or agent.mode
     settings = dataclasses.replace(repl.settings, permission_mode=mode)
     kept = list(getattr(agent.policy, "session_rules", lambda: [])())  # "this session" approvals survive
-    agent.policy = runtime.make_policy(settings, agent.ctx, preset, kept)
-    agent.registry.enabled = runtime.tool_names(preset, agent.policy.mode)
-    agent.options.system_prompt = runtime.build_prompt(settings, preset)
-    repl.set_mode(agent.policy.mode)
-    agent.sink.record("preset_switch", {"preset": name})
-    repl.renderer.notice(f"Preset {name}: {', '.join(agent.registry.enabled)} · mode {agent.policy.mode}")
+    policy = runtime.make_policy(settings, agent.ctx, preset, kept)
+    agent.switch_preset(name, policy=policy, tools=runtime.tool_names(preset, policy.mode),
+                        system_prompt=runtime.build_prompt(settings, preset))
+    repl.set_mode(agent.mode)
+    repl.renderer.notice(f"Preset {name}: {', '.join(agent.registry.enabled)} · mode {agent.mode}")
 
 
 def context_report(agent: Agent) -> str:

@@ -66,10 +66,10 @@ class Repl:
         self.agent: Agent | None = None
         self.built: Built | None = None
         self._building: asyncio.Task[Built] | None = None
-        self.mode = settings.permission_mode
+        self._mode = settings.permission_mode  # until the agent exists; from then on its policy holds the mode
         self.allow_bypass = settings.permission_mode == "bypassPermissions"
         self._mode_chosen = settings.permission_mode != "default"
-        self.status = Status(model=settings.model or "(default model)", mode=self.mode)
+        self.status = Status(model=settings.model or "(default model)", mode=self._mode)
         self.context: list[str] = []
         self.pastes: dict[int, str] = {}
         self.turn: asyncio.Task[None] | None = None
@@ -277,10 +277,9 @@ class Repl:
     def adopt(self, built: Built) -> None:
         """Make `built` this session's agent (after a build, /clear, /resume or /fork)."""
         self.built, self.agent = built, built.agent
-        if self._mode_chosen:
-            self._apply_mode(built.agent)
-        else:  # the agent's policy knows the mode from flags, config and preset
-            self.mode = self.status.mode = built.agent.policy.mode
+        if self._mode_chosen:  # chosen here (Shift-Tab, /mode) before this agent existed
+            built.agent.set_mode(self._mode)
+        self.status.mode = built.agent.mode  # else the policy's, from flags, config and preset
         install = getattr(built.agent.approver, "install", None)
         if callable(install):
             install(built.agent.ctx)
@@ -305,9 +304,8 @@ class Repl:
         if agent is None:
             return
         # the policy's mode is the truth: an approved plan (ExitPlanMode) switches it inside a turn
-        self.mode = agent.policy.mode
         self.status.model = agent.options.model
-        self.status.mode = self.mode
+        self.status.mode = agent.mode
         self.status.cost_usd = agent.total_cost_usd
         self.status.context_tokens = agent.last_input_tokens
         try:
@@ -365,22 +363,21 @@ class Repl:
     def cycle_mode(self) -> None:
         self.set_mode(next_mode(self.mode, self.allow_bypass))
 
+    @property
+    def mode(self) -> str:
+        return self.agent.mode if self.agent is not None else self._mode
+
     def set_mode(self, mode: str) -> None:
-        self.mode = mode
+        self._mode = mode
         self.status.mode = mode
         self._mode_chosen = True
         if self.agent is not None:
-            self._apply_mode(self.agent)
+            self.agent.set_mode(mode)
         if self.turn is not None:
             self.renderer.notice(f"{MODE_LABELS.get(mode, mode)} on")
         app = get_app_or_none()
         if app is not None:
             app.invalidate()
-
-    def _apply_mode(self, agent: Agent) -> None:
-        agent.policy.mode = self.mode
-        if self.mode == "plan" and "ExitPlanMode" not in agent.registry.enabled:
-            agent.registry.enabled.append("ExitPlanMode")
 
     def _show_branch(self) -> None:
         from agentcli.session.layout import git_branch

@@ -58,7 +58,7 @@ async def rewind(repl: Repl, args: str) -> None:
         repl.renderer.notice("Rewind cancelled: nothing changed.")
         return
     try:
-        agent.messages = apply_rewind(writer, loaded, plan, files=files, conversation=conversation)
+        agent.rewind(apply_rewind(writer, loaded, plan, files=files, conversation=conversation))
     except AgentCliError as err:
         repl.error(err)
         return
