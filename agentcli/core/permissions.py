@@ -28,23 +28,30 @@ class Verdict:
 
 @dataclass(frozen=True, slots=True)
 class ApprovalRequest:
+    """A question for the person. `kind` "tool": may this call run? "plan": ExitPlanMode's `plan` — approve it
+    (and say which mode to continue in) or send it back with feedback (the denial's reason)."""
+
     tool_use_id: str
     tool_name: str
     input: dict[str, Any]
     read_only: bool
     reason: str | None = None
+    kind: Literal["tool", "plan"] = "tool"
+    plan: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
 class Approval:
     """A person's answer. `updated_input` is a counter-proposal that runs instead; `remember` a rule text
-    with `scope` session | local ("this project", personal) | project (shared) | user ("everywhere") to save."""
+    with `scope` session | local ("this project", personal) | project (shared) | user ("everywhere") to save;
+    `mode` the permission mode to continue in after an approved plan."""
 
     behavior: Literal["allow", "deny"]
     reason: str | None = None
     updated_input: dict[str, Any] | None = None
     remember: str | None = None
     scope: str | None = None
+    mode: str | None = None
 
 
 class Policy(Protocol):
@@ -58,11 +65,18 @@ class Policy(Protocol):
 
 
 class Approver(Protocol):
+    """Answers questions (`approve`). `interactive` is False when nobody can: then a plan is not asked about
+    but becomes the run's result."""
+
+    interactive: bool
+
     async def approve(self, request: ApprovalRequest) -> Approval: ...
 
 
 class DenyingApprover:
     """For headless runs: nothing can answer, so every question is a denial the model can read."""
+
+    interactive = False
 
     async def approve(self, request: ApprovalRequest) -> Approval:
         return Approval(

@@ -139,23 +139,32 @@ class ToolRunner:
             content = self.ctx.redact(out.content)
             if r.note:
                 content = f"{r.note}\n\n{content}"
-            if "plan" in out.metadata:
-                self._take_plan(r.call.id, out.metadata)
+            if "plan" in out.metadata and not out.is_error:
+                content = self.ctx.redact(await self._review_plan(r, str(out.metadata["plan"])))
             block = ToolResultBlock(r.call.id, content, out.is_error)
             self._results[r.call.id] = block
             display = self.ctx.redact(out.display) if out.display else None
             yield ToolFinished(r.call.id, r.tool.name, r.args, block, ms, display)
 
-    def _take_plan(self, tool_use_id: str, meta: dict[str, Any]) -> None:
-        """ExitPlanMode ran: store the plan; apply the mode a reviewer chose; with no reviewer (headless) the
-        plan becomes the run's result."""
-        plan = str(meta["plan"])
-        self.sink.record("plan", {"tool_use_id": tool_use_id, "plan": plan, "approved": meta.get("approved"),
-                                  "mode": meta.get("mode")})
-        if meta.get("mode"):
-            self.set_mode(str(meta["mode"]))
-        if "approved" not in meta:
+    async def _review_plan(self, r: _Ready, plan: str) -> str:
+        """ExitPlanMode ran: ask the person (an approval request of kind "plan"); an approval sets the mode
+        they chose. With nobody to ask (headless) the plan becomes the run's result. Returns what the model
+        reads."""
+        if not self.approver.interactive:
+            self.sink.record("plan", {"tool_use_id": r.call.id, "plan": plan, "approved": None, "mode": None})
             self.plan = plan
+            return plan
+        answer = await self.approver.approve(
+            ApprovalRequest(r.call.id, r.tool.name, r.args, True, kind="plan", plan=plan)
+        )
+        mode = (answer.mode or "default") if answer.behavior == "allow" else None
+        self.sink.record("plan", {"tool_use_id": r.call.id, "plan": plan, "approved": mode is not None,
+                                  "mode": mode})
+        if mode is not None:
+            self.set_mode(mode)
+            return f"The user approved your plan. Permission mode is now {mode}. Start implementing it.\n\n{plan}"
+        feedback = answer.reason or "(no feedback given)"
+        return f"The user did not approve the plan and wants you to keep planning. Their feedback: {feedback}"
 
     async def _execute(self, r: _Ready) -> tuple[ToolOutput, int]:
         t0 = time.monotonic()

@@ -36,8 +36,6 @@ if TYPE_CHECKING:
     from agentcli.core.permissions import Approval, ApprovalRequest, Approver
     from agentcli.llm.messages import Message
     from agentcli.settings.config import Settings
-    from agentcli.tools.base import ToolContext
-    from agentcli.tools.exit_plan import PlanDecision
     from agentcli.ui.render import Renderer
 
 DOUBLE_CTRL_C_S = 2.0
@@ -280,9 +278,6 @@ class Repl:
         if self._mode_chosen:  # chosen here (Shift-Tab, /mode) before this agent existed
             built.agent.set_mode(self._mode)
         self.status.mode = built.agent.mode  # else the policy's, from flags, config and preset
-        install = getattr(built.agent.approver, "install", None)
-        if callable(install):
-            install(built.agent.ctx)
         for note in built.session.notices:
             self.renderer.notice(note, style="yellow")
         for note in built.info:
@@ -462,24 +457,6 @@ class PausingApprover:
         with self.paused():
             return await self.inner.approve(request)
 
-    def install(self, ctx: ToolContext) -> None:
-        """Hand ExitPlanMode the inner approver's plan reviewer, paused the same way as `approve`."""
-        from agentcli.tools.exit_plan import REVIEWER_KEY
-
-        install = getattr(self.inner, "install", None)
-        if not callable(install):
-            return
-        install(ctx)
-        reviewer = ctx.state.get(REVIEWER_KEY)
-        if callable(reviewer):
-
-            async def review(plan: str) -> PlanDecision:
-                with self.paused():
-                    decision: PlanDecision = await reviewer(plan)
-                    return decision
-
-            ctx.state[REVIEWER_KEY] = review
-
     @contextlib.contextmanager
     def paused(self) -> Iterator[None]:
         """The spinner and the turn's key reader step aside while a question is open."""
@@ -501,11 +478,13 @@ def make_approver(repl: Repl) -> Approver:
         module = importlib.import_module("agentcli.ui.approval")
     except ImportError:
         return _AskApprover(repl.console)
-    approver: Approver = module.TerminalApprover(repl.root, set_mode=repl.set_mode, show_plan=repl.show_plan)
+    approver: Approver = module.TerminalApprover(repl.root, show_plan=repl.show_plan)
     return approver
 
 
 class _AskApprover:
+    interactive = True
+
     def __init__(self, console: Console) -> None:
         self.console = console
 
@@ -513,6 +492,12 @@ class _AskApprover:
         from agentcli.core.permissions import Approval
         from agentcli.ui.toolfmt import key_argument
 
+        if request.kind == "plan":
+            self.console.print(request.plan or "", markup=False, highlight=False)
+            answer = await asyncio.to_thread(self.console.input, "Approve this plan? [y/N] ")
+            if answer.strip().lower() in ("y", "yes"):
+                return Approval("allow", mode="default")
+            return Approval("deny", reason="The user did not approve the plan.")
         arg = key_argument(request.tool_name, request.input)
         question = f"Allow {request.tool_name}({arg})? [y/N] "
         answer = await asyncio.to_thread(self.console.input, question)
