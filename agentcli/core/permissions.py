@@ -38,6 +38,7 @@ class ApprovalRequest:
     reason: str | None = None
     kind: Literal["tool", "plan"] = "tool"
     plan: str | None = None
+    agent: str | None = None  # the subagent asking (None: the main agent)
 
 
 @dataclass(frozen=True, slots=True)

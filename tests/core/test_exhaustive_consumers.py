@@ -24,7 +24,7 @@ CONSUMERS = {
     "output/printers.py": 3,  # text, json, stream-json
     "output/partial.py": 1,  # the partial-message mapper
     "core/assemble.py": 1,  # the message builder
-    "ui/render.py": 1,  # the renderer
+    "ui/render.py": 2,  # the renderer, and its view of a subagent's events
 }
 
 def _dummy(name: str) -> str:
