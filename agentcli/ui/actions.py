@@ -10,10 +10,10 @@ from agentcli.errors import AgentCliError
 
 if TYPE_CHECKING:
     from agentcli.core.loop import Agent
-    from agentcli.ui.repl import Repl
+    from agentcli.ui.host import ReplHost
 
 
-async def switch_model(repl: Repl, name: str) -> None:
+async def switch_model(repl: ReplHost, name: str) -> None:
     """`/model name`: a bare name stays with this session's provider setup; `provider/model` picks another."""
     from agentcli.assembly import runtime, selection
 
@@ -31,15 +31,13 @@ async def switch_model(repl: Repl, name: str) -> None:
     repl.settings.model, repl.settings.provider = sel.label, None
     repl.status.model = sel.model
     if agent is None:
-        if repl._building is not None:
-            repl._building.cancel()
-            repl._building = None
+        repl.cancel_build()
         return
     await agent.switch_model(runtime.make_provider(sel), sel.model, sel.config.name)
     repl.refresh_status()
 
 
-async def switch_preset(repl: Repl, name: str) -> None:
+async def switch_preset(repl: ReplHost, name: str) -> None:
     """`/preset [name]`: list the presets, or switch this session to one: its tools, rules, mode and
     system-prompt addendum apply from the next turn on (the conversation is kept)."""
     from agentcli.assembly import runtime
@@ -104,7 +102,7 @@ def context_report(agent: Agent) -> str:
     return "\n".join(lines)
 
 
-async def pick_session(repl: Repl) -> str | None:
+async def pick_session(repl: ReplHost) -> str | None:
     """`--resume` without an id, `/resume`: pick one of this project's sessions (agentcli.ui.picker); its id,
     or None if there is none or the user cancelled."""
     from agentcli.session.index import list_sessions

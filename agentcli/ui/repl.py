@@ -54,7 +54,8 @@ def run_repl(settings: Settings, initial_prompt: str | None) -> int:
 
 
 class Repl:
-    """One interactive session. Slash commands (agentcli.ui.slash) act on it through its public attributes."""
+    """One interactive session. Slash commands and actions act on it only through `ReplHost`
+    (agentcli.ui.host), which it implements."""
 
     def __init__(self, settings: Settings, console: Console | None = None) -> None:
         self.settings = settings
@@ -242,6 +243,14 @@ class Repl:
 
     # ---- the agent ----------------------------------------------------------------------------------------
 
+    def cancel_build(self) -> None:
+        if self._building is not None:
+            self._building.cancel()
+            self._building = None
+
+    def put_back(self, text: str) -> None:
+        self.keys.typed = text
+
     def start_building(self) -> None:
         if self.agent is None and self._building is None:
             self._building = asyncio.create_task(self._build())
@@ -340,9 +349,7 @@ class Repl:
             changes["model"] = f"{self.agent.options.provider_name}/{self.agent.options.model}"
             changes["provider"] = None
         settings = dataclasses.replace(self.settings, **changes)
-        if self._building is not None:
-            self._building.cancel()
-            self._building = None
+        self.cancel_build()
         self.renderer.begin_turn()
         try:
             from agentcli.assembly.runtime import build
