@@ -28,13 +28,13 @@ CONSUMERS = {
 }
 
 def _dummy(name: str) -> str:
-    return f"\n\n@dataclass(frozen=True, slots=True)\nclass {name}:\n    x: int\n"
+    return f"@dataclass(frozen=True, slots=True)\nclass {name}:\n    x: int\n"
 
 
 def _add_to_union(source: str, union: str, name: str) -> str:
     found = re.search(union + r": TypeAlias = \(\n(.*?)\n\)", source, re.S)
     assert found, f"the {union} union is no longer declared as expected"
-    return source.replace(found.group(0), found.group(0)[:-2] + f"\n    | {name}\n)") + _dummy(name)
+    return source.replace(found.group(0), _dummy(name) + "\n\n" + found.group(0)[:-2] + f"\n    | {name}\n)")
 
 
 def test_a_new_event_type_fails_mypy_in_every_consumer(tmp_path: Path) -> None:
