@@ -13,7 +13,7 @@ import time
 from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from contextlib import aclosing
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from agentcli.core.assemble import MessageBuilder
 from agentcli.core.events import (
@@ -78,6 +78,14 @@ class _RunState:
     children: dict[str, ModelUsage] = field(default_factory=dict)  # what subagents used, priced by themselves
 
 
+class Observer(Protocol):
+    """Sees every event a run yields, in order (telemetry); `close` is called once when the session ends."""
+
+    def feed(self, event: AgentEvent) -> None: ...
+
+    def close(self) -> None: ...
+
+
 class Agent:
     """A session's agent. Front ends read its state and change it only through the command API below
     (`set_mode`, `switch_model`, `switch_preset`, `rewind`), which records each change in the session; the
@@ -108,6 +116,7 @@ class Agent:
         self.total_usage = Usage()
         self.last_input_tokens = 0
         self.hooks = hooks
+        self.observers: list[Observer] = []
         self._session_start: str | None = None if options.subagent else "resume" if self.messages else "startup"
 
     @property
@@ -164,6 +173,8 @@ class Agent:
                 pass
             await self.provider.aclose()
         finally:
+            for observer in self.observers:
+                observer.close()
             self.sink.close()
 
     def set_session_start(self, source: str) -> None:
@@ -208,6 +219,13 @@ class Agent:
 
     async def run(self, prompt: str | Message) -> AsyncIterator[AgentEvent]:
         """Run one user prompt to the end. Always ends with a `RunFinished` event unless cancelled."""
+        async with aclosing(self._run(prompt)) as events:
+            async for ev in events:
+                for observer in self.observers:
+                    observer.feed(ev)
+                yield ev
+
+    async def _run(self, prompt: str | Message) -> AsyncGenerator[AgentEvent, None]:
         st = _RunState()
         runner = ToolRunner(self.policy, self.approver, self.ctx, self.sink, self.set_mode, self.hooks)
         yield self._started()
@@ -235,7 +253,8 @@ class Agent:
                     async for ev in stream:
                         yield ev
                 msg = builder.message()
-                self.append(msg, usage=builder.usage.to_dict(), model=self.options.model)
+                self.append(msg, usage=builder.usage.to_dict(), model=self.options.model,
+                            cost_usd=self.options.cost_fn(self.options.model, builder.usage))
                 self._account(st, builder.usage)
                 st.last_text = msg.text or st.last_text
                 yield AssistantMessage(msg, builder.usage, self.options.model, builder.stop_reason or "end_turn")

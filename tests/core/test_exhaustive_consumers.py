@@ -25,6 +25,7 @@ CONSUMERS = {
     "output/partial.py": 1,  # the partial-message mapper
     "core/assemble.py": 1,  # the message builder
     "ui/render.py": 2,  # the renderer, and its view of a subagent's events
+    "telemetry/recorder.py": 1,  # OpenTelemetry spans and metrics
 }
 
 def _dummy(name: str) -> str:

@@ -16,7 +16,7 @@ WALLS = {
     "providers": {"core", "tools", "session", "ui", "output", "commands", "assembly"},
     "llm": {"core", "providers", "tools", "session", "ui", "output", "net", "commands", "assembly"},
     "tools": {"providers", "ui", "output", "session", "commands", "assembly"},
-    "session": {"ui", "output", "providers", "commands", "assembly"},
+    "session": {"ui", "output", "commands", "assembly"},
 }
 
 
