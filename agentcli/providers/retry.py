@@ -1,8 +1,9 @@
 """Retries around a provider stream: exponential backoff with jitter, `retry-after` honoured (capped).
 
-Retried: errors whose class is `retryable` (rate_limit, overloaded, timeout, unavailable — i.e. HTTP 408, 409,
-429, 5xx, 529, connection refused/dropped), whether the stream broke before any output or in the middle of a
-reply (text, thinking or a half-sent tool call alike). A retry after output is announced with
+Retried: errors whose class is `retryable` (rate_limit, overloaded, timeout, unavailable — HTTP 408, 409, 429,
+5xx, 529, an in-stream server error; the net layer decides which connection failures are safe to resend),
+whether the stream broke before any output or in the middle of a reply (text, thinking or a half-sent tool call
+alike). A retry after output is announced with
 `ApiRetry(discarded=True)`: consumers drop what that attempt streamed, and the new response starts over. Nothing
 has reached the transcript by then (the loop appends a message only when its stream completes).
 """

@@ -1,6 +1,6 @@
-"""`agentcli -p` against hostile model output: a NUL byte in a path and a reply cut in the middle of a tool call.
-Both used to end the run (`internal error: ValueError: embedded null byte`; `unavailable`); now the model reads
-a tool error, and the cut reply is asked for again."""
+"""`agentcli -p` against hostile model output: a NUL byte in a path, and a reply the server breaks off (an
+in-stream overloaded error) in the middle of a tool call. Both used to end the run (`internal error: ValueError:
+embedded null byte`; `overloaded`); now the model reads a tool error, and the broken reply is asked for again."""
 
 from __future__ import annotations
 
@@ -35,7 +35,8 @@ def test_nul_byte_in_a_path_is_a_tool_error(tmp_path: Path, fake_llm: FakeLLM, m
 def test_a_reply_cut_inside_a_tool_call_is_retried(tmp_path: Path, fake_llm: FakeLLM, model: str) -> None:
     root = git_repo(tmp_path / "proj", {"a.txt": "alpha\n"})
     call = ToolCall("Read", {"file_path": "a.txt", "offset": 1, "limit": 2000})
-    fake_llm.push(Reply(text="ok", tool_calls=[call], args_chunk_size=3, fault=Fault("drop_mid", after_events=6)),
+    broken = Fault("stream_error", 529, "Overloaded", after_events=6)
+    fake_llm.push(Reply(text="ok", tool_calls=[call], args_chunk_size=3, fault=broken),
                   Reply(text="ok", tool_calls=[call]), Reply(text="it says alpha"))
     run = agentcli(["-p", "read a.txt", "--model", model, *ARGS], root, provider_env(fake_llm, model))
     assert run.status == 0, run.stderr

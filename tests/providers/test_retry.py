@@ -83,15 +83,17 @@ def test_not_retryable_is_raised_at_once(fake_llm: FakeLLM) -> None:
 @pytest.mark.parametrize("name", ["anthropic", "openai"])
 @pytest.mark.parametrize("with_tool", [False, True], ids=["cut-in-text", "cut-in-tool-call"])
 def test_break_mid_reply_is_retried_and_discarded(fake_llm: FakeLLM, name: str, with_tool: bool) -> None:
-    """A reply cut in the middle (text, or half a tool call's arguments) is retried; the retry says the
-    attempt's output is void, and the builder fed the whole stream holds only the retried reply."""
+    """A reply the server breaks off in the middle (an in-stream overloaded error, in text or in half a tool
+    call's arguments) is retried; the retry says the attempt's output is void, and the builder fed the whole
+    stream holds only the retried reply. (Whether an error is retryable is its class's call: a dropped
+    connection may have been billed, and the net layer decides that.)"""
     from agentcli.core.assemble import MessageBuilder
     from tests.fakes.script import ToolCall
 
     calls = [ToolCall("Read", {"file_path": "a_long_file_name.py"})] if with_tool else []
     first_text = "ab" if with_tool else "abcdefghijklmnop"
     fake_llm.push(Reply(text=first_text, chunk_size=2, tool_calls=calls, args_chunk_size=3,
-                        fault=Fault("drop_mid", after_events=7 if with_tool else 5)),
+                        fault=Fault("stream_error", 529, "Overloaded", after_events=7 if with_tool else 5)),
                   Reply(text="second try", tool_calls=calls))
     url = fake_llm.url if name == "anthropic" else fake_llm.openai_url
     p = make_provider(ProviderConfig(name, base_url=url, max_retries=3, **FAST))
