@@ -20,6 +20,7 @@ from agentcli.core.events import (
     ToolCallEnd,
     ToolCallStart,
     UsageReport,
+    WebSearchResults,
 )
 from agentcli.llm.messages import (
     ContentBlock,
@@ -89,7 +90,7 @@ class MessageBuilder:
                 self.stop_reason = reason
                 if model:
                     self.model = model
-            case Notice():
+            case Notice() | WebSearchResults():
                 pass  # for the person, not part of the message
             case ApiRetry(discarded=discarded):
                 if discarded:  # the stream broke mid-reply and starts over: forget what it sent

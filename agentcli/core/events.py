@@ -13,44 +13,21 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, TypeAlias
 
 from agentcli.llm.messages import Message, ToolResultBlock, Usage
-from agentcli.llm.stream import (  # re-exported: every stream event is also an agent event
-    ApiRetry as ApiRetry,
-)
-from agentcli.llm.stream import (
-    MessageStop as MessageStop,
-)
-from agentcli.llm.stream import (
-    Notice as Notice,
-)
-from agentcli.llm.stream import (
-    RedactedThinking as RedactedThinking,
-)
-from agentcli.llm.stream import (
-    StopReason as StopReason,
-)
-from agentcli.llm.stream import (
-    StreamEvent as StreamEvent,
-)
-from agentcli.llm.stream import (
-    TextDelta as TextDelta,
-)
-from agentcli.llm.stream import (
-    ThinkingDelta as ThinkingDelta,
-)
-from agentcli.llm.stream import (
-    ThinkingSignature as ThinkingSignature,
-)
-from agentcli.llm.stream import (
-    ToolCallDelta as ToolCallDelta,
-)
-from agentcli.llm.stream import (
-    ToolCallEnd as ToolCallEnd,
-)
-from agentcli.llm.stream import (
-    ToolCallStart as ToolCallStart,
-)
-from agentcli.llm.stream import (
-    UsageReport as UsageReport,
+from agentcli.llm.stream import (  # re-exported (see __all__): every stream event is also an agent event
+    ApiRetry,
+    MessageStop,
+    Notice,
+    RedactedThinking,
+    StopReason,
+    StreamEvent,
+    TextDelta,
+    ThinkingDelta,
+    ThinkingSignature,
+    ToolCallDelta,
+    ToolCallEnd,
+    ToolCallStart,
+    UsageReport,
+    WebSearchResults,
 )
 
 # ---- agent events -----------------------------------------------------------------------------------------
@@ -213,3 +190,34 @@ AgentEvent: TypeAlias = (
     | SubagentEvent
     | RunFinished
 )
+
+__all__ = [
+    "AgentEvent",
+    "ApiRetry",
+    "AssistantMessage",
+    "HookFinished",
+    "HookStarted",
+    "MessageStop",
+    "ModelUsage",
+    "Notice",
+    "PermissionDecision",
+    "RedactedThinking",
+    "RunFinished",
+    "RunResult",
+    "SessionStarted",
+    "StopReason",
+    "StreamEvent",
+    "SubagentEvent",
+    "TextDelta",
+    "ThinkingDelta",
+    "ThinkingSignature",
+    "ToolCallDelta",
+    "ToolCallEnd",
+    "ToolCallStart",
+    "ToolFinished",
+    "ToolResultsMessage",
+    "ToolStarted",
+    "TurnStarted",
+    "UsageReport",
+    "WebSearchResults",
+]

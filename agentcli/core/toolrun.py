@@ -18,7 +18,7 @@ from agentcli.core.events import AgentEvent, Notice, PermissionDecision, ToolFin
 from agentcli.core.hooks import HookOutcome, Hooks, fire
 from agentcli.core.permissions import ApprovalRequest, Approver, DenyingApprover, Policy, Verdict
 from agentcli.core.sink import SessionSink
-from agentcli.llm.messages import ToolResultBlock, ToolUseBlock
+from agentcli.llm.messages import ContentBlock, ToolResultBlock, ToolUseBlock
 from agentcli.tools.base import Tool, ToolContext, ToolOutput
 from agentcli.tools.paths import outside_approved
 from agentcli.tools.validate import unusable_strings, validate_args
@@ -49,6 +49,12 @@ class ToolRunner:
         self.plan: str | None = None
         self.stopped: str | None = None  # a hook's `"continue": false`: the run ends after this turn
         self._results: dict[str, ToolResultBlock] = {}
+        self._attachments: list[ContentBlock] = []
+
+    def take_attachments(self) -> list[ContentBlock]:
+        """Blocks tools produced for the model beside their text results (a Read image), to follow the results."""
+        out, self._attachments = self._attachments, []
+        return out
 
     def _payload(self, **fields: Any) -> dict[str, Any]:
         return {"session_id": self.sink.session_id, "permission_mode": self.policy.mode, **fields}
@@ -216,6 +222,7 @@ class ToolRunner:
             async for ev in self._post_hooks(r, out.is_error, content, post):
                 yield ev
             content += "".join(f"\n\n{name} hook: {text}" for name, text in _post_feedback(post[0], out.is_error))
+            self._attachments += out.metadata.get("attachments", [])
             block = ToolResultBlock(r.call.id, content, out.is_error)
             self._results[r.call.id] = block
             display = self.ctx.redact(out.display) if out.display else None

@@ -19,6 +19,7 @@ from agentcli.core.events import (
     ToolCallStart,
     TurnStarted,
     UsageReport,
+    WebSearchResults,
 )
 
 Raw = dict[str, Any]
@@ -97,7 +98,7 @@ class PartialMapper:
                             "usage": {"output_tokens": self._output_tokens}})
                 out.append({"type": "message_stop"})
                 return out
-            case Notice():
+            case Notice() | WebSearchResults():
                 return []  # a system line of its own in stream-json
             case ApiRetry(discarded=discarded):
                 if not discarded:

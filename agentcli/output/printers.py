@@ -34,6 +34,7 @@ from agentcli.core.events import (
     ToolStarted,
     TurnStarted,
     UsageReport,
+    WebSearchResults,
 )
 from agentcli.ids import new_uuid
 from agentcli.output import schema
@@ -78,7 +79,7 @@ class TextPrinter:
             case (SessionStarted() | TurnStarted() | AssistantMessage() | PermissionDecision() | ToolFinished()
                   | ToolResultsMessage() | TextDelta() | ThinkingDelta() | ThinkingSignature() | RedactedThinking()
                   | ToolCallStart() | ToolCallDelta() | ToolCallEnd() | UsageReport() | MessageStop()
-                  | HookStarted() | HookFinished() | SubagentEvent()):
+                  | HookStarted() | HookFinished() | SubagentEvent() | WebSearchResults()):
                 pass  # the text format shows only the result (and, verbose, progress on stderr)
             case _:
                 assert_never(ev)
@@ -101,7 +102,8 @@ class JsonPrinter:
             case (SessionStarted() | TurnStarted() | AssistantMessage() | PermissionDecision() | ToolStarted()
                   | ToolFinished() | ToolResultsMessage() | Notice() | ApiRetry() | TextDelta() | ThinkingDelta()
                   | ThinkingSignature() | RedactedThinking() | ToolCallStart() | ToolCallDelta() | ToolCallEnd()
-                  | UsageReport() | MessageStop() | HookStarted() | HookFinished() | SubagentEvent()):
+                  | UsageReport() | MessageStop() | HookStarted() | HookFinished() | SubagentEvent()
+                  | WebSearchResults()):
                 pass  # one object at the end: nothing before it
             case _:
                 assert_never(ev)
@@ -160,6 +162,10 @@ class StreamJsonPrinter:
                             "hook_event": event, "output": stdout, "stdout": stdout, "stderr": stderr,
                             "exit_code": exit_code, "outcome": outcome, "session_id": self.session_id,
                             "uuid": new_uuid()})
+            case WebSearchResults(provider, queries, sources):
+                self._emit({"type": "system", "subtype": "web_search", "provider": provider,
+                            "queries": list(queries), "sources": [{"title": t, "url": u} for t, u in sources],
+                            "parent_tool_use_id": parent, "session_id": self.session_id, "uuid": new_uuid()})
             case RunFinished(result):
                 self._emit(schema.result_line(result))
             case (TurnStarted() | TextDelta() | ThinkingDelta() | ThinkingSignature() | RedactedThinking()

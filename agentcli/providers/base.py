@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from agentcli.llm.messages import ToolSpec
 from agentcli.llm.request import Effort as Effort
 from agentcli.llm.request import ModelRequest as ModelRequest
 from agentcli.llm.request import Provider as Provider
@@ -41,3 +42,12 @@ class HttpProvider:
 
     async def aclose(self) -> None:
         await self._client.aclose()
+
+
+WEB_SEARCH_TOOL = "WebSearch"  # the client tool a provider's own server-side search replaces, where it has one
+
+
+def split_web_search(tools: tuple[ToolSpec, ...]) -> tuple[tuple[ToolSpec, ...], bool]:
+    """The tools without WebSearch, and whether it was there (then the adapter sends its native search tool)."""
+    kept = tuple(t for t in tools if t.name != WEB_SEARCH_TOOL)
+    return kept, len(kept) != len(tools)

@@ -41,6 +41,7 @@ from agentcli.core.events import (
     ToolStarted,
     TurnStarted,
     UsageReport,
+    WebSearchResults,
 )
 from agentcli.llm.messages import Usage
 
@@ -135,7 +136,8 @@ class TelemetryRecorder:
             case RunFinished(result):
                 self._end_run(t, result)
             case (ThinkingSignature() | RedactedThinking() | ToolCallDelta() | ToolCallEnd() | UsageReport()
-                  | MessageStop() | Notice() | ToolResultsMessage() | HookStarted() | HookFinished()):
+                  | MessageStop() | Notice() | ToolResultsMessage() | HookStarted() | HookFinished()
+                  | WebSearchResults()):
                 pass  # no span or metric of their own (usage comes with the assistant message)
             case _:
                 assert_never(ev)
