@@ -16,16 +16,6 @@ from agentcli.core.events import (
     ToolCallStart,
     UsageReport,
 )
-from agentcli.core.messages import (
-    ImageBlock,
-    Message,
-    RedactedThinkingBlock,
-    TextBlock,
-    ThinkingBlock,
-    ToolResultBlock,
-    ToolUseBlock,
-    Usage,
-)
 from agentcli.errors import (
     AuthError,
     BadRequestError,
@@ -34,6 +24,16 @@ from agentcli.errors import (
     RateLimitError,
     StreamError,
     UnavailableError,
+)
+from agentcli.llm.messages import (
+    ImageBlock,
+    Message,
+    RedactedThinkingBlock,
+    TextBlock,
+    ThinkingBlock,
+    ToolResultBlock,
+    ToolUseBlock,
+    Usage,
 )
 from agentcli.net.http import HttpClient, Timeouts
 from agentcli.providers.anthropic import AnthropicProvider, parse_stream
