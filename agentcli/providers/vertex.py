@@ -12,7 +12,7 @@ import os
 from collections.abc import AsyncIterator
 from typing import Any
 
-from agentcli.core.events import StreamEvent
+from agentcli.llm.stream import StreamEvent
 from agentcli.errors import ConfigError, ProviderError
 from agentcli.net.errors import ApiIdentity, ConnectionDropped
 from agentcli.providers import anthropic as anthropic_adapter
