@@ -97,9 +97,10 @@ class Agent:
         return self.sink.session_id
 
     async def aclose(self) -> None:
-        """Release the provider's connections and the session file."""
+        """Release the provider's connections, the tool sources (MCP servers) and the session file."""
         try:
             await self.provider.aclose()
+            await self.registry.aclose()
         finally:
             self.sink.close()
 
@@ -111,11 +112,15 @@ class Agent:
         """Run one user prompt to the end. Always ends with a `RunFinished` event unless cancelled."""
         st = _RunState()
         runner = ToolRunner(self.policy, self.approver, self.ctx, self.sink)
+        await self.registry.refresh()  # MCP servers still connecting get their grace before init lists them
         yield self._started()
         self.append(prompt if isinstance(prompt, Message) else Message.user(prompt))
         try:
             while True:
                 st.turns += 1
+                await self.registry.refresh()
+                for level, text in self.registry.notices():
+                    yield Notice("warning" if level == "warning" else "info", text)
                 tools = self.registry.tools()
                 builder = MessageBuilder(provider=self.options.provider_name)
                 yield TurnStarted(st.turns)
@@ -176,7 +181,7 @@ class Agent:
     def _started(self) -> SessionStarted:
         return SessionStarted(self.session_id, str(self.ctx.project_root), self.options.model,
                               self.options.provider_name, tuple(t.name for t in self.registry.tools()),
-                              self.policy.mode)
+                              self.policy.mode, tuple(self.registry.servers()))
 
     async def _stream(
         self, builder: MessageBuilder, tools: list[Any], st: _RunState

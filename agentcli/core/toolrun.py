@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from agentcli.core.events import AgentEvent, PermissionDecision, ToolFinished, ToolStarted
-from agentcli.core.messages import ToolResultBlock, ToolUseBlock
+from agentcli.core.messages import ImageBlock, ToolResultBlock, ToolUseBlock
 from agentcli.core.permissions import ApprovalRequest, Approver, Policy
 from agentcli.core.sink import SessionSink
 from agentcli.tools.base import Tool, ToolContext, ToolOutput
@@ -41,9 +41,13 @@ class ToolRunner:
         self.denials: list[dict[str, Any]] = []
         self.plan: str | None = None
         self._results: dict[str, ToolResultBlock] = {}
+        self._images: dict[str, list[ImageBlock]] = {}
 
-    def results_for(self, calls: list[ToolUseBlock]) -> list[ToolResultBlock]:
-        return [self._results[c.id] for c in calls]
+    def results_for(self, calls: list[ToolUseBlock]) -> list[ToolResultBlock | ImageBlock]:
+        """Every call's result, then the images results carried (an MCP screenshot), which every provider
+        accepts after the results in the same user message."""
+        images = [img for c in calls for img in self._images.pop(c.id, [])]
+        return [*(self._results[c.id] for c in calls), *images]
 
     async def run_calls(self, calls: list[ToolUseBlock], tools: list[Tool]) -> AsyncIterator[AgentEvent]:
         by_name = {t.name: t for t in tools}
@@ -72,6 +76,14 @@ class ToolRunner:
         self, call: ToolUseBlock, by_name: dict[str, Tool]
     ) -> AsyncIterator[AgentEvent | _Ready]:
         tool = by_name.get(call.name)
+        if tool is None:
+            # A tool source's tool not offered this turn (a deferred MCP tool), or why it cannot run.
+            lookup = self.ctx.state.get("tool_lookup")
+            found = lookup(call.name) if callable(lookup) else None
+            if isinstance(found, str):
+                yield self._fail(call, found)
+                return
+            tool = found
         if tool is None:
             names = ", ".join(sorted(by_name)) or "none"
             yield self._fail(call, f"Unknown tool '{call.name}'. Available tools: {names}.")
@@ -133,6 +145,8 @@ class ToolRunner:
                 self._take_plan(r.call.id, out.metadata)
             block = ToolResultBlock(r.call.id, content, out.is_error)
             self._results[r.call.id] = block
+            if out.metadata.get("images"):
+                self._images[r.call.id] = [ImageBlock(m, d) for m, d in out.metadata["images"]]
             display = self.ctx.redact(out.display) if out.display else None
             yield ToolFinished(r.call.id, r.tool.name, r.args, block, ms, display)
 

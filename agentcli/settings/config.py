@@ -30,6 +30,10 @@ SCALAR_KEYS = {
     "preset": str,
     "append_system_prompt": str,
     "show_thinking": bool,
+    "mcp_grace_s": float,
+    "mcp_connect_timeout_s": float,
+    "mcp_tool_timeout_s": float,
+    "mcp_schema_budget": float,
 }
 
 
@@ -70,6 +74,12 @@ class Settings:
     providers: dict[str, dict[str, Any]] = field(default_factory=dict)
     prices: dict[str, dict[str, Any]] = field(default_factory=dict)
     secrets: tuple[str, ...] = ()
+    mcp_config: tuple[str, ...] = ()  # --mcp-config values (files or JSON), see agentcli.mcp.config
+    strict_mcp_config: bool = False
+    mcp_grace_s: float = 1.0  # how long the first request waits for MCP servers still connecting
+    mcp_connect_timeout_s: float = 30.0
+    mcp_tool_timeout_s: float = 120.0
+    mcp_schema_budget: float = 0.10  # share of the context window MCP tool schemas may take before deferral
 
     @property
     def project_root(self) -> Path:
