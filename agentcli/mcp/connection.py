@@ -22,6 +22,7 @@ import mcp_types as types
 from mcp import Client
 from mcp.client.context import ClientRequestContext
 from mcp.shared.exceptions import MCPError
+from mcp_types.jsonrpc import CONNECTION_CLOSED
 
 from agentcli import __version__
 from agentcli.mcp.config import ServerConfig
@@ -153,6 +154,11 @@ class Connection:
         root = types.Root.model_validate({"uri": self.cwd.resolve().as_uri(), "name": self.cwd.name})
         return types.ListRootsResult(roots=[root])
 
+    def _lost(self, error: str) -> None:
+        if self.status == "connected":
+            self._fail(error)
+        self._stop.set()
+
     def _fail(self, error: str) -> None:
         self.status, self.error, self.tools, self.prompts = "failed", error, [], []
         self.settled.set()
@@ -176,10 +182,12 @@ class Connection:
         except TimeoutError as err:
             raise ToolCallError(f"MCP server '{self.cfg.name}' did not answer within {timeout_s:.0f} s") from err
         except MCPError as err:
-            raise ToolCallError(f"MCP server '{self.cfg.name}' returned an error: {err.error.message}") from err
+            if err.error.code != CONNECTION_CLOSED:
+                raise ToolCallError(f"MCP server '{self.cfg.name}' returned an error: {err.error.message}") from err
+            self._lost("the server closed the connection (exited?)")
+            raise ToolCallError(self.unavailable()) from err
         except (anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream, OSError) as err:
-            self._fail(f"disconnected ({type(err).__name__})")
-            self._stop.set()
+            self._lost(f"disconnected ({type(err).__name__})")
             raise ToolCallError(self.unavailable()) from err
         return result.model_dump(by_alias=True, exclude_none=True, mode="json")
 

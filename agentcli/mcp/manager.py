@@ -31,7 +31,7 @@ REFRESH_WAIT_S = 2.0
 class McpManager:
     """Implements agentcli.tools.base.ToolSource."""
 
-    def __init__(self, config: McpConfig, cwd: Path, *, grace_s: float = 1.0, connect_timeout_s: float = 30.0,
+    def __init__(self, config: McpConfig, cwd: Path, *, grace_s: float = 2.0, connect_timeout_s: float = 30.0,
                  tool_timeout_s: float = 120.0, budget: float = 0.10,
                  window: Callable[[], int | None] = lambda: None) -> None:
         self.config = config
@@ -95,6 +95,9 @@ class McpManager:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._settle(), max(0.0, left))
             self._first_refresh = False
+            slow = [n for n, status in self.servers() if status == "pending"]
+            self._notices += [("warning", f"MCP server '{n}' is still connecting after {self.grace_s:g} s; going on "
+                                          "without it (its tools appear when it is ready)") for n in slow]
             return
         await asyncio.gather(*(c.wait_refreshed(REFRESH_WAIT_S) for c in self.connections.values()))
 

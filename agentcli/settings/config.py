@@ -76,7 +76,7 @@ class Settings:
     secrets: tuple[str, ...] = ()
     mcp_config: tuple[str, ...] = ()  # --mcp-config values (files or JSON), see agentcli.mcp.config
     strict_mcp_config: bool = False
-    mcp_grace_s: float = 1.0  # how long the first request waits for MCP servers still connecting
+    mcp_grace_s: float = 2.0  # how long the first request waits for MCP servers still connecting
     mcp_connect_timeout_s: float = 30.0
     mcp_tool_timeout_s: float = 120.0
     mcp_schema_budget: float = 0.10  # share of the context window MCP tool schemas may take before deferral
