@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 import anyio
+import anyio.abc
 import mcp_types as types
 from mcp import Client
 from mcp.client.context import ClientRequestContext
@@ -58,6 +59,7 @@ class Connection:
         self._task: asyncio.Task[None] | None = None
         self._refresh: asyncio.Task[None] | None = None
         self._started = 0.0
+        self._dirty = False
 
     def start(self) -> None:
         self.status, self.error, self._started = "pending", None, time.monotonic()
@@ -77,7 +79,7 @@ class Connection:
             self._fail(describe_error(err, self.cfg))
         finally:
             self.client = None
-            if self.status == "connected":
+            if self.status == "connected" and not self._stop.is_set():
                 self._fail("the connection closed")
             self.settled.set()
             if log is not None:
@@ -91,14 +93,17 @@ class Connection:
         with anyio.CancelScope(deadline=anyio.current_time() + self.connect_timeout_s) as scope:
             async with client:
                 await self._list(client)
-                scope.deadline = math.inf
-                self.client, self.instructions = client, client.instructions
-                self.status = "connected"
-                self.settled.set()
-                self.on_event("connected", None)
                 async with anyio.create_task_group() as tg:
                     if self._modern(client):
-                        tg.start_soon(self._listen, client)
+                        # subscribed before "connected": a change right after connect is not missed
+                        await tg.start(self._listen, client)
+                    scope.deadline = math.inf
+                    self.client, self.instructions = client, client.instructions
+                    self.status = "connected"
+                    self.settled.set()
+                    if self._dirty:  # a change notification arrived while connecting
+                        self._refresh = asyncio.get_running_loop().create_task(self._relist())
+                    self.on_event("connected", None)
                     await self._stop.wait()
                     tg.cancel_scope.cancel()
         if scope.cancelled_caught and self.status == "pending":
@@ -109,11 +114,18 @@ class Connection:
         wants = bool(caps.tools and caps.tools.list_changed) or bool(caps.prompts and caps.prompts.list_changed)
         return wants and (client.protocol_version or "") >= "2026"
 
-    async def _listen(self, client: Client) -> None:
-        with contextlib.suppress(Exception):  # a server that cannot listen simply sends no changes
+    async def _listen(self, client: Client, *, task_status: anyio.abc.TaskStatus[None]) -> None:
+        """2026-era servers send changes on a `subscriptions/listen` stream, not as loose notifications."""
+        started = False
+        try:
             async with client.listen(tools_list_changed=True, prompts_list_changed=True) as sub:
+                task_status.started()
+                started = True
                 async for _event in sub:
                     await self._relist()
+        except Exception:  # a server that cannot listen simply sends no changes
+            if not started:
+                task_status.started()
 
     async def _list(self, client: Client) -> None:
         caps = client.server_capabilities
@@ -141,7 +153,9 @@ class Connection:
     async def _relist(self) -> None:
         client = self.client
         if client is None:
+            self._dirty = True
             return
+        self._dirty = False
         try:
             await self._list(client)
         except Exception as err:
