@@ -249,7 +249,7 @@ def start_mcp(settings: Settings, agent: Agent) -> None:
                                key=len, reverse=True))
     ctx.state["tool_lookup"] = agent.registry.lookup
     ctx.state["mcp"] = manager
-    ctx.state["accepts_images"] = agent.options.provider_name in IMAGE_PROVIDERS
+    ctx.state["accepts_images"] = manager.accepts_images = agent.options.provider_name in IMAGE_PROVIDERS
     agent.registry.sources.append(manager)
     manager.start()
 

@@ -114,7 +114,7 @@ class Agent:
         runner = ToolRunner(self.policy, self.approver, self.ctx, self.sink)
         await self.registry.refresh()  # MCP servers still connecting get their grace before init lists them
         yield self._started()
-        self.append(prompt if isinstance(prompt, Message) else Message.user(prompt))
+        self.append(await self.registry.attach(prompt if isinstance(prompt, Message) else Message.user(prompt)))
         try:
             while True:
                 st.turns += 1

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agentcli import paths
+from agentcli.core.messages import ContentBlock
 from agentcli.mcp.config import McpConfig, ServerConfig
 from agentcli.mcp.search import SEARCH_TOOL, DeferredTools
 from agentcli.tools.base import Tool
@@ -41,6 +42,7 @@ class McpManager:
         self.tool_timeout_s = tool_timeout_s
         self.connections: dict[str, Connection] = {}
         self.deferred = DeferredTools(budget, window, DEFAULT_WINDOW)
+        self.accepts_images = False
         self._notices: list[tuple[str, str]] = [("warning", p) for p in config.problems]
         self._started = 0.0
         self._boot: asyncio.Task[None] | None = None
@@ -164,6 +166,13 @@ class McpManager:
         if server in self.config.servers and conn is None:
             return f"MCP server '{server}' is still starting; try again shortly."
         return None
+
+    async def attachments(self, text: str) -> list[ContentBlock]:
+        if "@" not in text or not self.connections:
+            return []
+        from agentcli.mcp.mentions import resource_blocks
+
+        return await resource_blocks(self, text, self.accepts_images)
 
     def notices(self) -> list[tuple[str, str]]:
         out, self._notices = self._notices, []

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+from agentcli.core.messages import ContentBlock
 from agentcli.redact import Redactor
 
 
@@ -82,5 +83,8 @@ class ToolSource(Protocol):
 
     def servers(self) -> list[tuple[str, str]]:
         """(name, status) of each server behind this source."""
+
+    async def attachments(self, text: str) -> list[ContentBlock]:
+        """Blocks a user prompt's mentions attach (MCP `@server:uri` resources)."""
 
     async def aclose(self) -> None: ...

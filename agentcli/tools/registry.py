@@ -9,6 +9,7 @@ from __future__ import annotations
 import importlib
 from collections.abc import Iterable
 
+from agentcli.core.messages import Message
 from agentcli.tools.base import Tool, ToolSource
 
 BUILTIN_TOOLS: dict[str, str] = {
@@ -73,6 +74,11 @@ class ToolRegistry:
             if found is not None:
                 return found
         return None
+
+    async def attach(self, message: Message) -> Message:
+        """`message` with what its mentions attach (MCP resources) placed before its own text."""
+        extra = [b for source in self.sources for b in await source.attachments(message.text)]
+        return Message(message.role, (*extra, *message.content)) if extra else message
 
     def notices(self) -> list[tuple[str, str]]:
         return [n for source in self.sources for n in source.notices()]
