@@ -74,7 +74,15 @@ class Connection:
             log = self.log_path.open("a", encoding="utf-8", errors="replace")
             log.write(f"--- {time.strftime('%Y-%m-%d %H:%M:%S')} starting {self.cfg.name}\n")
             log.flush()
-            await self._serve(log)
+            try:
+                await self._serve(log, "auto")
+            except Exception as err:
+                # Some 2025-era HTTP servers answer the 2026 `server/discover` probe with an HTTP error
+                # instead of a JSON-RPC one, which the SDK does not take as "legacy": ask them the old way.
+                if self.cfg.transport == "stdio" or self.status != "pending" or isinstance(err, TimeoutError):
+                    raise
+                log.write(f"discover failed ({describe_error(err, self.cfg)}); retrying with initialize\n")
+                await self._serve(log, "auto")
         except Exception as err:  # every failure is one line for the user and an error for the model
             self._fail(describe_error(err, self.cfg))
         finally:
@@ -85,9 +93,9 @@ class Connection:
             if log is not None:
                 log.close()
 
-    async def _serve(self, log: TextIO) -> None:
+    async def _serve(self, log: TextIO, mode: str) -> None:
         client = Client(open_transport(self.cfg, self.cwd, log), message_handler=self._on_message,
-                        list_roots_callback=self._roots, cache=None, mode="auto",
+                        list_roots_callback=self._roots, cache=None, mode=mode,
                         client_info=types.Implementation(name="agentcli", version=__version__))
         # One scope for connect and serve: a deadline while connecting, none after (anyio scopes must nest).
         with anyio.CancelScope(deadline=anyio.current_time() + self.connect_timeout_s) as scope:
