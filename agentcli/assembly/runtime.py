@@ -251,7 +251,7 @@ def start_mcp(settings: Settings, agent: Agent) -> None:
     ctx.state["mcp"] = manager
     ctx.state["accepts_images"] = manager.accepts_images = agent.options.provider_name in IMAGE_PROVIDERS
     agent.registry.sources.append(manager)
-    manager.start()
+    manager.start(settings.mcp_start_delay_s)
 
 
 IMAGE_PROVIDERS = frozenset({"anthropic", "openai", "google", "gemini", "openrouter"})

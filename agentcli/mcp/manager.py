@@ -55,12 +55,16 @@ class McpManager:
 
     # ---- life cycle ---------------------------------------------------------------------------------------
 
-    def start(self) -> None:
+    def start(self, delay_s: float = 0.0) -> None:
+        """Connect every server in the background, after `delay_s` (the REPL lets its prompt draw first: the
+        SDK import and three server processes would otherwise compete with it for the CPU)."""
         if self._boot is None and self.config.servers:
-            self._started = time.monotonic()
-            self._boot = asyncio.create_task(self._start_all(), name="mcp:boot")
+            self._started = time.monotonic() + delay_s
+            self._boot = asyncio.create_task(self._start_all(delay_s), name="mcp:boot")
 
-    async def _start_all(self) -> None:
+    async def _start_all(self, delay_s: float) -> None:
+        if delay_s > 0:
+            await asyncio.sleep(delay_s)
         try:
             # The SDK takes most of a second to import: never on the thread that draws the prompt.
             mod = await asyncio.to_thread(importlib.import_module, "agentcli.mcp.connection")

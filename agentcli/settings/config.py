@@ -80,6 +80,7 @@ class Settings:
     mcp_connect_timeout_s: float = 30.0
     mcp_tool_timeout_s: float = 120.0
     mcp_schema_budget: float = 0.10  # share of the context window MCP tool schemas may take before deferral
+    mcp_start_delay_s: float = 0.0  # the REPL sets it so its prompt is drawn before MCP servers start
 
     @property
     def project_root(self) -> Path:
