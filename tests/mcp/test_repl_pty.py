@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import json
 import subprocess
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.fakes import FakeLLM, Reply
+from tests.fakes import FakeLLM, Reply, ToolCall
 from tests.ui.ptyterm import Term, child_env
 
 
@@ -50,3 +51,24 @@ def test_mcp_status_prompt_and_resource(term: Term, fake_llm: FakeLLM) -> None:
     term.expect("Read it.")
     sent = json.dumps(fake_llm.requests[-1].body["messages"])
     assert "(MCP resource)" in sent and "Architecture" in sent
+
+
+def test_escape_cancels_a_running_mcp_call(term: Term, fake_llm: FakeLLM) -> None:
+    fake_llm.push(
+        Reply(text="Starting.", tool_calls=[ToolCall("mcp__every__trigger-long-running-operation",
+                                                     {"duration": 60, "steps": 60})]),
+        Reply(text="Fresh answer."),
+    )
+    term.prompt()
+    term.line("run the long operation")
+    term.expect("Starting.")
+    term.expect("trigger-long-running-operation")
+    sent = time.monotonic()
+    term.send("\x1b")
+    term.expect("Interrupted")
+    elapsed = time.monotonic() - sent
+    assert elapsed < 1.0, f"Esc took {elapsed * 1000:.0f} ms"
+    term.prompt()
+    term.line("again")
+    term.expect("Fresh answer.")
+    assert "[Request interrupted by user]" in json.dumps(fake_llm.requests[-1].body["messages"])
