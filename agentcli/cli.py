@@ -24,6 +24,8 @@ SUBCOMMANDS: dict[str, str] = {
     "permissions": "list, add and remove permission rules",
     "presets": "list and show tool presets",
     "mcp": "add, list, show and remove MCP servers",
+    "hooks": "list the hooks in force, import them from Claude Code's settings",
+    "agents": "list subagent definitions (.claude/agents, .agentcli/agents, built-ins)",
 }
 
 PERMISSION_MODES = ("default", "acceptEdits", "plan", "bypassPermissions")
@@ -82,6 +84,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help='MCP servers from a file or a JSON string ({"mcpServers": {...}}); repeatable')
     p.add_argument("--strict-mcp-config", action="store_true", default=None,
                    help="use only the --mcp-config servers, none from settings or .mcp.json")
+    p.add_argument("--settings", metavar="FILE_OR_JSON",
+                   help="more settings (hooks, permissions …) from a JSON file or inline JSON, as Claude Code's")
     p.add_argument("--max-turns", type=int, help="stop after this many model requests")
     p.add_argument("--max-budget-usd", type=float, help="stop when the run has cost this much")
     p.add_argument("--max-tool-calls-per-turn", type=int, help="stop when one reply asks for more tool calls")

@@ -168,7 +168,7 @@ class McpManager:
         if server in self.config.untrusted:
             return f"MCP server '{server}' was not started: the project's MCP servers are not trusted."
         if server in self.config.servers and conn is None:
-            return f"MCP server '{server}' is still starting; try again shortly."
+            return f"MCP server '{server}' is still connecting; try again shortly."
         return None
 
     async def attachments(self, text: str) -> list[ContentBlock]:
