@@ -96,3 +96,19 @@ def test_no_server_no_mcp_import(tmp_path: Path) -> None:
                               "AGENTCLI_HOME": str(paths.home())}, timeout=60)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "[]"
+
+
+def test_trust_command_shows_what_the_servers_would_do(tmp_path: Path) -> None:
+    """`agentcli permissions trust` with only a .mcp.json: lists each server's command or URL and the variables
+    it reads (a GITHUB_TOKEN sent to a URL the repository chose is visible before it is trusted)."""
+    from tests.cli.helpers import agentcli
+
+    root = project(tmp_path, {"gh": {"type": "http", "url": "https://mcp.example.com/mcp?x=1",
+                                     "headers": {"Authorization": "Bearer ${GITHUB_TOKEN}"}},
+                              "local": {"command": "npx", "args": ["-y", "some-server"]}})
+    run = agentcli(["permissions", "trust"], root, {"GITHUB_TOKEN": "ghp_secret_value_123"})
+    assert run.status == 0, run.stderr
+    assert "start MCP server 'gh': connect to https://mcp.example.com/mcp (http), reading ${GITHUB_TOKEN}" in run.stdout
+    assert "start MCP server 'local': run npx -y some-server" in run.stdout
+    assert "ghp_secret_value_123" not in run.stdout
+    assert list(load(root, environ={"GITHUB_TOKEN": "t"}).servers) == ["gh", "local"]
