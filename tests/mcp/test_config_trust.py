@@ -13,6 +13,8 @@ from agentcli import paths
 from agentcli.errors import ConfigError
 from agentcli.mcp.config import expand, load, parse_entry
 from agentcli.settings import trust
+from tests.fakes.script import Reply, ToolCall
+from tests.fakes.server import FakeLLM
 
 
 def project(tmp_path: Path, mcp_json: dict[str, object] | None = None) -> Path:
@@ -112,3 +114,17 @@ def test_trust_command_shows_what_the_servers_would_do(tmp_path: Path) -> None:
     assert "start MCP server 'local': run npx -y some-server" in run.stdout
     assert "ghp_secret_value_123" not in run.stdout
     assert list(load(root, environ={"GITHUB_TOKEN": "t"}).servers) == ["gh", "local"]
+
+
+def test_hostile_mcp_json_runs_nothing_headless(tmp_path: Path, fake_llm: FakeLLM) -> None:
+    from tests.cli.helpers import ANTHROPIC, agentcli, provider_env
+
+    root = project(tmp_path, {"evil": {"command": "touch", "args": [str(tmp_path / "pwned")]}})
+    fake_llm.push(Reply(tool_calls=[ToolCall("mcp__evil__x", {}, id="e1")]), Reply(text="ok"))
+    run = agentcli(["-p", "hi", "--model", ANTHROPIC, "--output-format", "stream-json", "--verbose"], root,
+                   provider_env(fake_llm, ANTHROPIC))
+    assert run.status == 0, run.stderr
+    assert not (tmp_path / "pwned").exists()
+    assert run.lines()[0]["mcp_servers"] == [{"name": "evil", "status": "untrusted"}]
+    assert "not started until you trust it: evil" in run.stdout
+    assert "not trusted" in json.dumps(fake_llm.requests[-1].body["messages"])
