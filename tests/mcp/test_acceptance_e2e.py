@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from agentcli import paths
 from agentcli.settings import trust
 from tests.cli.helpers import ANTHROPIC, agentcli, git_repo, provider_env
 from tests.fakes.script import Reply, ToolCall
@@ -54,6 +55,9 @@ def test_real_servers_stdio_and_http(tmp_path: Path, fake_llm: FakeLLM, everythi
     assert '"timezone": "UTC"' in text(got["t1"]) and not got["t1"].get("is_error")
     assert text(got["t2"]) == "Echo: hello from stdio"
     assert "42" in text(got["t3"])
+    # the servers' stderr went to their log files, not to the screen
+    assert "Starting default (STDIO) server" in (paths.home() / "logs" / "mcp" / "every.log").read_text()
+    assert "Starting default" not in run.stderr and "STDIO" not in run.stdout
     offered = {t["name"] for t in fake_llm.requests[0].body["tools"]}
     assert {"mcp__time__get_current_time", "mcp__every__echo", "mcp__web__get-sum"} <= offered
 
