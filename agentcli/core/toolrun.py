@@ -208,7 +208,11 @@ class ToolRunner:
             async for ev in _forward(forwarded, running):
                 yield ev
         finally:
-            running.cancel()
+            if not running.done():
+                running.cancel()
+                # A cancelled batch (Esc) may still end in an exception (an MCP call's anyio scope turns the
+                # cancellation into one); nobody wants it, and an unretrieved one is printed over the REPL.
+                running.add_done_callback(_retrieve)
         outs = running.result()
         for r, (out, ms) in zip(batch, outs, strict=True):
             content = self.ctx.redact(out.content)
@@ -266,6 +270,11 @@ class ToolRunner:
         block = ToolResultBlock(call.id, message, is_error=True)
         self._results[call.id] = block
         return ToolFinished(call.id, call.name, call.input, block, 0)
+
+
+def _retrieve(fut: asyncio.Future[Any]) -> None:
+    if not fut.cancelled():
+        fut.exception()
 
 
 async def _forward(queue: asyncio.Queue[AgentEvent], running: asyncio.Future[Any]) -> AsyncIterator[AgentEvent]:
