@@ -16,7 +16,7 @@ from typing import Any
 from agentcli.core.calls import CallScope, current_call
 from agentcli.core.events import AgentEvent, PermissionDecision, ToolFinished, ToolStarted
 from agentcli.core.hooks import HookOutcome, Hooks, fire
-from agentcli.core.messages import ImageBlock, ToolResultBlock, ToolUseBlock
+from agentcli.core.messages import ContentBlock, ToolResultBlock, ToolUseBlock
 from agentcli.core.permissions import ApprovalRequest, Approver, DenyingApprover, Policy, Verdict
 from agentcli.core.sink import SessionSink
 from agentcli.tools.base import Tool, ToolContext, ToolOutput
@@ -48,7 +48,12 @@ class ToolRunner:
         self.plan: str | None = None
         self.stopped: str | None = None  # a hook's `"continue": false`: the run ends after this turn
         self._results: dict[str, ToolResultBlock] = {}
-        self._images: dict[str, list[ImageBlock]] = {}
+        self._attachments: list[ContentBlock] = []
+
+    def take_attachments(self) -> list[ContentBlock]:
+        """Blocks tools produced for the model beside their text results (a Read image), to follow the results."""
+        out, self._attachments = self._attachments, []
+        return out
 
     def _payload(self, **fields: Any) -> dict[str, Any]:
         return {"session_id": self.sink.session_id, "permission_mode": self.policy.mode, **fields}
@@ -65,11 +70,8 @@ class ToolRunner:
             else:
                 yield ev
 
-    def results_for(self, calls: list[ToolUseBlock]) -> list[ToolResultBlock | ImageBlock]:
-        """Every call's result, then the images results carried (an MCP screenshot), which every provider
-        accepts after the results in the same user message."""
-        images = [img for c in calls for img in self._images.pop(c.id, [])]
-        return [*(self._results[c.id] for c in calls), *images]
+    def results_for(self, calls: list[ToolUseBlock]) -> list[ToolResultBlock]:
+        return [self._results[c.id] for c in calls]
 
     async def run_calls(self, calls: list[ToolUseBlock], tools: list[Tool]) -> AsyncIterator[AgentEvent]:
         by_name = {t.name: t for t in tools}
@@ -224,10 +226,9 @@ class ToolRunner:
             content += "".join(f"\n\n{name} hook: {text}" for name, text in _post_feedback(post[0], out.is_error))
             if "plan" in out.metadata:
                 self._take_plan(r.call.id, out.metadata)
+            self._attachments += out.metadata.get("attachments", [])
             block = ToolResultBlock(r.call.id, content, out.is_error)
             self._results[r.call.id] = block
-            if out.metadata.get("images"):
-                self._images[r.call.id] = [ImageBlock(m, d) for m, d in out.metadata["images"]]
             display = self.ctx.redact(out.display) if out.display else None
             yield ToolFinished(r.call.id, r.tool.name, r.args, block, ms, display)
 

@@ -42,7 +42,7 @@ class McpManager:
         self.tool_timeout_s = tool_timeout_s
         self.connections: dict[str, Connection] = {}
         self.deferred = DeferredTools(budget, window, DEFAULT_WINDOW)
-        self.accepts_images = False
+        self.accepts_images: Callable[[], bool] = lambda: False  # does the session's model take images?
         self._notices: list[tuple[str, str]] = [("warning", p) for p in config.problems]
         self._started = 0.0
         self._boot: asyncio.Task[None] | None = None
@@ -176,7 +176,7 @@ class McpManager:
             return []
         from agentcli.mcp.mentions import resource_blocks
 
-        return await resource_blocks(self, text, self.accepts_images)
+        return await resource_blocks(self, text, self.accepts_images())
 
     def notices(self) -> list[tuple[str, str]]:
         out, self._notices = self._notices, []

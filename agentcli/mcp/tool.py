@@ -68,12 +68,13 @@ class McpTool:
             result = await self.conn.call(self.remote_name, args, self.timeout_s)
         except ToolCallError as err:
             return ToolOutput.error(str(err))
-        return result_output(result, ctx.max_output_chars, bool(ctx.state.get("accepts_images")))
+        accepts = ctx.state.get("accepts_images")  # set by the runtime: does this session's model take images?
+        return result_output(result, ctx.max_output_chars, bool(accepts()) if callable(accepts) else False)
 
 
 def result_output(result: dict[str, Any], limit: int, images_ok: bool) -> ToolOutput:
-    """A `tools/call` result for the model: text parts joined; images kept for models that accept them
-    (`metadata["images"]`), described otherwise; embedded resources inlined when they are text."""
+    """A `tools/call` result for the model: text parts joined; images for models that accept them follow the
+    results (`metadata["attachments"]`), described otherwise; embedded resources inlined when they are text."""
     parts: list[str] = []
     images: list[tuple[str, str]] = []
     for item in result.get("content") or []:
@@ -85,7 +86,9 @@ def result_output(result: dict[str, Any], limit: int, images_ok: bool) -> ToolOu
     text = "\n".join(p for p in parts if p) or "(no output)"
     if len(text) > limit:
         text = text[:limit] + f"\n… [truncated: the result had {len(text)} characters]"
-    meta: dict[str, Any] = {"images": images} if images else {}
+    from agentcli.core.messages import ImageBlock
+
+    meta: dict[str, Any] = {"attachments": [ImageBlock(m, d) for m, d in images]} if images else {}
     return ToolOutput(text, is_error=bool(result.get("isError")), metadata=meta)
 
 

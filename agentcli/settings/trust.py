@@ -54,6 +54,8 @@ def grants(data: dict[str, Any]) -> list[str]:
     if isinstance(servers, dict) and servers:
         out.append("start MCP servers " + ", ".join(sorted(str(s) for s in servers)))
     out.extend(f"run the hook command {c!r}" for c in _hook_commands(data.get("hooks")))
+    if data.get("web_search"):
+        out.append(f"send your web searches to {data['web_search']!r}")
     return out
 
 

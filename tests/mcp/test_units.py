@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from agentcli.core.messages import ImageBlock
 from agentcli.mcp.mentions import mentions, missing_arguments, prompt_arguments, prompt_text
 from agentcli.mcp.search import SEARCH_TOOL, DeferredTools, schema_tokens
 from agentcli.mcp.tool import believed_read_only, object_schema, result_output
@@ -28,11 +29,11 @@ def test_result_output_text_images_resources_and_errors() -> None:
     ], "isError": True}
     out = result_output(result, 10_000, images_ok=True)
     assert out.is_error
-    assert out.metadata["images"] == [("image/png", "iVBOR")]
+    assert out.metadata["attachments"] == [ImageBlock("image/png", "iVBOR")]
     assert "hello" in out.content and "[resource file:///a.txt]\ninside" in out.content
     assert "[resource: file:///b b]" in out.content and "audio/wav (not supported)" in out.content
     text_only = result_output(result, 10_000, images_ok=False)
-    assert "images" not in text_only.metadata and "not shown to this model" in text_only.content
+    assert "attachments" not in text_only.metadata and "not shown to this model" in text_only.content
     assert result_output({"content": [], "structuredContent": {"a": 1}}, 100, False).content == '{"a": 1}'
     assert "truncated" in result_output({"content": [{"type": "text", "text": "x" * 500}]}, 100, False).content
 
