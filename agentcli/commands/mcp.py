@@ -104,9 +104,14 @@ def _save(root: Path, name: str, entry: Any, scope: str) -> int:
     # Checked as it will be read (unexpanded: variables may be set only where the server runs).
     config.parse_entry(name, entry, scope, "(new)", _Placeholders())
     if scope == "project":
+        from agentcli.settings import trust
+
+        trusted = trust.is_mcp_trusted(root)  # before the edit: what was there, the user had trusted (or none)
         data = _read_mcp_json(root)
         data.setdefault("mcpServers", {})[name] = entry
         writer.atomic_write(root / config.MCP_JSON, json.dumps(data, indent=2) + "\n", mode=0o644)
+        if trusted:
+            trust.trust(root)  # the user's own addition needs no second question
     else:
         path = _toml_file(root, scope)
         data = writer.load(path)

@@ -155,6 +155,9 @@ class Connection:
     async def _on_message(self, message: Any) -> None:
         method = getattr(message, "method", None)
         if method in ("notifications/tools/list_changed", "notifications/prompts/list_changed"):
+            if self._refresh is not None and not self._refresh.done():
+                self._dirty = True  # one more re-list when this one ends: a burst costs two, not one each
+                return
             # Re-list outside the dispatcher's task: a request sent from inside its handler would wait on itself.
             self._refresh = asyncio.get_running_loop().create_task(self._relist())
 
@@ -163,14 +166,19 @@ class Connection:
         if client is None:
             self._dirty = True
             return
-        self._dirty = False
-        try:
-            await self._list(client)
-        except Exception as err:
-            self.on_event("warning", f"could not re-list its tools: {describe_error(err, self.cfg)}")
-            return
+        before = [t.get("name") for t in self.tools]
+        for _ in range(3):
+            self._dirty = False
+            try:
+                await self._list(client)
+            except Exception as err:
+                self.on_event("warning", f"could not re-list its tools: {describe_error(err, self.cfg)}")
+                return
+            if not self._dirty:
+                break
         self.changes += 1
-        self.on_event("tools", None)
+        if [t.get("name") for t in self.tools] != before:
+            self.on_event("tools", None)
 
     async def _roots(self, context: ClientRequestContext) -> types.ListRootsResult:
         root = types.Root.model_validate({"uri": self.cwd.resolve().as_uri(), "name": self.cwd.name})
