@@ -297,6 +297,19 @@ async def build(settings: Settings, approver: Approver) -> Built:
     return Built(agent, sel, opened, [note] if note else [])
 
 
+def _sandbox_wrap(settings: Settings, config: Any) -> Callable[..., Any] | None:
+    """agentcli.sandbox's one-shot wrapper, when a stdio server is to run confined (loaded only then)."""
+    wanted = [s for s in config.servers.values() if s.transport == "stdio"
+              and (s.sandbox if s.sandbox is not None else settings.mcp_sandbox)]
+    if not wanted:
+        return None
+    import functools
+
+    from agentcli.sandbox import wrap_command
+
+    return functools.partial(wrap_command, settings)
+
+
 def start_mcp(settings: Settings, agent: Agent) -> None:
     """Configured MCP servers start connecting in the background and feed the agent's registry. With none
     configured nothing of the `mcp` SDK is imported."""
@@ -312,6 +325,7 @@ def start_mcp(settings: Settings, agent: Agent) -> None:
         config, settings.cwd, grace_s=settings.mcp_grace_s, connect_timeout_s=settings.mcp_connect_timeout_s,
         tool_timeout_s=settings.mcp_tool_timeout_s, budget=settings.mcp_schema_budget,
         window=lambda: options.context_window_fn(options.model),
+        wrap=_sandbox_wrap(settings, config), sandbox_all=settings.mcp_sandbox,
     )
     ctx = agent.ctx
     ctx.secrets = tuple(sorted({*ctx.secrets, *(s for c in config.servers.values() for s in c.secrets())},

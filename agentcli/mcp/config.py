@@ -50,6 +50,7 @@ class ServerConfig:
     timeout_s: float | None = None
     trust_annotations: bool = True
     variables: tuple[str, ...] = ()
+    sandbox: bool | None = None  # stdio: run under agentcli's kernel sandbox (None: the `mcp_sandbox` setting)
 
     @property
     def target(self) -> str:
@@ -129,7 +130,9 @@ def parse_entry(name: str, raw: Any, scope: str, origin: str, environ: Mapping[s
         raise ConfigError(f"unknown type {kind!r} (stdio, http or sse)")
     timeout = raw.get("timeout")
     timeout_s = float(timeout) / 1000 if isinstance(timeout, int | float) and timeout > 0 else None
-    common: dict[str, Any] = {"timeout_s": timeout_s, "trust_annotations": _trust_annotations(raw, scope)}
+    sandbox = raw.get("sandbox")
+    common: dict[str, Any] = {"timeout_s": timeout_s, "trust_annotations": _trust_annotations(raw, scope),
+                              "sandbox": sandbox if isinstance(sandbox, bool) else None}
     if transport == "stdio":
         if not raw.get("command"):
             raise ConfigError("a stdio server needs 'command'")

@@ -24,6 +24,7 @@ from agentcli.tools.base import Tool
 
 if TYPE_CHECKING:
     from agentcli.mcp.connection import Connection
+    from agentcli.mcp.spawn import Wrap
 
 DEFAULT_WINDOW = 128_000
 REFRESH_WAIT_S = 2.0
@@ -34,7 +35,8 @@ class McpManager:
 
     def __init__(self, config: McpConfig, cwd: Path, *, grace_s: float = 2.0, connect_timeout_s: float = 30.0,
                  tool_timeout_s: float = 120.0, budget: float = 0.10,
-                 window: Callable[[], int | None] = lambda: None) -> None:
+                 window: Callable[[], int | None] = lambda: None, wrap: Wrap | None = None,
+                 sandbox_all: bool = False) -> None:
         self.config = config
         self.cwd = cwd
         self.grace_s = grace_s
@@ -43,6 +45,8 @@ class McpManager:
         self.connections: dict[str, Connection] = {}
         self.deferred = DeferredTools(budget, window, DEFAULT_WINDOW)
         self.accepts_images: Callable[[], bool] = lambda: False  # does the session's model take images?
+        self.wrap = wrap
+        self.sandbox_all = sandbox_all
         self._notices: list[tuple[str, str]] = [("warning", p) for p in config.problems]
         self._started = 0.0
         self._boot: asyncio.Task[None] | None = None
@@ -72,10 +76,23 @@ class McpManager:
             self._notices.append(("warning", f"MCP unavailable: cannot load the mcp package ({err})"))
             return
         for cfg in self.config.servers.values():
-            conn: Connection = mod.Connection(cfg, self.cwd, log_file(cfg.name), self.connect_timeout_s,
+            try:
+                run_cfg = await self._confined(cfg)
+            except Exception as err:  # a sandbox that cannot start this server: one line, the others go on
+                self._notices.append(("warning", f"MCP server '{cfg.name}' not started: sandbox: {err}"))
+                continue
+            conn: Connection = mod.Connection(run_cfg, self.cwd, log_file(cfg.name), self.connect_timeout_s,
                                               self._event_handler(cfg))
             self.connections[cfg.name] = conn
             conn.start()
+
+    async def _confined(self, cfg: ServerConfig) -> ServerConfig:
+        wanted = cfg.sandbox if cfg.sandbox is not None else self.sandbox_all
+        if cfg.transport != "stdio" or not wanted or self.wrap is None:
+            return cfg
+        from agentcli.mcp.spawn import sandboxed
+
+        return await asyncio.to_thread(sandboxed, cfg, self.cwd, self.wrap)
 
     def _event_handler(self, cfg: ServerConfig) -> Callable[[str, str | None], None]:
         def on_event(kind: str, text: str | None) -> None:

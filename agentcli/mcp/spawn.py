@@ -7,6 +7,9 @@ own `env`: never agentcli's provider keys.
 
 from __future__ import annotations
 
+import dataclasses
+import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import TextIO
 
@@ -25,6 +28,19 @@ def stdio_parameters(cfg: ServerConfig, cwd: Path) -> StdioServerParameters:
         command=cfg.command, args=list(cfg.args), env=dict(cfg.env) or None, cwd=cfg.cwd or str(cwd),
         encoding_error_handler="replace",
     )
+
+
+Wrap = Callable[[list[str], Path, dict[str, str]], tuple[list[str], dict[str, str]]]
+BASE_ENV = ("HOME", "PATH", "USER", "LOGNAME", "SHELL", "TERM")
+
+
+def sandboxed(cfg: ServerConfig, cwd: Path, wrap: Wrap) -> ServerConfig:
+    """`cfg` with its command line confined by `wrap` (agentcli.sandbox.wrap_command): what the server may
+    write and reach is then the sandbox's (workspace-write: the project; network only if the settings allow).
+    Blocking (the sandbox checks itself once): call it off the event loop."""
+    env = {**{k: os.environ[k] for k in BASE_ENV if k in os.environ}, **cfg.env}
+    argv, env = wrap([cfg.command, *cfg.args], Path(cfg.cwd or cwd), env)
+    return dataclasses.replace(cfg, command=argv[0], args=tuple(argv[1:]), env=env)
 
 
 def open_transport(cfg: ServerConfig, cwd: Path, errlog: TextIO) -> Transport:

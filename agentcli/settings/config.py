@@ -34,6 +34,7 @@ SCALAR_KEYS = {
     "mcp_connect_timeout_s": float,
     "mcp_tool_timeout_s": float,
     "mcp_schema_budget": float,
+    "mcp_sandbox": bool,
     "sandbox_mode": str,
     "sandbox_network": bool,
     "telemetry": bool,
@@ -96,6 +97,7 @@ class Settings:
     mcp_connect_timeout_s: float = 30.0
     mcp_tool_timeout_s: float = 120.0
     mcp_schema_budget: float = 0.10  # share of the context window MCP tool schemas may take before deferral
+    mcp_sandbox: bool = False  # run every stdio MCP server under the kernel sandbox (per server: `sandbox`)
     mcp_start_delay_s: float = 0.0  # the REPL sets it so its prompt is drawn before MCP servers start
     sandbox_mode: str | None = None  # None: the preset's, else workspace-write (agentcli.sandbox)
     sandbox_network: bool = False
