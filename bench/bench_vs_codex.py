@@ -31,7 +31,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.bench_headless import PY, ROOT, SCENARIOS, TARGETS, clean_env, fake_server, reply, timed
+from bench.bench_headless import PY, ROOT, SCENARIOS, TARGETS, clean_env, fake_server, reply
 
 TARGET = TARGETS["openai-responses"]
 CODEX_4TURN = [

@@ -29,12 +29,12 @@ def _load(tls: bool) -> None:
         import anyio._backends._asyncio  # noqa: F401 - what httpcore loads at its first connection
         import httpcore._async.http11  # noqa: F401
 
-        import agentcli.net.mapping  # noqa: F401 - httpx itself
+        import agentcli.net.mapping  # httpx itself
         import agentcli.net.reads  # noqa: F401
 
         if tls:
             from agentcli.net.tls import trust_context
 
             trust_context()
-    except Exception:  # noqa: S110 - the first request will load it and report any error itself
+    except Exception:  # the first request loads it and reports any error itself
         pass
