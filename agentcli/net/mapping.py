@@ -125,6 +125,10 @@ def _root(e: BaseException) -> BaseException:
 
 def _reason(e: BaseException) -> str:
     root = _root(e)
+    if isinstance(root, OSError) and root.errno:
+        import os
+
+        return os.strerror(root.errno).lower()  # "connection refused", not "Connect call failed ('::1', 80)"
     if isinstance(root, OSError) and root.strerror:
         return root.strerror
     text = str(root) or str(e) or type(root).__name__

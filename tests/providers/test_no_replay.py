@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import socket
 import time
+from pathlib import Path
 
 import pytest
 
@@ -111,7 +112,7 @@ def test_remote_connect_failure_is_retried_and_loopback_is_not() -> None:
 
     remote = map_httpx_error(refused(), "https://api.example.com/v1/messages", phase="first_byte")
     local = map_httpx_error(refused(), "http://[::1]:8080/v1/chat/completions", phase="first_byte")
-    assert type(remote) is ConnectError and remote.retryable and "Connection refused" in str(remote)
+    assert type(remote) is ConnectError and remote.retryable and "connection refused" in str(remote)
     assert isinstance(local, LocalServerDown) and not local.retryable and "http://[::1]:8080" in str(local)
 
 
@@ -140,3 +141,19 @@ def test_a_loopback_server_with_no_key_works(fake_llm: FakeLLM) -> None:
     fake_llm.push(Reply(text="local"))
     events = collect(OpenAIChatProvider(ProviderConfig("openai", base_url=fake_llm.openai_url)), request())
     assert "".join(e.text for e in events if isinstance(e, TextDelta)) == "local"
+
+
+def test_cli_against_a_stopped_local_server_fails_fast_with_the_hint(tmp_path: Path) -> None:
+    """Issue 11: `agentcli -p` with a loopback --base-url where nothing listens used to retry 4 times (6.5 s)
+    with no hint. Now: one attempt, exit 75, one line naming the URL and how to start or check the server."""
+    from tests.cli.helpers import agentcli
+
+    port = _free_port()
+    t0 = time.monotonic()
+    run = agentcli(["-p", "hi", "--base-url", f"http://127.0.0.1:{port}/v1", "--model", "openai/local"], tmp_path)
+    elapsed = time.monotonic() - t0
+    assert run.status == 75, run.stderr
+    assert f"http://127.0.0.1:{port}" in run.stderr and "llama-server" in run.stderr
+    assert f"curl http://127.0.0.1:{port}/v1/models" in run.stderr
+    assert "retry" not in run.stderr.lower()
+    assert elapsed < 5, elapsed  # the four retries alone waited 0.5+1+2+4 s before
