@@ -40,6 +40,8 @@ if TYPE_CHECKING:
 
     import httpx
 
+    from agentcli.net.reads import ReadAhead
+
 __all__ = ["HttpClient", "Response", "Timeouts", "is_loopback", "is_loopback_url", "proxy_for"]
 
 USER_AGENT = "agentcli"
@@ -64,26 +66,29 @@ class Response:
         self.status = resp.status_code
         self.reason = resp.reason_phrase
         self.headers: Mapping[str, str] = resp.headers  # case-insensitive; repeated headers joined with ", "
+        self._reader: ReadAhead | None = None
 
     async def aiter_bytes(self) -> AsyncIterator[bytes]:
         """The body, de-chunked, one piece per network read (what arrived together stays together)."""
         from agentcli.net.mapping import map_httpx_error
-        from agentcli.net.reads import per_read
+        from agentcli.net.reads import ReadAhead
 
-        url = str(self._resp.request.url)
+        reader = self._reader = ReadAhead(self._resp.aiter_raw(), self._read_timeout)
         try:
-            async for piece in per_read(self._resp.aiter_raw(), self._read_timeout):
+            async for piece in reader:
                 yield piece
         except TimeoutError:
             from agentcli.net.errors import NetTimeout
 
             raise NetTimeout(f"the server sent nothing for {self._read_timeout:g}s", phase="read") from None
         except Exception as e:
-            raise map_httpx_error(e, url, phase="read") from None
+            raise map_httpx_error(e, str(self._resp.request.url), phase="read") from None
         finally:
-            await self._resp.aclose()
+            await self.aclose()
 
     async def aclose(self) -> None:
+        if self._reader is not None:
+            await self._reader.aclose()
         await self._resp.aclose()
 
     async def read(self, limit: int = _ERROR_BODY_CAP) -> bytes:
