@@ -1,5 +1,5 @@
 """How the response body reaches the stream decoders (issue 10): httpx's `aiter_raw` and `aiter_bytes` as they
-are, against agentcli's `per_read` (pieces joined per network read), for a 20,000-event Anthropic stream.
+are, against agentcli's `ReadAhead` (pieces joined per network read), for a 20,000-event Anthropic stream.
 
     .venv/bin/python bench/bench_http_reads.py [--runs 7] [--chunked]
 
@@ -30,7 +30,7 @@ BODY = {"model": "m", "max_tokens": 10, "stream": True, "messages": [{"role": "u
 WAYS: dict[str, Callable[[Response], AsyncIterator[bytes]]] = {
     "httpx aiter_raw": lambda r: r._resp.aiter_raw(),
     "httpx aiter_bytes": lambda r: r._resp.aiter_bytes(),
-    "per_read (agentcli)": lambda r: r.aiter_bytes(),
+    "ReadAhead (agentcli)": lambda r: r.aiter_bytes(),
 }
 
 
@@ -49,7 +49,7 @@ async def read_body(url: str, way: Callable[[Response], AsyncIterator[bytes]]) -
 
 async def adapter(url: str, way: Callable[[Response], AsyncIterator[bytes]]) -> tuple[int, float]:
     original = Response.aiter_bytes
-    if way is not WAYS["per_read (agentcli)"]:
+    if way is not WAYS["ReadAhead (agentcli)"]:
         Response.aiter_bytes = lambda self: way(self)  # type: ignore[method-assign]
     try:
         p = AnthropicProvider(ProviderConfig("anthropic", base_url=url, api_key="k"))
