@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import socket
 import ssl
 import subprocess
 from collections.abc import Awaitable, Callable
@@ -83,6 +84,7 @@ class ConnectProxy:
         return f"http://127.0.0.1:{self.server.sockets[0].getsockname()[1]}"
 
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        up_w: asyncio.StreamWriter | None = None
         try:
             head = await reader.readuntil(b"\r\n\r\n")
             line = head.split(b"\r\n", 1)[0].decode()
@@ -106,6 +108,8 @@ class ConnectProxy:
             pass
         finally:
             writer.close()
+            if up_w is not None:
+                up_w.close()
 
 
 def make_cert(tmp: Path, *names: str) -> tuple[Path, Path]:
@@ -124,3 +128,59 @@ def server_tls(cert: Path, key: Path) -> ssl.SSLContext:
     ctx = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
     ctx.load_cert_chain(cert, key)
     return ctx
+
+
+@dataclass
+class Socks5Proxy:
+    """A SOCKS5 proxy (no authentication) that tunnels every CONNECT to 127.0.0.1:`target_port` and records the
+    host and port asked for."""
+
+    target_port: int
+    asked: list[tuple[str, int]] = field(default_factory=list)
+    server: asyncio.Server | None = None
+
+    async def __aenter__(self) -> Socks5Proxy:
+        self.server = await asyncio.start_server(self._serve, "127.0.0.1", 0)
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        assert self.server is not None
+        self.server.close()
+
+    @property
+    def url(self) -> str:
+        assert self.server is not None
+        return f"socks5://127.0.0.1:{self.server.sockets[0].getsockname()[1]}"
+
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        up_w: asyncio.StreamWriter | None = None
+        try:
+            _, n = await reader.readexactly(2)
+            await reader.readexactly(n)
+            writer.write(b"\x05\x00")  # no authentication
+            _, _, _, atyp = await reader.readexactly(4)
+            if atyp == 3:
+                host = (await reader.readexactly((await reader.readexactly(1))[0])).decode()
+            else:
+                host = socket.inet_ntop(socket.AF_INET if atyp == 1 else socket.AF_INET6,
+                                        await reader.readexactly(4 if atyp == 1 else 16))
+            port = int.from_bytes(await reader.readexactly(2), "big")
+            self.asked.append((host, port))
+            up_r, up_w = await asyncio.open_connection("127.0.0.1", self.target_port)
+            writer.write(b"\x05\x00\x00\x01\x00\x00\x00\x00\x00\x00")
+            await writer.drain()
+
+            async def pipe(src: asyncio.StreamReader, dst: asyncio.StreamWriter) -> None:
+                with contextlib.suppress(ConnectionError):
+                    while data := await src.read(65536):
+                        dst.write(data)
+                        await dst.drain()
+                dst.close()
+
+            await asyncio.gather(pipe(reader, up_w), pipe(up_r, writer))
+        except (ConnectionError, asyncio.IncompleteReadError):
+            pass
+        finally:
+            writer.close()
+            if up_w is not None:
+                up_w.close()

@@ -18,7 +18,7 @@ from agentcli.providers.base import ProviderConfig
 from agentcli.providers.factory import make_provider
 from tests.fakes import FakeLLM, Reply
 from tests.providers.helpers import request
-from tests.providers.netkit import ConnectProxy, Raw, answer, make_cert, server_tls
+from tests.providers.netkit import ConnectProxy, Raw, Socks5Proxy, answer, make_cert, server_tls
 
 
 async def _serve_ok(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, raw: Raw) -> None:
@@ -159,6 +159,19 @@ def test_https_through_a_connect_proxy(certs: dict[str, tuple[Path, Path]]) -> N
     assert connects[0] == "CONNECT api.example.test:443 HTTP/1.1"
     assert heads[0].startswith(b"GET /v1/models HTTP/1.1") and b"host: api.example.test" in heads[0].lower()
     assert "not trusted" in str(err)
+
+
+def test_https_through_a_socks5_proxy(certs: dict[str, tuple[Path, Path]]) -> None:
+    """ALL_PROXY=socks5://…: the remote name is resolved by the proxy, TLS checked against it end to end."""
+    cert, key = certs["remote"]
+
+    async def run() -> tuple[bytes, list[tuple[str, int]]]:
+        async with Raw(_serve_ok, tls=server_tls(cert, key)) as raw, Socks5Proxy(raw.port) as proxy:
+            env = {"ALL_PROXY": proxy.url, "SSL_CERT_FILE": str(cert)}
+            return await _get(HttpClient(env=env), "https://api.example.test/v1/models"), proxy.asked
+
+    body, asked = asyncio.run(run())
+    assert b"m1" in body and asked == [("api.example.test", 443)]
 
 
 def test_plain_http_through_a_proxy(fake_llm: FakeLLM) -> None:
