@@ -78,9 +78,10 @@ class Response:
             async for piece in reader:
                 yield piece
         except TimeoutError:
-            from agentcli.net.errors import NetTimeout
+            from agentcli.net.errors import NOT_RESENT, NetTimeout
 
-            raise NetTimeout(f"the server sent nothing for {self._read_timeout:g}s", phase="read") from None
+            raise NetTimeout(f"the server sent nothing for {self._read_timeout:g}s", phase="read",
+                             hint=NOT_RESENT) from None
         except Exception as e:
             raise map_httpx_error(e, str(self._resp.request.url), phase="read") from None
         finally:
@@ -157,10 +158,10 @@ class HttpClient:
             else:
                 resp = await client.send(req, stream=True)
         except TimeoutError:
-            from agentcli.net.errors import NetTimeout
+            from agentcli.net.errors import NOT_RESENT, NetTimeout
 
-            raise NetTimeout(f"no response from {_origin(url)} within {t.first_byte:g}s",
-                             phase="first_byte") from None
+            raise NetTimeout(f"no response from {_origin(url)} within {t.first_byte:g}s", phase="first_byte",
+                             hint=NOT_RESENT) from None
         except Exception as e:
             raise map_httpx_error(e, url, phase="first_byte", proxy=proxy) from None
         return Response(resp, t.read if t.read < t.first_byte else None)
