@@ -102,6 +102,27 @@ def make_hooks(settings: Settings, ctx: ToolContext, opened: OpenedSession) -> t
     return make_engine(settings, ctx, str(path) if path else None)
 
 
+def publish_web(ctx: ToolContext, policy: Policy, settings: Settings) -> None:
+    """What the web tools need from settings and rules (tools never read either): the search backend, and the
+    private hosts an allow rule names exactly (`WebFetch(domain:127.0.0.1)`), which WebFetch may then reach."""
+    from agentcli.permissions.policy import RulePolicy
+
+    ctx.state["web_search"] = settings.web_search
+    if isinstance(policy, RulePolicy):
+        ctx.state["webfetch_private_hosts"] = {
+            r.specifier[len("domain:"):].lower().rstrip(".") for r in policy.rules
+            if r.tool == "WebFetch" and r.behavior == "allow" and r.specifier
+            and r.specifier.startswith("domain:") and "*" not in r.specifier
+        }
+
+
+def publish_model(agent: Agent, settings: Settings) -> None:
+    """Tools that depend on the model (Read of an image) ask through the context, at the moment they run, so a
+    /model switch is seen at once."""
+    agent.ctx.state["accepts_images"] = lambda: catalog.accepts_images(agent.options.model, settings.prices)
+    agent.ctx.state["model_name"] = lambda: agent.options.model
+
+
 def load_preset(settings: Settings) -> Preset | None:
     if not settings.preset:
         return None
@@ -232,6 +253,8 @@ async def build(settings: Settings, approver: Approver) -> Built:
         approver=approver, ctx=ctx, options=options, sink=opened.sink, history=opened.history, hooks=hooks,
     )
     opened.notices.extend(hook_warnings)
+    publish_web(ctx, policy, settings)
+    publish_model(agent, settings)
     if "Task" in agent.registry.enabled:
         from agentcli.assembly.subagents import attach
 

@@ -70,6 +70,7 @@ class Settings:
     subagent_max_depth: int = 1  # how deep Task may nest: 1 = the main agent's children spawn none of their own
     subagent_max_turns: int = 40
     max_parallel_subagents: int = 4
+    web_search: dict[str, Any] = field(default_factory=dict)  # [web_search]: backend, url, api_key_env
     agents: tuple[Any, ...] = ()  # subagent definitions given in code (Python API), beside the files
     untrusted: tuple[str, ...] = ()  # what the project's shared settings.toml would grant, withheld until trusted
     continue_: bool = False
@@ -127,6 +128,8 @@ def _apply(settings: Settings, data: dict[str, Any], source: str) -> Settings:
     prices = data.get("prices")
     if isinstance(prices, dict):
         changes["prices"] = {**settings.prices, **prices}
+    if isinstance(data.get("web_search"), dict):
+        changes["web_search"] = {**settings.web_search, **data["web_search"]}
     if data.get("hooks") is not None:
         changes["hooks"] = (*settings.hooks, (source, data["hooks"]))
     return replace(settings, **changes) if changes else settings
@@ -200,7 +203,8 @@ def _withhold_untrusted(root: Path, data: dict[str, Any]) -> tuple[dict[str, Any
     withheld = trust.untrusted_grants(root, data)
     if not withheld:
         return data, []
-    kept = {k: v for k, v in data.items() if k not in (*trust.RISKY_CONFIG_KEYS, "providers", "hooks")}
+    kept = {k: v for k, v in data.items()
+            if k not in (*trust.RISKY_CONFIG_KEYS, "providers", "hooks", "web_search")}
     return kept, withheld
 
 
