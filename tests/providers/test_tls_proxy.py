@@ -234,3 +234,30 @@ def test_a_dead_proxy_is_reported_as_such() -> None:
 )
 def test_proxy_for(url: str, env: dict[str, str], expected: str | None) -> None:
     assert proxy_for(url, env) == expected
+
+
+def test_webfetch_uses_the_same_trust_store(certs: dict[str, tuple[Path, Path]],
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """The one trust store reaches the tools' HTTP too: WebFetch trusts a CA given by SSL_CERT_FILE."""
+    from agentcli.tools.webfetch import fetch
+
+    cert, key = certs["ip"]
+
+    async def serve_page(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, raw: Raw) -> None:
+        await raw.read_request(reader)
+        body = b"<html><body><p>inspected but trusted</p></body></html>"
+        writer.write(b"HTTP/1.1 200 OK\r\ncontent-type: text/html\r\ncontent-length: %d\r\n\r\n%b" % (len(body), body))
+        await writer.drain()
+
+    async def run(trusted: bool) -> str:
+        if trusted:
+            monkeypatch.setenv("SSL_CERT_FILE", str(cert))
+        else:
+            monkeypatch.delenv("SSL_CERT_FILE", raising=False)
+        async with Raw(serve_page, tls=server_tls(cert, key)) as raw:
+            page = await fetch(f"https://localhost:{raw.port}/", frozenset({"localhost"}))
+            return page.text
+
+    assert "inspected but trusted" in asyncio.run(run(True))
+    with pytest.raises(Exception, match="(?i)certificate"):
+        asyncio.run(run(False))
