@@ -259,5 +259,5 @@ def test_webfetch_uses_the_same_trust_store(certs: dict[str, tuple[Path, Path]],
             return page.text
 
     assert "inspected but trusted" in asyncio.run(run(True))
-    with pytest.raises(Exception, match="(?i)certificate"):
+    with pytest.raises(Exception, match=r"(?i)certificate"):
         asyncio.run(run(False))
