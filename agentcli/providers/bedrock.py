@@ -13,7 +13,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from agentcli.core.events import StreamEvent
-from agentcli.errors import ConfigError, ProviderError
+from agentcli.errors import AuthError, ConfigError, ProviderError
 from agentcli.net.errors import ApiIdentity, ConnectionDropped
 from agentcli.providers import anthropic as anthropic_adapter
 from agentcli.providers.base import ModelRequest, ProviderConfig
@@ -34,7 +34,11 @@ class BedrockProvider:
         if self._client is None:
             if not self.region:
                 raise ConfigError("Amazon Bedrock needs an AWS region", hint="export AWS_REGION=us-east-1")
-            require("boto3", "Amazon Bedrock")
+            boto3 = require("boto3", "Amazon Bedrock")
+            if boto3.Session().get_credentials() is None:
+                raise AuthError("Amazon Bedrock: no AWS credentials found",
+                                hint="set AWS_PROFILE (or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY), or sign in "
+                                     "with aws sso login")
             from anthropic import AsyncAnthropicBedrock
 
             self._client = AsyncAnthropicBedrock(aws_region=self.region, base_url=self.cfg.base_url,

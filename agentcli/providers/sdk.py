@@ -40,6 +40,12 @@ async def raw_stream(open_response: Callable[[], Any], who: ApiIdentity) -> Asyn
 
 
 def map_sdk_error(err: Exception, who: ApiIdentity) -> ProviderError:
+    if "Credentials" in type(err).__name__:  # botocore NoCredentialsError, google.auth DefaultCredentialsError
+        from agentcli.errors import AuthError
+
+        return AuthError(f"{who.label}: no credentials found ({type(err).__name__})",
+                         hint="set up the platform's credentials (AWS_PROFILE or keys; gcloud auth "
+                              "application-default login)")
     status = getattr(err, "status_code", None) or getattr(err, "code", None)
     message = str(getattr(err, "message", None) or err)
     if isinstance(status, int):

@@ -62,3 +62,25 @@ def test_direct_api_key_paths_import_no_sdk(tmp_path: Path, fake_llm: FakeLLM) -
     imported = imported_modules(["-p", "hi", "--model", ANTHROPIC], proj, provider_env(fake_llm, ANTHROPIC))
     assert not any(m.split(".")[0] in ("anthropic", "openai", "boto3", "botocore") or m.startswith("google.genai")
                    for m in imported)
+
+
+def test_missing_aws_credentials_is_one_clear_line(tmp_path: Path, fake_llm: FakeLLM) -> None:
+    proj = git_repo(tmp_path / "proj", {"a.py": "x\n"})
+    env = {"BEDROCK_BASE_URL": fake_llm.url, "AWS_REGION": "us-east-1", "AWS_CONFIG_FILE": str(tmp_path / "none"),
+           "AWS_SHARED_CREDENTIALS_FILE": str(tmp_path / "none"), "AWS_EC2_METADATA_DISABLED": "true"}
+    run = agentcli(["-p", "hi", "--model", "bedrock/anthropic.claude-sonnet-4-5"], proj, env)
+    assert run.status == 2 and "no AWS credentials" in run.stderr and len(run.stderr.strip().splitlines()) == 1
+
+
+def test_a_session_moves_between_anthropic_and_bedrock(tmp_path: Path, fake_llm: FakeLLM) -> None:
+    proj = git_repo(tmp_path / "proj", {"a.py": "x = 1\n"})
+    fake_llm.push(Reply(text="first answer"), Reply(text="second answer"), Reply(text="third answer"))
+    direct = {"ANTHROPIC_BASE_URL": fake_llm.url, "ANTHROPIC_API_KEY": "sk-ant-test-0000000000"}
+    assert agentcli(["-p", "remember 42", "--model", "anthropic/claude-sonnet-4-5"], proj, direct).status == 0
+    two = agentcli(["-c", "-p", "what number?", "--model", "bedrock/anthropic.claude-sonnet-4-5"], proj,
+                   bedrock_env(fake_llm))
+    assert two.status == 0, two.stderr
+    assert "remember 42" in json.dumps(fake_llm.requests[1].body["messages"])
+    three = agentcli(["-c", "-p", "again?", "--model", "anthropic/claude-sonnet-4-5"], proj, direct)
+    assert three.status == 0, three.stderr
+    assert "second answer" in json.dumps(fake_llm.requests[2].body["messages"])
