@@ -20,6 +20,7 @@ from agentcli.core.prompt import system_prompt
 from agentcli.errors import UsageError
 from agentcli.llm.messages import Usage
 from agentcli.net.http import is_loopback_url
+from agentcli.net.preload import start_for as preload_http
 from agentcli.providers import catalog
 from agentcli.providers.base import Effort, Provider
 from agentcli.sandbox.env import child_env
@@ -242,6 +243,7 @@ async def build(settings: Settings, approver: Approver) -> Built:
     if preset is not None and preset.model and not settings.model:
         settings = replace(settings, model=preset.model)
     sel = await select_provider(settings)
+    preload_http(sel.config.base_url)
     opened = open_sink(settings, sel)
     try:
         provider = make_provider(sel)
