@@ -24,6 +24,7 @@ SUBCOMMANDS: dict[str, str] = {
     "models": "list models (catalog for hosted providers, live probe for local servers)",
     "permissions": "list, add and remove permission rules",
     "presets": "list and show tool presets",
+    "mcp": "add, list, show and remove MCP servers",
     "sandbox": "run a command under the configured sandbox; show what it allows",
     "doctor": "one screen for a bug report: sandbox, ripgrep, providers, trust",
     "hooks": "list the hooks in force, import them from Claude Code's settings",
@@ -66,6 +67,10 @@ ROOT_FLAGS: tuple[Flag, ...] = (
     flag("--append-system-prompt", metavar="TEXT", panel=CONTEXT, help="text added to the end of the system prompt"),
     flag("--system-prompt", metavar="TEXT", panel=CONTEXT, help="replace the system prompt"),
     flag("--cwd", metavar="DIR", panel=CONTEXT, help="run as if started in this directory"),
+    flag("--mcp-config", kind="append", metavar="FILE_OR_JSON", panel=CONTEXT,
+         help='MCP servers from a file or a JSON string ({"mcpServers": {...}}); repeatable'),
+    flag("--strict-mcp-config", kind="switch", panel=CONTEXT,
+         help="use only the --mcp-config servers, none from settings or .mcp.json"),
     flag("--settings", metavar="FILE_OR_JSON", panel=CONTEXT,
          help="more settings (hooks, permissions …) from a JSON file or inline JSON, as Claude Code's"),
     flag("--max-turns", type=int, metavar="N", panel=LIMITS, help="stop after this many model requests"),
@@ -153,14 +158,31 @@ def _read_prompt(prompt: str | None) -> str:
     return text
 
 
-def _ask_trust(settings: Settings, values: dict[str, Any]) -> Settings:
+def _untrusted(settings: Settings) -> list[str]:
+    """What the project's shared files would do before they are trusted (settings.toml grants, .mcp.json
+    servers); reading .mcp.json only when it exists and is not trusted yet."""
+    from agentcli.settings import trust
+
+    found = list(settings.untrusted)
+    root = settings.project_root
+    if trust.mcp_json_file(root).is_file() and not trust.is_mcp_trusted(root):
+        import contextlib
+
+        from agentcli.mcp.config import describe, load
+
+        with contextlib.suppress(AgentCliError):
+            found += describe(load(root).untrusted.values())
+    return found
+
+
+def _ask_trust(settings: Settings, values: dict[str, Any], untrusted: list[str]) -> Settings:
     """Before the first session in a project whose shared settings grant something: show it and ask."""
     from agentcli.settings import trust
     from agentcli.settings.config import load_settings
 
     path = trust.shared_settings_file(settings.project_root)
-    what = "\n".join(f"  - {g}" for g in settings.untrusted)
-    sys.stdout.write(f"This project's {path} would:\n{what}\n")
+    what = "\n".join(f"  - {g}" for g in untrusted)
+    sys.stdout.write(f"This project's shared files ({path.name}, .mcp.json) would:\n{what}\n")
     answer = input("Trust these settings for this project? [y/N] ").strip().lower()
     if answer not in ("y", "yes"):
         sys.stdout.write("Not trusted: its deny and ask rules apply, its grants do not.\n")
@@ -221,8 +243,9 @@ def run(argv: list[str], *, exit_when_done: bool = False) -> int:
             if exit_when_done:
                 exit_now(status)
             return status
-        if settings.untrusted and sys.stdin.isatty():
-            settings = _ask_trust(settings, values)
+        untrusted = _untrusted(settings) if sys.stdin.isatty() else []
+        if untrusted:
+            settings = _ask_trust(settings, values, untrusted)
         _require_provider(settings)
         from agentcli.ui.repl import run_repl
 

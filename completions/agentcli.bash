@@ -9,7 +9,7 @@ _agentcli() {
         w="${COMP_WORDS[i]}"
         [[ -z $cmdpath && $i -gt 1 ]] && break  # after the first word, the root takes no command (it is the prompt)
         case "$cmdpath|$w" in
-            "|sessions"|"|models"|"|permissions"|"|presets"|"|sandbox"|"|doctor"|"|hooks"|"|agents"|"|usage"|"sessions|list"|"sessions|show"|"sessions|rm"|"sessions|rename"|"sessions|export"|"sessions|tree"|"sessions|doctor"|"sessions|fork"|"sessions|rewind"|"permissions|list"|"permissions|add"|"permissions|rm"|"permissions|trust"|"permissions|check"|"presets|list"|"presets|show"|"sandbox|run"|"sandbox|show"|"hooks|list"|"hooks|import"|"agents|list") cmdpath="${cmdpath:+$cmdpath }$w";;
+            "|sessions"|"|models"|"|permissions"|"|presets"|"|mcp"|"|sandbox"|"|doctor"|"|hooks"|"|agents"|"|usage"|"sessions|list"|"sessions|show"|"sessions|rm"|"sessions|rename"|"sessions|export"|"sessions|tree"|"sessions|doctor"|"sessions|fork"|"sessions|rewind"|"permissions|list"|"permissions|add"|"permissions|rm"|"permissions|trust"|"permissions|check"|"presets|list"|"presets|show"|"mcp|add"|"mcp|add-json"|"mcp|list"|"mcp|get"|"mcp|remove"|"sandbox|run"|"sandbox|show"|"hooks|list"|"hooks|import"|"agents|list") cmdpath="${cmdpath:+$cmdpath }$w";;
         esac
     done
     for ((i = COMP_CWORD - 1; i >= 1; i--)); do  # inside `--allowedTools A B …`: complete for the option
@@ -35,6 +35,7 @@ _agentcli() {
         "|--append-system-prompt") :; return;;
         "|--system-prompt") :; return;;
         "|--cwd") COMPREPLY=($(compgen -d -- "$cur")); return;;
+        "|--mcp-config") COMPREPLY=($(compgen -f -- "$cur")); return;;
         "|--settings") COMPREPLY=($(compgen -f -- "$cur")); return;;
         "|--max-turns") :; return;;
         "|--max-budget-usd") :; return;;
@@ -60,6 +61,13 @@ _agentcli() {
         "permissions rm|--scope") COMPREPLY=($(compgen -W 'local project user' -- "$cur")); return;;
         "permissions check|--mode") :; return;;
         "presets|-C"|"presets|--directory") COMPREPLY=($(compgen -d -- "$cur")); return;;
+        "mcp|-C"|"mcp|--directory") COMPREPLY=($(compgen -d -- "$cur")); return;;
+        "mcp add|-t"|"mcp add|--transport") COMPREPLY=($(compgen -W 'stdio http sse' -- "$cur")); return;;
+        "mcp add|-s"|"mcp add|--scope") COMPREPLY=($(compgen -W 'local project user' -- "$cur")); return;;
+        "mcp add|-e"|"mcp add|--env") :; return;;
+        "mcp add|-H"|"mcp add|--header") :; return;;
+        "mcp add-json|-s"|"mcp add-json|--scope") COMPREPLY=($(compgen -W 'local project user' -- "$cur")); return;;
+        "mcp remove|-s"|"mcp remove|--scope") COMPREPLY=($(compgen -W 'local project user' -- "$cur")); return;;
         "sandbox run|--sandbox") COMPREPLY=($(compgen -W 'read-only workspace-write danger-full-access' -- "$cur")); return;;
         "sandbox run|--allow-host") :; return;;
         "sandbox run|--add-dir") COMPREPLY=($(compgen -d -- "$cur")); return;;
@@ -77,7 +85,7 @@ _agentcli() {
     esac
     if [[ $cur == -* ]]; then
         case "$cmdpath" in
-        "") w='-p --print --output-format --include-partial-messages --verbose --model --provider --base-url --effort --permission-mode --sandbox --dangerously-skip-permissions --allowedTools --allowed-tools --disallowedTools --disallowed-tools --preset --add-dir --append-system-prompt --system-prompt --cwd --settings --max-turns --max-budget-usd --max-tool-calls-per-turn --request-timeout --tool-timeout -c --continue -r --resume --fork-session --session-id --no-session-persistence -n --name -h --help -v --version';;
+        "") w='-p --print --output-format --include-partial-messages --verbose --model --provider --base-url --effort --permission-mode --sandbox --dangerously-skip-permissions --allowedTools --allowed-tools --disallowedTools --disallowed-tools --preset --add-dir --append-system-prompt --system-prompt --cwd --mcp-config --strict-mcp-config --settings --max-turns --max-budget-usd --max-tool-calls-per-turn --request-timeout --tool-timeout -c --continue -r --resume --fork-session --session-id --no-session-persistence -n --name -h --help -v --version';;
         "sessions") w='-C --directory -h --help';;
         "sessions list") w='--json -n --limit -h --help';;
         "sessions show") w='--json --sidechain -h --help';;
@@ -98,6 +106,12 @@ _agentcli() {
         "presets") w='-C --directory -h --help';;
         "presets list") w='--json -h --help';;
         "presets show") w='--json -h --help';;
+        "mcp") w='-C --directory -h --help';;
+        "mcp add") w='-t --transport -s --scope -e --env -H --header -h --help';;
+        "mcp add-json") w='-s --scope -h --help';;
+        "mcp list") w='--json -h --help';;
+        "mcp get") w='-h --help';;
+        "mcp remove") w='-s --scope -h --help';;
         "sandbox") w='-h --help';;
         "sandbox run") w='--sandbox --network --allow-host --add-dir -C --directory -h --help';;
         "sandbox show") w='--sandbox --network --allow-host --add-dir -C --directory -h --help';;
@@ -114,7 +128,7 @@ _agentcli() {
     fi
     [[ -z $cmdpath && $COMP_CWORD -gt 1 ]] && return
     case "$cmdpath" in
-        "") COMPREPLY=($(compgen -W 'sessions models permissions presets sandbox doctor hooks agents usage' -- "$cur"));;
+        "") COMPREPLY=($(compgen -W 'sessions models permissions presets mcp sandbox doctor hooks agents usage' -- "$cur"));;
         "sessions") COMPREPLY=($(compgen -W 'list show rm rename export tree doctor fork rewind' -- "$cur"));;
         "sessions show") _agentcli_values sessions;;
         "sessions rm") _agentcli_values sessions;;
@@ -126,6 +140,7 @@ _agentcli() {
         "permissions check") _agentcli_values tools;;
         "presets") COMPREPLY=($(compgen -W 'list show' -- "$cur"));;
         "presets show") _agentcli_values presets;;
+        "mcp") COMPREPLY=($(compgen -W 'add add-json list get remove' -- "$cur"));;
         "sandbox") COMPREPLY=($(compgen -W 'run show' -- "$cur"));;
         "hooks") COMPREPLY=($(compgen -W 'list import' -- "$cur"));;
         "agents") COMPREPLY=($(compgen -W 'list' -- "$cur"));;

@@ -7,7 +7,7 @@ function __agentcli_path
             break
         end
         switch "$cmdpath|$words[$i]"
-            case '|sessions' '|models' '|permissions' '|presets' '|sandbox' '|doctor' '|hooks' '|agents' '|usage' 'sessions|list' 'sessions|show' 'sessions|rm' 'sessions|rename' 'sessions|export' 'sessions|tree' 'sessions|doctor' 'sessions|fork' 'sessions|rewind' 'permissions|list' 'permissions|add' 'permissions|rm' 'permissions|trust' 'permissions|check' 'presets|list' 'presets|show' 'sandbox|run' 'sandbox|show' 'hooks|list' 'hooks|import' 'agents|list'
+            case '|sessions' '|models' '|permissions' '|presets' '|mcp' '|sandbox' '|doctor' '|hooks' '|agents' '|usage' 'sessions|list' 'sessions|show' 'sessions|rm' 'sessions|rename' 'sessions|export' 'sessions|tree' 'sessions|doctor' 'sessions|fork' 'sessions|rewind' 'permissions|list' 'permissions|add' 'permissions|rm' 'permissions|trust' 'permissions|check' 'presets|list' 'presets|show' 'mcp|add' 'mcp|add-json' 'mcp|list' 'mcp|get' 'mcp|remove' 'sandbox|run' 'sandbox|show' 'hooks|list' 'hooks|import' 'agents|list'
                 set cmdpath (string trim -- "$cmdpath $words[$i]")
         end
     end
@@ -34,6 +34,7 @@ complete -c agentcli -n __agentcli_at_root_start -a sessions -d 'list, show, for
 complete -c agentcli -n __agentcli_at_root_start -a models -d 'list models (catalog for hosted providers, live probe for local servers)'
 complete -c agentcli -n __agentcli_at_root_start -a permissions -d 'list, add and remove permission rules'
 complete -c agentcli -n __agentcli_at_root_start -a presets -d 'list and show tool presets'
+complete -c agentcli -n __agentcli_at_root_start -a mcp -d 'add, list, show and remove MCP servers'
 complete -c agentcli -n __agentcli_at_root_start -a sandbox -d 'run a command under the configured sandbox; show what it allows'
 complete -c agentcli -n __agentcli_at_root_start -a doctor -d 'one screen for a bug report: sandbox, ripgrep, providers, trust'
 complete -c agentcli -n __agentcli_at_root_start -a hooks -d 'list the hooks in force, import them from Claude Code\'s settings'
@@ -59,6 +60,8 @@ complete -c agentcli -n '__agentcli_at ""' -l add-dir -x -a '(__fish_complete_di
 complete -c agentcli -n '__agentcli_at ""' -l append-system-prompt -x -d 'text added to the end of the system prompt'
 complete -c agentcli -n '__agentcli_at ""' -l system-prompt -x -d 'replace the system prompt'
 complete -c agentcli -n '__agentcli_at ""' -l cwd -x -a '(__fish_complete_directories)' -d 'run as if started in this directory'
+complete -c agentcli -n '__agentcli_at ""' -l mcp-config -r -F -d 'MCP servers from a file or a JSON string ({"mcpServers": {...}}); repeatable'
+complete -c agentcli -n '__agentcli_at ""' -l strict-mcp-config -d 'use only the --mcp-config servers, none from settings or .mcp.json'
 complete -c agentcli -n '__agentcli_at ""' -l settings -r -F -d 'more settings (hooks, permissions …) from a JSON file or inline JSON, as Claude Code\'s'
 complete -c agentcli -n '__agentcli_at ""' -l max-turns -x -d 'stop after this many model requests'
 complete -c agentcli -n '__agentcli_at ""' -l max-budget-usd -x -d 'stop when the run has cost this much'
@@ -153,6 +156,25 @@ complete -c agentcli -n '__agentcli_at presets list' -s h -l help -d 'show help 
 complete -c agentcli -n '__agentcli_at presets show' -l json -d 'one JSON document'
 complete -c agentcli -n '__agentcli_at presets show' -s h -l help -d 'show help and exit'
 complete -c agentcli -n '__agentcli_at presets show' -x -a '(agentcli __complete presets 2>/dev/null)'
+complete -c agentcli -n '__agentcli_at mcp' -a add -d 'add a server: NAME -- COMMAND [ARG…], or NAME --transport http URL'
+complete -c agentcli -n '__agentcli_at mcp' -a add-json -d 'add a server from its JSON entry'
+complete -c agentcli -n '__agentcli_at mcp' -a list -d 'every configured server and where it is configured'
+complete -c agentcli -n '__agentcli_at mcp' -a get -d 'one server\'s configuration'
+complete -c agentcli -n '__agentcli_at mcp' -a remove -d 'remove a server'
+complete -c agentcli -n '__agentcli_at mcp' -s C -l directory -x -a '(__fish_complete_directories)' -d 'the project directory (default: the current one)'
+complete -c agentcli -n '__agentcli_at mcp' -s h -l help -d 'show help and exit'
+complete -c agentcli -n '__agentcli_at mcp add' -s t -l transport -x -a 'stdio http sse' -d ''
+complete -c agentcli -n '__agentcli_at mcp add' -s s -l scope -x -a 'local project user' -d 'local (default), project (.mcp.json) or user'
+complete -c agentcli -n '__agentcli_at mcp add' -s e -l env -x -d 'an environment variable (repeatable)'
+complete -c agentcli -n '__agentcli_at mcp add' -s H -l header -x -d 'an HTTP header (repeatable)'
+complete -c agentcli -n '__agentcli_at mcp add' -s h -l help -d 'show help and exit'
+complete -c agentcli -n '__agentcli_at mcp add-json' -s s -l scope -x -a 'local project user' -d 'local (default), project (.mcp.json) or user'
+complete -c agentcli -n '__agentcli_at mcp add-json' -s h -l help -d 'show help and exit'
+complete -c agentcli -n '__agentcli_at mcp list' -l json -d 'one JSON document'
+complete -c agentcli -n '__agentcli_at mcp list' -s h -l help -d 'show help and exit'
+complete -c agentcli -n '__agentcli_at mcp get' -s h -l help -d 'show help and exit'
+complete -c agentcli -n '__agentcli_at mcp remove' -s s -l scope -x -a 'local project user' -d ''
+complete -c agentcli -n '__agentcli_at mcp remove' -s h -l help -d 'show help and exit'
 complete -c agentcli -n '__agentcli_at sandbox' -a run -d 'run a command under the sandbox (exit status: the command\'s)'
 complete -c agentcli -n '__agentcli_at sandbox' -a show -d 'the mechanism, mode, and the paths it protects and hides'
 complete -c agentcli -n '__agentcli_at sandbox' -s h -l help -d 'show help and exit'

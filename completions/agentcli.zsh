@@ -12,7 +12,7 @@ _agentcli() {
     w="${words[i]}"
     [[ -z $cmdpath && $i -gt 2 ]] && break
     case "$cmdpath|$w" in
-      "|sessions"|"|models"|"|permissions"|"|presets"|"|sandbox"|"|doctor"|"|hooks"|"|agents"|"|usage"|"sessions|list"|"sessions|show"|"sessions|rm"|"sessions|rename"|"sessions|export"|"sessions|tree"|"sessions|doctor"|"sessions|fork"|"sessions|rewind"|"permissions|list"|"permissions|add"|"permissions|rm"|"permissions|trust"|"permissions|check"|"presets|list"|"presets|show"|"sandbox|run"|"sandbox|show"|"hooks|list"|"hooks|import"|"agents|list") cmdpath="${cmdpath:+$cmdpath }$w";;
+      "|sessions"|"|models"|"|permissions"|"|presets"|"|mcp"|"|sandbox"|"|doctor"|"|hooks"|"|agents"|"|usage"|"sessions|list"|"sessions|show"|"sessions|rm"|"sessions|rename"|"sessions|export"|"sessions|tree"|"sessions|doctor"|"sessions|fork"|"sessions|rewind"|"permissions|list"|"permissions|add"|"permissions|rm"|"permissions|trust"|"permissions|check"|"presets|list"|"presets|show"|"mcp|add"|"mcp|add-json"|"mcp|list"|"mcp|get"|"mcp|remove"|"sandbox|run"|"sandbox|show"|"hooks|list"|"hooks|import"|"agents|list") cmdpath="${cmdpath:+$cmdpath }$w";;
     esac
   done
   for ((i = CURRENT - 1; i >= 2; i--)); do
@@ -38,6 +38,7 @@ _agentcli() {
     "|--append-system-prompt") _message value; return;;
     "|--system-prompt") _message value; return;;
     "|--cwd") _files -/; return;;
+    "|--mcp-config") _files; return;;
     "|--settings") _files; return;;
     "|--max-turns") _message value; return;;
     "|--max-budget-usd") _message value; return;;
@@ -63,6 +64,13 @@ _agentcli() {
     "permissions rm|--scope") compadd -- 'local' 'project' 'user'; return;;
     "permissions check|--mode") _message value; return;;
     "presets|-C"|"presets|--directory") _files -/; return;;
+    "mcp|-C"|"mcp|--directory") _files -/; return;;
+    "mcp add|-t"|"mcp add|--transport") compadd -- 'stdio' 'http' 'sse'; return;;
+    "mcp add|-s"|"mcp add|--scope") compadd -- 'local' 'project' 'user'; return;;
+    "mcp add|-e"|"mcp add|--env") _message value; return;;
+    "mcp add|-H"|"mcp add|--header") _message value; return;;
+    "mcp add-json|-s"|"mcp add-json|--scope") compadd -- 'local' 'project' 'user'; return;;
+    "mcp remove|-s"|"mcp remove|--scope") compadd -- 'local' 'project' 'user'; return;;
     "sandbox run|--sandbox") compadd -- 'read-only' 'workspace-write' 'danger-full-access'; return;;
     "sandbox run|--allow-host") _message value; return;;
     "sandbox run|--add-dir") _files -/; return;;
@@ -80,7 +88,7 @@ _agentcli() {
   esac
   if [[ $cur == -* ]]; then
     case "$cmdpath" in
-      "") items=('-p:run one task headless and print the result (prompt as argument or on stdin)' '--print:run one task headless and print the result (prompt as argument or on stdin)' '--output-format:with -p\: text (default), json or stream-json' '--include-partial-messages:with stream-json\: also emit stream_event lines for each delta' '--verbose:more detail on stderr' '--model:provider/model or a bare model name (e.g. anthropic/claude-sonnet-4-5, gpt-5)' '--provider:anthropic, openai, google, ollama, or an OpenAI-compatible profile name' '--base-url:the provider'\''s base URL (a local server\: http\://localhost\:8080/v1)' '--effort:reasoning effort for models that think' '--permission-mode:how tool calls are allowed' '--sandbox:how commands are confined (default\: workspace-write where supported; see docs/sandbox.md)' '--dangerously-skip-permissions:same as --permission-mode bypassPermissions' '--allowedTools:tools (or rules) allowed without asking\: --allowedTools Read "Bash(git diff\:*)", or "Read,Edit"' '--allowed-tools:tools (or rules) allowed without asking\: --allowedTools Read "Bash(git diff\:*)", or "Read,Edit"' '--disallowedTools:tools (or rules) always denied' '--disallowed-tools:tools (or rules) always denied' '--preset:tool preset\: coding, readonly, minimal, plan, review, or your own' '--add-dir:another directory the file tools may use' '--append-system-prompt:text added to the end of the system prompt' '--system-prompt:replace the system prompt' '--cwd:run as if started in this directory' '--settings:more settings (hooks, permissions …) from a JSON file or inline JSON, as Claude Code'\''s' '--max-turns:stop after this many model requests' '--max-budget-usd:stop when the run has cost this much' '--max-tool-calls-per-turn:stop when one reply asks for more tool calls' '--request-timeout:timeout for one model request' '--tool-timeout:timeout for one tool call' '-c:continue the latest session in this project' '--continue:continue the latest session in this project' '-r:resume a session by id, prefix or name (no value\: pick one)' '--resume:resume a session by id, prefix or name (no value\: pick one)' '--fork-session:with --resume/--continue\: continue in a new session' '--session-id:use this UUID for the new session' '--no-session-persistence:do not save this session' '-n:a name for this session' '--name:a name for this session' '-h:show this message and exit' '--help:show this message and exit' '-v:print the version and exit' '--version:print the version and exit');;
+      "") items=('-p:run one task headless and print the result (prompt as argument or on stdin)' '--print:run one task headless and print the result (prompt as argument or on stdin)' '--output-format:with -p\: text (default), json or stream-json' '--include-partial-messages:with stream-json\: also emit stream_event lines for each delta' '--verbose:more detail on stderr' '--model:provider/model or a bare model name (e.g. anthropic/claude-sonnet-4-5, gpt-5)' '--provider:anthropic, openai, google, ollama, or an OpenAI-compatible profile name' '--base-url:the provider'\''s base URL (a local server\: http\://localhost\:8080/v1)' '--effort:reasoning effort for models that think' '--permission-mode:how tool calls are allowed' '--sandbox:how commands are confined (default\: workspace-write where supported; see docs/sandbox.md)' '--dangerously-skip-permissions:same as --permission-mode bypassPermissions' '--allowedTools:tools (or rules) allowed without asking\: --allowedTools Read "Bash(git diff\:*)", or "Read,Edit"' '--allowed-tools:tools (or rules) allowed without asking\: --allowedTools Read "Bash(git diff\:*)", or "Read,Edit"' '--disallowedTools:tools (or rules) always denied' '--disallowed-tools:tools (or rules) always denied' '--preset:tool preset\: coding, readonly, minimal, plan, review, or your own' '--add-dir:another directory the file tools may use' '--append-system-prompt:text added to the end of the system prompt' '--system-prompt:replace the system prompt' '--cwd:run as if started in this directory' '--mcp-config:MCP servers from a file or a JSON string ({"mcpServers"\: {...}}); repeatable' '--strict-mcp-config:use only the --mcp-config servers, none from settings or .mcp.json' '--settings:more settings (hooks, permissions …) from a JSON file or inline JSON, as Claude Code'\''s' '--max-turns:stop after this many model requests' '--max-budget-usd:stop when the run has cost this much' '--max-tool-calls-per-turn:stop when one reply asks for more tool calls' '--request-timeout:timeout for one model request' '--tool-timeout:timeout for one tool call' '-c:continue the latest session in this project' '--continue:continue the latest session in this project' '-r:resume a session by id, prefix or name (no value\: pick one)' '--resume:resume a session by id, prefix or name (no value\: pick one)' '--fork-session:with --resume/--continue\: continue in a new session' '--session-id:use this UUID for the new session' '--no-session-persistence:do not save this session' '-n:a name for this session' '--name:a name for this session' '-h:show this message and exit' '--help:show this message and exit' '-v:print the version and exit' '--version:print the version and exit');;
       "sessions") items=('-C:the project directory (default\: the current one)' '--directory:the project directory (default\: the current one)' '-h:show help and exit' '--help:show help and exit');;
       "sessions list") items=('--json:one JSON array' '-n:show at most N (0\: all)' '--limit:show at most N (0\: all)' '-h:show help and exit' '--help:show help and exit');;
       "sessions show") items=('--json:the records as JSON lines' '--sidechain:the transcript of the subagent that Task call ran' '-h:show help and exit' '--help:show help and exit');;
@@ -101,6 +109,12 @@ _agentcli() {
       "presets") items=('-C:the project directory (default\: the current one)' '--directory:the project directory (default\: the current one)' '-h:show help and exit' '--help:show help and exit');;
       "presets list") items=('--json:one JSON document' '-h:show help and exit' '--help:show help and exit');;
       "presets show") items=('--json:one JSON document' '-h:show help and exit' '--help:show help and exit');;
+      "mcp") items=('-C:the project directory (default\: the current one)' '--directory:the project directory (default\: the current one)' '-h:show help and exit' '--help:show help and exit');;
+      "mcp add") items=('-t:' '--transport:' '-s:local (default), project (.mcp.json) or user' '--scope:local (default), project (.mcp.json) or user' '-e:an environment variable (repeatable)' '--env:an environment variable (repeatable)' '-H:an HTTP header (repeatable)' '--header:an HTTP header (repeatable)' '-h:show help and exit' '--help:show help and exit');;
+      "mcp add-json") items=('-s:local (default), project (.mcp.json) or user' '--scope:local (default), project (.mcp.json) or user' '-h:show help and exit' '--help:show help and exit');;
+      "mcp list") items=('--json:one JSON document' '-h:show help and exit' '--help:show help and exit');;
+      "mcp get") items=('-h:show help and exit' '--help:show help and exit');;
+      "mcp remove") items=('-s:' '--scope:' '-h:show help and exit' '--help:show help and exit');;
       "sandbox") items=('-h:show help and exit' '--help:show help and exit');;
       "sandbox run") items=('--sandbox:override the configured mode' '--network:allow the network' '--allow-host:allow this host through the proxy (repeatable; *.domain for subdomains)' '--add-dir:another writable dir' '-C:the project directory (default\: the current one)' '--directory:the project directory (default\: the current one)' '-h:show help and exit' '--help:show help and exit');;
       "sandbox show") items=('--sandbox:override the configured mode' '--network:allow the network' '--allow-host:allow this host through the proxy (repeatable; *.domain for subdomains)' '--add-dir:another writable dir' '-C:the project directory (default\: the current one)' '--directory:the project directory (default\: the current one)' '-h:show help and exit' '--help:show help and exit');;
@@ -117,7 +131,7 @@ _agentcli() {
   fi
   [[ -z $cmdpath && $CURRENT -gt 2 ]] && { _files; return }
   case "$cmdpath" in
-    "") items=('sessions:list, show, fork, rewind, export and repair stored sessions' 'models:list models (catalog for hosted providers, live probe for local servers)' 'permissions:list, add and remove permission rules' 'presets:list and show tool presets' 'sandbox:run a command under the configured sandbox; show what it allows' 'doctor:one screen for a bug report\: sandbox, ripgrep, providers, trust' 'hooks:list the hooks in force, import them from Claude Code'\''s settings' 'agents:list subagent definitions (.claude/agents, .agentcli/agents, built-ins)' 'usage:tokens and cost over time, by day, project, model or provider'); _describe command items;;
+    "") items=('sessions:list, show, fork, rewind, export and repair stored sessions' 'models:list models (catalog for hosted providers, live probe for local servers)' 'permissions:list, add and remove permission rules' 'presets:list and show tool presets' 'mcp:add, list, show and remove MCP servers' 'sandbox:run a command under the configured sandbox; show what it allows' 'doctor:one screen for a bug report\: sandbox, ripgrep, providers, trust' 'hooks:list the hooks in force, import them from Claude Code'\''s settings' 'agents:list subagent definitions (.claude/agents, .agentcli/agents, built-ins)' 'usage:tokens and cost over time, by day, project, model or provider'); _describe command items;;
     "sessions") items=('list:sessions of this project, newest first' 'show:the records of a session'\''s current branch' 'rm:delete sessions' 'rename:name a session (usable with --resume NAME)' 'export:print a session as Markdown or JSON' 'tree:this project'\''s sessions and the forks between them' 'doctor:check every session of this project and repair what can be' 'fork:start a new session branching from any record (assistant ones too)' 'rewind:restore files and/or the conversation to a record'); _describe command items;;
     "sessions show") _agentcli_values sessions;;
     "sessions rm") _agentcli_values sessions;;
@@ -129,6 +143,7 @@ _agentcli() {
     "permissions check") _agentcli_values tools;;
     "presets") items=('list:every preset, with where it comes from' 'show:one preset in full'); _describe command items;;
     "presets show") _agentcli_values presets;;
+    "mcp") items=('add:add a server\: NAME -- COMMAND [ARG…], or NAME --transport http URL' 'add-json:add a server from its JSON entry' 'list:every configured server and where it is configured' 'get:one server'\''s configuration' 'remove:remove a server'); _describe command items;;
     "sandbox") items=('run:run a command under the sandbox (exit status\: the command'\''s)' 'show:the mechanism, mode, and the paths it protects and hides'); _describe command items;;
     "hooks") items=('list:every hook in force, with where it is configured' 'import:copy the hooks of a Claude Code settings.json into agentcli'\''s settings'); _describe command items;;
     "agents") items=('list:every definition, with where it comes from'); _describe command items;;

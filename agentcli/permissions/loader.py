@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from agentcli import paths
+from agentcli.atomicfile import atomic_write
 from agentcli.core.permissions import PERMISSION_MODES
 from agentcli.errors import ConfigError
 from agentcli.permissions.policy import RulePolicy
@@ -234,4 +235,4 @@ def _ignore_local(local: Path) -> None:
     ignore = local.parent / ".gitignore"
     lines = ignore.read_text(encoding="utf-8").splitlines() if ignore.exists() else []
     if local.name not in lines:
-        writer.atomic_write(ignore, "\n".join([*lines, local.name]) + "\n", mode=0o644)
+        atomic_write(ignore, "\n".join([*lines, local.name]) + "\n")

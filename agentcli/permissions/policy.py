@@ -47,7 +47,6 @@ class RulePolicy:
     rules: list[Rule] = field(default_factory=list)
     persist: Persist | None = None
     home: Path = field(default_factory=Path.home)
-    notices: list[str] = field(default_factory=list)
     _roots_key: tuple[Path, tuple[Path, ...]] | None = field(default=None, init=False, repr=False)
     _roots: list[str] = field(default_factory=list, init=False, repr=False)
     _index: dict[tuple[str, str], _Entries] | None = field(default=None, init=False, repr=False)
@@ -121,9 +120,11 @@ class RulePolicy:
             self._index = None
             self._denied_names = None
 
-    def remember(self, rule: str, scope: str) -> None:
+    def remember(self, rule: str, scope: str) -> list[str]:
         """Allow `rule` (one or more rule texts, one per line) for `scope`: session (memory only), local
-        (.agentcli/settings.local.toml, "this project"), project (.agentcli/settings.toml), user (config.toml)."""
+        (.agentcli/settings.local.toml, "this project"), project (.agentcli/settings.toml), user (config.toml).
+        Returns what the person should be told: rules that could not be saved (they still hold for the session)."""
+        problems: list[str] = []
         scope = SCOPE_ALIASES.get(scope, scope)
         for line in rule.splitlines():
             if not line.strip():
@@ -133,10 +134,11 @@ class RulePolicy:
                 try:
                     self.persist(parsed, scope)
                 except (OSError, AgentCliError) as e:
-                    # the approval still holds for this session; the front end shows why it was not saved
+                    # the approval still holds for this session; the loop tells the person why it was not saved
                     parsed = replace(parsed, source="session")
-                    self.notices.append(f"could not save {parsed.text}: {e}")
+                    problems.append(f"could not save {parsed.text}: {e}")
             self.add(parsed)
+        return problems
 
     def session_rules(self) -> list[str]:
         """Rules remembered for this session only: store them with the session so `--resume` restores them."""

@@ -13,7 +13,20 @@ import re
 from collections.abc import AsyncIterable, AsyncIterator
 from typing import Any
 
-from agentcli.core.events import (
+from agentcli.errors import AgentCliError, AuthError, StreamError
+from agentcli.llm.messages import (
+    ContentBlock,
+    ImageBlock,
+    Message,
+    RedactedThinkingBlock,
+    TextBlock,
+    ThinkingBlock,
+    ToolResultBlock,
+    ToolSpec,
+    ToolUseBlock,
+    Usage,
+)
+from agentcli.llm.stream import (
     MessageStop,
     RedactedThinking,
     StopReason,
@@ -27,19 +40,6 @@ from agentcli.core.events import (
     UsageReport,
     WebSearchResults,
 )
-from agentcli.core.messages import (
-    ContentBlock,
-    ImageBlock,
-    Message,
-    RedactedThinkingBlock,
-    TextBlock,
-    ThinkingBlock,
-    ToolResultBlock,
-    ToolSpec,
-    ToolUseBlock,
-    Usage,
-)
-from agentcli.errors import AgentCliError, AuthError, StreamError
 from agentcli.net.api import client_for, events_of, join_url, open_stream
 from agentcli.net.errors import ApiIdentity, ConnectionDropped, error_from_event
 from agentcli.net.http import HttpClient, is_loopback_url

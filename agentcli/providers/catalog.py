@@ -17,8 +17,8 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from agentcli.core.messages import Usage
 from agentcli.errors import UsageError
+from agentcli.llm.messages import Usage
 from agentcli.providers.datafile import load_builtin_toml
 
 KNOWN_PROVIDERS = frozenset(

@@ -169,7 +169,8 @@ def test_headless_runs_do_not_import_typer(tmp_path: Path, fake_llm: FakeLLM) ->
     fake_llm.push(Reply(text="done"))
     args = ["-p", "hi", "--model", ANTHROPIC, "--allowedTools", "Read", "Edit", "--max-turns", "3"]
     imported = imported_modules(args, tmp_path, provider_env(fake_llm, ANTHROPIC))
-    assert "agentcli.cli" in imported and not {m for m in imported if m.startswith(("typer", "click", "pydantic"))}
+    # (click itself may load: `import httpx` pulls in click when it is installed, for httpx's own CLI.)
+    assert "agentcli.cli" in imported and not {m for m in imported if m.startswith(("typer", "pydantic"))}
 
 
 def _word(f: Any) -> st.SearchStrategy[list[str]]:

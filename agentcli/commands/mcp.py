@@ -1,0 +1,236 @@
+"""`agentcli mcp …`: configure MCP servers as Claude Code's `claude mcp` does.
+
+    agentcli mcp add NAME [--scope local|project|user] [-e KEY=VALUE]… -- COMMAND [ARG…]   (stdio)
+    agentcli mcp add NAME --transport http|sse [-H "Name: value"]… URL
+    agentcli mcp add-json NAME '{"command": …}' [--scope …]
+    agentcli mcp list [--json]      agentcli mcp get NAME      agentcli mcp remove NAME [--scope …]
+
+Scopes: local (default: .agentcli/settings.local.toml, yours, this project), project (.mcp.json, shared with the
+repository; others must trust it), user (~/.agentcli/config.toml, every project). Nothing here connects.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+import typer
+
+from agentcli import paths
+from agentcli.atomicfile import atomic_write
+from agentcli.commands import DirectoryOption, JsonFlag, new_app, project_root, reporting_errors
+from agentcli.commands import entry as command_entry
+from agentcli.errors import UsageError
+from agentcli.mcp import config
+from agentcli.settings import writer
+
+SCOPES = ("local", "project", "user")
+
+
+# Handlers take an argparse.Namespace, as they did before the typer tree; the commands below build it.
+app = new_app("Configure MCP servers.")
+Scope = Literal["local", "project", "user"]
+ScopeOption = Annotated[Scope, typer.Option("-s", "--scope", help="local (default), project (.mcp.json) or user")]
+NameArg = Annotated[str, typer.Argument(metavar="NAME", help="the server's name")]
+
+
+def _call(ctx: typer.Context, handler: Callable[[argparse.Namespace, Path], int], **given: Any) -> int:
+    return reporting_errors(lambda: handler(argparse.Namespace(**given), ctx.obj))
+
+
+@app.callback()
+def _options(ctx: typer.Context, directory: DirectoryOption = None) -> None:
+    ctx.obj = project_root(directory)
+
+
+@app.command("add", help="add a server: NAME -- COMMAND [ARG…], or NAME --transport http URL")
+def add(ctx: typer.Context, name: NameArg,
+        target: Annotated[list[str] | None, typer.Argument(
+            metavar="[-- COMMAND ARG…] | URL", show_default=False,
+            help="the URL, or after --: the command and its arguments")] = None,
+        transport: Annotated[Literal["stdio", "http", "sse"], typer.Option("-t", "--transport")] = "stdio",
+        scope: ScopeOption = "local",
+        env: Annotated[list[str] | None, typer.Option("-e", "--env", metavar="KEY=VALUE", show_default=False,
+                                                      help="an environment variable (repeatable)")] = None,
+        header: Annotated[list[str] | None, typer.Option("-H", "--header", metavar="'NAME: VALUE'",
+                                                         show_default=False, help="an HTTP header (repeatable)")
+                          ] = None) -> int:
+    return _call(ctx, _add, name=name, target=target or [], transport=transport, scope=scope, env=env or [],
+                 header=header or [])
+
+
+@app.command("add-json", help="add a server from its JSON entry")
+def add_json(ctx: typer.Context, name: NameArg, text: Annotated[str, typer.Argument(metavar="JSON")],
+             scope: ScopeOption = "local") -> int:
+    return _call(ctx, _add_json, name=name, json=text, scope=scope)
+
+
+@app.command("list", help="every configured server and where it is configured")
+def list_(ctx: typer.Context, as_json: JsonFlag = False) -> int:
+    return _call(ctx, _list, json=as_json)
+
+
+@app.command("get", help="one server's configuration")
+def get(ctx: typer.Context, name: NameArg) -> int:
+    return _call(ctx, _get, name=name)
+
+
+@app.command("remove", help="remove a server")
+def remove(ctx: typer.Context, name: NameArg,
+           scope: Annotated[Scope | None, typer.Option("-s", "--scope", show_default=False)] = None) -> int:
+    return _call(ctx, _remove, name=name, scope=scope)
+
+
+main = command_entry(app, "mcp")
+
+
+def _add(ns: argparse.Namespace, root: Path) -> int:
+    target = list(ns.target)
+    if not target:
+        raise UsageError("agentcli mcp add needs a command or a URL", hint="agentcli mcp add NAME -- npx my-server")
+    entry: dict[str, Any]
+    if ns.transport == "stdio":
+        entry = {"command": target[0], "args": target[1:]}
+        if ns.env:
+            entry["env"] = dict(_pair(e, "=", "-e KEY=VALUE") for e in ns.env)
+    else:
+        if len(target) != 1:
+            raise UsageError("an http or sse server takes one URL")
+        entry = {"type": ns.transport, "url": target[0]}
+        if ns.header:
+            entry["headers"] = dict(_pair(h, ":", "-H 'Name: value'") for h in ns.header)
+    return _save(root, ns.name, entry, ns.scope)
+
+
+def _add_json(ns: argparse.Namespace, root: Path) -> int:
+    try:
+        entry = json.loads(ns.json)
+    except ValueError as err:
+        raise UsageError(f"not valid JSON: {err}") from err
+    return _save(root, ns.name, entry, ns.scope)
+
+
+def _pair(text: str, sep: str, form: str) -> tuple[str, str]:
+    key, found, value = text.partition(sep)
+    if not found or not key.strip():
+        raise UsageError(f"expected {form}, got {text!r}")
+    return key.strip(), value.strip()
+
+
+def _save(root: Path, name: str, entry: Any, scope: str) -> int:
+    # Checked as it will be read (unexpanded: variables may be set only where the server runs).
+    config.parse_entry(name, entry, scope, "(new)", _Placeholders())
+    if scope == "project":
+        from agentcli.settings import trust
+
+        trusted = trust.is_mcp_trusted(root)  # before the edit: what was there, the user had trusted (or none)
+        data = _read_mcp_json(root)
+        data.setdefault("mcpServers", {})[name] = entry
+        atomic_write(root / config.MCP_JSON, json.dumps(data, indent=2) + "\n", new_mode=0o644)
+        if trusted:
+            trust.trust(root)  # the user's own addition needs no second question
+    else:
+        path = _toml_file(root, scope)
+        data = writer.load(path)
+        servers = data.setdefault("mcp_servers", {})
+        servers[name] = entry
+        writer.write(path, data)
+    sys.stdout.write(f"Added MCP server '{name}' ({scope}: {_where(root, scope)})\n")
+    return 0
+
+
+class _Placeholders(dict[str, str]):
+    """Every variable is "set" while checking an entry being added."""
+
+    def get(self, key: str, default: Any = None) -> str:
+        return f"${{{key}}}"
+
+
+def _read_mcp_json(root: Path) -> dict[str, Any]:
+    path = root / config.MCP_JSON
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return {}
+    except (OSError, ValueError) as err:
+        raise UsageError(f"cannot read {path}: {err}") from err
+    return data if isinstance(data, dict) else {}
+
+
+def _toml_file(root: Path, scope: str) -> Path:
+    return paths.user_config_file() if scope == "user" else paths.project_dir(root) / "settings.local.toml"
+
+
+def _where(root: Path, scope: str) -> Path:
+    return root / config.MCP_JSON if scope == "project" else _toml_file(root, scope)
+
+
+def _raw_entries(root: Path) -> list[tuple[str, str, dict[str, Any]]]:
+    """(scope, name, raw entry) for every layer, lowest first."""
+    out: list[tuple[str, str, dict[str, Any]]] = []
+    for scope in ("user", "project", "local"):
+        if scope == "project":
+            servers = _read_mcp_json(root).get("mcpServers")
+        else:
+            servers = writer.load(_toml_file(root, scope)).get("mcp_servers")
+        if isinstance(servers, dict):
+            out += [(scope, str(n), e) for n, e in servers.items() if isinstance(e, dict)]
+    return out
+
+
+def _list(ns: argparse.Namespace, root: Path) -> int:
+    from agentcli.settings import trust
+
+    trusted = trust.is_mcp_trusted(root)
+    rows = []
+    for scope, name, entry in _raw_entries(root):
+        target = " ".join([str(entry.get("command", "")), *map(str, entry.get("args", []))]).strip() or \
+            config.safe_url(str(entry.get("url", "")))
+        note = " (not trusted: starts after agentcli permissions trust)" if scope == "project" and not trusted else ""
+        rows.append({"name": name, "scope": scope, "target": target, "trusted": scope != "project" or trusted})
+        if not ns.json:
+            sys.stdout.write(f"{name}  [{scope}]  {target}{note}\n")
+    if ns.json:
+        sys.stdout.write(json.dumps(rows, indent=1) + "\n")
+    elif not rows:
+        sys.stdout.write("No MCP servers configured. Add one: agentcli mcp add NAME -- COMMAND [ARG…]\n")
+    return 0
+
+
+def _get(ns: argparse.Namespace, root: Path) -> int:
+    found = [(s, e) for s, n, e in _raw_entries(root) if n == ns.name]
+    if not found:
+        raise UsageError(f"no MCP server named '{ns.name}'", hint="agentcli mcp list shows them")
+    scope, entry = found[-1]
+    shown = dict(entry)
+    if isinstance(shown.get("headers"), dict):  # header values are often credentials
+        shown["headers"] = {k: "…" for k in shown["headers"]}
+    sys.stdout.write(json.dumps({"name": ns.name, "scope": scope, **shown}, indent=2) + "\n")
+    return 0
+
+
+def _remove(ns: argparse.Namespace, root: Path) -> int:
+    scopes = [ns.scope] if ns.scope else [s for s, n, _ in _raw_entries(root) if n == ns.name]
+    removed = False
+    for scope in dict.fromkeys(scopes):
+        if scope == "project":
+            data = _read_mcp_json(root)
+            if ns.name in data.get("mcpServers", {}):
+                del data["mcpServers"][ns.name]
+                atomic_write(root / config.MCP_JSON, json.dumps(data, indent=2) + "\n", new_mode=0o644)
+                removed = True
+        else:
+            path = _toml_file(root, scope)
+            data = writer.load(path)
+            if ns.name in data.get("mcp_servers", {}):
+                del data["mcp_servers"][ns.name]
+                writer.write(path, data)
+                removed = True
+    if not removed:
+        raise UsageError(f"no MCP server named '{ns.name}'" + (f" in scope {ns.scope}" if ns.scope else ""))
+    sys.stdout.write(f"Removed MCP server '{ns.name}'\n")
+    return 0
