@@ -35,6 +35,7 @@ EXIT_STATUSES = """exit statuses:
   3   the run finished but tool calls were denied (listed in permission_denials)
   4   a turn, budget or tool-call limit stopped the run
   75  a retryable provider failure outlasted the retries (rate limit, overload, timeout)
+  141 stdout was closed early (e.g. `| head -1`): the run was stopped quietly
 """
 
 
@@ -123,6 +124,8 @@ def _cwd(ns: argparse.Namespace) -> Path:
 def _read_prompt(ns: argparse.Namespace) -> str:
     """With -p the prompt is the argument, or stdin when no argument was given."""
     if ns.prompt is not None:
+        if not str(ns.prompt).strip():
+            raise UsageError("-p got an empty prompt", hint='agentcli -p "your task"')
         return str(ns.prompt)
     if sys.stdin is None or sys.stdin.isatty():
         raise UsageError("-p needs a prompt", hint='agentcli -p "your task", or pipe it: echo "task" | agentcli -p')
@@ -213,6 +216,8 @@ def exit_now(status: int) -> None:
         try:
             if stream is not None:
                 stream.flush()
+        except BrokenPipeError:  # `| head -1` left early: the same quiet status in every output format
+            status = 141 if stream is sys.stdout else status
         except (OSError, ValueError):
             pass
     os._exit(status)

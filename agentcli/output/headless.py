@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import os
 import sys
+from collections.abc import AsyncIterator
 
-from agentcli.core.events import Notice, RunFinished, SessionStarted
+from agentcli.core.events import AgentEvent, Notice, RunFinished, SessionStarted
 from agentcli.core.permissions import DenyingApprover
 from agentcli.errors import AgentCliError
 from agentcli.output.printers import Printer, make_printer
@@ -18,12 +21,28 @@ class HeadlessApprover(DenyingApprover):
     interactive = False
 
 
+STDOUT_CLOSED = 141  # what a shell reports for a process ended by SIGPIPE
+
+
 def run_headless(settings: Settings, prompt: str) -> int:
     printer = make_printer(
         settings.output_format, sys.stdout, sys.stderr,
         include_partial=settings.include_partial_messages, verbose=settings.verbose,
     )
-    return asyncio.run(_run(settings, prompt, printer))
+    try:
+        return asyncio.run(_run(settings, prompt, printer))
+    except BrokenPipeError:
+        silence_stdout()
+        return STDOUT_CLOSED
+
+
+def silence_stdout() -> None:
+    """The reader of stdout went away (`| head -1`): later writes, and the interpreter's final flush, go to
+    /dev/null instead of raising BrokenPipeError again."""
+    with contextlib.suppress(OSError, ValueError, AttributeError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
 
 
 async def _run(settings: Settings, prompt: str, printer: Printer) -> int:
@@ -41,9 +60,23 @@ async def _run(settings: Settings, prompt: str, printer: Printer) -> int:
     agent = built.agent
     # Notices follow system/init, which stream-json consumers expect first.
     pending = [Notice("warning", t) for t in built.session.notices] + [Notice("info", t) for t in built.info]
+    try:
+        return await _print_run(agent.run(prompt), printer, pending, settings)
+    except BrokenPipeError:
+        # stop the run as SIGPIPE would, after the run has closed its session and provider (finally below)
+        silence_stdout()
+        return STDOUT_CLOSED
+    finally:
+        with contextlib.suppress(BrokenPipeError):
+            printer.flush()
+        await agent.aclose()
+
+
+async def _print_run(events: AsyncIterator[AgentEvent], printer: Printer, pending: list[Notice],
+                     settings: Settings) -> int:
     status = 1
     try:
-        async for ev in agent.run(prompt):
+        async for ev in events:
             printer.feed(ev)
             if pending and isinstance(ev, SessionStarted):
                 for notice in pending:
@@ -54,6 +87,7 @@ async def _run(settings: Settings, prompt: str, printer: Printer) -> int:
                 if ev.result.is_error and settings.output_format != "text":
                     sys.stderr.write(f"agentcli: {ev.result.error_message} [{ev.result.error_code}]\n")
     finally:
-        printer.flush()
-        await agent.aclose()
+        aclose = getattr(events, "aclose", None)
+        if aclose is not None:
+            await aclose()
     return status
