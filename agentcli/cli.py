@@ -173,9 +173,10 @@ def run(argv: list[str], *, exit_when_done: bool = False) -> int:
         return status
     ns = build_parser().parse_args(argv)
     try:
+        from agentcli.assembly.resumed import with_session_setup
         from agentcli.settings.config import load_settings
 
-        settings = load_settings(_cwd(ns), _flags(ns))
+        settings = with_session_setup(load_settings(_cwd(ns), _flags(ns)))
         if ns.print_mode:
             from agentcli.output.headless import run_headless
 

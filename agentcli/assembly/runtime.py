@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from agentcli.assembly import selection
 from agentcli.assembly.firstrun import require_configured
+from agentcli.assembly.resumed import public_url, with_session_setup
 from agentcli.core.loop import Agent, AgentOptions
 from agentcli.core.messages import Usage
 from agentcli.core.permissions import Approver, Policy
@@ -120,7 +121,8 @@ def open_sink(settings: Settings, sel: selection.Selection) -> OpenedSession:
         settings.project_root,
         cwd=settings.cwd,
         model=sel.model,
-        provider=sel.config.name,
+        provider=sel.pricing_provider,
+        base_url=public_url(sel.config.base_url),
         continue_=settings.continue_,
         resume=settings.resume,
         fork_session=settings.fork_session,
@@ -188,6 +190,7 @@ def untrusted_notice(settings: Settings) -> str:
 
 
 async def build(settings: Settings, approver: Approver) -> Built:
+    settings = with_session_setup(settings)
     preset = load_preset(settings)
     if preset is not None and preset.model and not settings.model:
         settings = replace(settings, model=preset.model)

@@ -16,7 +16,7 @@ from typing import Any
 from agentcli.session import layout
 
 INDEX_NAME = ".index.json"
-_VERSION = 1
+_VERSION = 2  # 2: base_url
 _PROMPT_CHARS = 200
 
 
@@ -29,6 +29,7 @@ class SessionSummary:
     name: str | None = None
     model: str = ""
     provider: str = ""
+    base_url: str | None = None  # the provider's base URL (never a key): what `-c` / `-r` reconnect to
     git_branch: str | None = None
     cwd: str = ""
     first_prompt: str = ""
@@ -109,6 +110,7 @@ def _scan_line(s: SessionSummary, line: bytes) -> None:
         s.created = str(rec.get("created", rec.get("ts", "")))
         s.name = rec.get("name") or None
         s.model, s.provider = str(rec.get("model", "")), str(rec.get("provider", ""))
+        s.base_url = rec.get("base_url") or None
         s.git_branch, s.cwd = rec.get("git_branch"), str(rec.get("cwd", ""))
         s.parent_session, s.fork_record = rec.get("parent_session"), rec.get("fork_record")
         return
@@ -118,6 +120,8 @@ def _scan_line(s: SessionSummary, line: bytes) -> None:
     elif kind in ("resumed", "model_switch"):
         s.model = str(data.get("model") or s.model)
         s.provider = str(data.get("provider") or s.provider)
+        if "base_url" in data:
+            s.base_url = data.get("base_url") or None
 
 
 def _json(line: bytes) -> dict[str, Any] | None:

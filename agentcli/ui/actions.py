@@ -17,6 +17,7 @@ if TYPE_CHECKING:
 async def switch_model(repl: Repl, name: str) -> None:
     """`/model name`: a bare name stays with this session's provider setup; `provider/model` picks another."""
     from agentcli.assembly import runtime, selection
+    from agentcli.assembly.resumed import public_url
 
     settings = repl.settings
     same_setup = "/" not in name
@@ -39,7 +40,8 @@ async def switch_model(repl: Repl, name: str) -> None:
     provider = runtime.make_provider(sel)
     old, agent.provider = agent.provider, provider
     agent.options.model, agent.options.provider_name = sel.model, sel.config.name
-    agent.sink.record("model_switch", {"model": sel.model, "provider": sel.config.name})
+    agent.sink.record("model_switch", {"model": sel.model, "provider": sel.pricing_provider,
+                                       "base_url": public_url(sel.config.base_url)})
     with contextlib.suppress(Exception):  # the old client failing to close must not undo the switch
         await old.aclose()
     repl.refresh_status()

@@ -117,6 +117,11 @@ class Repl:
             await self.submit(initial_prompt)
         last_ctrl_c = 0.0
         while not self.exit_requested:
+            typed_line = self._typed_ahead_line()
+            if typed_line is not None:
+                self.renderer.user_message(typed_line)
+                await self.submit(typed_line)
+                continue
             try:
                 text = await self.session.prompt_async(default=self.keys.typed)
             except CtrlCOnEmpty:
@@ -419,6 +424,14 @@ class Repl:
             self.renderer.notice(f"✗ {err.one_line()} [{err.code}]", style="bold red")
         else:
             self.renderer.notice(f"✗ internal error: {type(err).__name__}: {err}", style="bold red")
+
+    def _typed_ahead_line(self) -> str | None:
+        """A line typed with Enter before the prompt was up (see TurnKeys.take_pending): to be sent as if typed
+        at the prompt. What follows it, and an unfinished line, become the next prompt's text."""
+        text = self.keys.typed + self.keys.take_pending()
+        line, enter, rest = text.partition("\n")
+        self.keys.typed = rest if enter else text
+        return line if enter and line.strip() else None
 
     def _typed(self, text: str) -> None:
         self.renderer.typeahead = text

@@ -1,0 +1,126 @@
+"""Issue 11 (the first hour), REPL side: the real `agentcli` in a pseudo-terminal against the fake LLM server."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.fakes import FakeLLM, Reply, ToolCall
+from tests.ui.ptyterm import AGENTCLI, Term, child_env
+
+MODEL = ["--model", "openai/fake-model"]
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    root = tmp_path / "proj"
+    root.mkdir()
+    (root / "a.txt").write_text("alpha\nbeta\n")
+    subprocess.run(["git", "init", "-q"], cwd=root, check=True)
+    return root
+
+
+@pytest.fixture
+def terms() -> Iterator[list[Term]]:
+    made: list[Term] = []
+    yield made
+    for t in made:
+        t.close()
+
+
+def spawn(terms: list[Term], project: Path, env: dict[str, str], *args: str) -> Term:
+    t = Term(list(args), project, env)
+    terms.append(t)
+    return t
+
+
+def start(terms: list[Term], project: Path, fake: FakeLLM, *args: str, **env: str) -> Term:
+    t = spawn(terms, project, child_env(fake.openai_url, **env), *MODEL, *args)
+    t.prompt()
+    return t
+
+
+def local_env() -> dict[str, str]:
+    """A user with nothing configured but a local server: no keys, no base URL in the environment."""
+    env = child_env("")
+    for k in list(env):
+        if k.startswith(("OPENAI_", "ANTHROPIC_", "GEMINI_", "GOOGLE_", "OLLAMA_")) or k == "AGENTCLI_HOST":
+            del env[k]
+    return env
+
+
+def user_texts(fake: FakeLLM, i: int = -1) -> list[str]:
+    out = []
+    for m in fake.requests[i].body["messages"]:
+        if m["role"] == "user":
+            c = m["content"]
+            out.append(c if isinstance(c, str) else "".join(p.get("text", "") for p in c))
+    return out
+
+
+def test_typeahead_before_the_prompt_is_submitted(project: Path, fake_llm: FakeLLM, terms: list[Term]) -> None:
+    """Acceptance 2: a prompt typed (with Enter) right after `agentcli`, before the prompt is drawn, is sent."""
+    fake_llm.push(Reply(text="Typed-ahead answer."))
+    t = spawn(terms, project, child_env(fake_llm.openai_url), *MODEL)
+    t.send("hello from typeahead\r")  # at once: the process has not drawn anything yet
+    t.expect("Typed-ahead answer.")
+    t.prompt()
+    assert len(fake_llm.requests) == 1
+    assert user_texts(fake_llm)[-1] == "hello from typeahead"
+
+
+def test_local_session_resumes_with_no_flags(project: Path, fake_llm: FakeLLM, terms: list[Term]) -> None:
+    """Acceptance 3: started with --base-url only; `-r ID` and `-c` reconnect to the same server and model."""
+    fake_llm.push(Reply(text="First local reply."), Reply(text="Resumed by id."), Reply(text="Continued."))
+    env = local_env()
+    t = spawn(terms, project, env, "--base-url", fake_llm.openai_url)
+    t.prompt()
+    t.line("remember pelican")
+    t.expect("First local reply.")
+    t.prompt()
+    t.send("\x04")
+    assert t.wait_exit() == 0
+    found = re.search(r"agentcli --resume ([0-9a-f-]{36})", t.out)
+    assert found, t.out[-800:]
+    model = fake_llm.requests[0].body["model"]
+
+    r = spawn(terms, project, env, "--resume", found.group(1))
+    r.expect(f"Resumed session {found.group(1)}")
+    r.prompt()
+    r.line("what word?")
+    r.expect("Resumed by id.")
+    r.prompt()
+    r.send("\x04")
+    assert r.wait_exit() == 0
+    assert "pelican" in json.dumps(fake_llm.requests[1].body["messages"])
+
+    c = spawn(terms, project, env, "-c")
+    c.expect(f"Resumed session {found.group(1)}")
+    c.prompt()
+    c.line("and again")
+    c.expect("Continued.")
+    assert [q.body["model"] for q in fake_llm.requests] == [model] * 3
+    session = next((Path(env["AGENTCLI_HOME"]) / "projects").glob(f"*/{found.group(1)}.jsonl"))
+    assert "sk-" not in session.read_text()
+
+
+def test_local_session_resumes_headless_with_no_flags(project: Path, fake_llm: FakeLLM) -> None:
+    fake_llm.push(Reply(text="one"), Reply(text="two"))
+    env = {**local_env(), "AGENTCLI_HOME": os.environ["AGENTCLI_HOME"]}
+    first = subprocess.run([AGENTCLI, "-p", "hi", "--base-url", fake_llm.openai_url], cwd=project, env=env,
+                           capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=60)
+    assert first.returncode == 0, first.stderr
+    again = subprocess.run([AGENTCLI, "-p", "again", "-c"], cwd=project, env=env, capture_output=True, text=True,
+                           stdin=subprocess.DEVNULL, timeout=60)
+    assert again.returncode == 0, again.stderr
+    assert again.stdout.strip() == "two"
+    assert "hi" in user_texts(fake_llm)
+
+
+_ = ToolCall  # used by later tests in this module
