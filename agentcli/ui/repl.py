@@ -536,7 +536,8 @@ def make_approver(repl: Repl) -> Approver:
         module = importlib.import_module("agentcli.ui.approval")
     except ImportError:
         return _AskApprover(repl.console)
-    approver: Approver = module.TerminalApprover(repl.root, set_mode=repl.set_mode, show_plan=repl.show_plan)
+    approver: Approver = module.TerminalApprover(repl.root, set_mode=repl.set_mode, show_plan=repl.show_plan,
+                                                 stop_turn=repl.cancel_turn)
     return approver
 
 

@@ -123,4 +123,48 @@ def test_local_session_resumes_headless_with_no_flags(project: Path, fake_llm: F
     assert "hi" in user_texts(fake_llm)
 
 
-_ = ToolCall  # used by later tests in this module
+def test_edit_approval_shows_the_diff_of_the_file(tmp_path: Path) -> None:
+    from tests.permissions.test_approval_pty import drive
+
+    root = tmp_path / "proj"
+    (root / ".git").mkdir(parents=True)
+    (root / "m.py").write_text("one\ntwo\nthree\nfour\nfive\nsix\nseven\n")
+    req = {"tool": "Edit", "input": {"file_path": "m.py", "old_string": "six", "new_string": "SIX"}}
+    _, shown = drive(root, req, [("choice", "1")])
+    assert "@@ -3,5 +3,5 @@" in shown  # the real line numbers, with the file's context around
+    assert "-six" in shown and "+SIX" in shown and " five" in shown and " seven" in shown
+    assert "No newline" not in shown
+
+
+@pytest.mark.parametrize("key", ["\x1b", "\x03"])
+def test_escape_or_ctrl_c_at_the_approval_prompt_stops_the_turn(
+    project: Path, fake_llm: FakeLLM, terms: list[Term], key: str
+) -> None:
+    fake_llm.push(
+        Reply(text="Let me run it.", tool_calls=[ToolCall("Bash", {"command": "touch made.txt"})]),
+        Reply(text="Next turn answer."),
+    )
+    t = start(terms, project, fake_llm)
+    t.line("make a file")
+    t.expect("Allow Bash?")
+    t.expect("choice [1-")
+    t.send(key)
+    t.expect("Interrupted")
+    t.prompt()
+    assert len(fake_llm.requests) == 1 and not (project / "made.txt").exists()
+    t.line("next")
+    t.expect("Next turn answer.")
+    assert len(fake_llm.requests) == 2 and user_texts(fake_llm)[-1] == "next"
+
+
+def test_approval_choice_takes_one_key(project: Path, fake_llm: FakeLLM, terms: list[Term]) -> None:
+    fake_llm.push(
+        Reply(text="Running.", tool_calls=[ToolCall("Bash", {"command": "touch made.txt && echo one-key-ran"})]),
+        Reply(text="Done."),
+    )
+    t = start(terms, project, fake_llm)
+    t.line("make a file")
+    t.expect("choice [1-")
+    t.send("1")  # no Enter
+    t.expect("Done.")
+    assert (project / "made.txt").exists()
