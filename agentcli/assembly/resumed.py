@@ -4,10 +4,14 @@ used (stored in its header and in `resumed` / `model_switch` records; never a ke
 from __future__ import annotations
 
 import dataclasses
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit, urlunsplit
 
 from agentcli.errors import AgentCliError
 from agentcli.settings.config import Settings
+
+if TYPE_CHECKING:
+    from agentcli.core.loop import Agent
 
 
 def with_session_setup(settings: Settings) -> Settings:
@@ -44,3 +48,26 @@ def public_url(url: str | None) -> str | None:
     if parts.port is not None:
         netloc += f":{parts.port}"
     return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
+
+
+def carry_usage(agent: Agent, replay: list[dict[str, Any]]) -> None:
+    """A resumed session's tokens and cost so far (partial replies included), for /cost and the status line."""
+    from agentcli.core.messages import Usage
+
+    for rec in replay:
+        meta = rec.get("meta") if rec.get("type") == "message" else None
+        usage = meta.get("usage") if isinstance(meta, dict) else None
+        if not isinstance(usage, dict):
+            continue
+        u = Usage(input_tokens=_int(usage.get("input_tokens")), output_tokens=_int(usage.get("output_tokens")),
+                  cache_read_tokens=_int(usage.get("cache_read_input_tokens")),
+                  cache_write_tokens=_int(usage.get("cache_creation_input_tokens")),
+                  reasoning_tokens=_int(usage.get("reasoning_tokens")), estimated=bool(usage.get("estimated")))
+        agent.total_usage = agent.total_usage + u
+        model = str(meta.get("model") or agent.options.model) if isinstance(meta, dict) else agent.options.model
+        agent.total_cost_usd += agent.options.cost_fn(model, u)
+        agent.last_input_tokens = u.input_tokens + u.cache_read_tokens + u.cache_write_tokens
+
+
+def _int(value: Any) -> int:
+    return value if isinstance(value, int) and value >= 0 else 0

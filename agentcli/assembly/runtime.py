@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from agentcli.assembly import selection
 from agentcli.assembly.firstrun import require_configured
-from agentcli.assembly.resumed import public_url, with_session_setup
+from agentcli.assembly.resumed import carry_usage, public_url, with_session_setup
 from agentcli.core.loop import Agent, AgentOptions
 from agentcli.core.messages import Usage
 from agentcli.core.permissions import Approver, Policy
@@ -35,10 +35,13 @@ async def select_provider(settings: Settings) -> selection.Selection:
     """The provider and model for this run; on a first run with nothing configured, a ConfigError that says
     how to configure one and which local servers are listening."""
     await require_configured(settings.model, settings.provider, settings.base_url)
-    return selection.select(
+    sel = selection.select(
         settings.model, settings.provider, settings.base_url, settings.providers,
         request_timeout_s=settings.request_timeout_s, max_retries=settings.max_retries,
     )
+    from agentcli.assembly.served import name_served_model
+
+    return await name_served_model(sel, named=bool(settings.model))
 
 
 def make_provider(sel: selection.Selection) -> Provider:
@@ -54,9 +57,12 @@ def cost_fn(prices: dict[str, dict[str, Any]], provider: str) -> Callable[[str, 
     return cost
 
 
-def context_window_fn(prices: dict[str, dict[str, Any]]) -> Callable[[str], int | None]:
+def context_window_fn(prices: dict[str, dict[str, Any]], probed: tuple[str, int] | None = None,
+                      ) -> Callable[[str], int | None]:
+    """The catalog's window, else what a local server said about `probed` = (model, window)."""
     def window(model: str) -> int | None:
-        return catalog.context_window(model, prices)
+        known = catalog.context_window(model, prices)
+        return known if known or probed is None or probed[0] != model else probed[1]
 
     return window
 
@@ -161,16 +167,24 @@ TOOL_CALLING = {
 }
 
 
-async def first_use_probe(sel: selection.Selection) -> str | None:
-    """On the first use of a local endpoint with a model, read what it says about itself (no model call):
-    context window and, where the server tells, tool calling. Cached under $AGENTCLI_HOME/cache."""
-    kind = "ollama" if sel.config.name == "ollama" else "openai" if sel.config.name == "openai" else None
+def _probe_url(sel: selection.Selection) -> str | None:
+    """The local endpoint the first-use probe reads (Ollama's native root, or an OpenAI-compatible base)."""
+    if sel.config.name not in ("ollama", "openai"):
+        return None
     url = sel.config.base_url
-    if kind == "ollama":
+    if sel.config.name == "ollama":
         from agentcli.providers.ollama import ollama_base_url
 
         url = ollama_base_url(url)
-    if kind is None or url is None or not is_loopback_url(url):
+    return url if url is not None and is_loopback_url(url) else None
+
+
+async def first_use_probe(sel: selection.Selection) -> str | None:
+    """On the first use of a local endpoint with a model, read what it says about itself (no model call):
+    context window and, where the server tells, tool calling. Cached under $AGENTCLI_HOME/cache."""
+    kind = "ollama" if sel.config.name == "ollama" else "openai"
+    url = _probe_url(sel)
+    if url is None:
         return None
     from agentcli.providers import probe
 
@@ -182,6 +196,17 @@ async def first_use_probe(sel: selection.Selection) -> str | None:
         return None
     window = f"context window {found.context_window} tokens" if found.context_window else "context window unknown"
     return f"First use of {url} ({sel.model}): {window}; {TOOL_CALLING.get(found.tool_calling, found.tool_calling)}."
+
+
+def probed_window(sel: selection.Selection) -> tuple[str, int] | None:
+    """(model, context window) a local server reported on first use (cached by the probe), if any."""
+    url = _probe_url(sel)
+    if url is None:
+        return None
+    from agentcli.providers import probe
+
+    found = probe.cached(url, sel.model)
+    return (sel.model, found.context_window) if found is not None and found.context_window else None
 
 
 def untrusted_notice(settings: Settings) -> str:
@@ -203,6 +228,7 @@ async def build(settings: Settings, approver: Approver) -> Built:
     except BaseException:
         opened.close()
         raise
+    note = await first_use_probe(sel)
     options = AgentOptions(
         model=sel.model,
         provider_name=sel.config.name,
@@ -213,13 +239,13 @@ async def build(settings: Settings, approver: Approver) -> Built:
         max_tokens=settings.max_tokens,
         effort=_effort(settings.effort),
         cost_fn=cost_fn(settings.prices, sel.pricing_provider),
-        context_window_fn=context_window_fn(settings.prices),
+        context_window_fn=context_window_fn(settings.prices, probed_window(sel)),
     )
     agent = Agent(
         provider=provider, registry=ToolRegistry(tool_names(preset, policy.mode)), policy=policy,
         approver=approver, ctx=ctx, options=options, sink=opened.sink, history=opened.history,
     )
-    note = await first_use_probe(sel)
+    carry_usage(agent, opened.replay)
     if settings.untrusted:
         opened.notices.append(untrusted_notice(settings))
     return Built(agent, sel, opened, [note] if note else [])

@@ -196,6 +196,7 @@ class Agent:
                 builder.feed(ev)
                 yield ev
         except BaseException as exc:
+            self._account_partial(builder, request, st)
             kept = self._keep_partial(builder)
             if kept is not None and not isinstance(exc, GeneratorExit):  # a closing generator may not yield
                 yield kept
@@ -218,8 +219,17 @@ class Agent:
         partial = Message("assistant", tuple(b for b in partial.content if not isinstance(b, ToolUseBlock)))
         if not partial.content:
             return None
-        self.append(partial, partial=True, model=self.options.model)
+        self.append(partial, partial=True, model=self.options.model, usage=builder.usage.to_dict())
         return AssistantMessage(partial, builder.usage, self.options.model, "error", partial=True)
+
+    def _account_partial(self, builder: MessageBuilder, request: ModelRequest, st: _RunState) -> None:
+        """A stream stopped by Esc or an error still cost tokens once output came: count what the provider
+        reported, else an estimate, so /cost and the status line do not show 0."""
+        if not builder.output_seen:
+            return
+        if builder.usage.estimated or builder.usage == Usage():
+            builder.usage = estimate_usage(request, builder.message(complete_calls_only=True))
+        self._account(st, builder.usage)
 
     def _account(self, st: _RunState, usage: Usage) -> None:
         model = self.options.model

@@ -238,6 +238,20 @@ async def _llamacpp_n_ctx(client: HttpClient, base: str) -> int | None:
     return n if isinstance(n, int) else None
 
 
+async def llamacpp_props(base: str, *, timeout_s: float = 2.0) -> dict[str, Any] | None:
+    """llama.cpp's `/props` (beside `/v1`): runtime context, chat template, model path, … — None when the
+    server is not llama.cpp or does not answer."""
+    root = base[: -len("/v1")] if base.rstrip("/").endswith("/v1") else base
+    client = _client(timeout_s)
+    try:
+        props = await _get_json(client, join_url(root.rstrip("/"), "/props"), ApiIdentity("llama.cpp"))
+    except Exception:  # not llama.cpp, or not answering: the caller goes on without it
+        return None
+    finally:
+        await client.aclose()
+    return props if isinstance(props, dict) else None
+
+
 async def gather_live(targets: list[tuple[str, str]], timeout_s: float) -> dict[str, list[ModelEntry] | str]:
     """List several local servers at once: name → models, or the reason it could not be listed."""
 

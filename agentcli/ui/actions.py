@@ -104,7 +104,8 @@ def context_report(agent: Agent) -> str:
         lines.append(f"  {label:<18} ~{n:,} tokens{share}")
     if agent.last_input_tokens:
         lines.append(f"  last request       {agent.last_input_tokens:,} tokens (reported by the provider)")
-    used = max(total, agent.last_input_tokens)
+    # what the status line shows: the provider's count of the last request, the estimate only before one
+    used = agent.last_input_tokens or total
     lines.append(
         f"  window             {window:,} tokens, {100 * used / window:.0f}% used"
         if window

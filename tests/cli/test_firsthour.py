@@ -3,6 +3,7 @@ LLM server."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -55,3 +56,35 @@ def test_settings_local_is_git_ignored_when_created(tmp_path: Path) -> None:
     assert check.returncode == 0, "settings.local.toml is not git-ignored"
     status = subprocess.run(["git", "status", "--porcelain"], cwd=proj, capture_output=True, text=True).stdout
     assert "settings.local" not in status
+
+
+def llama_routes(fake: FakeLLM, model_path: str = "/models/SmolLM2-135M-Instruct.Q4_1.gguf") -> None:
+    fake.get_routes["/v1/models"] = {"object": "list", "data": [{"id": model_path, "object": "model"}]}
+    fake.get_routes["/props"] = {"model_path": model_path, "default_generation_settings": {"n_ctx": 8192},
+                                 "chat_template": "{{ messages }}"}
+
+
+def local_env(fake: FakeLLM) -> dict[str, str]:
+    return {"AGENTCLI_HOME": os.environ["AGENTCLI_HOME"]}
+
+
+def test_models_honours_base_url_and_names_the_served_model(tmp_path: Path, fake_llm: FakeLLM) -> None:
+    llama_routes(fake_llm)
+    run = agentcli(["models", "--base-url", fake_llm.openai_url, "--json"], tmp_path, local_env(fake_llm))
+    assert run.status == 0, run.stderr
+    models = json.loads(run.stdout)["models"]
+    assert models == [{"provider": "llamacpp", "name": "SmolLM2-135M-Instruct.Q4_1.gguf", "context_window": 8192,
+                       "input_price": None, "output_price": None, "source": "live"}]
+
+
+def test_a_local_run_is_named_by_the_served_model(tmp_path: Path, fake_llm: FakeLLM) -> None:
+    llama_routes(fake_llm)
+    fake_llm.push(Reply(text="hello"))
+    run = agentcli(["-p", "hi", "--base-url", fake_llm.openai_url, "--output-format", "stream-json", "--verbose"],
+                   tmp_path, local_env(fake_llm))
+    assert run.status == 0, run.stderr
+    lines = run.lines()
+    assert lines[0]["model"] == "SmolLM2-135M-Instruct.Q4_1.gguf"
+    assert list(lines[-1]["modelUsage"]) == ["SmolLM2-135M-Instruct.Q4_1.gguf"]
+    assert fake_llm.requests[-1].body["model"] == "SmolLM2-135M-Instruct.Q4_1.gguf"
+    assert "default" not in (lines[0]["model"], lines[-1].get("model"))

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.fakes import FakeLLM, Reply, ToolCall
+from tests.fakes import FakeLLM, Reply, ToolCall, Usage
 from tests.ui.ptyterm import AGENTCLI, Term, child_env
 
 MODEL = ["--model", "openai/fake-model"]
@@ -168,3 +168,51 @@ def test_approval_choice_takes_one_key(project: Path, fake_llm: FakeLLM, terms: 
     t.send("1")  # no Enter
     t.expect("Done.")
     assert (project / "made.txt").exists()
+
+
+def cost_tokens(shown: str) -> tuple[int, int]:
+    found = re.search(r"Tokens: ([\d,]+) in · ([\d,]+) out", shown)
+    assert found, shown[-600:]
+    return int(found.group(1).replace(",", "")), int(found.group(2).replace(",", ""))
+
+
+def test_escape_mid_stream_still_counts_usage_also_after_continue(
+    project: Path, fake_llm: FakeLLM, terms: list[Term]
+) -> None:
+    words = tuple(f"word{i} " for i in range(100_000))
+    fake_llm.push(Reply(pieces=words))
+    t = start(terms, project, fake_llm)
+    t.line("write a lot")
+    t.expect("word5")
+    t.send("\x1b")
+    t.expect("Interrupted")
+    t.prompt()
+    t.line("/cost")
+    tokens_in, tokens_out = cost_tokens(t.expect("out ·"))
+    assert tokens_in > 0 and tokens_out > 0
+    t.send("\x04")
+    assert t.wait_exit() == 0
+    c = start(terms, project, fake_llm, "-c")
+    c.expect("Resumed session")
+    c.prompt()
+    c.line("/cost")
+    assert cost_tokens(c.expect("out ·")) == (tokens_in, tokens_out)
+
+
+def test_context_uses_the_probed_window_and_agrees_with_the_status_line(
+    project: Path, fake_llm: FakeLLM, terms: list[Term]
+) -> None:
+    fake_llm.get_routes["/v1/models"] = {"data": [{"id": "served-model"}]}
+    fake_llm.get_routes["/props"] = {"default_generation_settings": {"n_ctx": 8192}}
+    fake_llm.push(Reply(text="short answer", usage=Usage(input_tokens=4096)))
+    env = local_env()
+    t = spawn(terms, project, env, "--base-url", fake_llm.openai_url)
+    t.prompt()
+    t.line("hi")
+    t.expect("short answer")
+    t.prompt()
+    t.line("/context")
+    shown = t.expect("% used")
+    assert "window             8,192 tokens, 50% used" in shown, shown[-800:]
+    assert "ctx 50%" in t.expect("ctx 50%")  # the status line says the same
+    assert fake_llm.requests[-1].body["model"] == "served-model"
