@@ -12,6 +12,7 @@ import re
 from collections.abc import AsyncIterable, AsyncIterator
 from typing import Any
 
+from agentcli import paths
 from agentcli.core.events import (
     MessageStop,
     RedactedThinking,
@@ -91,7 +92,7 @@ class AnthropicProvider(HttpProvider):
             return
         if is_loopback_url(self.base_url):
             return
-        raise AuthError("ANTHROPIC_API_KEY is not set", hint="export it or put it in ~/.agentcli/config.toml")
+        raise AuthError("ANTHROPIC_API_KEY is not set", hint=f"export it or put it in {paths.user_config_file()}")
 
     def build_body(self, req: ModelRequest) -> dict[str, Any]:
         caching = bool(self.cfg.options.get("prompt_caching", True))

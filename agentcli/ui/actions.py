@@ -29,15 +29,21 @@ async def switch_model(repl: Repl, name: str) -> None:
         request_timeout_s=settings.request_timeout_s,
         max_retries=settings.max_retries,
     )
+    provider = runtime.make_provider(sel)
+    try:
+        _check_credentials(provider)  # refused now, not at the next prompt: nothing is switched
+    except AgentCliError:
+        await provider.aclose()
+        raise
     agent = repl.agent
     repl.settings.model, repl.settings.provider = sel.label, None
     repl.status.model = sel.model
     if agent is None:
+        await provider.aclose()
         if repl._building is not None:
             repl._building.cancel()
             repl._building = None
         return
-    provider = runtime.make_provider(sel)
     old, agent.provider = agent.provider, provider
     agent.options.model, agent.options.provider_name = sel.model, sel.config.name
     agent.sink.record("model_switch", {"model": sel.model, "provider": sel.pricing_provider,
@@ -45,6 +51,16 @@ async def switch_model(repl: Repl, name: str) -> None:
     with contextlib.suppress(Exception):  # the old client failing to close must not undo the switch
         await old.aclose()
     repl.refresh_status()
+
+
+def _check_credentials(provider: object) -> None:
+    """The adapter's own key check (under the retry and text-call wrappers): AuthError when a key is missing."""
+    while provider is not None:
+        check = getattr(provider, "check_credentials", None)
+        if callable(check):
+            check()
+            return
+        provider = getattr(provider, "inner", None)
 
 
 async def switch_preset(repl: Repl, name: str) -> None:

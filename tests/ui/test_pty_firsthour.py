@@ -216,3 +216,20 @@ def test_context_uses_the_probed_window_and_agrees_with_the_status_line(
     assert "window             8,192 tokens, 50% used" in shown, shown[-800:]
     assert "ctx 50%" in t.expect("ctx 50%")  # the status line says the same
     assert fake_llm.requests[-1].body["model"] == "served-model"
+
+
+def test_model_switch_without_a_key_is_refused_and_hints_name_the_real_home(
+    project: Path, fake_llm: FakeLLM, terms: list[Term]
+) -> None:
+    fake_llm.push(Reply(text="still on the fake"))
+    t = start(terms, project, fake_llm)
+    t.line("/model anthropic/claude-sonnet-4-5")
+    shown = t.expect("[auth]")
+    assert "ANTHROPIC_API_KEY is not set" in shown and "Model set" not in shown
+    assert str(Path(os.environ["AGENTCLI_HOME"]) / "config.toml") in shown.replace("\r\n", "").replace("\n", "")
+    t.prompt()
+    t.line("/model")
+    t.expect(r"Model: (openai/)?fake-model", regex=True)
+    t.line("hello")
+    t.expect("still on the fake")
+    assert fake_llm.requests[-1].body["model"] == "fake-model"
