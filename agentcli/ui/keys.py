@@ -78,7 +78,8 @@ class TurnKeys:
     def guard_terminal(self) -> None:
         """For the REPL's lifetime: remember the terminal's settings (restored by `release_terminal`, at exit,
         and on SIGTERM / SIGHUP, cursor shown), and stop the tty driver turning Ctrl-C into SIGINT — between two
-        prompts a Ctrl-C then waits as a key for the next prompt instead of killing the session."""
+        prompts a Ctrl-C then waits as a key for the next prompt instead of killing the session, and an Enter
+        stays an Enter (no CR → LF translation)."""
         if self.fd < 0 or not os.isatty(self.fd):
             return
         import termios
@@ -87,6 +88,8 @@ class TurnKeys:
             self._sane = termios.tcgetattr(self.fd)
         mode = termios.tcgetattr(self.fd)
         mode[3] &= ~termios.ISIG
+        # Enter stays "\r" while no prompt is up, so a key typed ahead is still an Enter, not a Ctrl-J (new line)
+        mode[0] &= ~termios.ICRNL
         _set_attrs(self.fd, mode)
         self._guard()
 

@@ -190,6 +190,7 @@ def test_escape_mid_stream_still_counts_usage_also_after_continue(
     t.line("/cost")
     tokens_in, tokens_out = cost_tokens(t.expect("out ·"))
     assert tokens_in > 0 and tokens_out > 0
+    t.prompt()
     t.send("\x04")
     assert t.wait_exit() == 0
     c = start(terms, project, fake_llm, "-c")
@@ -226,7 +227,8 @@ def test_model_switch_without_a_key_is_refused_and_hints_name_the_real_home(
     t.line("/model anthropic/claude-sonnet-4-5")
     shown = t.expect("[auth]")
     assert "ANTHROPIC_API_KEY is not set" in shown and "Model set" not in shown
-    assert str(Path(os.environ["AGENTCLI_HOME"]) / "config.toml") in shown.replace("\r\n", "").replace("\n", "")
+    plain = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]|[\r\n]", "", shown)
+    assert str(Path(os.environ["AGENTCLI_HOME"]) / "config.toml") in plain
     t.prompt()
     t.line("/model")
     t.expect(r"Model: (openai/)?fake-model", regex=True)
