@@ -29,7 +29,7 @@ from agentcli.core.events import (
 from agentcli.core.messages import Message, ToolResultBlock, ToolSpec, ToolUseBlock, Usage, merge_consecutive
 from agentcli.core.permissions import Approver, Policy
 from agentcli.core.sink import NullSink, SessionSink
-from agentcli.core.tokens import estimate_usage
+from agentcli.core.tokens import estimate_usage, rough_usage
 from agentcli.core.toolrun import ToolRunner
 from agentcli.errors import AgentCliError, LimitReachedError
 from agentcli.providers.base import Effort, ModelRequest, Provider
@@ -228,7 +228,7 @@ class Agent:
         if not builder.output_seen:
             return
         if builder.usage.estimated or builder.usage == Usage():
-            builder.usage = estimate_usage(request, builder.message(complete_calls_only=True))
+            builder.usage = rough_usage(request, builder.message(complete_calls_only=True))
         self._account(st, builder.usage)
 
     def _account(self, st: _RunState, usage: Usage) -> None:
