@@ -255,7 +255,7 @@ async def _resume(repl: Repl, args: str) -> None:
         _say(repl, "That is the current session.")
         return
     if await repl.rebuild(resume=args, fork=False) and repl.agent is not None:
-        repl.renderer.replay(repl.agent.messages)
+        repl.renderer.replay(repl.agent.messages, edited=repl.edited_calls())
         _say(repl, f"Resumed session {repl.agent.session_id}")
 
 

@@ -235,3 +235,37 @@ def test_model_switch_without_a_key_is_refused_and_hints_name_the_real_home(
     t.line("hello")
     t.expect("still on the fake")
     assert fake_llm.requests[-1].body["model"] == "fake-model"
+
+
+def test_continue_replays_shell_attachments_and_edited_calls_as_seen(
+    project: Path, fake_llm: FakeLLM, terms: list[Term]
+) -> None:
+    fake_llm.push(
+        Reply(text="Read both."),
+        Reply(text="Running.", tool_calls=[ToolCall("Bash", {"command": "touch original-cmd"})]),
+        Reply(text="Ran it."),
+    )
+    t = start(terms, project, fake_llm)
+    t.line("!echo shell-out-xyz")
+    t.expect("shell-out-xyz")
+    t.prompt()
+    t.line("look at @a.txt")
+    t.expect("Read both.")
+    t.prompt()
+    t.line("run something")
+    t.expect("choice [1-")
+    t.send("4")  # edit, then run
+    t.expect("edit")
+    t.send("\x15touch edited-cmd\r")
+    t.expect("Ran it.")
+    t.prompt()
+    t.send("\x04")
+    assert t.wait_exit() == 0
+
+    c = start(terms, project, fake_llm, "-c")
+    c.expect("Resumed session")
+    shown = c.out
+    assert "$ echo shell-out-xyz" in shown and "look at @a.txt" in shown
+    assert "The user ran a shell command" not in shown and "attached with @" not in shown
+    assert "touch edited-cmd" in shown and "original-cmd" not in shown
+    assert (project / "edited-cmd").exists()
