@@ -34,12 +34,18 @@ class SessionSummary:
     cwd: str = ""
     first_prompt: str = ""
     turns: int = 0
+    replies: int = 0  # assistant messages: a session with none (e.g. the server was down) is not listed
     records: int = 0
     parent_session: str | None = None
     fork_record: str | None = None
     size: int = 0
     mtime_ns: int = 0
     offset: int = 0
+
+    @property
+    def worth_listing(self) -> bool:
+        """Has a model reply, or is a fork (its history lives in its parent)."""
+        return self.replies > 0 or self.parent_session is not None
 
     @property
     def title(self) -> str:
@@ -93,6 +99,8 @@ def _scan_line(s: SessionSummary, line: bytes) -> None:
     """Update a summary from one line; json-decodes only the few kinds of line that matter."""
     if line.startswith(b'{"type":"message"'):
         s.records += 1
+        if b'"role":"assistant"' in line:
+            s.replies += 1
         if b'"role":"user"' in line and b'"type":"text"' in line:
             rec = _json(line)
             blocks = rec.get("message", {}).get("content", []) if rec else []

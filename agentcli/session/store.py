@@ -16,6 +16,7 @@ process writes that session; `--fork-session` is offered) and `UsageError` (a `s
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 from dataclasses import dataclass, field
@@ -47,10 +48,21 @@ class OpenedSession:
     replay: list[Record] = field(default_factory=list)  # stored records of the branch, for the renderer
     resumed_from: str | None = None
     writer: SessionWriter | None = None
+    fresh: bool = False  # a new session (not resumed or forked)
 
     def close(self) -> None:
         if self.writer is not None:
             self.writer.close()
+
+    def close_or_discard(self) -> None:
+        """Close; a new session that got no message (the REPL was opened and left without a prompt) is
+        removed, so it does not pile up in `sessions list`, the picker and `-c`."""
+        self.close()
+        if self.writer is None or not self.fresh or self.writer.messages_written:
+            return
+        for path in (self.writer.path, self.writer.path.with_suffix(".lock"), self.writer.path.with_suffix(".index")):
+            with contextlib.suppress(OSError):
+                path.unlink()
 
 
 def open_session(
@@ -82,7 +94,7 @@ def open_session(
         header = new_header(sid, root, cwd or Path.cwd(), model, provider, name, base_url)
         writer = create(directory, header, Redactor(secrets), _shadow(directory, sid, root, checkpoints, secrets))
         writer.warm_checkpoints()
-        return OpenedSession(sid, writer, writer=writer)
+        return OpenedSession(sid, writer, writer=writer, fresh=True)
     old_id = resolve_session(directory, resume)
     with paused_gc():
         loaded = load(directory, old_id)

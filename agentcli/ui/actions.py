@@ -138,7 +138,7 @@ async def pick_session(repl: Repl) -> str | None:
     from agentcli.ui.picker import SessionPicker
 
     current = repl.agent.session_id if repl.agent is not None else None
-    sessions = [s for s in list_sessions(sessions_dir(repl.root)) if s.id != current]
+    sessions = [s for s in list_sessions(sessions_dir(repl.root)) if s.id != current and s.worth_listing]
     if not sessions:
         repl.renderer.notice("No stored sessions in this project to resume.", style="yellow")
         return None

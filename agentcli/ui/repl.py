@@ -350,7 +350,7 @@ class Repl:
             with contextlib.suppress(Exception):
                 await self.built.agent.provider.aclose()
             with contextlib.suppress(Exception):
-                self.built.session.close()
+                self.built.session.close_or_discard()
 
     async def rebuild(self, *, resume: str | None, fork: bool, name: str | None = None) -> bool:
         """A new agent for a new, resumed or forked session (named `name`), keeping the model and mode."""

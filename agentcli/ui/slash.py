@@ -111,7 +111,7 @@ def _session_choices(repl: Repl) -> list[tuple[str, str]]:
         from agentcli.session.index import list_sessions
         from agentcli.session.layout import sessions_dir
 
-        return [(s.id[:8], s.title) for s in list_sessions(sessions_dir(repl.root))[:30]]
+        return [(s.id[:8], s.title) for s in list_sessions(sessions_dir(repl.root)) if s.worth_listing][:30]
     except Exception:  # a broken index must not break completion
         return []
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.cli.helpers import OPENAI, agentcli, git_repo, provider_env
-from tests.fakes.script import Reply
+from tests.fakes.script import Fault, Reply
 from tests.fakes.server import FakeLLM
 
 
@@ -88,3 +88,16 @@ def test_a_local_run_is_named_by_the_served_model(tmp_path: Path, fake_llm: Fake
     assert list(lines[-1]["modelUsage"]) == ["SmolLM2-135M-Instruct.Q4_1.gguf"]
     assert fake_llm.requests[-1].body["model"] == "SmolLM2-135M-Instruct.Q4_1.gguf"
     assert "default" not in (lines[0]["model"], lines[-1].get("model"))
+
+
+def test_failed_runs_are_not_listed(tmp_path: Path, fake_llm: FakeLLM) -> None:
+    proj = git_repo(tmp_path / "p", {"a.txt": "x\n"})
+    fake_llm.push(Reply(fault=Fault.unauthorized()), Reply(text="a real answer"))
+    failed = agentcli(["-p", "hi", "--model", OPENAI], proj, provider_env(fake_llm, OPENAI))
+    assert failed.status != 0
+    ok = agentcli(["-p", "hello", "--model", OPENAI], proj, provider_env(fake_llm, OPENAI))
+    assert ok.status == 0, ok.stderr
+    listed = json.loads(agentcli(["sessions", "list", "--json"], proj).stdout)
+    assert [s["first_prompt"] for s in listed] == ["hello"]
+    everything = json.loads(agentcli(["sessions", "list", "--json", "--all"], proj).stdout)
+    assert sorted(s["first_prompt"] for s in everything) == ["hello", "hi"]

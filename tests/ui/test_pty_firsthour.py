@@ -269,3 +269,16 @@ def test_continue_replays_shell_attachments_and_edited_calls_as_seen(
     assert "The user ran a shell command" not in shown and "attached with @" not in shown
     assert "touch edited-cmd" in shown and "original-cmd" not in shown
     assert (project / "edited-cmd").exists()
+
+
+def test_a_session_left_without_a_prompt_is_not_kept(project: Path, fake_llm: FakeLLM, terms: list[Term]) -> None:
+    t = start(terms, project, fake_llm)
+    t.line("/cost")  # a command, not a prompt
+    t.expect("Cost:")
+    t.prompt()
+    t.send("\x04")
+    assert t.wait_exit() == 0
+    assert not list((Path(os.environ["AGENTCLI_HOME"]) / "projects").glob("*/*.jsonl"))
+    listed = subprocess.run([AGENTCLI, "sessions", "list"], cwd=project, capture_output=True, text=True,
+                            env={**os.environ}, timeout=30)
+    assert "no sessions" in listed.stdout
