@@ -162,7 +162,9 @@ class Built:
 TOOL_CALLING = {
     "native": "calls tools natively",
     "text": "writes tool calls as text (agentcli extracts them)",
-    "none": "does not call tools",
+    "none": ("does not call tools: the server's chat template drops them, so the model never sees agentcli's "
+             "tools and can only answer in text. Use a model whose template supports tools (e.g. Qwen2.5/Qwen3, "
+             "Llama 3.1+), or start llama-server with --jinja and a tool-capable --chat-template-file"),
     "unknown": "tool calling not reported by the server (text tool calls are extracted if they appear)",
 }
 
@@ -229,6 +231,9 @@ async def build(settings: Settings, approver: Approver) -> Built:
         opened.close()
         raise
     note = await first_use_probe(sel)
+    if note is not None and note.endswith(TOOL_CALLING["none"] + "."):
+        opened.notices.append(note)  # a warning (yellow, on stderr with -p), not an aside
+        note = None
     options = AgentOptions(
         model=sel.model,
         provider_name=sel.config.name,
