@@ -57,6 +57,23 @@ def atomic_write(path: Path, text: str, mode: int = 0o600) -> None:
             os.unlink(tmp)
         raise
     _fsync_dir(path.parent)
+    if path.name == LOCAL_SETTINGS and path.parent.name == ".agentcli":
+        _keep_out_of_git(path)
+
+
+LOCAL_SETTINGS = "settings.local.toml"
+
+
+def _keep_out_of_git(local: Path) -> None:
+    """Personal settings stay out of git (as Claude Code's settings.local.json), whoever writes them first:
+    approvals "for this project", `permissions add`, `hooks import` …"""
+    ignore = local.parent / ".gitignore"
+    try:
+        lines = ignore.read_text(encoding="utf-8").splitlines() if ignore.exists() else []
+    except OSError:
+        return
+    if local.name not in lines and f"/{local.name}" not in lines:
+        atomic_write(ignore, "\n".join([*lines, local.name]) + "\n", mode=0o644)
 
 
 def _fsync_dir(directory: Path) -> None:
