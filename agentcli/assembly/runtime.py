@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from agentcli.assembly import selection
 from agentcli.assembly.firstrun import require_configured
 from agentcli.assembly.resumed import carry_usage, public_url, with_session_setup
+from agentcli.core.hooks import Hooks
 from agentcli.core.loop import Agent, AgentOptions
 from agentcli.core.messages import Usage
 from agentcli.core.permissions import Approver, Policy
@@ -93,7 +94,18 @@ def make_policy(settings: Settings, ctx: ToolContext, preset: Preset | None, ses
         preset_mode=preset.permission_mode if preset else None,
         ctx=ctx,
         trust_project=not settings.untrusted,
+        settings_table=settings.settings_permissions,
     )
+
+
+def make_hooks(settings: Settings, ctx: ToolContext, opened: OpenedSession) -> tuple[Hooks | None, list[str]]:
+    """The hook runner, or None (and nothing imported) when no hooks are configured; plus load warnings."""
+    if not settings.hooks:
+        return None, []
+    from agentcli.hooks.setup import make_engine
+
+    path = opened.writer.path if opened.writer is not None else None
+    return make_engine(settings, ctx, str(path) if path else None)
 
 
 def load_preset(settings: Settings) -> Preset | None:
@@ -227,6 +239,7 @@ async def build(settings: Settings, approver: Approver) -> Built:
         provider = make_provider(sel)
         ctx = tool_context(settings)
         policy = make_policy(settings, ctx, preset, remembered_rules(opened))
+        hooks, hook_warnings = make_hooks(settings, ctx, opened)
     except BaseException:
         opened.close()
         raise
@@ -248,9 +261,15 @@ async def build(settings: Settings, approver: Approver) -> Built:
     )
     agent = Agent(
         provider=provider, registry=ToolRegistry(tool_names(preset, policy.mode)), policy=policy,
-        approver=approver, ctx=ctx, options=options, sink=opened.sink, history=opened.history,
+        approver=approver, ctx=ctx, options=options, sink=opened.sink, history=opened.history, hooks=hooks,
     )
     carry_usage(agent, opened.replay)
+    opened.notices.extend(hook_warnings)
+    if "Task" in agent.registry.enabled:
+        from agentcli.assembly.subagents import attach
+
+        opened.notices.extend(attach(agent, settings, sel, approver,
+                                     None if settings.no_session_persistence else opened.session_id))
     if settings.untrusted:
         opened.notices.append(untrusted_notice(settings))
     return Built(agent, sel, opened, [note] if note else [])
