@@ -47,9 +47,16 @@ def test_closed_stdout_ends_quietly(tmp_path: Path, fake_llm: FakeLLM, fmt: str)
     assert status == 141 if fmt == "stream-json" else status in (0, 141), err
 
 
-def test_settings_local_is_git_ignored_when_created(tmp_path: Path) -> None:
+@pytest.mark.parametrize("how", ["permissions", "hooks"])
+def test_settings_local_is_git_ignored_when_created(tmp_path: Path, how: str) -> None:
+    """Whichever command creates .agentcli/settings.local.toml, it stays out of git."""
     proj = git_repo(tmp_path / "p", {"a.txt": "x\n"})
-    run = agentcli(["permissions", "add", "Bash(ls:*)", "--scope", "local"], proj)
+    claude = tmp_path / "claude.json"
+    claude.write_text(json.dumps({"hooks": {"PreToolUse": [
+        {"matcher": "Bash", "hooks": [{"type": "command", "command": "true"}]}]}}))
+    args = (["permissions", "add", "Bash(ls:*)", "--scope", "local"] if how == "permissions"
+            else ["hooks", "import", "--from", str(claude)])
+    run = agentcli(args, proj)
     assert run.status == 0, run.stderr
     assert (proj / ".agentcli" / "settings.local.toml").is_file()
     check = subprocess.run(["git", "check-ignore", "-q", ".agentcli/settings.local.toml"], cwd=proj)
