@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import dataclasses
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urlsplit, urlunsplit
 
 from agentcli.errors import AgentCliError
 from agentcli.settings.config import Settings
@@ -42,6 +41,8 @@ def public_url(url: str | None) -> str | None:
     """A base URL fit to store: without user:password and query (either may carry a credential)."""
     if not url:
         return None
+    from urllib.parse import urlsplit, urlunsplit
+
     parts = urlsplit(url)
     host = parts.hostname or ""
     netloc = f"[{host}]" if ":" in host else host
