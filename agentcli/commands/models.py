@@ -75,7 +75,7 @@ async def _collect(ns: argparse.Namespace) -> tuple[list[ModelEntry], list[str],
             if isinstance(result, str):
                 notes.append(f"{server}: not reachable ({result})")
             else:
-                entries += result
+                entries += [_named(e) for e in result]
         return entries, notes, None
     if name in HOSTED and not ns.base_url:
         entries = probe.catalog_models(name)
@@ -141,8 +141,16 @@ async def _name_local(entries: list[ModelEntry], url: str) -> list[ModelEntry]:
 
     props = await probe.llamacpp_props(url)
     if props is None:
-        return [dataclasses.replace(e, name=display_name(e.name)) for e in entries]
+        return [_named(e) for e in entries]
     n_ctx = (props.get("default_generation_settings") or {}).get("n_ctx")
     return [dataclasses.replace(e, provider="llamacpp", name=display_name(e.name),
                                 context_window=n_ctx if isinstance(n_ctx, int) and n_ctx > 0 else e.context_window)
             for e in entries]
+
+
+def _named(entry: ModelEntry) -> ModelEntry:
+    import dataclasses
+
+    from agentcli.assembly.served import display_name
+
+    return dataclasses.replace(entry, name=display_name(entry.name))
