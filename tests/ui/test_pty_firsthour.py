@@ -273,8 +273,8 @@ def test_continue_replays_shell_attachments_and_edited_calls_as_seen(
 
 def test_a_session_left_without_a_prompt_is_not_kept(project: Path, fake_llm: FakeLLM, terms: list[Term]) -> None:
     t = start(terms, project, fake_llm)
-    t.line("/cost")  # a command, not a prompt
-    t.expect("Cost:")
+    t.line("/tools")  # a command, not a prompt; it waits for the agent (and its session) to be built
+    t.expect("Tools:")
     t.prompt()
     t.send("\x04")
     assert t.wait_exit() == 0
