@@ -108,6 +108,20 @@ def make_hooks(settings: Settings, ctx: ToolContext, opened: OpenedSession) -> t
     return make_engine(settings, ctx, str(path) if path else None)
 
 
+def publish_web(ctx: ToolContext, policy: Policy, settings: Settings) -> None:
+    """What the web tools need from settings and rules (tools never read either): the search backend, and the
+    private hosts an allow rule names exactly (`WebFetch(domain:127.0.0.1)`), which WebFetch may then reach."""
+    from agentcli.permissions.policy import RulePolicy
+
+    ctx.state["web_search"] = settings.web_search
+    if isinstance(policy, RulePolicy):
+        ctx.state["webfetch_private_hosts"] = {
+            r.specifier[len("domain:"):].lower().rstrip(".") for r in policy.rules
+            if r.tool == "WebFetch" and r.behavior == "allow" and r.specifier
+            and r.specifier.startswith("domain:") and "*" not in r.specifier
+        }
+
+
 def load_preset(settings: Settings) -> Preset | None:
     if not settings.preset:
         return None
@@ -223,6 +237,16 @@ def probed_window(sel: selection.Selection) -> tuple[str, int] | None:
     return (sel.model, found.context_window) if found is not None and found.context_window else None
 
 
+async def probe_note(sel: selection.Selection, opened: OpenedSession) -> str | None:
+    """The first-use probe's note: an aside, or a warning (yellow; on stderr with -p) when the server's chat
+    template drops tools."""
+    note = await first_use_probe(sel)
+    if note is not None and note.endswith(TOOL_CALLING["none"] + "."):
+        opened.notices.append(note)
+        return None
+    return note
+
+
 def untrusted_notice(settings: Settings) -> str:
     return (f"This project's .agentcli/settings.toml is not trusted, so its grants were ignored: "
             f"{'; '.join(settings.untrusted)}. Read it, then trust it with: agentcli permissions trust")
@@ -243,10 +267,7 @@ async def build(settings: Settings, approver: Approver) -> Built:
     except BaseException:
         opened.close()
         raise
-    note = await first_use_probe(sel)
-    if note is not None and note.endswith(TOOL_CALLING["none"] + "."):
-        opened.notices.append(note)  # a warning (yellow, on stderr with -p), not an aside
-        note = None
+    note = await probe_note(sel, opened)
     options = AgentOptions(
         model=sel.model,
         provider_name=sel.config.name,
@@ -265,11 +286,19 @@ async def build(settings: Settings, approver: Approver) -> Built:
     )
     carry_usage(agent, opened.replay)
     opened.notices.extend(hook_warnings)
+    publish_web(ctx, policy, settings)
     if "Task" in agent.registry.enabled:
         from agentcli.assembly.subagents import attach
 
         opened.notices.extend(attach(agent, settings, sel, approver,
                                      None if settings.no_session_persistence else opened.session_id))
+    if settings.telemetry:
+        from agentcli.telemetry.setup import make_recorder
+
+        recorder, notes = make_recorder(options.cost_fn, log_prompts=settings.telemetry_log_prompts,
+                                        redact=ctx.redact)
+        agent.observers.append(recorder)
+        opened.notices.extend(notes)
     if settings.untrusted:
         opened.notices.append(untrusted_notice(settings))
     return Built(agent, sel, opened, [note] if note else [])
