@@ -169,7 +169,10 @@ class TurnKeys:
                 data += chunk
         finally:
             _set_attrs(self.fd, saved)
-        return edit_typed("", data) if data and not data.startswith(ESC) else ""
+        import re
+
+        # arrow keys and other escape sequences typed ahead are dropped, not turned into stray text
+        return edit_typed("", re.sub(rb"\x1b(\[[0-9;?]*[ -/]*[@-~]|O.|.)?", b"", data, flags=re.S))
 
 
 def edit_typed(text: str, data: bytes) -> str:
