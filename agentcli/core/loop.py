@@ -237,7 +237,7 @@ class Agent:
                     if isinstance(ev, SubagentEvent) and isinstance(ev.event, RunFinished):
                         self._add_child(st, ev.event.result)
                     yield ev
-                results = Message("user", tuple(runner.results_for(calls)))
+                results = Message("user", (*runner.results_for(calls), *runner.take_attachments()))
                 self.append(results)
                 yield ToolResultsMessage(results)
                 self.sink.end_turn()

@@ -7,8 +7,10 @@ import contextlib
 import os
 import sys
 from collections.abc import AsyncIterator
+from typing import Any
 
 from agentcli.core.events import AgentEvent, Notice, RunFinished, SessionStarted
+from agentcli.core.messages import Message
 from agentcli.core.permissions import DenyingApprover
 from agentcli.errors import AgentCliError
 from agentcli.output.printers import Printer, make_printer
@@ -61,7 +63,7 @@ async def _run(settings: Settings, prompt: str, printer: Printer) -> int:
     # Notices follow system/init, which stream-json consumers expect first.
     pending = [Notice("warning", t) for t in built.session.notices] + [Notice("info", t) for t in built.info]
     try:
-        return await _print_run(agent.run(prompt), printer, pending, settings)
+        return await _print_run(agent.run(_with_images(prompt, agent, settings)), printer, pending, settings)
     except BrokenPipeError:
         # stop the run as SIGPIPE would, after the run has closed its session and provider (finally below)
         silence_stdout()
@@ -91,3 +93,17 @@ async def _print_run(events: AsyncIterator[AgentEvent], printer: Printer, pendin
         if aclose is not None:
             await aclose()
     return status
+
+
+def _with_images(prompt: str, agent: Any, settings: Settings) -> str | Message:
+    """`-p "what is wrong in @shot.png"`: mentioned images go with the prompt (other files are left to Read)."""
+    if "@" not in prompt:
+        return prompt
+    from agentcli.core.images import is_image, mentioned_image
+    from agentcli.core.messages import ContentBlock, TextBlock
+    from agentcli.ui.attach import mentioned_paths
+
+    accepts = agent.ctx.state.get("accepts_images")
+    images: list[ContentBlock] = [mentioned_image(p, bool(callable(accepts) and accepts()))
+                                  for p in mentioned_paths(prompt, settings.cwd) if is_image(p)]
+    return Message("user", (*images, TextBlock(prompt))) if images else prompt
