@@ -8,6 +8,7 @@ https://api.anthropic.com). Options: `auth_token` (ANTHROPIC_AUTH_TOKEN, sent as
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import AsyncIterable, AsyncIterator
 from typing import Any
@@ -25,6 +26,7 @@ from agentcli.core.events import (
     ToolCallEnd,
     ToolCallStart,
     UsageReport,
+    WebSearchResults,
 )
 from agentcli.core.messages import (
     ContentBlock,
@@ -43,7 +45,7 @@ from agentcli.net.api import client_for, events_of, join_url, open_stream
 from agentcli.net.errors import ApiIdentity, ConnectionDropped, error_from_event
 from agentcli.net.http import HttpClient, is_loopback_url
 from agentcli.net.sse import loads_event
-from agentcli.providers.base import HttpProvider, ModelRequest, ProviderConfig
+from agentcli.providers.base import HttpProvider, ModelRequest, ProviderConfig, split_web_search
 from agentcli.providers.coalesce import DeltaSink, drive_sse, handle_batch
 
 DEFAULT_BASE_URL = "https://api.anthropic.com"
@@ -60,6 +62,8 @@ _STOP: dict[str, StopReason] = {
     "model_context_window_exceeded": "max_tokens",
 }
 _ID_UNSAFE = re.compile(r"[^a-zA-Z0-9_-]")
+# Anthropic's server-side web search: it searches during the response; results arrive as content blocks.
+WEB_SEARCH = {"type": "web_search_20250305", "name": "web_search", "max_uses": 5}
 
 
 class AnthropicProvider(HttpProvider):
@@ -95,7 +99,12 @@ class AnthropicProvider(HttpProvider):
         raise AuthError("ANTHROPIC_API_KEY is not set", hint=f"export it or put it in {paths.user_config_file()}")
 
     def build_body(self, req: ModelRequest) -> dict[str, Any]:
-        caching = bool(self.cfg.options.get("prompt_caching", True))
+        return self.build_body_for(req, self.cfg.options)
+
+    @staticmethod
+    def build_body_for(req: ModelRequest, options: dict[str, Any]) -> dict[str, Any]:
+        """The Messages API body (also what the Bedrock and Vertex AI clients send)."""
+        caching = bool(options.get("prompt_caching", True))
         body: dict[str, Any] = {
             "model": req.model,
             "max_tokens": req.max_tokens,
@@ -107,10 +116,11 @@ class AnthropicProvider(HttpProvider):
             if caching:
                 block["cache_control"] = _CACHE
             body["system"] = [block]
-        if req.tools:
-            body["tools"] = wire_tools(req.tools, caching=caching)
+        tools, search = split_web_search(req.tools)
+        if tools or search:
+            body["tools"] = wire_tools(tools, caching=caching) + ([WEB_SEARCH] if search else [])
         if req.effort:
-            budgets = {**THINKING_BUDGETS, **(self.cfg.options.get("thinking_budgets") or {})}
+            budgets = {**THINKING_BUDGETS, **(options.get("thinking_budgets") or {})}
             budget = int(budgets[req.effort])
             body["thinking"] = {"type": "enabled", "budget_tokens": budget}
             if req.max_tokens <= budget:
@@ -204,15 +214,15 @@ async def parse_stream(chunks: AsyncIterable[bytes], who: ApiIdentity) -> AsyncI
 
     Work is per network read (agentcli.providers.coalesce): the read's events are JSON-decoded in one call and
     their deltas merged; an error is raised after the events that preceded it."""
-    state = _StreamState(who)
+    state = StreamState(who)
     async for ev in drive_sse(chunks, state):
         yield ev
     if not state.stopped:
         raise ConnectionDropped(f"the {who.label} stream ended before message_stop")
 
 
-class _StreamState:
-    __slots__ = ("model", "sink", "stop_reason", "stopped", "tool_blocks", "usage", "who")
+class StreamState:
+    __slots__ = ("model", "server_blocks", "sink", "stop_reason", "stopped", "tool_blocks", "usage", "who")
 
     def __init__(self, who: ApiIdentity) -> None:
         self.who = who
@@ -220,6 +230,7 @@ class _StreamState:
         self.model: str | None = None
         self.stop_reason: StopReason = "end_turn"
         self.tool_blocks: set[int] = set()
+        self.server_blocks: dict[int, list[str]] = {}  # server tool calls (web search): their input JSON pieces
         self.stopped = False
         self.sink = DeltaSink()
 
@@ -251,6 +262,10 @@ class _StreamState:
         if ev is not None:
             self.sink.add(ev)
 
+    def handle_obj(self, ev: dict[str, Any]) -> StreamEvent | None:
+        """One decoded event (the Bedrock client's), as from the SSE stream."""
+        return self._handle(ev)
+
     def _handle(self, ev: dict[str, Any]) -> StreamEvent | None:
         kind = ev["type"]
         if kind == "content_block_delta":
@@ -259,6 +274,9 @@ class _StreamState:
             if dtype == "text_delta":
                 return TextDelta(delta["text"])
             if dtype == "input_json_delta":
+                if ev["index"] in self.server_blocks:
+                    self.server_blocks[ev["index"]].append(delta["partial_json"])
+                    return None
                 return ToolCallDelta(ev["index"], delta["partial_json"])
             if dtype == "thinking_delta":
                 return ThinkingDelta(delta["thinking"])
@@ -297,7 +315,27 @@ class _StreamState:
             return ThinkingDelta(block["thinking"])
         if btype == "redacted_thinking":
             return RedactedThinking(block.get("data", ""))
+        if btype == "server_tool_use":
+            self.server_blocks[index] = [json.dumps(block["input"])] if block.get("input") else []
+            return None
+        if btype == "web_search_tool_result":
+            return self._search_result(block)
         return None
+
+    def _search_result(self, block: dict[str, Any]) -> WebSearchResults:
+        queries: list[str] = []
+        for pieces in self.server_blocks.values():
+            try:
+                q = json.loads("".join(pieces) or "{}").get("query")
+            except ValueError:
+                q = None
+            if isinstance(q, str) and q not in queries:
+                queries.append(q)
+        content = block.get("content")
+        items = content if isinstance(content, list) else []
+        sources = tuple((str(i.get("title", "")), str(i.get("url", ""))) for i in items
+                        if isinstance(i, dict) and i.get("type") == "web_search_result")
+        return WebSearchResults("anthropic", tuple(queries), sources)
 
     def _usage(self, u: dict[str, Any]) -> UsageReport:
         """Usage figures are cumulative; a field absent (or null) in this event keeps its earlier value."""

@@ -8,6 +8,8 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from agentcli.core.messages import Message
+    from agentcli.settings.config import Settings
+    from agentcli.tools.base import ToolContext
 
 MAX_ATTACH_CHARS = 100_000
 MAX_SHELL_CHARS = 30_000
@@ -77,11 +79,14 @@ def build_message(prompt: str, cwd: Path, context: list[str], *, images: bool = 
     return Message("user", tuple(blocks))
 
 
-async def run_shell(command: str, cwd: Path) -> tuple[int, str]:
-    """Run `command` in the user's shell; (exit status, combined output, cut to a sane size)."""
+async def run_shell(command: str, cwd: Path, ctx: ToolContext) -> tuple[int, str]:
+    """Run `command` in the user's shell, under the session's sandbox and with its cleaned environment (what
+    it prints goes to the model); (exit status, combined output, cut to a sane size)."""
+    from agentcli.tools.bash import confine
     from agentcli.tools.procs import run_capture
 
-    status, out, _ = await run_capture(["/bin/sh", "-c", command], cwd, merge_stderr=True)
+    argv, env = confine(ctx, ["/bin/sh", "-c", command], cwd, dict(ctx.env or {}))
+    status, out, _ = await run_capture(argv, cwd, merge_stderr=True, env=env)
     text = out.decode("utf-8", "replace")
     if len(text) > MAX_SHELL_CHARS:
         text = "[… earlier output cut]\n" + text[-MAX_SHELL_CHARS:]
@@ -107,3 +112,13 @@ def is_attachment(text: str) -> bool:
     first = text.split("\n", 1)[0]
     return first.endswith("(attached with @):") or first.endswith("; not attached.") or (
         first.startswith("Could not attach ") and "\n" not in text)
+
+
+def shell_tool_context(settings: Settings) -> ToolContext:
+    """For `!cmd` before the agent is ready: the same cleaned environment and sandbox a session would have."""
+    from agentcli.assembly.runtime import tool_context
+    from agentcli.sandbox import for_settings
+
+    ctx = tool_context(settings)
+    ctx.sandbox = for_settings(settings)
+    return ctx

@@ -40,6 +40,7 @@ from agentcli.core.events import (
     ToolStarted,
     TurnStarted,
     UsageReport,
+    WebSearchResults,
 )
 from agentcli.core.messages import Message, TextBlock, ThinkingBlock, ToolResultBlock, ToolUseBlock
 from agentcli.ui import toolfmt
@@ -135,6 +136,8 @@ class Renderer:
                 self._tool_finished(event)
             case Notice(level, text):
                 self._print_item(Text(("⚠ " if level == "warning" else "ℹ ") + text, style=_NOTICE[level]))
+            case WebSearchResults(provider, queries, sources):
+                self._print_item(Text(toolfmt.web_sources(provider, queries, sources), style="dim"))
             case HookStarted(_, _, name, _):
                 self._phase = f"Running {name} hook"
             case HookFinished(_, _, name, _, _, _, stderr, outcome, _) if outcome == "blocking":

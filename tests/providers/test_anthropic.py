@@ -242,10 +242,10 @@ def test_multi_turn_conversation_is_valid_on_the_wire(fake_llm: FakeLLM) -> None
                                   '[1]', '{"type":"message_start","message":null}', '{"no":"type"}'])
 def test_wrong_shapes_are_stream_errors(data: str) -> None:
     from agentcli.net.errors import ApiIdentity
-    from agentcli.providers.anthropic import _StreamState
+    from agentcli.providers.anthropic import StreamState
 
     with pytest.raises(StreamError, match="malformed event"):
-        _StreamState(ApiIdentity("Anthropic")).handle(data)
+        StreamState(ApiIdentity("Anthropic")).handle(data)
 
 
 def test_consumer_stopping_mid_stream_closes_cleanly(fake_llm: FakeLLM) -> None:
