@@ -89,6 +89,7 @@ complete -c agentcli -n '__agentcli_at sessions' -s C -l directory -x -a '(__fis
 complete -c agentcli -n '__agentcli_at sessions' -s h -l help -d 'show help and exit'
 complete -c agentcli -n '__agentcli_at sessions list' -l json -d 'one JSON array'
 complete -c agentcli -n '__agentcli_at sessions list' -s n -l limit -x -d 'show at most N (0: all)'
+complete -c agentcli -n '__agentcli_at sessions list' -l all -d 'also sessions with no reply (e.g. the server was down)'
 complete -c agentcli -n '__agentcli_at sessions list' -s h -l help -d 'show help and exit'
 complete -c agentcli -n '__agentcli_at sessions show' -l json -d 'the records as JSON lines'
 complete -c agentcli -n '__agentcli_at sessions show' -l sidechain -x -d 'the transcript of the subagent that Task call ran'

@@ -37,9 +37,10 @@ def _options(ctx: typer.Context, directory: DirectoryOption = None) -> None:
 
 @app.command("list", help="sessions of this project, newest first")
 def list_(ctx: typer.Context, as_json: Annotated[bool, _flag("--json", help_text="one JSON array")] = False,
-          limit: Annotated[int, typer.Option("-n", "--limit", metavar="N", help="show at most N (0: all)")] = 0
-          ) -> int:
-    return reporting_errors(lambda: _list(ctx.obj, as_json, limit))
+          limit: Annotated[int, typer.Option("-n", "--limit", metavar="N", help="show at most N (0: all)")] = 0,
+          show_all: Annotated[bool, _flag("--all", help_text="also sessions with no reply (e.g. the server was "
+                                                             "down)")] = False) -> int:
+    return reporting_errors(lambda: _list(ctx.obj, as_json, limit, show_all))
 
 
 @app.command("show", help="the records of a session's current branch")
@@ -133,8 +134,8 @@ def _age(ts: float) -> str:
     return "just now"
 
 
-def _list(directory: Path, as_json: bool, limit: int) -> int:
-    rows = list_sessions(directory)
+def _list(directory: Path, as_json: bool, limit: int, show_all: bool) -> int:
+    rows = [s for s in list_sessions(directory) if show_all or s.worth_listing]
     if limit:
         rows = rows[:limit]
     if as_json:

@@ -5,7 +5,7 @@ internals, so the REPL can change behind it and a command can be tested against 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -57,6 +57,10 @@ class ReplHost(Protocol):
     async def send(self, prompt: str | Message) -> None: ...
 
     async def ensure_agent(self) -> Agent | None: ...
+
+    def edited_calls(self) -> dict[str, dict[str, Any]]:
+        """Tool calls of the resumed session that the user edited before they ran (for the replay)."""
+        ...
 
     async def rebuild(self, *, resume: str | None, fork: bool, name: str | None = None, clear: bool = False) -> bool:
         """A new agent for a new, resumed or forked session; False (reported) when it could not be built."""

@@ -208,13 +208,33 @@ class Renderer:
         line.append(text)
         self._print_item(line)
 
-    def replay(self, messages: Iterable[Message]) -> None:
-        """Rebuild the screen of a stored session by feeding its messages through the same paths."""
+    def shell_output(self, command: str, status: int, output: str) -> None:
+        """A `!command` the user ran and the end of its output (live, and again on resume)."""
+        shown = output.rstrip("\n").splitlines()
+        body = "\n".join(shown[-20:]) if shown else "(no output)"
+        if len(shown) > 20:
+            body = f"… {len(shown) - 20} lines above\n{body}"
+        self.notice(f"$ {command}" + (f"  (exit status {status})" if status else ""), style="bold")
+        self._print_item(Text(body, style="red" if status else ""))
+
+    def replay(self, messages: Iterable[Message], edited: dict[str, dict[str, Any]] | None = None) -> None:
+        """Rebuild the screen of a stored session by feeding its messages through the same paths. `edited`:
+        tool calls the user changed at the approval prompt (tool_use_id → the input that ran)."""
         pending: dict[str, ToolUseBlock] = {}
         for msg in messages:
             for block in msg.content:
-                self._replay_block(msg, block, pending)
+                self._replay_block(msg, block, pending, edited or {})
             self.flush()
+
+    def _replay_user_text(self, text: str) -> None:
+        """What the user saw: their prompt and `!cmd` output, not the wording the model reads."""
+        from agentcli.ui.attach import is_attachment, parse_shell_context
+
+        shell = parse_shell_context(text)
+        if shell is not None:
+            self.shell_output(*shell)
+        elif not is_attachment(text):
+            self.user_message(text)
 
     # ---- text and thinking --------------------------------------------------------------------------------
 
@@ -322,10 +342,11 @@ class Renderer:
 
     # ---- replay -----------------------------------------------------------------------------------------
 
-    def _replay_block(self, msg: Message, block: Any, pending: dict[str, ToolUseBlock]) -> None:
+    def _replay_block(self, msg: Message, block: Any, pending: dict[str, ToolUseBlock],
+                      edited: dict[str, dict[str, Any]]) -> None:
         match block:
             case TextBlock(text) if msg.role == "user":
-                self.user_message(text)
+                self._replay_user_text(text)
             case TextBlock(text):
                 self._text(text)
                 self._close_text()
@@ -336,7 +357,7 @@ class Renderer:
                 pending[block.id] = block
             case ToolResultBlock(tool_use_id):
                 use = pending.pop(tool_use_id, None)
-                name, args = (use.name, use.input) if use else ("tool", {})
+                name, args = (use.name, edited.get(tool_use_id, use.input)) if use else ("tool", {})
                 self._tool_finished(ToolFinished(tool_use_id, name, args, block, 0))
 
     # ---- live region ------------------------------------------------------------------------------------

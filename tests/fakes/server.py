@@ -51,6 +51,7 @@ class FakeLLM:
         self.loop = loop
         self.strict = strict
         self.requests: list[RecordedRequest] = []
+        self.get_routes: dict[str, Any] = {}  # GET path → JSON body (e.g. "/v1/models", llama.cpp's "/props")
         self.arrivals: list[dict[str, Any]] = []  # every request, model endpoints included: method, path, received_at
         self.ids = Ids()
         self.stopping = threading.Event()
@@ -169,6 +170,9 @@ class _Handler(BaseHTTPRequestHandler):
     def do_GET(self) -> None:
         if _path_only(self.path) == "/_fake/arrivals":  # for benchmarks running the fake as a process
             self._json(200, self.fake.arrivals)
+            return
+        if _path_only(self.path) in self.fake.get_routes:
+            self._json(200, self.fake.get_routes[_path_only(self.path)])
             return
         self._json(404, {"error": {"message": f"no such endpoint {self.path}"}})
 
