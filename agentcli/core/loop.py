@@ -146,8 +146,8 @@ class Agent:
         session records the provider (its profile name, `recorded_provider`) and base URL, so resume finds it."""
         old, self.provider = self.provider, provider
         self.options.model, self.options.provider_name = model, provider_name
-        self.sink.record("model_switch", {"model": model, "provider": recorded_provider or provider_name,
-                                          "base_url": base_url})
+        record = {"model": model, "provider": recorded_provider or provider_name}
+        self.sink.record("model_switch", {**record, "base_url": base_url} if base_url else record)
         if old is not provider:
             with contextlib.suppress(Exception):  # the old client failing to close must not undo the switch
                 await old.aclose()
