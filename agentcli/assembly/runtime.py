@@ -13,11 +13,11 @@ from typing import TYPE_CHECKING, Any
 
 from agentcli.assembly import selection
 from agentcli.assembly.firstrun import require_configured
-from agentcli.core.loop import Agent, AgentOptions
+from agentcli.core.loop import Agent, AgentOptions, NestedMemory
 from agentcli.core.messages import Usage
 from agentcli.core.permissions import Approver, Policy
 from agentcli.core.prompt import system_prompt
-from agentcli.errors import UsageError
+from agentcli.errors import ConfigError, UsageError
 from agentcli.net.http import is_loopback_url
 from agentcli.providers import catalog
 from agentcli.providers.base import Effort, Provider
@@ -53,11 +53,96 @@ def cost_fn(prices: dict[str, dict[str, Any]], provider: str) -> Callable[[str, 
     return cost
 
 
-def context_window_fn(prices: dict[str, dict[str, Any]]) -> Callable[[str], int | None]:
+def context_window_fn(prices: dict[str, dict[str, Any]], settings: Settings | None = None,
+                      sel: selection.Selection | None = None) -> Callable[[str], int | None]:
+    """A model's context window: `model_context_window` (the provider's table, then the top level), what the
+    local server reported for this model (llama.cpp /props, Ollama num_ctx or /api/show), then the catalog."""
+    fixed = _setting_window(settings, sel)
+    reported: dict[str, int | None] = {}
+
     def window(model: str) -> int | None:
+        if fixed:
+            return fixed
+        if sel is not None and model == sel.model:
+            if not reported.get(model):  # the first-use probe may fill the cache after the build
+                reported[model] = _server_window(sel)
+            if reported[model]:
+                return reported[model]
         return catalog.context_window(model, prices)
 
     return window
+
+
+def _setting_window(settings: Settings | None, sel: selection.Selection | None) -> int | None:
+    if settings is None:
+        return None
+    conf = settings.providers.get(sel.config.profile or sel.config.name, {}) if sel is not None else {}
+    value = conf.get("model_context_window") or settings.model_context_window
+    if value is None:
+        return None
+    try:
+        n = int(value)
+    except (TypeError, ValueError):
+        raise ConfigError(f"model_context_window must be a number of tokens, got {value!r}") from None
+    if n < 1024:
+        raise ConfigError(f"model_context_window must be at least 1024 tokens, got {n}")
+    return n
+
+
+def _server_window(sel: selection.Selection) -> int | None:
+    """What a local server said about its context (cached by the first-use probe); Ollama's num_ctx option
+    is what it really uses."""
+    url = sel.config.base_url
+    if url is None or not is_loopback_url(url):
+        return None
+    num_ctx = sel.config.options.get("num_ctx")
+    if sel.config.name == "ollama" and isinstance(num_ctx, int) and num_ctx > 0:
+        return num_ctx
+    from agentcli.providers import probe
+
+    if sel.config.name == "ollama":
+        from agentcli.providers.ollama import ollama_base_url
+
+        url = ollama_base_url(url)
+    found = probe.cached(url, sel.model)
+    return found.context_window if found is not None else None
+
+
+def compact_provider_fn(settings: Settings) -> Callable[[], tuple[Provider, str]] | None:
+    """`compact_model`: the summaries come from another (cheaper or local) model, built on first use."""
+    name = settings.compact_model
+    if not name:
+        return None
+    made: list[tuple[Provider, str]] = []
+
+    def provider() -> tuple[Provider, str]:
+        if not made:
+            same_setup = "/" not in name
+            sel = selection.select(name, settings.provider if same_setup else None,
+                                   settings.base_url if same_setup else None, settings.providers,
+                                   request_timeout_s=settings.request_timeout_s, max_retries=settings.max_retries)
+            made.append((make_provider(sel), sel.model))
+        return made[0]
+
+    return provider
+
+
+def auto_compact_limit(settings: Settings) -> int | None:
+    limit = settings.model_auto_compact_token_limit
+    if limit is not None and limit < 1000:
+        raise ConfigError(f"model_auto_compact_token_limit must be at least 1000 tokens, got {limit}")
+    return limit
+
+
+def restore_todos(opened: OpenedSession, ctx: ToolContext) -> None:
+    """A resumed session's todo list: the last one recorded on its branch."""
+    from agentcli.core.compactor import todos_from
+    from agentcli.core.toolrun import TODOS_KEY
+
+    for rec in reversed(opened.replay):
+        if rec.get("type") in ("todos", "compaction") and isinstance(rec.get("data"), dict):
+            ctx.state[TODOS_KEY] = todos_from(rec["data"].get("todos"))
+            return
 
 
 def tool_context(settings: Settings) -> ToolContext:
@@ -131,6 +216,12 @@ def open_sink(settings: Settings, sel: selection.Selection) -> OpenedSession:
     )
 
 
+def nested_memory(settings: Settings) -> NestedMemory:
+    from agentcli.settings.memory import NestedMemoryFiles
+
+    return NestedMemoryFiles(settings.cwd, settings.project_root)
+
+
 def build_prompt(settings: Settings, preset: Preset | None = None) -> str:
     from agentcli.settings.memory import load_memory
 
@@ -192,11 +283,13 @@ async def build(settings: Settings, approver: Approver) -> Built:
     if preset is not None and preset.model and not settings.model:
         settings = replace(settings, model=preset.model)
     sel = await select_provider(settings)
+    window_fn, limit = context_window_fn(settings.prices, settings, sel), auto_compact_limit(settings)
     opened = open_sink(settings, sel)
     try:
         provider = make_provider(sel)
         ctx = tool_context(settings)
         policy = make_policy(settings, ctx, preset, remembered_rules(opened))
+        restore_todos(opened, ctx)
     except BaseException:
         opened.close()
         raise
@@ -210,7 +303,10 @@ async def build(settings: Settings, approver: Approver) -> Built:
         max_tokens=settings.max_tokens,
         effort=_effort(settings.effort),
         cost_fn=cost_fn(settings.prices, sel.pricing_provider),
-        context_window_fn=context_window_fn(settings.prices),
+        context_window_fn=window_fn,
+        auto_compact_limit=limit,
+        compact_provider=compact_provider_fn(settings),
+        nested_memory=nested_memory(settings),
     )
     agent = Agent(
         provider=provider, registry=ToolRegistry(tool_names(preset, policy.mode)), policy=policy,

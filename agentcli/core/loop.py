@@ -12,8 +12,9 @@ import time
 from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from contextlib import aclosing
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
+from agentcli.core import compactor
 from agentcli.core.assemble import MessageBuilder
 from agentcli.core.events import (
     AgentEvent,
@@ -23,20 +24,41 @@ from agentcli.core.events import (
     RunFinished,
     RunResult,
     SessionStarted,
+    TodoItem,
     ToolResultsMessage,
     TurnStarted,
 )
-from agentcli.core.messages import Message, ToolResultBlock, ToolSpec, ToolUseBlock, Usage, merge_consecutive
+from agentcli.core.messages import (
+    Message,
+    TextBlock,
+    ToolResultBlock,
+    ToolSpec,
+    ToolUseBlock,
+    Usage,
+    merge_consecutive,
+)
 from agentcli.core.permissions import Approver, Policy
 from agentcli.core.sink import NullSink, SessionSink
-from agentcli.core.tokens import estimate_usage
-from agentcli.core.toolrun import ToolRunner
-from agentcli.errors import AgentCliError, LimitReachedError
+from agentcli.core.tokens import estimate_usage, fixed_tokens, message_tokens
+from agentcli.core.toolrun import TODOS_KEY, ToolRunner
+from agentcli.errors import AgentCliError, ContextOverflowError, LimitReachedError
 from agentcli.providers.base import Effort, ModelRequest, Provider
 from agentcli.tools.base import ToolContext
 from agentcli.tools.registry import ToolRegistry
 
 INTERRUPTED = "[Request interrupted by user]"
+
+
+class NestedMemory(Protocol):
+    """Memory files in subdirectories, picked up as the agent works there (agentcli.settings.memory)."""
+
+    def __call__(self, paths: list[str], /) -> list[str]:
+        """Texts of memory files newly applying to these tool paths."""
+        ...
+
+    def texts(self) -> list[str]:
+        """Every nested memory text loaded so far (re-injected after a compaction)."""
+        ...
 
 
 @dataclass(slots=True)
@@ -51,6 +73,9 @@ class AgentOptions:
     effort: Effort | None = None
     cost_fn: Callable[[str, Usage], float] = lambda model, usage: 0.0
     context_window_fn: Callable[[str], int | None] = lambda model: None
+    auto_compact_limit: int | None = None  # tokens; None: 80 % of the window (when it is known)
+    compact_provider: Callable[[], tuple[Provider, str]] | None = None  # `compact_model`: another model
+    nested_memory: NestedMemory | None = None
 
 
 @dataclass(slots=True)
@@ -91,6 +116,9 @@ class Agent:
         self.total_usage = Usage()
         self.last_input_tokens = 0
         self._shown_warnings: set[str] = set()
+        self._counted: tuple[int, int] | None = None  # (messages counted, their request's tokens)
+        self._fixed: tuple[tuple[str, tuple[str, ...]], int] | None = None
+        self._run_state: _RunState | None = None
 
     @property
     def session_id(self) -> str:
@@ -111,18 +139,23 @@ class Agent:
         """Run one user prompt to the end. Always ends with a `RunFinished` event unless cancelled."""
         st = _RunState()
         runner = ToolRunner(self.policy, self.approver, self.ctx, self.sink)
+        self._run_state = st
         yield self._started()
         self.append(prompt if isinstance(prompt, Message) else Message.user(prompt))
         try:
             while True:
                 st.turns += 1
                 tools = self.registry.tools()
-                builder = MessageBuilder(provider=self.options.provider_name)
-                yield TurnStarted(st.turns)
-                # aclosing: if our consumer closes us mid-stream, the turn's stream is closed now, keeping its text.
-                async with aclosing(self._stream(builder, tools, st)) as stream:
-                    async for ev in stream:
+                threshold = self.compact_limit()
+                if threshold is not None and len(self.messages) > 1 and self.context_tokens() > threshold:
+                    async for ev in compactor.compact(self, "auto", "threshold"):
                         yield ev
+                yield TurnStarted(st.turns)
+                box: list[MessageBuilder] = []
+                async with aclosing(self._request(box, tools, st)) as request:
+                    async for ev in request:
+                        yield ev
+                builder = box[-1]
                 for text in self._new_provider_warnings():
                     yield Notice("warning", text)
                 msg = builder.message()
@@ -141,7 +174,7 @@ class Agent:
                     return
                 async for ev in runner.run_calls(calls, tools):
                     yield ev
-                results = Message("user", tuple(runner.results_for(calls)))
+                results = Message("user", (*runner.results_for(calls), *self._nested_memory(calls)))
                 self.append(results)
                 yield ToolResultsMessage(results)
                 self.sink.end_turn()
@@ -162,6 +195,105 @@ class Agent:
             self._repair_after_interrupt()
             internal = AgentCliError(f"internal error: {type(err).__name__}: {err}", code="internal")
             yield self._finish(st, runner, "error_during_execution", internal)
+
+    async def compact(self, focus: str | None = None) -> AsyncIterator[AgentEvent]:
+        """`/compact [focus]`: compact the history now (prune, summarise, truncate) and record it."""
+        if not any(m.role == "assistant" for m in self.messages):
+            yield Notice("info", "Nothing to compact yet.")
+            return
+        async for ev in compactor.compact(self, "manual", "manual", focus or None):
+            yield ev
+
+    async def _request(self, box: list[MessageBuilder], tools: list[Any], st: _RunState
+                       ) -> AsyncGenerator[AgentEvent, None]:
+        """One model request. A "prompt too long" answer before any output compacts the history and retries
+        the same turn once; a second one ends the run (never a loop)."""
+        for attempt in (1, 2):
+            builder = MessageBuilder(provider=self.options.provider_name)
+            box.append(builder)
+            try:
+                # aclosing: if our consumer closes us mid-stream, the turn's stream is closed now, keeping its text.
+                async with aclosing(self._stream(builder, tools, st)) as stream:
+                    async for ev in stream:
+                        yield ev
+                return
+            except ContextOverflowError as err:
+                if builder.output_seen:
+                    raise
+                if attempt == 2:
+                    raise ContextOverflowError(
+                        f"the conversation is still too long for {self.options.model} after compacting it "
+                        f"(~{self.context_tokens():,} tokens): {err.message}",
+                        hint="start a new session (/clear), lower model_auto_compact_token_limit, or use a model "
+                             "with a larger window", status=err.status) from err
+                async for ev in compactor.compact(self, "auto", "overflow"):
+                    yield ev
+
+    def set_system_prompt(self, text: str) -> None:
+        """A rebuilt system prompt (memory files edited with /memory): used from the next request."""
+        self.options.system_prompt = text
+
+    # ---- context size and compaction state ----------------------------------------------------------------
+
+    def window(self) -> int | None:
+        return self.options.context_window_fn(self.options.model)
+
+    def compact_limit(self) -> int | None:
+        """Tokens past which the next request is compacted first."""
+        return self.options.auto_compact_limit or compactor.default_limit(self.window())
+
+    def request_tokens(self, messages: list[Message]) -> int:
+        """The estimated size of a request carrying `messages` (system prompt and tools included)."""
+        tools = self.registry.tools()
+        key = (self.options.system_prompt, tuple(t.name for t in tools))
+        if self._fixed is None or self._fixed[0] != key:
+            specs = [{"name": t.name, "description": t.description, "schema": t.input_schema} for t in tools]
+            self._fixed = (key, fixed_tokens(self.options.system_prompt, specs))
+        return self._fixed[1] + sum(message_tokens(m) for m in messages)
+
+    def context_tokens(self) -> int:
+        """The size of the next request: the provider's figure for the last one plus what was added since
+        (counted with tiktoken). The status line and /context both show this."""
+        if self._counted is None or self._counted[0] > len(self.messages):
+            self._counted = (len(self.messages), self.request_tokens(self.messages))
+        n, base = self._counted
+        return base + sum(message_tokens(m) for m in self.messages[n:])
+
+    def replace_history(self, messages: list[Message], tokens: int) -> None:
+        """After a compaction: continue from `messages` (already recorded by the compactor)."""
+        self.messages = list(messages)
+        self._counted = (len(self.messages), tokens)
+
+    def compaction_provider(self) -> tuple[Provider, str]:
+        if self.options.compact_provider is not None:
+            return self.options.compact_provider()
+        return self.provider, self.options.model
+
+    def count_usage(self, model: str, usage: Usage) -> None:
+        """A request outside a turn (the summariser) costs like any other, in this run's result too."""
+        st = self._run_state
+        if st is not None:
+            st.usage = st.usage + usage
+            st.by_model[model] = st.by_model.get(model, Usage()) + usage
+        self.total_usage = self.total_usage + usage
+        self.total_cost_usd += self.options.cost_fn(model, usage)
+
+    @property
+    def todos(self) -> tuple[TodoItem, ...]:
+        todos: tuple[TodoItem, ...] = self.ctx.state.get(TODOS_KEY, ())
+        return todos
+
+    def nested_memory_texts(self) -> tuple[str, ...]:
+        return tuple(self.options.nested_memory.texts()) if self.options.nested_memory else ()
+
+    def _nested_memory(self, calls: list[ToolUseBlock]) -> list[TextBlock]:
+        """Memory files of subdirectories the tools just worked in, appended to the results once."""
+        if self.options.nested_memory is None:
+            return []
+        paths = [str(c.input[k]) for c in calls for k in ("file_path", "path") if isinstance(c.input.get(k), str)]
+        if self.ctx.shell_cwd is not None:
+            paths.append(str(self.ctx.shell_cwd))
+        return [TextBlock(t) for t in self.options.nested_memory(paths)]
 
     def _new_provider_warnings(self) -> list[str]:
         """Warnings an adapter collected (e.g. Ollama's context size), through any wrappers, not yet shown."""
@@ -228,6 +360,7 @@ class Agent:
         self.total_usage = self.total_usage + usage
         self.total_cost_usd += self.options.cost_fn(model, usage)
         self.last_input_tokens = usage.input_tokens + usage.cache_read_tokens + usage.cache_write_tokens
+        self._counted = (len(self.messages), self.last_input_tokens + usage.output_tokens)
 
     def _limit_after_response(self, st: _RunState, calls: list[ToolUseBlock]) -> LimitReachedError | None:
         budget = self.options.max_budget_usd
@@ -262,6 +395,7 @@ class Agent:
     def _finish(
         self, st: _RunState, runner: ToolRunner, subtype: str, err: AgentCliError | None = None
     ) -> RunFinished:
+        self._run_state = None
         denials = tuple(runner.denials)
         status = err.exit_status if err else (3 if denials else 0)
         result = RunResult(

@@ -39,3 +39,13 @@ def estimate_usage(request: ModelRequest, reply: Message) -> Usage:
                           for t in request.tools)])
     return Usage(input_tokens=count_tokens(prompt), output_tokens=count_tokens(_message_text(reply)),
                  estimated=True)
+
+
+def message_tokens(m: Message) -> int:
+    """One message's tokens, counted the way `estimate_usage` counts a request."""
+    return count_tokens(_message_text(m))
+
+
+def fixed_tokens(system: str, tools: list[dict[str, Any]]) -> int:
+    """What every request carries besides the messages: the system prompt and the tool definitions."""
+    return count_tokens("\n".join([system, *(json.dumps(t) for t in tools)]))

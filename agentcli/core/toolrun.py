@@ -13,13 +13,15 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
 
-from agentcli.core.events import AgentEvent, PermissionDecision, ToolFinished, ToolStarted
+from agentcli.core.events import AgentEvent, PermissionDecision, TodosUpdated, ToolFinished, ToolStarted
 from agentcli.core.messages import ToolResultBlock, ToolUseBlock
 from agentcli.core.permissions import ApprovalRequest, Approver, Policy
 from agentcli.core.sink import SessionSink
 from agentcli.tools.base import Tool, ToolContext, ToolOutput
 from agentcli.tools.paths import outside_approved
 from agentcli.tools.validate import validate_args
+
+TODOS_KEY = "todos"  # ctx.state: the TodoWrite list (agentcli.core.loop reads it)
 
 
 @dataclass(slots=True)
@@ -131,10 +133,24 @@ class ToolRunner:
                 content = f"{r.note}\n\n{content}"
             if "plan" in out.metadata:
                 self._take_plan(r.call.id, out.metadata)
+            todos = self._take_todos(out.metadata)
             block = ToolResultBlock(r.call.id, content, out.is_error)
             self._results[r.call.id] = block
             display = self.ctx.redact(out.display) if out.display else None
             yield ToolFinished(r.call.id, r.tool.name, r.args, block, ms, display)
+            if todos is not None:
+                yield todos
+
+    def _take_todos(self, meta: dict[str, Any]) -> TodosUpdated | None:
+        """TodoWrite ran: keep the list in the session state and the session file."""
+        if "todos" not in meta:
+            return None
+        from agentcli.core.compactor import todos_data, todos_from
+
+        todos = todos_from(meta["todos"])
+        self.ctx.state[TODOS_KEY] = todos
+        self.sink.record("todos", {"todos": todos_data(todos)})
+        return TodosUpdated(todos)
 
     def _take_plan(self, tool_use_id: str, meta: dict[str, Any]) -> None:
         """ExitPlanMode ran: store the plan; apply the mode a reviewer chose; with no reviewer (headless) the

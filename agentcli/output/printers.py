@@ -14,6 +14,8 @@ from agentcli.core.events import (
     AgentEvent,
     ApiRetry,
     AssistantMessage,
+    CompactBoundary,
+    CompactionStarted,
     MessageStop,
     Notice,
     PermissionDecision,
@@ -23,6 +25,7 @@ from agentcli.core.events import (
     TextDelta,
     ThinkingDelta,
     ThinkingSignature,
+    TodosUpdated,
     ToolCallDelta,
     ToolCallEnd,
     ToolCallStart,
@@ -70,6 +73,9 @@ class TextPrinter:
                     self.err.write(f"agentcli: {text}\n")
             case ToolStarted(_, name, args) if self.verbose:
                 self.err.write(f"· {name} {_short(args)}\n")
+            case CompactBoundary(_, reason, pre, post, phases):
+                ran = " + ".join(phases) or "nothing to do"
+                self.err.write(f"agentcli: compacted the conversation ({reason}, {ran}): {pre:,} → {post:,} tokens\n")
             case _:
                 pass
 
@@ -126,13 +132,17 @@ class StreamJsonPrinter:
             case Notice(level, text):
                 self._emit({"type": "system", "subtype": "notice", "level": level, "text": text,
                             "session_id": self.session_id, "uuid": new_uuid()})
+            case CompactBoundary():
+                self._emit(schema.compact_boundary_line(ev, self.session_id))
+            case TodosUpdated(todos):
+                self._emit(schema.todos_line(todos, self.session_id))
             case RunFinished(result):
                 self._emit(schema.result_line(result))
             case (TurnStarted() | TextDelta() | ThinkingDelta() | ThinkingSignature() | RedactedThinking()
                   | ToolCallStart() | ToolCallDelta() | ToolCallEnd() | UsageReport() | MessageStop()):
                 if self.partial is not None:
                     self._stream_event(self.partial.map(ev))
-            case PermissionDecision() | ToolStarted() | ToolFinished():
+            case PermissionDecision() | ToolStarted() | ToolFinished() | CompactionStarted():
                 pass
             case _:
                 assert_never(ev)

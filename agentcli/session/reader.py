@@ -13,7 +13,7 @@ from pathlib import Path
 from agentcli.core.messages import Message
 from agentcli.errors import SessionNotFoundError
 from agentcli.session import layout
-from agentcli.session.records import MESSAGE, ParsedFile, Problem, Record, parse, paused_gc, to_message
+from agentcli.session.records import COMPACTION, MESSAGE, ParsedFile, Problem, Record, parse, paused_gc, to_message
 
 MAX_FORK_DEPTH = 256
 
@@ -42,7 +42,11 @@ class LoadedSession:
         return self.chain[-1]["id"] if self.chain else None
 
     def messages(self) -> list[Message]:
-        return [m for m in (to_message(r) for r in self.chain) if m is not None]
+        """The conversation to continue: from the last compaction on the branch (its stored history, then the
+        messages after it), so a compacted session loads with no model call and never re-reads what the
+        compaction replaced."""
+        start, history = boundary(self.chain)
+        return history + [m for m in (to_message(r) for r in self.chain[start:]) if m is not None]
 
     def find(self, record_id: str) -> Record | None:
         """A record of the active branch or of this file, by id or unique id prefix."""
@@ -122,6 +126,23 @@ def _walk(files: list[ParsedFile], leaf: object, problems: list[str]) -> list[Re
             cur = (fi, ri - 1) if ri > 0 else None
     chain.reverse()
     return chain
+
+
+def boundary(chain: list[Record]) -> tuple[int, list[Message]]:
+    """(index after the last valid compaction record of `chain`, the history it holds); (0, []) if none."""
+    for i in range(len(chain) - 1, -1, -1):
+        rec = chain[i]
+        if rec.get("type") != COMPACTION:
+            continue
+        data = rec.get("data")
+        stored = data.get("messages") if isinstance(data, dict) else None
+        if not isinstance(stored, list):
+            continue
+        try:
+            return i + 1, [Message.from_dict(d) for d in stored]
+        except (KeyError, ValueError, TypeError, AttributeError):
+            continue  # a damaged compaction record: an earlier boundary (or the whole branch) still loads
+    return 0, []
 
 
 def iter_replay(directory: Path, session_id: str) -> Iterator[Record]:

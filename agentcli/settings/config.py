@@ -30,6 +30,9 @@ SCALAR_KEYS = {
     "preset": str,
     "append_system_prompt": str,
     "show_thinking": bool,
+    "model_context_window": int,
+    "model_auto_compact_token_limit": int,
+    "compact_model": str,
 }
 
 
@@ -60,6 +63,9 @@ class Settings:
     include_partial_messages: bool = False
     verbose: bool = False
     show_thinking: bool = True
+    model_context_window: int | None = None  # overrides the catalog and what a local server reports
+    model_auto_compact_token_limit: int | None = None  # compact past this many tokens (default: 80 % of window)
+    compact_model: str | None = None  # the model that writes compaction summaries (default: the session's)
     untrusted: tuple[str, ...] = ()  # what the project's shared settings.toml would grant, withheld until trusted
     continue_: bool = False
     resume: str | None = None

@@ -21,6 +21,7 @@ BUILTIN_TOOLS: dict[str, str] = {
     "BashOutput": "agentcli.tools.background:BashOutputTool",
     "KillShell": "agentcli.tools.background:KillShellTool",
     "ExitPlanMode": "agentcli.tools.exit_plan:ExitPlanModeTool",
+    "TodoWrite": "agentcli.tools.todo:TodoWriteTool",
 }
 
 DEFAULT_TOOLS: tuple[str, ...] = ("Read", "Write", "Edit", "Bash", "Glob", "Grep", "BashOutput", "KillShell")

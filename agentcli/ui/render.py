@@ -16,10 +16,13 @@ from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderR
 from rich.segment import Segment
 from rich.text import Text
 
+from agentcli.core.compaction import SUMMARY_MARK
 from agentcli.core.events import (
     AgentEvent,
     ApiRetry,
     AssistantMessage,
+    CompactBoundary,
+    CompactionStarted,
     MessageStop,
     Notice,
     PermissionDecision,
@@ -29,6 +32,8 @@ from agentcli.core.events import (
     TextDelta,
     ThinkingDelta,
     ThinkingSignature,
+    TodoItem,
+    TodosUpdated,
     ToolCallDelta,
     ToolCallEnd,
     ToolCallStart,
@@ -47,6 +52,24 @@ if TYPE_CHECKING:
     from rich.markdown import Markdown
 
 CODE_THEME = "monokai"
+_TODO_MARKS = {"completed": ("☒", "dim strike"), "in_progress": ("◐", "bold"), "pending": ("☐", "")}
+
+
+def compact_line(ev: CompactBoundary) -> str:
+    """The line that ends a compaction: what ran and the tokens before → after."""
+    phases = " + ".join(ev.phases) or "nothing to compact"
+    return f"✻ Compacted ({phases}): {ev.pre_tokens:,} → {ev.post_tokens:,} tokens"
+
+
+def todo_list(todos: tuple[TodoItem, ...]) -> Text:
+    out = Text("Todos", style="bold")
+    for t in todos:
+        mark, style = _TODO_MARKS.get(t.status, ("☐", ""))
+        out.append(f"\n  {mark} ")
+        out.append(t.active_form if t.status == "in_progress" else t.content, style=style)
+    if not todos:
+        out.append("\n  (empty)", style="dim")
+    return out
 
 
 class Renderer:
@@ -132,6 +155,16 @@ class Renderer:
                 self._tool_finished(event)
             case Notice(level, text):
                 self._print_item(Text(("⚠ " if level == "warning" else "ℹ ") + text, style=_NOTICE[level]))
+            case CompactionStarted(_, reason, pre):
+                why = {"overflow": "the provider said the prompt is too long", "threshold": "the context is nearly "
+                       "full", "manual": "/compact"}.get(reason, reason)
+                self._print_item(Text(f"✻ Compacting the conversation ({why}) · {pre:,} tokens…", style="cyan"))
+                self._phase = "Compacting"
+            case CompactBoundary():
+                self._print_item(Text(compact_line(event), style="cyan"))
+                self._phase = "Thinking"
+            case TodosUpdated(todos):
+                self._print_item(todo_list(todos))
             case RunFinished(result):
                 self._close_text()
                 if result.is_error:
@@ -281,6 +314,10 @@ class Renderer:
 
     def _replay_block(self, msg: Message, block: Any, pending: dict[str, ToolUseBlock]) -> None:
         match block:
+            case TextBlock(text) if msg.role == "user" and text.startswith(SUMMARY_MARK):
+                self._print_item(Text("✻ Earlier conversation compacted into a summary", style="cyan"))
+            case TextBlock(text) if msg.role == "user" and any(isinstance(b, ToolResultBlock) for b in msg.content):
+                pass  # a nested memory file appended to tool results: not something the user typed
             case TextBlock(text) if msg.role == "user":
                 self.user_message(text)
             case TextBlock(text):

@@ -14,7 +14,7 @@ import functools
 import os
 import sys
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import AsyncIterator, Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from prompt_toolkit.application import get_app_or_none
@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from agentcli.assembly.runtime import Built
+    from agentcli.core.events import AgentEvent
     from agentcli.core.loop import Agent
     from agentcli.core.messages import Message
     from agentcli.core.permissions import Approval, ApprovalRequest, Approver
@@ -201,10 +202,19 @@ class Repl:
             return False
         return True
 
+    async def command(self, events: AsyncIterator[AgentEvent], phase: str = "Working") -> None:
+        """Render the events of an agent command (`/compact`) like a turn: spinner, Esc cancels."""
+        self.renderer.begin_turn(phase)
+        await self.guard(asyncio.create_task(self._render(events)))
+        self.show_notices()
+        self.refresh_status()
+
     async def _consume(self, agent: Agent, message: Message) -> None:
+        await self._render(agent.run(message))
+
+    async def _render(self, events: AsyncIterator[AgentEvent]) -> None:
         from agentcli.core.events import TextDelta, ThinkingDelta, ToolCallDelta
 
-        events = agent.run(message)
         renderer = self.renderer
         breath = time.monotonic()
         try:
@@ -328,7 +338,7 @@ class Repl:
         self.status.model = agent.options.model
         self.status.mode = self.mode
         self.status.cost_usd = agent.total_cost_usd
-        self.status.context_tokens = agent.last_input_tokens
+        self.status.context_tokens = agent.context_tokens()
         try:
             self.status.context_window = agent.options.context_window_fn(agent.options.model)
         except Exception:  # a catalog problem must not break the status line
