@@ -83,16 +83,18 @@ def messages_tokens(messages: Iterable[Message]) -> int:
 
 
 def prune(messages: Sequence[Message], protect_tokens: int) -> tuple[list[Message], int]:
-    """Stub every bulky tool result older than the last `protect_tokens` of the conversation.
-    Returns the new list (unchanged messages are the same objects) and how many results were stubbed."""
+    """Stub every bulky tool result older than the last `protect_tokens` of the conversation (the latest
+    exchange is never touched: the model is working on it). Returns the new list (unchanged messages are the
+    same objects) and how many results were stubbed."""
     calls = {b.id: b for m in messages if m.role == "assistant" for b in m.content if isinstance(b, ToolUseBlock)}
     out = list(messages)
+    latest = next((i for i in range(len(out) - 1, -1, -1) if out[i].role == "assistant"), len(out))
     seen = 0
     stubbed = 0
     for i in range(len(out) - 1, -1, -1):
         m = out[i]
         seen += message_tokens(m)
-        if seen <= protect_tokens or m.role != "user":
+        if seen <= protect_tokens or i >= latest or m.role != "user":
             continue
         if not any(isinstance(b, ToolResultBlock) and _prunable(b) for b in m.content):
             continue

@@ -53,6 +53,8 @@ async def compact(agent: Agent, trigger: Trigger, reason: str, focus: str | None
     pre = agent.context_tokens()
     yield CompactionStarted(trigger, reason, pre)
     limit = agent.compact_limit() or max(pre, 4_000)
+    if reason == "overflow":  # the provider refused about `pre` tokens: its real window is smaller than that
+        limit = min(limit, int(pre * FIT))
     outcome = await _phases(agent, limit, reason, focus)
     post = agent.request_tokens(outcome.messages)
     agent.sink.record(COMPACTION, {

@@ -119,6 +119,7 @@ class Agent:
         self._counted: tuple[int, int] | None = None  # (messages counted, their request's tokens)
         self._fixed: tuple[tuple[str, tuple[str, ...]], int] | None = None
         self._run_state: _RunState | None = None
+        self._token_cache: dict[int, tuple[Message, int]] = {}
 
     @property
     def session_id(self) -> str:
@@ -249,20 +250,30 @@ class Agent:
         if self._fixed is None or self._fixed[0] != key:
             specs = [{"name": t.name, "description": t.description, "schema": t.input_schema} for t in tools]
             self._fixed = (key, fixed_tokens(self.options.system_prompt, specs))
-        return self._fixed[1] + sum(message_tokens(m) for m in messages)
+        return self._fixed[1] + sum(self._message_tokens(m) for m in messages)
+
+    def _message_tokens(self, m: Message) -> int:
+        # Messages are immutable: each is counted once (the entry keeps it alive, so its id stays its own).
+        hit = self._token_cache.get(id(m))
+        if hit is None or hit[0] is not m:
+            hit = self._token_cache[id(m)] = (m, message_tokens(m))
+        return hit[1]
 
     def context_tokens(self) -> int:
-        """The size of the next request: the provider's figure for the last one plus what was added since
-        (counted with tiktoken). The status line and /context both show this."""
+        """The size of the next request: the provider's figure for the last one plus what was added since,
+        or our own tiktoken count when that is larger (servers that truncate or under-report). The status
+        line and /context both show this."""
+        own = self.request_tokens(self.messages)
         if self._counted is None or self._counted[0] > len(self.messages):
-            self._counted = (len(self.messages), self.request_tokens(self.messages))
+            return own
         n, base = self._counted
-        return base + sum(message_tokens(m) for m in self.messages[n:])
+        return max(own, base + sum(self._message_tokens(m) for m in self.messages[n:]))
 
     def replace_history(self, messages: list[Message], tokens: int) -> None:
         """After a compaction: continue from `messages` (already recorded by the compactor)."""
         self.messages = list(messages)
         self._counted = (len(self.messages), tokens)
+        self._token_cache = {id(m): (m, n) for m, n in ((m, self._message_tokens(m)) for m in self.messages)}
 
     def compaction_provider(self) -> tuple[Provider, str]:
         if self.options.compact_provider is not None:

@@ -20,7 +20,7 @@ import socket
 import sys
 import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -42,8 +42,12 @@ class RecordedRequest:
 class FakeLLM:
     """A scripted model server in a daemon thread. Thread-safe script and request log."""
 
-    def __init__(self, replies: Iterable[Reply] = (), *, loop: bool = False, strict: bool = True) -> None:
+    def __init__(self, replies: Iterable[Reply] = (), *, loop: bool = False, strict: bool = True,
+                 responder: Responder | None = None, max_input_tokens: int | None = None) -> None:
         load_builtin()
+        self.responder = responder  # consulted first: a Reply answers this request instead of the script
+        self.max_input_tokens = max_input_tokens  # a model window: bigger requests get the "too long" error
+        self.too_long: list[int] = []  # sizes of the requests refused for that
         self._lock = threading.Lock()
         self._script: list[Reply] = list(replies)
         self._next = 0
@@ -185,7 +189,10 @@ class _Handler(BaseHTTPRequestHandler):
         if rec.violations and self.fake.strict:
             self._json(400, renderer.error_body(400, "; ".join(rec.violations), None))
             return
-        taken = self.fake.take()
+        if self._too_long(path, body, renderer):
+            return
+        answer = self.fake.responder(path, body) if self.fake.responder is not None else None
+        taken = (-1, answer) if answer is not None else self.fake.take()
         if taken is None:
             self._json(400, renderer.error_body(400, "fake LLM: the script has no reply left", None))
             return
@@ -196,6 +203,20 @@ class _Handler(BaseHTTPRequestHandler):
             self._json(200, renderer.complete(reply, body, self.fake.ids))
             return
         self._stream(self.fake.rendered(i, path, renderer, reply, body), reply, renderer)
+
+    def _too_long(self, path: str, body: dict[str, Any], renderer: Renderer) -> bool:
+        """Like a real server with a window: a request over `max_input_tokens` gets the provider's error."""
+        limit = self.fake.max_input_tokens
+        if limit is None:
+            return False
+        size = request_tokens(body)
+        if size <= limit:
+            return False
+        self.fake.too_long.append(size)
+        wire = _wire(path)
+        fault = Fault.too_long(wire, size, limit)
+        self._json(400, renderer.error_body(400, fault.message, fault.error_type))
+        return True
 
     def _fault_before_stream(self, fault: Fault, renderer: Renderer) -> bool:
         """Apply a fault that happens before the body; True when the request is fully handled."""
@@ -267,6 +288,27 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(data)
         self.wfile.flush()
+
+
+Responder = Callable[[str, dict[str, Any]], "Reply | None"]
+
+
+def request_tokens(body: dict[str, Any]) -> int:
+    """A request's size as a server would count it (tiktoken over the body's text, tools included)."""
+    from agentcli.core.tokens import count_tokens
+
+    return count_tokens(json.dumps({k: v for k, v in body.items() if k not in ("stream", "stream_options")},
+                                   ensure_ascii=False))
+
+
+def _wire(path: str) -> str:
+    if path.endswith("/messages"):
+        return "anthropic"
+    if path.endswith("/responses"):
+        return "responses"
+    if ":streamGenerateContent" in path or ":generateContent" in path:
+        return "gemini"
+    return "openai"
 
 
 def _path_only(path: str) -> str:
