@@ -74,7 +74,10 @@ async def _phases(agent: Agent, limit: int, reason: str, focus: str | None) -> O
     phases = ["prune"] if n else []
     if reason == "threshold" and n and agent.request_tokens(pruned) <= limit * PRUNE_ENOUGH:
         return Outcome(pruned, tuple(phases), None, n, 0)
-    start = cz.tail_start(pruned, int(limit * TAIL_BUDGET))
+    tail_budget = int(limit * TAIL_BUDGET)
+    if reason == "manual":  # asked for: summarise most of it, however small the conversation still is
+        tail_budget = min(tail_budget, int(cz.messages_tokens(pruned) * TAIL_BUDGET))
+    start = cz.tail_start(pruned, tail_budget)
     head, tail = pruned[:start], pruned[start:]
     if not head:
         return Outcome(pruned, tuple(phases), None, n, 0)

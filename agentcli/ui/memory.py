@@ -83,4 +83,4 @@ async def _edit(repl: Repl, which: str) -> None:
         from agentcli.assembly.runtime import build_prompt, load_preset
 
         agent.set_system_prompt(build_prompt(repl.settings, load_preset(repl.settings)))
-    repl.renderer.notice(f"Saved {target}; the memory files apply from the next message.")
+    repl.renderer.notice(f"Saved {target}.\nThe memory files apply from the next message.")

@@ -40,6 +40,7 @@ def big_project(root: Path, files: int = 6, lines: int = 500) -> Path:
 
 def set_window(window: int, limit: int | None = None) -> None:
     home = Path(os.environ["AGENTCLI_HOME"])
+    home.mkdir(parents=True, exist_ok=True)
     text = f"model_context_window = {window}\n"
     if limit is not None:
         text += f"model_auto_compact_token_limit = {limit}\n"
