@@ -184,8 +184,14 @@ def load_preset(settings: Settings) -> Preset | None:
 
 def remembered_rules(opened: OpenedSession) -> list[str]:
     """Rules the user allowed "for this session" in earlier runs of a resumed session."""
-    return [str(r["data"]["rule"]) for r in opened.replay
-            if r.get("type") == "rule" and r.get("data", {}).get("scope") == "session"]
+    rules: list[str] = []
+    for r in opened.replay:
+        data: dict[str, Any] = r["data"] if isinstance(r.get("data"), dict) else {}
+        if r.get("type") == "compaction":  # a session loaded from its last compaction: the rules until then
+            rules = [str(x) for x in data.get("rules") or () if isinstance(x, str)]
+        elif r.get("type") == "rule" and data.get("scope") == "session":
+            rules.append(str(data["rule"]))
+    return rules
 
 
 def tool_names(preset: Preset | None, mode: str) -> list[str]:

@@ -17,7 +17,7 @@ milliseconds.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from agentcli.core.messages import (
@@ -71,18 +71,22 @@ def _json_chars(value: object) -> int:
 
 
 def message_tokens(m: Message) -> int:
-    """The cheap estimate of one message's size in tokens."""
+    """The cheap estimate of one message's size in tokens (the Agent passes its cached tiktoken counts)."""
     return (sum(block_chars(b) for b in m.content) + 12) // 4
 
 
-def messages_tokens(messages: Iterable[Message]) -> int:
-    return sum(message_tokens(m) for m in messages)
+Size = Callable[[Message], int]
+
+
+def messages_tokens(messages: Iterable[Message], size: Size = message_tokens) -> int:
+    return sum(size(m) for m in messages)
 
 
 # ---- phase 1: prune ----------------------------------------------------------------------------------------
 
 
-def prune(messages: Sequence[Message], protect_tokens: int) -> tuple[list[Message], int]:
+def prune(messages: Sequence[Message], protect_tokens: int, size: Size = message_tokens
+          ) -> tuple[list[Message], int]:
     """Stub every bulky tool result older than the last `protect_tokens` of the conversation (the latest
     exchange is never touched: the model is working on it). Returns the new list (unchanged messages are the
     same objects) and how many results were stubbed."""
@@ -93,7 +97,7 @@ def prune(messages: Sequence[Message], protect_tokens: int) -> tuple[list[Messag
     stubbed = 0
     for i in range(len(out) - 1, -1, -1):
         m = out[i]
-        seen += message_tokens(m)
+        seen += size(m)
         if seen <= protect_tokens or i >= latest or m.role != "user":
             continue
         if not any(isinstance(b, ToolResultBlock) and _prunable(b) for b in m.content):
@@ -134,14 +138,14 @@ def is_start(m: Message) -> bool:
     return m.role == "assistant" or not any(isinstance(b, ToolResultBlock) for b in m.content)
 
 
-def tail_start(messages: Sequence[Message], budget_tokens: int) -> int:
+def tail_start(messages: Sequence[Message], budget_tokens: int, size: Size = message_tokens) -> int:
     """Where the kept tail begins: the earliest valid start whose tail fits `budget_tokens`; at least the
     last valid start (the latest exchange is always kept, cut later if it must be)."""
     last_valid = next((i for i in range(len(messages) - 1, -1, -1) if is_start(messages[i])), len(messages))
     best = last_valid
     total = 0
     for i in range(len(messages) - 1, -1, -1):
-        total += message_tokens(messages[i])
+        total += size(messages[i])
         if total > budget_tokens:
             break
         if is_start(messages[i]):
@@ -240,12 +244,13 @@ def summary_message(summary: str, carried: Carried) -> Message:
 # ---- phase 3: truncate ---------------------------------------------------------------------------------------
 
 
-def truncate(head: Message, tail: Sequence[Message], budget_tokens: int) -> tuple[list[Message], int]:
+def truncate(head: Message, tail: Sequence[Message], budget_tokens: int, size: Size = message_tokens
+             ) -> tuple[list[Message], int]:
     """Fit `head` + `tail` into `budget_tokens`: cut bulky results in the tail to their start and end, then
     drop the oldest tail turns (at valid starts). Returns the messages and how many were dropped."""
     cut = [_cut_results(m) for m in tail]
     dropped = 0
-    while cut and message_tokens(head) + messages_tokens(cut) > budget_tokens:
+    while cut and size(head) + messages_tokens(cut, size) > budget_tokens:
         nxt = next((i for i in range(1, len(cut)) if is_start(cut[i])), len(cut))
         if nxt == len(cut) and len(cut) <= 2:
             break  # the latest exchange stays: without it the model cannot continue

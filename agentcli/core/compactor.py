@@ -60,7 +60,7 @@ async def compact(agent: Agent, trigger: Trigger, reason: str, focus: str | None
     agent.sink.record(COMPACTION, {
         "trigger": trigger, "reason": reason, "phases": list(outcome.phases), "pre_tokens": pre,
         "post_tokens": post, "pruned": outcome.pruned, "dropped": outcome.dropped, "focus": focus,
-        "summary": outcome.summary, "todos": todos_data(agent.todos),
+        "summary": outcome.summary, "todos": todos_data(agent.todos), "rules": session_rules(agent),
         "messages": [m.to_dict() for m in outcome.messages],
     })
     agent.replace_history(outcome.messages, post)
@@ -70,14 +70,15 @@ async def compact(agent: Agent, trigger: Trigger, reason: str, focus: str | None
 
 async def _phases(agent: Agent, limit: int, reason: str, focus: str | None) -> Outcome:
     original = list(agent.messages)
-    pruned, n = cz.prune(original, int(limit * PRUNE_PROTECT))
+    size = agent.message_size
+    pruned, n = cz.prune(original, int(limit * PRUNE_PROTECT), size)
     phases = ["prune"] if n else []
     if reason == "threshold" and n and agent.request_tokens(pruned) <= limit * PRUNE_ENOUGH:
         return Outcome(pruned, tuple(phases), None, n, 0)
     tail_budget = int(limit * TAIL_BUDGET)
     if reason == "manual":  # asked for: summarise most of it, however small the conversation still is
-        tail_budget = min(tail_budget, int(cz.messages_tokens(pruned) * TAIL_BUDGET))
-    start = cz.tail_start(pruned, tail_budget)
+        tail_budget = min(tail_budget, int(cz.messages_tokens(pruned, size) * TAIL_BUDGET))
+    start = cz.tail_start(pruned, tail_budget, size)
     head, tail = pruned[:start], pruned[start:]
     if not head:
         return Outcome(pruned, tuple(phases), None, n, 0)
@@ -92,7 +93,7 @@ async def _phases(agent: Agent, limit: int, reason: str, focus: str | None) -> O
         memory=agent.nested_memory_texts(),
     )
     fixed = agent.request_tokens([])
-    result, dropped = cz.truncate(cz.summary_message(summary, carried), tail, max(1, int(limit * FIT) - fixed))
+    result, dropped = cz.truncate(cz.summary_message(summary, carried), tail, max(1, int(limit * FIT) - fixed), size)
     if dropped or result[1:] != tail:
         phases.append("truncate")
     return Outcome(result, tuple(phases), summary, n, dropped)
@@ -136,6 +137,12 @@ async def _ask(provider: Provider, request: ModelRequest) -> tuple[str, Usage]:
     if usage.estimated or usage == Usage():
         usage = estimate_usage(request, msg)
     return msg.text, usage
+
+
+def session_rules(agent: Agent) -> list[str]:
+    """Rules allowed "for this session" so far: a resume that reads from this record on restores them."""
+    rules = getattr(agent.policy, "session_rules", None)
+    return [str(r) for r in rules()] if callable(rules) else []
 
 
 def render_todos(todos: tuple[TodoItem, ...]) -> str:

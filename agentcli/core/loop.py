@@ -8,6 +8,7 @@ Every message goes to the session sink as it happens; the transcript is kept val
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from contextlib import aclosing
@@ -117,9 +118,9 @@ class Agent:
         self.last_input_tokens = 0
         self._shown_warnings: set[str] = set()
         self._counted: tuple[int, int] | None = None  # (messages counted, their request's tokens)
-        self._fixed: tuple[tuple[str, tuple[str, ...]], int] | None = None
+        self._fixed: tuple[tuple[str, tuple[str, ...]], list[Any]] | None = None
         self._run_state: _RunState | None = None
-        self._token_cache: dict[int, tuple[Message, int]] = {}
+        self._sizes: dict[int, list[Any]] = {}  # id → [message, bytes, tokens or None]
 
     @property
     def session_id(self) -> str:
@@ -243,37 +244,59 @@ class Agent:
         """Tokens past which the next request is compacted first."""
         return self.options.auto_compact_limit or compactor.default_limit(self.window())
 
-    def request_tokens(self, messages: list[Message]) -> int:
-        """The estimated size of a request carrying `messages` (system prompt and tools included)."""
+    def request_tokens(self, messages: list[Message], *, precise: bool = True) -> int:
+        """The estimated size of a request carrying `messages` (system prompt and tools included): tiktoken, or
+        with `precise=False` about four bytes a token."""
         tools = self.registry.tools()
         key = (self.options.system_prompt, tuple(t.name for t in tools))
         if self._fixed is None or self._fixed[0] != key:
             specs = [{"name": t.name, "description": t.description, "schema": t.input_schema} for t in tools]
-            self._fixed = (key, fixed_tokens(self.options.system_prompt, specs))
-        return self._fixed[1] + sum(self._message_tokens(m) for m in messages)
+            text = "\n".join([self.options.system_prompt, *(json.dumps(t) for t in specs)])
+            self._fixed = (key, [len(text.encode()), None, specs])
+        fixed = self._fixed[1]
+        if precise and fixed[1] is None:
+            fixed[1] = fixed_tokens(self.options.system_prompt, fixed[2])
+        size = self.message_size if precise else self._message_bytes
+        total = sum(size(m) for m in messages)
+        return int(fixed[1] + total) if precise else int(fixed[0] + total) // 4
 
-    def _message_tokens(self, m: Message) -> int:
-        # Messages are immutable: each is counted once (the entry keeps it alive, so its id stays its own).
-        hit = self._token_cache.get(id(m))
+    def _entry(self, m: Message) -> list[Any]:
+        # Messages are immutable: each is measured once (the entry keeps it alive, so its id stays its own).
+        hit = self._sizes.get(id(m))
         if hit is None or hit[0] is not m:
-            hit = self._token_cache[id(m)] = (m, message_tokens(m))
-        return hit[1]
+            hit = self._sizes[id(m)] = [m, len(json.dumps(m.to_dict(), ensure_ascii=False).encode()), None]
+        return hit
+
+    def _message_bytes(self, m: Message) -> int:
+        return int(self._entry(m)[1])
+
+    def message_size(self, m: Message) -> int:
+        """One message's tokens (tiktoken), counted once per message."""
+        entry = self._entry(m)
+        if entry[2] is None:
+            entry[2] = message_tokens(m)
+        return int(entry[2])
 
     def context_tokens(self) -> int:
         """The size of the next request: the provider's figure for the last one plus what was added since,
-        or our own tiktoken count when that is larger (servers that truncate or under-report). The status
-        line and /context both show this."""
-        own = self.request_tokens(self.messages)
+        or our own count when that is larger (servers that truncate or under-report). The status line and
+        /context both show this. tiktoken costs its load (0.1 s and more), so it counts only when the request
+        could be near the compaction threshold: a token is at least one byte, and a request of fewer bytes
+        than half the threshold is not near it (then about four bytes a token is shown)."""
+        limit = self.compact_limit()
+        precise = limit is not None and self.request_tokens(self.messages, precise=False) * 4 > limit // 2
+        size = self.message_size if precise else (lambda m: self._message_bytes(m) // 4)
+        own = self.request_tokens(self.messages, precise=precise)
         if self._counted is None or self._counted[0] > len(self.messages):
             return own
         n, base = self._counted
-        return max(own, base + sum(self._message_tokens(m) for m in self.messages[n:]))
+        return max(own, base + sum(size(m) for m in self.messages[n:]))
 
     def replace_history(self, messages: list[Message], tokens: int) -> None:
         """After a compaction: continue from `messages` (already recorded by the compactor)."""
         self.messages = list(messages)
         self._counted = (len(self.messages), tokens)
-        self._token_cache = {id(m): (m, n) for m, n in ((m, self._message_tokens(m)) for m in self.messages)}
+        self._sizes = {id(m): self._entry(m) for m in self.messages}
 
     def compaction_provider(self) -> tuple[Provider, str]:
         if self.options.compact_provider is not None:

@@ -90,6 +90,38 @@ def _load(directory: Path, session_id: str) -> LoadedSession:
     return LoadedSession(session_id, path, parsed.header, parsed.records, chain, problems)
 
 
+_BOUNDARY = b'\n{"type":"' + COMPACTION.encode() + b'"'
+
+
+def load_from_boundary(directory: Path, session_id: str) -> LoadedSession | None:
+    """Load a compacted session reading only its header and the lines from its last compaction on: the
+    history before a compaction is never needed to continue. None when that is not enough (no compaction in
+    the file, or the active branch does not pass through the last one: a rewind to before it); then `load`."""
+    path = layout.session_file(directory, session_id)
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise SessionNotFoundError(f"no session file {path}") from None
+    at = raw.rfind(_BOUNDARY)
+    if at < 0:
+        return None
+    with paused_gc():
+        head = parse(raw[: raw.find(b"\n") + 1])
+        tail = parse(raw[at + 1 :])
+        if not head.header or not tail.records or tail.records[0].get("type") != COMPACTION:
+            return None
+        first = tail.records[0]
+        walked: list[str] = []
+        chain = _walk([ParsedFile(head.header, tail.records, tail.problems)], tail.records[-1]["id"], walked)
+        # The only parent allowed to be missing is the compaction's own (it lies before the boundary): any
+        # other means the branch leaves the tail (a rewind to before it), which only a whole read can follow.
+        expected = f"record {first['id']} points at missing record {first.get('parent_id')}"
+        if not chain or chain[0] is not first or walked not in ([], [expected]) or boundary(chain[:1])[0] != 1:
+            return None
+    problems = [f"{path.name}: {p}" for p in tail.problems if p.kind == "torn"]
+    return LoadedSession(session_id, path, head.header, tail.records, chain, problems)
+
+
 def _walk(files: list[ParsedFile], leaf: object, problems: list[str]) -> list[Record]:
     """Follow parent ids back from `leaf`. A parent lost to a corrupt line falls back to the record
     written just before, so one bad line never hides the history behind it."""

@@ -52,6 +52,7 @@ if TYPE_CHECKING:
     from rich.markdown import Markdown
 
 CODE_THEME = "monokai"
+REPLAY_LAST = 60  # messages redrawn on resume: a screenful or two, not a long session's whole history
 _TODO_MARKS = {"completed": ("☒", "dim strike"), "in_progress": ("◐", "bold"), "pending": ("☐", "")}
 
 
@@ -202,10 +203,17 @@ class Renderer:
         line.append(text)
         self._print_item(line)
 
-    def replay(self, messages: Iterable[Message]) -> None:
-        """Rebuild the screen of a stored session by feeding its messages through the same paths."""
+    def replay(self, messages: Iterable[Message], last: int | None = REPLAY_LAST) -> None:
+        """Rebuild the screen of a stored session by feeding its (`last`) messages through the same paths."""
         pending: dict[str, ToolUseBlock] = {}
-        for msg in messages:
+        shown = list(messages)
+        if last is not None and len(shown) > last:
+            earlier = shown[: len(shown) - last]
+            pending = {b.id: b for m in earlier for b in m.content if isinstance(b, ToolUseBlock)}
+            self._print_item(Text(f"… {len(earlier):,} earlier messages (the agent still has them; /context)",
+                                  style="dim"))
+            shown = shown[len(earlier) :]
+        for msg in shown:
             for block in msg.content:
                 self._replay_block(msg, block, pending)
             self.flush()

@@ -93,7 +93,7 @@ def test_sigkill_during_compaction_then_resume(project: Path) -> None:
     from tests.compaction.helpers import is_summary_request, kinds, session_records, set_window
 
     set_window(8_000)
-    chatty = "Here is what I found while looking through the log file and what it means for the task. " * 12
+    chatty = "Here is what I found while looking through the log file and what it means for the task. " * 30
     script = [Reply(text=f"step {i}. {chatty}", tool_calls=[ToolCall("Bash", {"command": f"echo {i} >> log.txt"})])
               for i in range(40)]
     rng = random.Random(int(os.environ.get("AGENTCLI_CRASH_SEED", "12")))
@@ -123,7 +123,7 @@ def test_sigkill_during_compaction_then_resume(project: Path) -> None:
                 proc.kill()
             proc.wait()
             before = _check_valid(project, before)
-        current["kill_at_summary"] = False
+        fake.responder = lambda path, body: Reply(text="finished")
         final = agentcli(["-p", "finish", "-c", "--model", ANTHROPIC, "--max-turns", "50",
                           "--permission-mode", "bypassPermissions", "--output-format", "json"], project, env)
         assert final.status == 0, final.stderr

@@ -6,13 +6,34 @@ from __future__ import annotations
 import json
 import os
 import stat
+import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
+
+import pytest
 
 from tests.compaction.helpers import is_summary_request, set_window, summariser
 from tests.fakes import FakeLLM, Reply, ToolCall
-from tests.ui.test_pty import bodies_text, project, start, term_factory  # noqa: F401  (fixtures)
 from tests.ui.ptyterm import Term
+from tests.ui.test_pty import bodies_text, start
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    root = tmp_path / "proj"
+    root.mkdir()
+    (root / "a.txt").write_text("alpha\nbeta\n")
+    subprocess.run(["git", "init", "-q"], cwd=root, check=True)
+    return root
+
+
+@pytest.fixture
+def term_factory(project: Path, fake_llm: FakeLLM) -> Iterator[list[Term]]:
+    terms: list[Term] = []
+    yield terms
+    for t in terms:
+        t.close()
 
 LONG = "The parser reads the header first, then each record, and checks the checksum at the end. " * 70
 
