@@ -93,17 +93,17 @@ def _server_window(sel: selection.Selection) -> int | None:
     """What a local server said about its context (cached by the first-use probe); Ollama's num_ctx option
     is what it really uses."""
     url = sel.config.base_url
-    if url is None or not is_loopback_url(url):
-        return None
-    num_ctx = sel.config.options.get("num_ctx")
-    if sel.config.name == "ollama" and isinstance(num_ctx, int) and num_ctx > 0:
-        return num_ctx
-    from agentcli.providers import probe
-
     if sel.config.name == "ollama":
+        num_ctx = sel.config.options.get("num_ctx")
+        if isinstance(num_ctx, int) and num_ctx > 0:
+            return num_ctx
         from agentcli.providers.ollama import ollama_base_url
 
         url = ollama_base_url(url)
+    if url is None or not is_loopback_url(url):
+        return None
+    from agentcli.providers import probe
+
     found = probe.cached(url, sel.model)
     return found.context_window if found is not None else None
 

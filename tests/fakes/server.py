@@ -48,6 +48,7 @@ class FakeLLM:
         self.responder = responder  # consulted first: a Reply answers this request instead of the script
         self.max_input_tokens = max_input_tokens  # a model window: bigger requests get the "too long" error
         self.too_long: list[int] = []  # sizes of the requests refused for that
+        self.n_ctx: int | None = None  # set: answer llama.cpp's GET /props with this runtime context
         self._lock = threading.Lock()
         self._script: list[Reply] = list(replies)
         self._next = 0
@@ -164,6 +165,9 @@ class _Handler(BaseHTTPRequestHandler):
     def do_GET(self) -> None:
         if _path_only(self.path) == "/_fake/arrivals":  # for benchmarks running the fake as a process
             self._json(200, self.fake.arrivals)
+            return
+        if _path_only(self.path) == "/props" and self.fake.n_ctx is not None:
+            self._json(200, {"default_generation_settings": {"n_ctx": self.fake.n_ctx}, "total_slots": 1})
             return
         self._json(404, {"error": {"message": f"no such endpoint {self.path}"}})
 
@@ -294,11 +298,26 @@ Responder = Callable[[str, dict[str, Any]], "Reply | None"]
 
 
 def request_tokens(body: dict[str, Any]) -> int:
-    """A request's size as a server would count it (tiktoken over the body's text, tools included)."""
+    """A request's size as a server counts it: tiktoken over the text it renders into its prompt (every
+    string in the body: system, messages, tool calls and results, tool names, descriptions and schemas), not
+    over the wire format's JSON punctuation, which differs between providers for the same conversation."""
     from agentcli.core.tokens import count_tokens
 
-    return count_tokens(json.dumps({k: v for k, v in body.items() if k not in ("stream", "stream_options")},
-                                   ensure_ascii=False))
+    parts: list[str] = []
+
+    def walk(v: Any) -> None:
+        if isinstance(v, str):
+            parts.append(v)
+        elif isinstance(v, dict):
+            for k, x in v.items():
+                parts.append(str(k))
+                walk(x)
+        elif isinstance(v, list):
+            for x in v:
+                walk(x)
+
+    walk({k: v for k, v in body.items() if k not in ("stream", "stream_options", "model")})
+    return count_tokens(" ".join(parts))
 
 
 def _wire(path: str) -> str:
