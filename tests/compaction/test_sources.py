@@ -15,7 +15,7 @@ from agentcli.assembly.runtime import context_window_fn
 from agentcli.errors import ConfigError
 from agentcli.settings.config import Settings, load_settings
 from tests.cli.helpers import ANTHROPIC, agentcli, provider_env
-from tests.compaction.helpers import TASK, big_project, is_summary_request, set_window, summariser
+from tests.compaction.helpers import TASK, big_project, is_summary_request, summariser
 from tests.fakes.ollama import FakeOllama
 from tests.fakes.script import Fault, Reply, ToolCall
 from tests.fakes.server import FakeLLM
@@ -98,8 +98,7 @@ def test_nested_agents_md_reaches_the_model_when_the_agent_works_there(tmp_path:
 def test_context_report_agrees_with_the_status_line(tmp_path: Path) -> None:
     from agentcli.ui.actions import context_report
 
-    set_window(16_000)
-    repl, out = make_repl(tmp_path, ScriptedProvider([text_reply("hello")]))
+    repl, _out = make_repl(tmp_path, ScriptedProvider([text_reply("hello")]))
     asyncio.run(repl.submit("hi"))
     assert repl.agent is not None
     report = context_report(repl.agent)
