@@ -146,6 +146,10 @@ class Repl:
         if agent is None:
             return False
         self.renderer.replay(agent.messages)
+        if agent.todos:
+            from agentcli.core.events import TodosUpdated
+
+            self.renderer.feed(TodosUpdated(agent.todos))
         self.renderer.notice(f"Resumed session {agent.session_id}")
         return True
 
