@@ -19,6 +19,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
+from agentcli.agents.definitions import AgentDefinition
 from agentcli.core.events import AgentEvent
 from agentcli.core.permissions import Approver, DenyingApprover
 from agentcli.settings.config import load_settings
@@ -29,11 +30,18 @@ async def query(
     *,
     cwd: str | Path | None = None,
     approver: Approver | None = None,
+    agents: dict[str, AgentDefinition] | None = None,
     **settings: Any,
 ) -> AsyncIterator[AgentEvent]:
-    """Run one prompt; `settings` are Settings fields (model, permission_mode, allowed_tools, max_turns …)."""
+    """Run one prompt; `settings` are Settings fields (model, permission_mode, allowed_tools, max_turns …).
+    `agents` defines subagents in code, by name: `AgentDefinition(name, description, prompt, tools, model)`;
+    they join (and override) the definition files, and the Task tool offers them."""
     from agentcli.assembly.runtime import build
 
+    if agents:
+        import dataclasses
+
+        settings["agents"] = tuple(dataclasses.replace(d, name=name, source="api") for name, d in agents.items())
     resolved = load_settings(Path(cwd) if cwd is not None else Path.cwd(), settings)
     built = await build(resolved, approver or DenyingApprover())
     try:

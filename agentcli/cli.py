@@ -23,6 +23,8 @@ SUBCOMMANDS: dict[str, str] = {
     "models": "list models (catalog for hosted providers, live probe for local servers)",
     "permissions": "list, add and remove permission rules",
     "presets": "list and show tool presets",
+    "hooks": "list the hooks in force, import them from Claude Code's settings",
+    "agents": "list subagent definitions (.claude/agents, .agentcli/agents, built-ins)",
 }
 
 PERMISSION_MODES = ("default", "acceptEdits", "plan", "bypassPermissions")
@@ -77,6 +79,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--append-system-prompt", help="text added to the end of the system prompt")
     p.add_argument("--system-prompt", help="replace the system prompt")
     p.add_argument("--cwd", help="run as if started in this directory")
+    p.add_argument("--settings", metavar="FILE_OR_JSON",
+                   help="more settings (hooks, permissions …) from a JSON file or inline JSON, as Claude Code's")
     p.add_argument("--max-turns", type=int, help="stop after this many model requests")
     p.add_argument("--max-budget-usd", type=float, help="stop when the run has cost this much")
     p.add_argument("--max-tool-calls-per-turn", type=int, help="stop when one reply asks for more tool calls")

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from agentcli.assembly import selection
 from agentcli.assembly.firstrun import require_configured
+from agentcli.core.hooks import Hooks
 from agentcli.core.loop import Agent, AgentOptions, NestedMemory
 from agentcli.core.messages import Usage
 from agentcli.core.permissions import Approver, Policy
@@ -171,7 +172,18 @@ def make_policy(settings: Settings, ctx: ToolContext, preset: Preset | None, ses
         preset_mode=preset.permission_mode if preset else None,
         ctx=ctx,
         trust_project=not settings.untrusted,
+        settings_table=settings.settings_permissions,
     )
+
+
+def make_hooks(settings: Settings, ctx: ToolContext, opened: OpenedSession) -> tuple[Hooks | None, list[str]]:
+    """The hook runner, or None (and nothing imported) when no hooks are configured; plus load warnings."""
+    if not settings.hooks:
+        return None, []
+    from agentcli.hooks.setup import make_engine
+
+    path = opened.writer.path if opened.writer is not None else None
+    return make_engine(settings, ctx, str(path) if path else None)
 
 
 def load_preset(settings: Settings) -> Preset | None:
@@ -296,6 +308,7 @@ async def build(settings: Settings, approver: Approver) -> Built:
         ctx = tool_context(settings)
         policy = make_policy(settings, ctx, preset, remembered_rules(opened))
         restore_todos(opened, ctx)
+        hooks, hook_warnings = make_hooks(settings, ctx, opened)
     except BaseException:
         opened.close()
         raise
@@ -316,8 +329,14 @@ async def build(settings: Settings, approver: Approver) -> Built:
     )
     agent = Agent(
         provider=provider, registry=ToolRegistry(tool_names(preset, policy.mode)), policy=policy,
-        approver=approver, ctx=ctx, options=options, sink=opened.sink, history=opened.history,
+        approver=approver, ctx=ctx, options=options, sink=opened.sink, history=opened.history, hooks=hooks,
     )
+    opened.notices.extend(hook_warnings)
+    if "Task" in agent.registry.enabled:
+        from agentcli.assembly.subagents import attach
+
+        opened.notices.extend(attach(agent, settings, sel, approver,
+                                     None if settings.no_session_persistence else opened.session_id))
     note = await first_use_probe(sel)
     if settings.untrusted:
         opened.notices.append(untrusted_notice(settings))

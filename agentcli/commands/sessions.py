@@ -15,9 +15,10 @@ from pathlib import Path
 
 from agentcli import paths
 from agentcli.commands import reporting_errors
-from agentcli.errors import AgentCliError, SessionError, UsageError
+from agentcli.errors import AgentCliError, SessionError, SessionNotFoundError, UsageError
 from agentcli.session import layout
 from agentcli.session.index import SessionSummary, list_sessions
+from agentcli.session.reader import LoadedSession
 
 
 def main(argv: list[str]) -> int:
@@ -38,6 +39,7 @@ def _parser() -> argparse.ArgumentParser:
     a = sub.add_parser("show", help="the records of a session's current branch")
     a.add_argument("id", help="session id, unique prefix or name")
     a.add_argument("--json", action="store_true", help="the records as JSON lines")
+    a.add_argument("--sidechain", metavar="TOOL_USE_ID", help="the transcript of the subagent that Task call ran")
     a.set_defaults(handler=_show)
     a = sub.add_parser("rm", help="delete sessions")
     a.add_argument("ids", nargs="+")
@@ -124,7 +126,8 @@ def _show(ns: argparse.Namespace, directory: Path) -> int:
     from agentcli.session.reader import load
     from agentcli.session.records import encode
 
-    loaded = load(directory, _resolve(directory, ns.id))
+    sid = _resolve(directory, ns.id)
+    loaded = _sidechain(directory, sid, ns.sidechain) if ns.sidechain else load(directory, sid)
     if ns.json:
         sys.stdout.write("".join(encode(r).decode() for r in [loaded.header, *loaded.chain]))
         return 0
@@ -132,10 +135,28 @@ def _show(ns: argparse.Namespace, directory: Path) -> int:
     out = [f"session {loaded.session_id}  {h.get('provider', '')}/{h.get('model', '')}  {h.get('created', '')}"]
     if h.get("parent_session"):
         out.append(f"forked from {h['parent_session']} at {h.get('fork_record')}")
+    if h.get("sidechain_of"):
+        side = h["sidechain_of"]
+        out.append(f"subagent {side.get('agent')} of session {side.get('session')}, Task {side.get('tool_use_id')}")
     out += [f"  {_one_line(r)}" for r in loaded.chain]
     out += [f"problem: {p}" for p in loaded.problems]
+    from agentcli.session.store import sidechains
+
+    if not ns.sidechain:
+        out += [f"subagent transcript: {s.header['sidechain_of'].get('agent')} (--sidechain "
+                f"{s.header['sidechain_of'].get('tool_use_id')})" for s in sidechains(directory, sid)]
     sys.stdout.write("\n".join(out) + "\n")
     return 0
+
+
+def _sidechain(directory: Path, sid: str, tool_use_id: str) -> LoadedSession:
+    from agentcli.session.store import sidechains
+
+    for side in sidechains(directory, sid):
+        if side.header.get("sidechain_of", {}).get("tool_use_id") == tool_use_id:
+            return side
+    raise SessionNotFoundError(f"session {sid} has no subagent transcript for Task {tool_use_id!r}",
+                               hint=f"agentcli sessions show {sid} lists them")
 
 
 def _one_line(rec: dict[str, object]) -> str:

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from agentcli.core import compaction as cz
 from agentcli.core.assemble import MessageBuilder
 from agentcli.core.events import AgentEvent, CompactBoundary, CompactionStarted, TodoItem
+from agentcli.core.hooks import HookOutcome, fire
 from agentcli.core.messages import Message, Usage
 from agentcli.core.tokens import estimate_usage
 from agentcli.errors import ContextOverflowError
@@ -52,6 +53,10 @@ async def compact(agent: Agent, trigger: Trigger, reason: str, focus: str | None
     """Compact `agent`'s history now; yields CompactionStarted, then CompactBoundary once it is recorded."""
     pre = agent.context_tokens()
     yield CompactionStarted(trigger, reason, pre)
+    payload = agent.hook_payload(trigger=trigger, custom_instructions=focus or "")
+    async for ev in fire(agent.hooks, agent.sink, "PreCompact", trigger, payload):
+        if not isinstance(ev, HookOutcome):  # PreCompact cannot stop a compaction (Claude Code's contract)
+            yield ev
     limit = agent.compact_limit() or max(pre, 4_000)
     if reason == "overflow":  # the provider refused about `pre` tokens: its real window is smaller than that
         limit = min(limit, int(pre * FIT))
@@ -64,6 +69,8 @@ async def compact(agent: Agent, trigger: Trigger, reason: str, focus: str | None
         "messages": [m.to_dict() for m in outcome.messages],
     })
     agent.replace_history(outcome.messages, post)
+    if not agent.options.subagent:
+        agent.set_session_start("compact")  # SessionStart hooks (source "compact") see the next prompt
     agent.sink.end_turn()
     yield CompactBoundary(trigger, reason, pre, post, outcome.phases, outcome.pruned, outcome.dropped)
 

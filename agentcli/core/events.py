@@ -231,6 +231,42 @@ class TodosUpdated:
 
 
 @dataclass(frozen=True, slots=True)
+class HookStarted:
+    """A hook command is about to run. `name` is `Event:target` (e.g. `PreToolUse:Bash`), as Claude Code names it."""
+
+    hook_id: str
+    event: str
+    name: str
+    command: str
+
+
+@dataclass(frozen=True, slots=True)
+class HookFinished:
+    """A hook command ended. `outcome`: success | blocking (exit 2 or a blocking decision) | error (another exit
+    status, or output that is not valid) | timeout | cancelled."""
+
+    hook_id: str
+    event: str
+    name: str
+    command: str
+    exit_code: int | None
+    stdout: str
+    stderr: str
+    outcome: str
+    duration_ms: int
+
+
+@dataclass(frozen=True, slots=True)
+class SubagentEvent:
+    """An event of a subagent (Task tool), forwarded into its parent's stream while the Task call runs.
+    `parent_tool_use_id` is the Task call's id; `event` the child's own event (possibly another SubagentEvent)."""
+
+    parent_tool_use_id: str
+    agent_name: str
+    event: AgentEvent
+
+
+@dataclass(frozen=True, slots=True)
 class ModelUsage:
     """Per-model totals for the result."""
 
@@ -279,5 +315,8 @@ AgentEvent: TypeAlias = (
     | CompactionStarted
     | CompactBoundary
     | TodosUpdated
+    | HookStarted
+    | HookFinished
+    | SubagentEvent
     | RunFinished
 )

@@ -25,10 +25,12 @@ from agentcli.core.events import (
     RunFinished,
     RunResult,
     SessionStarted,
+    SubagentEvent,
     TodoItem,
     ToolResultsMessage,
     TurnStarted,
 )
+from agentcli.core.hooks import HookOutcome, Hooks, fire
 from agentcli.core.messages import (
     Message,
     TextBlock,
@@ -42,12 +44,13 @@ from agentcli.core.permissions import Approver, Policy
 from agentcli.core.sink import NullSink, SessionSink
 from agentcli.core.tokens import estimate_usage, fixed_tokens, message_tokens
 from agentcli.core.toolrun import TODOS_KEY, ToolRunner
-from agentcli.errors import AgentCliError, ContextOverflowError, LimitReachedError
+from agentcli.errors import AgentCliError, ContextOverflowError, LimitReachedError, PermissionDeniedError
 from agentcli.providers.base import Effort, ModelRequest, Provider
 from agentcli.tools.base import ToolContext
 from agentcli.tools.registry import ToolRegistry
 
 INTERRUPTED = "[Request interrupted by user]"
+MAX_STOP_HOOK_CONTINUES = 8  # a Stop hook that always blocks must not keep a run going for ever
 
 
 class NestedMemory(Protocol):
@@ -77,6 +80,7 @@ class AgentOptions:
     auto_compact_limit: int | None = None  # tokens; None: 80 % of the window (when it is known)
     compact_provider: Callable[[], tuple[Provider, str]] | None = None  # `compact_model`: another model
     nested_memory: NestedMemory | None = None
+    subagent: bool = False  # a Task child: SubagentStop instead of Stop; no SessionStart/SessionEnd hooks
 
 
 @dataclass(slots=True)
@@ -87,6 +91,8 @@ class _RunState:
     usage: Usage = field(default_factory=Usage)
     by_model: dict[str, Usage] = field(default_factory=dict)
     last_text: str = ""
+    stop_hook_continues: int = 0
+    children: dict[str, ModelUsage] = field(default_factory=dict)  # what subagents used, priced by themselves
 
 
 class Agent:
@@ -104,6 +110,7 @@ class Agent:
         options: AgentOptions,
         sink: SessionSink | None = None,
         history: list[Message] | None = None,
+        hooks: Hooks | None = None,
     ) -> None:
         self.provider = provider
         self.registry = registry
@@ -116,6 +123,8 @@ class Agent:
         self.total_cost_usd = 0.0
         self.total_usage = Usage()
         self.last_input_tokens = 0
+        self.hooks = hooks
+        self._session_start: str | None = None if options.subagent else "resume" if self.messages else "startup"
         self._shown_warnings: set[str] = set()
         self._counted: tuple[int, int] | None = None  # (messages counted, their request's tokens)
         self._fixed: tuple[tuple[str, tuple[str, ...]], list[Any]] | None = None
@@ -126,12 +135,54 @@ class Agent:
     def session_id(self) -> str:
         return self.sink.session_id
 
-    async def aclose(self) -> None:
-        """Release the provider's connections and the session file."""
+    async def aclose(self, reason: str = "other") -> None:
+        """Run SessionEnd hooks (`reason` as Claude Code names it: prompt_input_exit, clear, other …), then release
+        the provider's connections and the session file."""
         try:
+            if self.ctx.subagents is not None:  # background subagents end with their session
+                await self.ctx.subagents.aclose()
+            hooks = None if self.options.subagent else self.hooks
+            async for _ in fire(hooks, self.sink, "SessionEnd", reason, self.hook_payload(reason=reason)):
+                pass
             await self.provider.aclose()
         finally:
             self.sink.close()
+
+    def set_session_start(self, source: str) -> None:
+        """How this session began, for the SessionStart hooks of the next run: startup, resume, clear, compact."""
+        self._session_start = source
+
+    def hook_payload(self, **fields: Any) -> dict[str, Any]:
+        return {"session_id": self.session_id, "permission_mode": self.policy.mode, **fields}
+
+    async def _prompt_hooks(self, prompt: Message, out: list[HookOutcome]) -> AsyncIterator[AgentEvent]:
+        """SessionStart (first run of this agent) and UserPromptSubmit; their combined outcome goes to `out`."""
+        outcomes: list[HookOutcome] = []
+        if self._session_start is not None:
+            source, self._session_start = self._session_start, None
+            async for ev in fire(self.hooks, self.sink, "SessionStart", source, self.hook_payload(source=source)):
+                if isinstance(ev, HookOutcome):
+                    outcomes.append(ev)
+                else:
+                    yield ev
+        async for ev in fire(self.hooks, self.sink, "UserPromptSubmit", None,
+                             self.hook_payload(prompt=prompt.text)):
+            if isinstance(ev, HookOutcome):
+                outcomes.append(ev)
+            else:
+                yield ev
+        first, last = outcomes[0], outcomes[-1]
+        last.context = [*first.context, *last.context] if first is not last else last.context
+        out.append(last)
+
+    async def _stop_hooks(self, st: _RunState, out: list[HookOutcome]) -> AsyncIterator[AgentEvent]:
+        payload = self.hook_payload(stop_hook_active=st.stop_hook_continues > 0)
+        event = "SubagentStop" if self.options.subagent else "Stop"
+        async for ev in fire(self.hooks, self.sink, event, None, payload):
+            if isinstance(ev, HookOutcome):
+                out.append(ev)
+            else:
+                yield ev
 
     def append(self, message: Message, **meta: Any) -> None:
         self.messages.append(message)
@@ -140,13 +191,23 @@ class Agent:
     async def run(self, prompt: str | Message) -> AsyncIterator[AgentEvent]:
         """Run one user prompt to the end. Always ends with a `RunFinished` event unless cancelled."""
         st = _RunState()
-        runner = ToolRunner(self.policy, self.approver, self.ctx, self.sink)
+        runner = ToolRunner(self.policy, self.approver, self.ctx, self.sink, self.hooks)
         self._run_state = st
         yield self._started()
-        self.append(prompt if isinstance(prompt, Message) else Message.user(prompt))
+        message = prompt if isinstance(prompt, Message) else Message.user(prompt)
+        hooked: list[HookOutcome] = []
+        async for hev in self._prompt_hooks(message, hooked):
+            yield hev
+        if hooked[0].block or hooked[0].stop:
+            why = hooked[0].feedback or hooked[0].stop_reason or "blocked"
+            err = PermissionDeniedError(f"A UserPromptSubmit hook blocked the prompt: {why}", code="prompt_blocked")
+            yield self._finish(st, runner, "error_during_execution", err)
+            return
+        self.append(_with_context(message, "UserPromptSubmit", hooked[0].context))
         try:
             while True:
                 st.turns += 1
+                self._take_inbox(st)
                 tools = self.registry.tools()
                 threshold = self.compact_limit()
                 if threshold is not None and len(self.messages) > 1 and self.context_tokens() > threshold:
@@ -172,16 +233,24 @@ class Agent:
                         yield self._answer_unrun(calls, f"Not run: {limit.message}")
                     raise limit
                 if not calls:
-                    yield self._finish(st, runner, "success")
-                    return
+                    feedback: list[HookOutcome] = []
+                    async for hev in self._stop_hooks(st, feedback):
+                        yield hev
+                    if not _continues(feedback[0], st):
+                        yield self._finish(st, runner, "success")
+                        return
+                    self.append(Message.user(f"Stop hook feedback: {feedback[0].feedback}"))
+                    continue
                 async for ev in runner.run_calls(calls, tools):
+                    if isinstance(ev, SubagentEvent) and isinstance(ev.event, RunFinished):
+                        self._add_child(st, ev.event.result)
                     yield ev
                 results = Message("user", (*runner.results_for(calls), *self._nested_memory(calls)))
                 self.append(results)
                 yield ToolResultsMessage(results)
                 self.sink.end_turn()
-                if runner.plan is not None:
-                    st.last_text = runner.plan
+                if runner.plan is not None or runner.stopped is not None:
+                    st.last_text = runner.plan or runner.stopped or st.last_text
                     yield self._finish(st, runner, "success")
                     return
                 if self.options.max_turns is not None and st.turns >= self.options.max_turns:
@@ -413,7 +482,37 @@ class Agent:
         return None
 
     def _run_cost(self, st: _RunState) -> float:
-        return sum(self.options.cost_fn(m, u) for m, u in st.by_model.items())
+        own = sum(self.options.cost_fn(m, u) for m, u in st.by_model.items())
+        return own + sum(mu.cost_usd for mu in st.children.values())
+
+    def _add_child(self, st: _RunState, result: RunResult) -> None:
+        """A subagent finished: its usage and cost (priced by its own provider) count for this run."""
+        for model, mu in result.model_usage.items():
+            seen = st.children.get(model)
+            st.children[model] = mu if seen is None else ModelUsage(seen.usage + mu.usage, seen.cost_usd + mu.cost_usd,
+                                                                    seen.context_window)
+            st.usage = st.usage + mu.usage
+            self.total_usage = self.total_usage + mu.usage
+            self.total_cost_usd += mu.cost_usd
+
+    def _take_inbox(self, st: _RunState) -> None:
+        """What finished in the background since the last turn (a background subagent's answer) is told to the
+        model now, and its cost counted."""
+        while self.ctx.inbox:
+            note = self.ctx.inbox.pop(0)
+            self.append(Message.user(str(getattr(note, "text", note))))
+            result = getattr(note, "result", None)
+            if isinstance(result, RunResult):
+                self._add_child(st, result)
+
+    def _model_usage(self, st: _RunState) -> dict[str, ModelUsage]:
+        out = {m: ModelUsage(u, self.options.cost_fn(m, u), self.options.context_window_fn(m))
+               for m, u in st.by_model.items()}
+        for m, mu in st.children.items():
+            mine = out.get(m)
+            out[m] = mu if mine is None else ModelUsage(mine.usage + mu.usage, mine.cost_usd + mu.cost_usd,
+                                                        mine.context_window)
+        return out
 
     def _answer_unrun(self, calls: list[ToolUseBlock], text: str) -> ToolResultsMessage:
         msg = Message("user", tuple(ToolResultBlock(c.id, text, is_error=True) for c in calls))
@@ -442,10 +541,7 @@ class Agent:
             duration_api_ms=int(st.api_s * 1000),
             total_cost_usd=self._run_cost(st),
             usage=st.usage,
-            model_usage={
-                m: ModelUsage(u, self.options.cost_fn(m, u), self.options.context_window_fn(m))
-                for m, u in st.by_model.items()
-            },
+            model_usage=self._model_usage(st),
             permission_denials=denials,
             error_code=err.code if err else None,
             error_message=err.one_line() if err else None,
@@ -455,6 +551,22 @@ class Agent:
                                     "total_cost_usd": result.total_cost_usd, "error_code": result.error_code})
         self.sink.end_turn()
         return RunFinished(result)
+
+
+def _with_context(message: Message, event: str, context: list[str]) -> Message:
+    """The prompt plus what its hooks added for the model, as a separate text block the model can tell apart."""
+    if not context:
+        return message
+    block = TextBlock(f"<hook_context event=\"{event}\">\n" + "\n\n".join(context) + "\n</hook_context>")
+    return Message(message.role, (*message.content, block))
+
+
+def _continues(outcome: HookOutcome, st: _RunState) -> bool:
+    """A Stop hook that blocks with a reason makes the agent go on, a bounded number of times per run."""
+    if not outcome.block or not outcome.feedback or st.stop_hook_continues >= MAX_STOP_HOOK_CONTINUES:
+        return False
+    st.stop_hook_continues += 1
+    return True
 
 
 def _subtype_for(err: AgentCliError) -> str:

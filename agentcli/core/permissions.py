@@ -33,6 +33,7 @@ class ApprovalRequest:
     input: dict[str, Any]
     read_only: bool
     reason: str | None = None
+    agent: str | None = None  # the subagent asking (None: the main agent)
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,9 +13,11 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
 
+from agentcli.core.calls import CallScope, current_call
 from agentcli.core.events import AgentEvent, PermissionDecision, TodosUpdated, ToolFinished, ToolStarted
+from agentcli.core.hooks import HookOutcome, Hooks, fire
 from agentcli.core.messages import ToolResultBlock, ToolUseBlock
-from agentcli.core.permissions import ApprovalRequest, Approver, Policy
+from agentcli.core.permissions import ApprovalRequest, Approver, DenyingApprover, Policy, Verdict
 from agentcli.core.sink import SessionSink
 from agentcli.tools.base import Tool, ToolContext, ToolOutput
 from agentcli.tools.paths import outside_approved
@@ -35,14 +37,34 @@ class _Ready:
 class ToolRunner:
     """Runs tool calls for one agent run; collects results, permission denials and an ExitPlanMode plan."""
 
-    def __init__(self, policy: Policy, approver: Approver, ctx: ToolContext, sink: SessionSink) -> None:
+    def __init__(
+        self, policy: Policy, approver: Approver, ctx: ToolContext, sink: SessionSink,
+        hooks: Hooks | None = None,
+    ) -> None:
         self.policy = policy
         self.approver = approver
         self.ctx = ctx
         self.sink = sink
+        self.hooks = hooks
         self.denials: list[dict[str, Any]] = []
         self.plan: str | None = None
+        self.stopped: str | None = None  # a hook's `"continue": false`: the run ends after this turn
         self._results: dict[str, ToolResultBlock] = {}
+
+    def _payload(self, **fields: Any) -> dict[str, Any]:
+        return {"session_id": self.sink.session_id, "permission_mode": self.policy.mode, **fields}
+
+    async def _hook(
+        self, event: str, target: str, out: list[HookOutcome], **fields: Any
+    ) -> AsyncIterator[AgentEvent]:
+        """Fire `event`'s hooks; their events are yielded, the combined outcome is appended to `out`."""
+        async for ev in fire(self.hooks, self.sink, event, target, self._payload(**fields)):
+            if isinstance(ev, HookOutcome):
+                out.append(ev)
+                if ev.stop and self.stopped is None:
+                    self.stopped = ev.stop_reason
+            else:
+                yield ev
 
     def results_for(self, calls: list[ToolUseBlock]) -> list[ToolResultBlock]:
         return [self._results[c.id] for c in calls]
@@ -85,39 +107,83 @@ class ToolRunner:
         if problems:
             yield self._fail(call, _schema_message(tool, problems))
             return
-        async for ev in self._decide(call, tool):
+        pre: list[HookOutcome] = []
+        async for ev in self._hook("PreToolUse", tool.name, pre, tool_name=tool.name, tool_input=call.input,
+                                   tool_use_id=call.id):
             yield ev
+        hook = pre[0]
+        if hook.permission == "deny" or self.stopped is not None:
+            reason = hook.reason or self.stopped or "A PreToolUse hook blocked this call."
+            yield self._decision(call, tool, call.input, Verdict("deny", "hook", reason=reason), None)
+            self.denials.append({"tool_name": tool.name, "tool_use_id": call.id, "tool_input": call.input})
+            yield self._fail(call, _denial_message(tool.name, "hook", reason))
+            return
+        args = call.input
+        if hook.updated_input is not None and hook.updated_input != call.input:
+            problems = validate_args(tool.input_schema, hook.updated_input)
+            if problems:
+                yield self._fail(call, "A PreToolUse hook rewrote this call's input, but the result is not valid: "
+                                 + _schema_message(tool, problems))
+                return
+            args = hook.updated_input
+        async for item in self._decide(call, tool, args, hook):
+            yield item
 
-    async def _decide(self, call: ToolUseBlock, tool: Tool) -> AsyncIterator[AgentEvent | _Ready]:
-        verdict = self.policy.check(tool, call.input)
+    async def _decide(
+        self, call: ToolUseBlock, tool: Tool, args: dict[str, Any], hook: HookOutcome
+    ) -> AsyncIterator[AgentEvent | _Ready]:
+        verdict = _with_hook(self.policy.check(tool, args), hook)
         behavior, by, reason, updated = verdict.behavior, verdict.by, verdict.reason, None
         if behavior == "ask":
-            approval = await self.approver.approve(
-                ApprovalRequest(call.id, tool.name, call.input, tool.read_only, verdict.reason)
-            )
-            behavior, reason, updated = approval.behavior, approval.reason, approval.updated_input
-            by = getattr(self.approver, "name", "user")
-            if approval.behavior == "allow" and approval.remember:
-                scope = approval.scope or "session"
-                self.policy.remember(approval.remember, scope)
-                self.sink.record("rule", {"rule": approval.remember, "scope": scope})
+            asked: list[HookOutcome] = []
+            async for ev in self._hook("PermissionRequest", tool.name, asked, tool_name=tool.name, tool_input=args,
+                                       tool_use_id=call.id, permission_suggestions=[]):
+                yield ev
+            if asked[0].permission in ("allow", "deny"):
+                behavior, by = asked[0].permission, "hook"
+                reason, updated = asked[0].reason or asked[0].feedback, asked[0].updated_input
+            else:
+                if not isinstance(self.approver, DenyingApprover):
+                    async for ev in self._hook("Notification", "permission_prompt", [],
+                                               message=f"agentcli needs your permission to use {tool.name}",
+                                               notification_type="permission_prompt"):
+                        yield ev
+                approval = await self.approver.approve(
+                    ApprovalRequest(call.id, tool.name, args, tool.read_only, verdict.reason)
+                )
+                behavior, reason, updated = approval.behavior, approval.reason, approval.updated_input
+                by = getattr(self.approver, "name", "user")
+                if approval.behavior == "allow" and approval.remember:
+                    scope = approval.scope or "session"
+                    self.policy.remember(approval.remember, scope)
+                    self.sink.record("rule", {"rule": approval.remember, "scope": scope})
         assert behavior in ("allow", "deny")
-        decision = PermissionDecision(call.id, tool.name, call.input, behavior, by, verdict.rule, reason, updated)
-        self.sink.record("permission", _decision_record(decision))
-        yield decision
+        yield self._decision(call, tool, args, Verdict(behavior, by, verdict.rule, reason), updated)
         if behavior == "deny":
-            self.denials.append({"tool_name": tool.name, "tool_use_id": call.id, "tool_input": call.input})
+            self.denials.append({"tool_name": tool.name, "tool_use_id": call.id, "tool_input": args})
             yield self._fail(call, _denial_message(tool.name, by, reason))
             return
-        args, note = call.input, None
-        if updated is not None and updated != call.input:
+        notes = []
+        if args is not call.input:
+            notes.append(f"A hook changed this call before it ran. It ran with: {_dumps(args)}")
+        if updated is not None and updated != args:
             problems = validate_args(tool.input_schema, updated)
             if problems:
                 yield self._fail(call, _schema_message(tool, problems))
                 return
             args = updated
-            note = f"The user edited this call before it ran. It ran with: {json.dumps(updated, ensure_ascii=False)}"
-        yield _Ready(call, tool, args, note)
+            who = "A hook" if by == "hook" else "The user"
+            notes.append(f"{who} edited this call before it ran. It ran with: {_dumps(updated)}")
+        notes += [f"PreToolUse hook context: {c}" for c in hook.context]
+        yield _Ready(call, tool, args, "\n".join(notes) or None)
+
+    def _decision(
+        self, call: ToolUseBlock, tool: Tool, args: dict[str, Any], v: Verdict, updated: dict[str, Any] | None
+    ) -> PermissionDecision:
+        decision = PermissionDecision(call.id, tool.name, args, "allow" if v.behavior == "allow" else "deny", v.by,
+                                      v.rule, v.reason, updated)
+        self.sink.record("permission", _decision_record(decision))
+        return decision
 
     async def _run_batch(self, batch: list[_Ready]) -> AsyncIterator[AgentEvent]:
         if not batch:
@@ -126,11 +192,22 @@ class ToolRunner:
             yield ToolStarted(r.call.id, r.tool.name, r.args)
             if not r.tool.read_only:
                 await self.sink.checkpoint(r.call.id, r.tool.name)
-        outs = await asyncio.gather(*(self._execute(r) for r in batch))
+        forwarded: asyncio.Queue[AgentEvent] = asyncio.Queue()
+        running = asyncio.ensure_future(asyncio.gather(*(self._execute(r, forwarded) for r in batch)))
+        try:
+            async for ev in _forward(forwarded, running):
+                yield ev
+        finally:
+            running.cancel()
+        outs = running.result()
         for r, (out, ms) in zip(batch, outs, strict=True):
             content = self.ctx.redact(out.content)
             if r.note:
                 content = f"{r.note}\n\n{content}"
+            post: list[HookOutcome] = []
+            async for ev in self._post_hooks(r, out.is_error, content, post):
+                yield ev
+            content += "".join(f"\n\n{name} hook: {text}" for name, text in _post_feedback(post[0], out.is_error))
             if "plan" in out.metadata:
                 self._take_plan(r.call.id, out.metadata)
             todos = self._take_todos(out.metadata)
@@ -152,6 +229,17 @@ class ToolRunner:
         self.sink.record("todos", {"todos": todos_data(todos)})
         return TodosUpdated(todos)
 
+    def _post_hooks(
+        self, r: _Ready, failed: bool, content: str, out: list[HookOutcome]
+    ) -> AsyncIterator[AgentEvent]:
+        fields: dict[str, Any] = {"tool_name": r.tool.name, "tool_input": r.args, "tool_use_id": r.call.id}
+        if failed:
+            return self._hook("PostToolUseFailure", r.tool.name, out, **fields, error=content, is_interrupt=False)
+        response: dict[str, Any] = {"content": content, "success": True}
+        if isinstance(r.args.get("file_path"), str):
+            response["filePath"] = r.args["file_path"]
+        return self._hook("PostToolUse", r.tool.name, out, **fields, tool_response=response)
+
     def _take_plan(self, tool_use_id: str, meta: dict[str, Any]) -> None:
         """ExitPlanMode ran: store the plan; apply the mode a reviewer chose; with no reviewer (headless) the
         plan becomes the run's result."""
@@ -163,8 +251,9 @@ class ToolRunner:
         if "approved" not in meta:
             self.plan = plan
 
-    async def _execute(self, r: _Ready) -> tuple[ToolOutput, int]:
+    async def _execute(self, r: _Ready, forwarded: asyncio.Queue[AgentEvent]) -> tuple[ToolOutput, int]:
         t0 = time.monotonic()
+        current_call.set(CallScope(r.call.id, forwarded.put_nowait))
         try:
             # The policy has already decided this call, paths outside the project included.
             with outside_approved():
@@ -179,6 +268,37 @@ class ToolRunner:
         block = ToolResultBlock(call.id, message, is_error=True)
         self._results[call.id] = block
         return ToolFinished(call.id, call.name, call.input, block, 0)
+
+
+async def _forward(queue: asyncio.Queue[AgentEvent], running: asyncio.Future[Any]) -> AsyncIterator[AgentEvent]:
+    """Yield what running calls put into `queue` (a subagent's events) as it comes, until they are all done."""
+    while not running.done():
+        getter = asyncio.ensure_future(queue.get())
+        await asyncio.wait({getter, running}, return_when=asyncio.FIRST_COMPLETED)
+        if getter.done():
+            yield getter.result()
+        else:
+            getter.cancel()
+    while not queue.empty():
+        yield queue.get_nowait()
+
+
+def _with_hook(verdict: Verdict, hook: HookOutcome) -> Verdict:
+    """A hook's allow skips the prompt but never a deny; a hook's ask brings the prompt back."""
+    if hook.permission == "allow" and verdict.behavior == "ask":
+        return Verdict("allow", "hook", reason=hook.reason)
+    if hook.permission == "ask" and verdict.behavior == "allow":
+        return Verdict("ask", "hook", reason=hook.reason)
+    return verdict
+
+
+def _post_feedback(hook: HookOutcome, failed: bool) -> list[tuple[str, str]]:
+    name = "PostToolUseFailure" if failed else "PostToolUse"
+    return [(name, text) for text in ([hook.feedback] if hook.feedback else []) + hook.context]
+
+
+def _dumps(value: dict[str, Any]) -> str:
+    return json.dumps(value, ensure_ascii=False)
 
 
 def _bad_json_message(raw: str) -> str:

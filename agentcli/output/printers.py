@@ -16,12 +16,15 @@ from agentcli.core.events import (
     AssistantMessage,
     CompactBoundary,
     CompactionStarted,
+    HookFinished,
+    HookStarted,
     MessageStop,
     Notice,
     PermissionDecision,
     RedactedThinking,
     RunFinished,
     SessionStarted,
+    SubagentEvent,
     TextDelta,
     ThinkingDelta,
     ThinkingSignature,
@@ -104,26 +107,32 @@ class StreamJsonPrinter:
     def __init__(self, out: TextIO, include_partial: bool = False) -> None:
         self.out = out
         self.session_id = ""
-        self.partial = PartialMapper() if include_partial else None
+        self.include_partial = include_partial
+        self.partials: dict[str | None, PartialMapper] = {}  # one per stream: the main agent's, each subagent's
 
     def _emit(self, obj: dict[str, Any]) -> None:
         self.out.write(_dump(obj) + "\n")
         self.out.flush()
 
-    def _stream_event(self, raw: list[dict[str, Any]]) -> None:
+    def _stream_event(self, raw: list[dict[str, Any]], parent: str | None) -> None:
         for e in raw:
             self._emit({"type": "stream_event", "event": e, "session_id": self.session_id,
-                        "parent_tool_use_id": None, "uuid": new_uuid()})
+                        "parent_tool_use_id": parent, "uuid": new_uuid()})
 
-    def feed(self, ev: AgentEvent) -> None:
+    def feed(self, ev: AgentEvent, parent: str | None = None) -> None:
+        """`parent`: the Task call whose subagent produced `ev` (Claude Code's `parent_tool_use_id`)."""
         match ev:
+            case SubagentEvent(tool_use_id, _, inner):
+                if not isinstance(inner, SessionStarted | RunFinished):  # a subagent has no init or result line
+                    self.feed(inner, tool_use_id)
             case SessionStarted():
                 self.session_id = ev.session_id
                 self._emit(schema.init_line(ev))
             case AssistantMessage(msg, usage, model, stop, _):
-                self._emit(schema.message_line(msg, self.session_id, model=model, usage=usage, stop_reason=stop))
+                self._emit(schema.message_line(msg, self.session_id, model=model, usage=usage, stop_reason=stop,
+                                               parent_tool_use_id=parent))
             case ToolResultsMessage(msg):
-                self._emit(schema.message_line(msg, self.session_id))
+                self._emit(schema.message_line(msg, self.session_id, parent_tool_use_id=parent))
             case ApiRetry(attempt, max_retries, delay, code, message, status):
                 self._emit({"type": "system", "subtype": "api_retry", "attempt": attempt,
                             "max_retries": max_retries, "retry_delay_ms": int(delay * 1000),
@@ -136,12 +145,20 @@ class StreamJsonPrinter:
                 self._emit(schema.compact_boundary_line(ev, self.session_id))
             case TodosUpdated(todos):
                 self._emit(schema.todos_line(todos, self.session_id))
+            case HookStarted(hook_id, event, name, _):
+                self._emit({"type": "system", "subtype": "hook_started", "hook_id": hook_id, "hook_name": name,
+                            "hook_event": event, "session_id": self.session_id, "uuid": new_uuid()})
+            case HookFinished(hook_id, event, name, _, exit_code, stdout, stderr, outcome, _):
+                self._emit({"type": "system", "subtype": "hook_response", "hook_id": hook_id, "hook_name": name,
+                            "hook_event": event, "output": stdout, "stdout": stdout, "stderr": stderr,
+                            "exit_code": exit_code, "outcome": outcome, "session_id": self.session_id,
+                            "uuid": new_uuid()})
             case RunFinished(result):
                 self._emit(schema.result_line(result))
             case (TurnStarted() | TextDelta() | ThinkingDelta() | ThinkingSignature() | RedactedThinking()
                   | ToolCallStart() | ToolCallDelta() | ToolCallEnd() | UsageReport() | MessageStop()):
-                if self.partial is not None:
-                    self._stream_event(self.partial.map(ev))
+                if self.include_partial:
+                    self._stream_event(self.partials.setdefault(parent, PartialMapper()).map(ev), parent)
             case PermissionDecision() | ToolStarted() | ToolFinished() | CompactionStarted():
                 pass
             case _:

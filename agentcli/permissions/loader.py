@@ -69,19 +69,23 @@ def builtin_rules() -> list[Rule]:
 
 def read_rules(path: Path, source: str) -> tuple[list[Rule], dict[str, Any]]:
     """The rules of one file and its whole `[permissions]` table. Invalid rules raise ConfigError."""
-    table = writer.load(path).get("permissions", {})
+    return table_rules(writer.load(path).get("permissions", {}), source, str(path))
+
+
+def table_rules(table: Any, source: str, origin: str) -> tuple[list[Rule], dict[str, Any]]:
+    """The rules of one `[permissions]` table (from a file, or from `--settings`)."""
     if not isinstance(table, dict):
-        raise ConfigError(f"{path}: [permissions] must be a table")
+        raise ConfigError(f"{origin}: [permissions] must be a table")
     rules: list[Rule] = []
     for behavior in BEHAVIORS:
         items = table.get(behavior, [])
         if not isinstance(items, list) or not all(isinstance(i, str) for i in items):
-            raise ConfigError(f"{path}: permissions.{behavior} must be a list of strings")
+            raise ConfigError(f"{origin}: permissions.{behavior} must be a list of strings")
         for item in items:
             try:
-                rules.append(parse_rule(item, behavior, source, str(path)))
+                rules.append(parse_rule(item, behavior, source, origin))
             except ValueError as e:
-                raise ConfigError(f"{path}: {e}") from e
+                raise ConfigError(f"{origin}: {e}") from e
     return rules, table
 
 
@@ -108,6 +112,7 @@ def load_policy(
     preset_mode: str | None = None,
     ctx: ToolContext | None = None,
     trust_project: bool = True,
+    settings_table: dict[str, Any] | None = None,
 ) -> RulePolicy:
     """Build the session's RulePolicy from every source. `mode` (a flag) beats the preset's mode, which
     beats `default_mode` in the settings files."""
@@ -129,6 +134,10 @@ def load_policy(
             use_builtin = False
     for behavior in BEHAVIORS:
         rules += [parse_rule(t, behavior, "preset") for t in (preset_rules or {}).get(behavior, [])]
+    if settings_table:  # `--settings`: given on the command line, so trusted like a flag
+        found, table = table_rules(settings_table, "flag", "--settings")
+        rules += found
+        file_mode = _str(table.get("default_mode") or table.get("defaultMode")) or file_mode
     rules += flag_rules(allowed_flags, "allow") + flag_rules(disallowed_flags, "deny")
     # a remembered approval may hold several rules, one per line (see RulePolicy.remember)
     rules += [parse_rule(line, "allow", "session") for t in session_rules for line in t.splitlines() if line.strip()]

@@ -86,7 +86,8 @@ def open_session(
     with paused_gc():
         loaded = load_from_boundary(directory, old_id) or load(directory, old_id)
         fixed = repair(loaded.messages())
-    notices = [*loaded.problems, *fixed.notes]
+        side_problems = [p for side in sidechains(directory, old_id) for p in side.problems]
+    notices = [*loaded.problems, *fixed.notes, *side_problems]
     if no_persistence:
         sid = session_id or layout.new_session_id()
         return OpenedSession(sid, NullSink(sid), fixed.messages, notices, loaded.chain, old_id)
@@ -111,6 +112,38 @@ def open_session(
         writer.record(REPAIR, {"notes": fixed.notes})
     writer.warm_checkpoints()
     return OpenedSession(sid, writer, fixed.messages, notices, loaded.chain, old_id, writer)
+
+
+def open_sidechain(
+    project_root: Path, parent_id: str, tool_use_id: str, agent: str, *, cwd: Path, model: str, provider: str,
+    secrets: tuple[str, ...] = (),
+) -> SessionWriter:
+    """A new file for one subagent's transcript: `<sessions>/<parent id>/subagents/<id>.jsonl`, its header
+    naming the parent session and the Task call (`sidechain_of`). Kept apart from the session files, so
+    listings, the picker and `--continue` never take it for a session of its own."""
+    root = project_root.resolve()
+    directory = sidechain_dir(layout.sessions_dir(root), parent_id)
+    sid = layout.new_session_id()
+    header = new_header(sid, root, cwd, model, provider, None)
+    header["sidechain_of"] = {"session": parent_id, "tool_use_id": tool_use_id, "agent": agent}
+    return create(directory, header, Redactor(secrets), None)
+
+
+def sidechain_dir(directory: Path, session_id: str) -> Path:
+    return directory / session_id / "subagents"
+
+
+def sidechains(directory: Path, session_id: str) -> list[LoadedSession]:
+    """Every subagent transcript of a session, loaded (a torn last line is reported, not fatal), oldest first."""
+    found: list[LoadedSession] = []
+    sub = sidechain_dir(directory, session_id)
+    try:
+        files = sorted(sub.glob(f"*{layout.SUFFIX}"), key=lambda p: p.stat().st_mtime_ns)
+    except OSError:
+        return []
+    for f in files:
+        found.append(load(sub, f.name[: -len(layout.SUFFIX)]))
+    return found
 
 
 def resolve_session(directory: Path, ref: str | None) -> str:

@@ -33,6 +33,9 @@ SCALAR_KEYS = {
     "model_context_window": int,
     "model_auto_compact_token_limit": int,
     "compact_model": str,
+    "subagent_max_depth": int,
+    "subagent_max_turns": int,
+    "max_parallel_subagents": int,
 }
 
 
@@ -66,6 +69,10 @@ class Settings:
     model_context_window: int | None = None  # overrides the catalog and what a local server reports
     model_auto_compact_token_limit: int | None = None  # compact past this many tokens (default: 80 % of window)
     compact_model: str | None = None  # the model that writes compaction summaries (default: the session's)
+    subagent_max_depth: int = 1  # how deep Task may nest: 1 = the main agent's children spawn none of their own
+    subagent_max_turns: int = 40
+    max_parallel_subagents: int = 4
+    agents: tuple[Any, ...] = ()  # subagent definitions given in code (Python API), beside the files
     untrusted: tuple[str, ...] = ()  # what the project's shared settings.toml would grant, withheld until trusted
     continue_: bool = False
     resume: str | None = None
@@ -76,6 +83,9 @@ class Settings:
     providers: dict[str, dict[str, Any]] = field(default_factory=dict)
     prices: dict[str, dict[str, Any]] = field(default_factory=dict)
     secrets: tuple[str, ...] = ()
+    hooks: tuple[tuple[str, Any], ...] = ()  # (source, `hooks` table) per layer, lowest first; see agentcli.hooks
+    settings: str | None = None  # --settings FILE|JSON: one more layer, above settings.local.toml
+    settings_permissions: dict[str, Any] | None = None  # the `permissions` table of --settings
 
     @property
     def project_root(self) -> Path:
@@ -119,7 +129,32 @@ def _apply(settings: Settings, data: dict[str, Any], source: str) -> Settings:
     prices = data.get("prices")
     if isinstance(prices, dict):
         changes["prices"] = {**settings.prices, **prices}
+    if data.get("hooks") is not None:
+        changes["hooks"] = (*settings.hooks, (source, data["hooks"]))
     return replace(settings, **changes) if changes else settings
+
+
+def read_settings_arg(value: str) -> tuple[dict[str, Any], str]:
+    """`--settings` as Claude Code takes it: a JSON object inline, or the path of a JSON (or TOML) file."""
+    import json
+
+    text, source = value, "--settings"
+    if not value.lstrip().startswith("{"):
+        path = Path(value).expanduser()
+        if path.suffix == ".toml":
+            return read_toml(path), str(path)
+        try:
+            text, source = path.read_text(encoding="utf-8"), str(path)
+        except OSError as err:
+            raise ConfigError(f"--settings {value}: {err.strerror or err}",
+                              hint="pass a JSON object or the path of a settings file") from err
+    try:
+        data = json.loads(text)
+    except ValueError as err:
+        raise ConfigError(f"{source} is not valid JSON: {err}", hint="fix the JSON") from err
+    if not isinstance(data, dict):
+        raise ConfigError(f"{source} must hold a JSON object", hint='e.g. {"hooks": {...}, "permissions": {...}}')
+    return data, source
 
 
 def _from_env(settings: Settings) -> Settings:
@@ -145,6 +180,10 @@ def load_settings(cwd: Path, flags: dict[str, Any]) -> Settings:
             data, withheld = _withhold_untrusted(root, data)
             settings = replace(settings, untrusted=tuple(withheld))
         settings = _apply(settings, data, str(f))
+    if flags.get("settings"):
+        data, source = read_settings_arg(str(flags["settings"]))
+        perms = data.get("permissions")
+        settings = replace(_apply(settings, data, source), settings_permissions=perms if perms else None)
     settings = _from_env(settings)
     names = {f.name for f in fields(Settings)}
     given = {k: v for k, v in flags.items() if v is not None and k in names}
@@ -161,7 +200,7 @@ def _withhold_untrusted(root: Path, data: dict[str, Any]) -> tuple[dict[str, Any
     withheld = trust.untrusted_grants(root, data)
     if not withheld:
         return data, []
-    kept = {k: v for k, v in data.items() if k not in (*trust.RISKY_CONFIG_KEYS, "providers")}
+    kept = {k: v for k, v in data.items() if k not in (*trust.RISKY_CONFIG_KEYS, "providers", "hooks")}
     return kept, withheld
 
 

@@ -49,7 +49,22 @@ def grants(data: dict[str, Any]) -> list[str]:
     providers = data.get("providers")
     if isinstance(providers, dict) and providers:
         out.append("configure providers " + ", ".join(sorted(str(p) for p in providers)))
+    out.extend(f"run the hook command {c!r}" for c in _hook_commands(data.get("hooks")))
     return out
+
+
+def _hook_commands(hooks: Any) -> list[str]:
+    """Every command a `hooks` table would run, however malformed the rest of it is (it runs nothing untrusted)."""
+    if not isinstance(hooks, dict):
+        return ["(a hooks table agentcli cannot read)"] if hooks is not None else []
+    found: list[str] = []
+    for groups in hooks.values():
+        for group in groups if isinstance(groups, list) else [groups]:
+            inner = group.get("hooks") if isinstance(group, dict) else None
+            for hook in inner if isinstance(inner, list) else [inner]:
+                command = hook.get("command") if isinstance(hook, dict) else None
+                found.append(command if isinstance(command, str) else "(an unreadable hook)")
+    return list(dict.fromkeys(found))
 
 
 def _digest(path: Path) -> str | None:

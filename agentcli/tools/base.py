@@ -28,6 +28,11 @@ class ToolContext:
     env: dict[str, str] | None = None
     secrets: tuple[str, ...] = ()
     state: dict[str, Any] = field(default_factory=dict)
+    # What finished in the background for the model to hear at its next turn (a background subagent's answer):
+    # objects with `text` (and `result`, the subagent's RunResult). The loop drains it.
+    inbox: list[Any] = field(default_factory=list)
+    # The session's subagent runner (agentcli.agents.runner), for the Task tools; None when subagents are off.
+    subagents: Any = None
     _redactor: Redactor | None = field(default=None, repr=False, compare=False)
 
     def redact(self, text: str) -> str:

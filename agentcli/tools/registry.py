@@ -22,9 +22,15 @@ BUILTIN_TOOLS: dict[str, str] = {
     "KillShell": "agentcli.tools.background:KillShellTool",
     "ExitPlanMode": "agentcli.tools.exit_plan:ExitPlanModeTool",
     "TodoWrite": "agentcli.tools.todo:TodoWriteTool",
+    "Task": "agentcli.tools.task:TaskTool",
+    "TaskOutput": "agentcli.tools.task:TaskOutputTool",
+    "TaskStop": "agentcli.tools.task:TaskStopTool",
 }
+SUBAGENT_TOOLS = ("Task", "TaskOutput", "TaskStop")
 
-DEFAULT_TOOLS: tuple[str, ...] = ("Read", "Write", "Edit", "Bash", "Glob", "Grep", "BashOutput", "KillShell")
+DEFAULT_TOOLS: tuple[str, ...] = (
+    "Read", "Write", "Edit", "Bash", "Glob", "Grep", "BashOutput", "KillShell", *SUBAGENT_TOOLS,
+)
 
 
 def load_tool(name: str) -> Tool:

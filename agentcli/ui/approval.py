@@ -98,7 +98,8 @@ class TerminalApprover:
         editor = os.environ.get("VISUAL") or os.environ.get("EDITOR")
         if editor:
             options.append(f"edit in {os.path.basename(editor.split()[0])}, then run")
-        choice = await self.choose(f"Allow {request.tool_name}?", options)
+        who = f"[subagent {request.agent}] " if request.agent else ""
+        choice = await self.choose(f"{who}Allow {request.tool_name}?", options)
         if choice == 0:
             return Approval("allow")
         if choice == 1:
@@ -146,7 +147,7 @@ class TerminalApprover:
 
     def describe(self, request: ApprovalRequest) -> str:
         """What will run, exactly: the command, the diff of an edit, the content of a new file."""
-        lines = [f"── {request.tool_name} ──"]
+        lines = [f"── {request.tool_name}{f' (subagent {request.agent})' if request.agent else ''} ──"]
         args = request.input
         if request.tool_name == "Bash":
             lines.append(f"  $ {args.get('command', '')}")

@@ -23,12 +23,15 @@ from agentcli.core.events import (
     AssistantMessage,
     CompactBoundary,
     CompactionStarted,
+    HookFinished,
+    HookStarted,
     MessageStop,
     Notice,
     PermissionDecision,
     RedactedThinking,
     RunFinished,
     SessionStarted,
+    SubagentEvent,
     TextDelta,
     ThinkingDelta,
     ThinkingSignature,
@@ -166,6 +169,15 @@ class Renderer:
                 self._phase = "Thinking"
             case TodosUpdated(todos):
                 self._print_item(todo_list(todos))
+            case HookStarted(_, _, name, _):
+                self._phase = f"Running {name} hook"
+            case HookFinished(_, _, name, _, _, _, stderr, outcome, _) if outcome == "blocking":
+                why = stderr.strip().splitlines()[0][:200] if stderr.strip() else "blocked"
+                self._print_item(Text(f"  ⎿ {name} hook: {why}", style="dim"))
+            case HookFinished():
+                pass
+            case SubagentEvent(_, agent, inner):
+                self._subagent(agent, inner)
             case RunFinished(result):
                 self._close_text()
                 if result.is_error:
@@ -173,6 +185,23 @@ class Renderer:
                 self.flush()
             case _:
                 assert_never(event)
+
+    def _subagent(self, agent: str, ev: AgentEvent) -> None:
+        """A subagent at work: one dim line per tool call it makes (nested ones named with their path), its
+        denials, and what it is doing in the spinner; its text stays in its transcript."""
+        while isinstance(ev, SubagentEvent):
+            agent, ev = f"{agent} › {ev.agent_name}", ev.event
+        match ev:
+            case ToolStarted(_, name, args):
+                self._phase = f"{agent}: {name}"
+                key = toolfmt.key_argument(name, args)[:60]
+                self._print_item(Text(f"  ⎿ [{agent}] {name}({key})", style="dim"))
+            case PermissionDecision(behavior="deny", tool_name=name, reason=reason):
+                self._print_item(Text(f"  ⎿ [{agent}] {name} denied: {reason or ''}", style="dim"))
+            case TurnStarted():
+                self._phase = f"{agent}: thinking"
+            case _:
+                pass
 
     def flush(self) -> None:
         """Print whatever is still open and stop redrawing (end of a run, or before an approval prompt)."""

@@ -354,22 +354,26 @@ class Repl:
             self._building.cancel()
         if agent is None:
             return
-        await self.release()
+        await self.release("prompt_input_exit")
         if not self.settings.no_session_persistence and any(m.role == "assistant" for m in agent.messages):
             self.console.print()
             self.console.print("Resume this session with:", style="dim")
             self.console.print(f"  agentcli --resume {agent.session_id}", highlight=False, markup=False)
 
-    async def release(self) -> None:
-        """Close the current agent's provider and session file (before exit or a rebuild)."""
+    async def release(self, reason: str = "other") -> None:
+        """End the current agent (SessionEnd hooks with `reason`, its provider, its session file) before exit or
+        a rebuild."""
         if self.built is not None:
             with contextlib.suppress(Exception):
-                await self.built.agent.provider.aclose()
+                await self.built.agent.aclose(reason)
             with contextlib.suppress(Exception):
                 self.built.session.close()
 
-    async def rebuild(self, *, resume: str | None, fork: bool, name: str | None = None) -> bool:
-        """A new agent for a new, resumed or forked session (named `name`), keeping the model and mode."""
+    async def rebuild(
+        self, *, resume: str | None, fork: bool, name: str | None = None, clear: bool = False
+    ) -> bool:
+        """A new agent for a new, resumed or forked session (named `name`), keeping the model and mode.
+        `clear`: the user asked for a fresh start (/clear), as hooks are told."""
         changes: dict[str, Any] = {"resume": resume, "fork_session": fork, "continue_": False, "session_id": None,
                                    "name": name}
         if self.agent is not None:
@@ -389,7 +393,9 @@ class Repl:
             self.error(err)
             return False
         self.renderer.flush()
-        await self.release()
+        await self.release("clear" if clear else "other")
+        if clear:
+            built.agent.set_session_start("clear")
         self.adopt(built)
         return True
 

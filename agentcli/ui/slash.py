@@ -234,9 +234,41 @@ async def _context(repl: Repl, args: str) -> None:
 
 @command("clear", "start a new session (the current one stays stored)")
 async def _clear(repl: Repl, args: str) -> None:
-    await repl.rebuild(resume=None, fork=False)
+    await repl.rebuild(resume=None, fork=False, clear=True)
     repl.context.clear()
     _say(repl, "Started a new session.")
+
+
+@command("hooks", "list the hooks in force (configure them in settings; import with `agentcli hooks import`)")
+async def _hooks(repl: Repl, args: str) -> None:
+    from agentcli.hooks.setup import load_specs
+
+    specs, warnings = load_specs(repl.settings)
+    lines = [f"{s.event}{f' [{s.matcher}]' if s.matcher else ''}: {s.command}  ({s.source})" for s in specs]
+    _say(repl, "\n".join(lines + warnings) or "No hooks configured.", "")
+
+
+@command("agents", "subagents: the definitions, and background ones (show ID / stop ID)", "[show|stop ID]")
+async def _agents(repl: Repl, args: str) -> None:
+    from agentcli.agents.definitions import load_definitions
+
+    agent = repl.agent
+    runner = agent.ctx.subagents if agent is not None else None
+    verb, _, task_id = args.partition(" ")
+    job = runner.background.get(task_id.strip()) if runner is not None and task_id else None
+    if verb in ("show", "stop") and job is None:
+        _say(repl, f"No background task {task_id.strip()!r}.", "yellow")
+    elif verb == "stop" and runner is not None:
+        await runner.stop(task_id.strip())
+        _say(repl, f"Stopped {task_id.strip()}.")
+    elif verb == "show" and job is not None:
+        _say(repl, f"{job.task_id} ({job.definition.name}, {job.status})\n\n{job.answer or job.text_so_far()}", "")
+    else:
+        defs = runner.definitions if runner is not None else load_definitions(repl.settings.project_root)[0]
+        lines = [f"{d.name} ({d.source}): {d.description}" for d in defs.values()]
+        jobs = runner.background.values() if runner is not None else []
+        lines += [f"  {j.task_id} {j.definition.name} {j.status}: {j.description}" for j in jobs]
+        _say(repl, "\n".join(lines), "")
 
 
 @command("compact", "summarise the conversation to free context; optionally say what to focus on", "[focus]")

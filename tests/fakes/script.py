@@ -105,6 +105,7 @@ class Reply:
     reasoning_field: str = "reasoning_content"
     pieces: tuple[str, ...] | None = None  # explicit text deltas (overrides text/chunk_size)
     burst: bool = False  # write the whole body at once (benchmarks) instead of one write per event
+    when: str | None = None  # only for a request whose body contains this text (concurrent subagents)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

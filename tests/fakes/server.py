@@ -52,6 +52,7 @@ class FakeLLM:
         self._lock = threading.Lock()
         self._script: list[Reply] = list(replies)
         self._next = 0
+        self._taken: set[int] = set()
         self.loop = loop
         self.strict = strict
         self.requests: list[RecordedRequest] = []
@@ -69,20 +70,28 @@ class FakeLLM:
             self._script.extend(replies)
         return self
 
-    def take(self) -> tuple[int, Reply] | None:
+    def take(self, body_text: str = "") -> tuple[int, Reply] | None:
+        """The next reply in order; one with `when` only for a request whose body contains that text (the
+        first such reply not yet taken)."""
         with self._lock:
             if self._next >= len(self._script):
                 if not (self.loop and self._script):
                     return None
-                self._next = 0
-            i = self._next
-            self._next += 1
-            return i, self._script[i]
+                self._next, self._taken = 0, set()
+            for i in range(self._next, len(self._script)):
+                reply = self._script[i]
+                if i in self._taken or (reply.when is not None and reply.when not in body_text):
+                    continue
+                self._taken.add(i)
+                while self._next in self._taken:
+                    self._next += 1
+                return i, reply
+            return None
 
     @property
     def remaining(self) -> int:
         with self._lock:
-            return len(self._script) - self._next
+            return len(self._script) - len(self._taken) if not self.loop else len(self._script) - self._next
 
     @property
     def violations(self) -> list[str]:
@@ -196,7 +205,7 @@ class _Handler(BaseHTTPRequestHandler):
         if self._too_long(path, body, renderer):
             return
         answer = self.fake.responder(path, body) if self.fake.responder is not None else None
-        taken = (-1, answer) if answer is not None else self.fake.take()
+        taken = (-1, answer) if answer is not None else self.fake.take(raw.decode("utf-8", "replace"))
         if taken is None:
             self._json(400, renderer.error_body(400, "fake LLM: the script has no reply left", None))
             return

@@ -1,0 +1,130 @@
+"""Agent definitions: Markdown files with YAML front matter (`name`, `description`, `tools`, `model`), the body
+being the agent's system prompt — Claude Code's format, so `.claude/agents/*.md` files work as they are.
+
+Where they come from, later ones overriding earlier ones of the same name: the built-ins (`general-purpose`,
+`explore`), `~/.agentcli/agents/`, the project's `.claude/agents/`, then its `.agentcli/agents/`. A file that
+does not parse is skipped with a warning naming it; it never stops a session.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from agentcli import paths
+
+NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
+READ_ONLY_TOOLS = ("Read", "Glob", "Grep")
+MAX_FILE_BYTES = 256 * 1024
+
+
+@dataclass(frozen=True, slots=True)
+class AgentDefinition:
+    """`tools` None means the parent's tools; `model` None or "inherit" the parent's model."""
+
+    name: str
+    description: str
+    prompt: str
+    tools: tuple[str, ...] | None = None
+    model: str | None = None
+    max_turns: int | None = None
+    source: str = "builtin"
+    path: str | None = None
+
+
+GENERAL = AgentDefinition(
+    "general-purpose",
+    "General-purpose agent for researching complex questions, searching for code and carrying out multi-step "
+    "tasks. Use it when a search or a piece of work would fill your context with things you do not need to keep.",
+    "You are a subagent working for another coding agent. Do the task you are given completely, using the tools "
+    "you have, and finish with one concise report of what you found or did: it is all the other agent will "
+    "see. Give file paths (and line numbers) for what matters.",
+)
+EXPLORE = AgentDefinition(
+    "explore",
+    "Fast read-only agent for exploring a codebase: finding files by pattern, searching code for keywords, "
+    "answering questions about how the code works. It cannot change anything.",
+    "You are a read-only code explorer working for another coding agent. Search and read to answer the "
+    "question you are given; you cannot edit files or run commands. Finish with a concise answer that cites "
+    "file paths and line numbers.",
+    tools=READ_ONLY_TOOLS,
+)
+BUILTIN = (GENERAL, EXPLORE)
+
+
+def definition_dirs(project_root: Path) -> list[tuple[str, Path]]:
+    return [("user", paths.home() / "agents"), ("project", project_root / ".claude" / "agents"),
+            ("project", paths.project_dir(project_root) / "agents")]
+
+
+def load_definitions(project_root: Path) -> tuple[dict[str, AgentDefinition], list[str]]:
+    """Every definition by name, and warnings about files that were skipped."""
+    found = {d.name: d for d in BUILTIN}
+    warnings: list[str] = []
+    for source, directory in definition_dirs(project_root):
+        try:
+            files = sorted(p for p in directory.iterdir() if p.suffix == ".md" and p.is_file())
+        except OSError:
+            continue
+        for f in files:
+            try:
+                d = parse_definition(f.read_text(encoding="utf-8")[:MAX_FILE_BYTES], source, str(f))
+            except (OSError, UnicodeDecodeError, ValueError) as err:
+                warnings.append(f"agent definition {f} skipped: {err}")
+                continue
+            found[d.name] = d
+    return found, warnings
+
+
+def parse_definition(text: str, source: str, path: str | None = None) -> AgentDefinition:
+    meta, body = _front_matter(text)
+    name = meta.get("name")
+    if not isinstance(name, str) or not NAME.match(name):
+        raise ValueError("'name' must be lowercase letters, digits, '-' or '_'")
+    description = meta.get("description")
+    if not isinstance(description, str) or not description.strip():
+        raise ValueError("'description' is required")
+    if not body.strip():
+        raise ValueError("the body (the agent's system prompt) is empty")
+    model = meta.get("model")
+    if model is not None and (not isinstance(model, str) or not model.strip()):
+        raise ValueError("'model' must be a model name, an alias or 'inherit'")
+    return AgentDefinition(name, description.strip(), body.strip(), _tools(meta.get("tools")),
+                           None if model in (None, "inherit") else str(model).strip(), _turns(meta.get("max_turns")),
+                           source, path)
+
+
+def _front_matter(text: str) -> tuple[dict[str, Any], str]:
+    if not text.startswith("---"):
+        raise ValueError("no front matter (a '---' block with name and description)")
+    parts = re.split(r"^---[ \t]*$", text, maxsplit=2, flags=re.M)
+    if len(parts) < 3:
+        raise ValueError("the front matter is not closed by '---'")
+    import yaml
+
+    try:
+        meta = yaml.safe_load(parts[1]) or {}
+    except yaml.YAMLError as err:
+        raise ValueError(f"the front matter is not valid YAML: {err}") from err
+    if not isinstance(meta, dict):
+        raise ValueError("the front matter must be a mapping")
+    return meta, parts[2]
+
+
+def _tools(value: Any) -> tuple[str, ...] | None:
+    if value is None:
+        return None
+    items = value.split(",") if isinstance(value, str) else value
+    if not isinstance(items, list | tuple) or not all(isinstance(t, str) for t in items):
+        raise ValueError("'tools' must be a comma-separated string or a list of tool names")
+    return tuple(t.strip() for t in items if t.strip())
+
+
+def _turns(value: Any) -> int | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ValueError("'max_turns' must be a positive whole number")
+    return value

@@ -1,0 +1,139 @@
+"""Running subagents for the Task tools: in the foreground (the child's events flow into the parent's stream,
+tagged with the Task call's id), in the background (an id at once; the parent hears of the end at its next
+turn), and several at once (bounded). Children are built by a factory the assembly supplies, so this module
+knows no provider, preset or settings file."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+
+from agentcli.agents.definitions import AgentDefinition
+from agentcli.core.calls import current_call
+from agentcli.core.events import AgentEvent, AssistantMessage, RunFinished, RunResult, SubagentEvent
+from agentcli.core.loop import Agent
+from agentcli.errors import AgentCliError
+from agentcli.ids import new_uuid
+
+ChildFactory = Callable[[AgentDefinition, str], Awaitable[Agent]]
+
+
+@dataclass(frozen=True, slots=True)
+class BackgroundNote:
+    """What the parent's loop reads from `ToolContext.inbox` at its next turn."""
+
+    text: str
+    result: RunResult | None
+
+
+@dataclass(slots=True)
+class BackgroundTask:
+    task_id: str
+    definition: AgentDefinition
+    description: str
+    task: asyncio.Task[RunResult | None] | None = None
+    events: list[AgentEvent] = field(default_factory=list)
+    status: str = "running"  # running | completed | failed | stopped
+    answer: str = ""
+
+    def text_so_far(self) -> str:
+        texts = [e.message.text for e in self.events if isinstance(e, AssistantMessage) and e.message.text]
+        return "\n\n".join(texts)
+
+
+class SubagentRunner:
+    """One per session (and one per subagent that may itself spawn). `inbox` is the parent's ToolContext.inbox."""
+
+    def __init__(self, definitions: dict[str, AgentDefinition], factory: ChildFactory, inbox: list[object],
+                 *, max_parallel: int = 4) -> None:
+        self.definitions = definitions
+        self.factory = factory
+        self.inbox = inbox
+        self.background: dict[str, BackgroundTask] = {}
+        self._slots = asyncio.Semaphore(max(1, max_parallel))
+
+    def definition(self, name: str) -> AgentDefinition:
+        found = self.definitions.get(name)
+        if found is None:
+            known = ", ".join(sorted(self.definitions))
+            raise AgentCliError(f"Unknown subagent_type '{name}'. Available: {known}.", code="unknown_agent")
+        return found
+
+    async def run(self, name: str, prompt: str) -> RunResult:
+        """Run a child to its end in the foreground; its events go into the parent's stream as they come."""
+        definition = self.definition(name)
+        scope = current_call.get()
+        tool_use_id = scope.tool_use_id if scope is not None else new_uuid()
+
+        def forward(ev: AgentEvent) -> None:
+            if scope is not None:
+                scope.emit(SubagentEvent(tool_use_id, definition.name, ev))
+
+        return await self._run_child(definition, tool_use_id, prompt, forward)
+
+    def start(self, name: str, description: str, prompt: str) -> BackgroundTask:
+        """Start a child in the background; its id is the Task call's id."""
+        definition = self.definition(name)
+        scope = current_call.get()
+        job = BackgroundTask(scope.tool_use_id if scope is not None else f"task_{new_uuid()[:8]}", definition,
+                             description)
+        job.task = asyncio.ensure_future(self._background(job, prompt))
+        self.background[job.task_id] = job
+        return job
+
+    async def stop(self, task_id: str) -> BackgroundTask | None:
+        job = self.background.get(task_id)
+        if job is None or job.task is None:
+            return job
+        if not job.task.done():
+            job.task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await job.task
+            job.status = "stopped"
+        return job
+
+    async def aclose(self) -> None:
+        """The session ends: background children end with it, never beyond."""
+        for task_id in list(self.background):
+            await self.stop(task_id)
+
+    async def _background(self, job: BackgroundTask, prompt: str) -> RunResult | None:
+        try:
+            result = await self._run_child(job.definition, job.task_id, prompt, job.events.append)
+        except asyncio.CancelledError:
+            job.status = "stopped"
+            raise
+        except AgentCliError as err:
+            job.status, job.answer = "failed", err.one_line()
+            self.inbox.append(BackgroundNote(self._note(job), None))
+            return None
+        job.status = "failed" if result.is_error else "completed"
+        job.answer = result.result
+        self.inbox.append(BackgroundNote(self._note(job), result))
+        return result
+
+    def _note(self, job: BackgroundTask) -> str:
+        return (f"<task-notification>Background task {job.task_id} ({job.definition.name}: {job.description}) "
+                f"{job.status}:\n{job.answer}</task-notification>")
+
+    async def _run_child(
+        self, definition: AgentDefinition, tool_use_id: str, prompt: str, forward: Callable[[AgentEvent], None]
+    ) -> RunResult:
+        async with self._slots:
+            child = await self.factory(definition, tool_use_id)
+            result: RunResult | None = None
+            try:
+                async for ev in child.run(prompt):
+                    forward(ev)
+                    if isinstance(ev, RunFinished):
+                        result = ev.result
+            finally:
+                runner = child.ctx.subagents
+                if isinstance(runner, SubagentRunner):
+                    await runner.aclose()
+                await child.aclose()
+        if result is None:
+            raise AgentCliError(f"the {definition.name} subagent ended without a result", code="subagent_failed")
+        return result

@@ -1,0 +1,148 @@
+"""Building subagents: the child Agent a Task call runs, from the parent's parts and an agent definition.
+
+A child gets its own message history, system prompt (the definition's body), tool set (the definition's tools
+that the parent also has; Task only while under the depth limit), model (the definition's, on any configured
+provider, else the parent's) and sidechain transcript. Its permission policy is a copy of the parent's bound to
+the child's own tool context — the same rules and mode, never more — and its approvals reach the parent's
+approver labelled with its name. Nothing is re-imported or re-read: settings, rules and definitions are the
+parent's, already loaded.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from agentcli.agents.definitions import AgentDefinition, load_definitions
+from agentcli.agents.runner import SubagentRunner
+from agentcli.assembly import selection
+from agentcli.core.hooks import Hooks
+from agentcli.core.loop import Agent, AgentOptions
+from agentcli.core.permissions import Approval, ApprovalRequest, Approver, Policy
+from agentcli.core.prompt import system_prompt
+from agentcli.core.sink import NullSink, SessionSink
+from agentcli.settings.config import Settings
+from agentcli.tools.base import Tool, ToolContext
+from agentcli.tools.registry import SUBAGENT_TOOLS, ToolRegistry
+from agentcli.tools.task import TaskTool, describe
+
+NOT_FOR_CHILDREN = ("ExitPlanMode",)
+
+
+class LabelledApprover:
+    """The parent's approver, told which subagent is asking."""
+
+    def __init__(self, inner: Approver, agent: str) -> None:
+        self.inner = inner
+        self.agent = agent
+        self.name = getattr(inner, "name", "user")
+
+    async def approve(self, request: ApprovalRequest) -> Approval:
+        label = (request.agent and f"{self.agent} › {request.agent}") or self.agent
+        return await self.inner.approve(dataclasses.replace(request, agent=label))
+
+
+@dataclass(slots=True)
+class Family:
+    """What every child of one session shares with its parent."""
+
+    settings: Settings
+    selection: selection.Selection
+    definitions: dict[str, AgentDefinition]
+    approver: Approver
+    hooks: Hooks | None
+    parent_session: str | None  # None: no transcript is stored (--no-session-persistence)
+
+
+def task_tool(definitions: dict[str, AgentDefinition]) -> TaskTool:
+    return TaskTool(describe((d.name, d.description) for d in definitions.values()))
+
+
+def attach(agent: Agent, settings: Settings, sel: selection.Selection, approver: Approver,
+           parent_session: str | None) -> list[str]:
+    """Give the main agent its Task tool and subagent runner; returns warnings about skipped definition files."""
+    definitions, warnings = load_definitions(settings.project_root)
+    for d in settings.agents:
+        if isinstance(d, AgentDefinition):
+            definitions[d.name] = d
+    agent.registry.add(task_tool(definitions))
+    family = Family(settings, sel, definitions, approver, agent.hooks, parent_session)
+    agent.ctx.subagents = make_runner(family, agent.policy, agent.ctx, agent.registry.tools, 0)
+    return warnings
+
+
+def make_runner(
+    family: Family, policy: Policy, ctx: ToolContext, tools: Callable[[], list[Tool]], depth: int
+) -> SubagentRunner:
+    """The runner behind the Task tools of an agent at `depth` (the main agent is 0); `tools` gives that agent's
+    tools at the moment a child starts."""
+
+    async def factory(definition: AgentDefinition, tool_use_id: str) -> Agent:
+        return await build_child(family, definition, tool_use_id, policy, ctx, tools(), depth + 1)
+
+    return SubagentRunner(family.definitions, factory, ctx.inbox,
+                          max_parallel=family.settings.max_parallel_subagents)
+
+
+async def build_child(
+    family: Family, definition: AgentDefinition, tool_use_id: str, parent_policy: Policy, parent_ctx: ToolContext,
+    parent_tools: list[Tool], depth: int,
+) -> Agent:
+    from agentcli.assembly import runtime
+
+    settings = family.settings
+    sel = family.selection
+    if definition.model:
+        sel = selection.select(definition.model, None, None, settings.providers,
+                               request_timeout_s=settings.request_timeout_s, max_retries=settings.max_retries)
+    ctx = dataclasses.replace(parent_ctx, state={}, inbox=[], subagents=None, _redactor=None)
+    policy = _narrowed(parent_policy, ctx)
+    tools = _child_tools(definition, parent_tools, depth, settings.subagent_max_depth)
+    registry = ToolRegistry([], extra=tools)
+    if any(t.name == "Task" for t in tools):
+        ctx.subagents = make_runner(family, policy, ctx, registry.tools, depth)
+    options = AgentOptions(
+        model=sel.model,
+        provider_name=sel.config.name,
+        system_prompt=system_prompt(settings.cwd, settings.project_root, replace=definition.prompt),
+        max_turns=definition.max_turns or settings.subagent_max_turns,
+        max_budget_usd=settings.max_budget_usd,
+        max_tool_calls_per_turn=settings.max_tool_calls_per_turn,
+        max_tokens=settings.max_tokens,
+        cost_fn=runtime.cost_fn(settings.prices, sel.pricing_provider),
+        context_window_fn=runtime.context_window_fn(settings.prices),
+        subagent=True,
+    )
+    return Agent(provider=runtime.make_provider(sel), registry=registry, policy=policy,
+                 approver=LabelledApprover(family.approver, definition.name), ctx=ctx, options=options,
+                 sink=_sidechain(family, tool_use_id, definition.name, sel), hooks=family.hooks)
+
+
+def _narrowed(parent: Policy, ctx: ToolContext) -> Policy:
+    """The parent's rules and mode, judged against the child's own working directory."""
+    policy = copy.copy(parent)
+    bind: Any = getattr(policy, "bind", None)
+    if bind is not None:
+        bind(ctx)
+    return policy
+
+
+def _child_tools(definition: AgentDefinition, parent: list[Tool], depth: int, max_depth: int) -> list[Tool]:
+    wanted = set(definition.tools) if definition.tools is not None else {t.name for t in parent}
+    out = [t for t in parent if t.name in wanted and t.name not in NOT_FOR_CHILDREN]
+    if depth >= max_depth:
+        out = [t for t in out if t.name not in SUBAGENT_TOOLS]
+    return out
+
+
+def _sidechain(family: Family, tool_use_id: str, agent: str, sel: selection.Selection) -> SessionSink:
+    if family.parent_session is None:
+        return NullSink(tool_use_id)
+    from agentcli.session.store import open_sidechain
+
+    settings = family.settings
+    return open_sidechain(settings.project_root, family.parent_session, tool_use_id, agent, cwd=settings.cwd,
+                          model=sel.model, provider=sel.config.name, secrets=settings.secrets)

@@ -1,0 +1,117 @@
+"""`agentcli hooks list|import`: the hooks in force, and copying hooks from Claude Code's settings.json."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from agentcli import paths
+from agentcli.commands import reporting_errors
+from agentcli.errors import ConfigError
+
+
+def main(argv: list[str]) -> int:
+    ns = _parser().parse_args(argv)
+    cwd = Path(ns.directory).resolve() if ns.directory else Path.cwd()
+    if ns.command == "list":
+        return reporting_errors(lambda: _list(cwd, ns.json))
+    return reporting_errors(lambda: _import(cwd, ns.source, ns.scope))
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="agentcli hooks", description="List hooks; import them from Claude Code.")
+    p.add_argument("-C", "--directory", help="the project directory (default: the current one)")
+    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    a = sub.add_parser("list", help="every hook in force, with where it is configured")
+    a.add_argument("--json", action="store_true")
+    i = sub.add_parser("import", help="copy the hooks of a Claude Code settings.json into agentcli's settings")
+    i.add_argument("--from", dest="source", help="the settings.json to read (default: the project's "
+                                                  ".claude/settings.json)")
+    i.add_argument("--scope", choices=("local", "project", "user"), default="local",
+                   help="where to write them: local (.agentcli/settings.local.toml, default), project "
+                        "(.agentcli/settings.toml, shared; runs once trusted) or user (config.toml)")
+    return p
+
+
+def _list(cwd: Path, as_json: bool) -> int:
+    from agentcli.hooks.setup import load_specs
+    from agentcli.settings.config import load_settings
+
+    settings = load_settings(cwd, {})
+    specs, warnings = load_specs(settings)
+    rows = [{"event": s.event, "matcher": s.matcher, "command": s.command, "timeout": s.timeout_s,
+             "source": s.source} for s in specs]
+    if as_json:
+        sys.stdout.write(json.dumps(rows, indent=2) + "\n")
+        return 0
+    if not rows:
+        sys.stdout.write("No hooks configured.\n")
+    for r in rows:
+        matcher = f" [{r['matcher']}]" if r["matcher"] else ""
+        sys.stdout.write(f"{r['event']}{matcher}: {r['command']}  ({r['source']}, {r['timeout']:g} s)\n")
+    for w in warnings:
+        sys.stderr.write(f"agentcli: {w}\n")
+    if settings.untrusted and any("hook" in g for g in settings.untrusted):
+        sys.stderr.write("agentcli: this project's .agentcli/settings.toml has hooks that will not run until you "
+                         "trust it: agentcli permissions trust\n")
+    return 0
+
+
+def _import(cwd: Path, source: str | None, scope: str) -> int:
+    from agentcli.hooks.config import parse_hooks
+    from agentcli.permissions.loader import scope_file
+
+    root = paths.find_project_root(cwd)
+    src = Path(source).expanduser() if source else root / ".claude" / "settings.json"
+    try:
+        data = json.loads(src.read_text(encoding="utf-8"))
+    except OSError as err:
+        raise ConfigError(f"cannot read {src}: {err.strerror or err}",
+                          hint="pass the Claude Code settings file with --from") from err
+    except ValueError as err:
+        raise ConfigError(f"{src} is not valid JSON: {err}") from err
+    hooks = data.get("hooks") if isinstance(data, dict) else None
+    if not hooks:
+        raise ConfigError(f"{src} has no hooks to import")
+    specs, warnings = parse_hooks(hooks, str(src))
+    dest = scope_file(root, scope)
+    added = _merge_into(dest, hooks)
+    for w in warnings:
+        sys.stderr.write(f"agentcli: {w}\n")
+    sys.stdout.write(f"Imported {len(specs)} hook command(s) from {src} into {dest} ({added} new group(s)).\n")
+    if scope == "project":
+        sys.stdout.write("Project hooks run once you trust the file: agentcli permissions trust\n")
+    return 0
+
+
+def _merge_into(dest: Path, hooks: dict[str, Any]) -> int:
+    """Add each event's groups that `dest` does not have yet, keeping the rest of the file as written."""
+    import tomlkit
+
+    from agentcli.settings.writer import atomic_write
+
+    text = dest.read_text(encoding="utf-8") if dest.exists() else ""
+    doc = tomlkit.parse(text)
+    table = doc.get("hooks")
+    if table is None:
+        table = tomlkit.table()
+        doc["hooks"] = table
+    elif not isinstance(table, dict):
+        raise ConfigError(f"{dest}: 'hooks' is not a table", hint="fix or remove it, then import again")
+    added = 0
+    for event, groups in hooks.items():
+        current = table.get(event)
+        have = [g.unwrap() if hasattr(g, "unwrap") else g for g in current] if current is not None else []
+        new = [g for g in groups if g not in have] if isinstance(groups, list) else []
+        if not new:
+            continue
+        array = current if current is not None else tomlkit.aot()
+        for group in new:
+            array.append(group)
+        table[event] = array
+        added += len(new)
+    atomic_write(dest, tomlkit.dumps(doc), mode=0o600)
+    return added

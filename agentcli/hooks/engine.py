@@ -1,0 +1,72 @@
+"""The hook runner the loop is given (agentcli.core.hooks.Hooks): picks the commands an event runs, runs them in
+parallel (identical commands once), and combines what they say."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from agentcli.core.events import HookFinished
+from agentcli.core.hooks import HookCall, HookOutcome
+from agentcli.hooks.config import HookSpec
+from agentcli.hooks.matcher import matches
+from agentcli.hooks.output import combine, interpret
+from agentcli.hooks.process import Finished, run_command
+from agentcli.ids import new_uuid
+
+
+class HookEngine:
+    """`env` is the environment hook commands get (already without provider keys); `redact` cleans what a hook
+    printed before it is shown, stored or sent to the model."""
+
+    def __init__(
+        self,
+        specs: list[HookSpec],
+        *,
+        project_dir: Path,
+        cwd: Path,
+        env: dict[str, str],
+        transcript_path: str | None = None,
+        redact: Callable[[str], str] = lambda text: text,
+    ) -> None:
+        self.specs = specs
+        self.project_dir = project_dir
+        self.cwd = cwd
+        self.env = env
+        self.transcript_path = transcript_path
+        self.redact = redact
+        self._by_event: dict[str, list[HookSpec]] = {}
+        for spec in specs:
+            self._by_event.setdefault(spec.event, []).append(spec)
+
+    def select(self, event: str, target: str | None) -> list[HookCall]:
+        calls: list[HookCall] = []
+        seen: set[str] = set()
+        name = f"{event}:{target}" if target else event
+        for spec in self._by_event.get(event, ()):
+            if spec.command in seen or not matches(spec.matcher, target):
+                continue
+            seen.add(spec.command)
+            calls.append(HookCall(new_uuid(), event, name, spec.command, spec.timeout_s))
+        return calls
+
+    async def run(self, calls: list[HookCall], payload: dict[str, Any]) -> HookOutcome:
+        data = {"cwd": str(self.cwd), "transcript_path": self.transcript_path, **payload}
+        stdin = json.dumps(data, ensure_ascii=False, default=str).encode("utf-8")
+        done = await asyncio.gather(*(self._one(c, stdin) for c in calls))
+        return combine(done)
+
+    async def _one(self, call: HookCall, stdin: bytes) -> HookOutcome:
+        try:
+            finished = await run_command(call.command, stdin, self.project_dir, self.env, call.timeout_s)
+        except OSError as err:
+            finished = Finished(127, "", f"could not start the hook: {err}", 0)
+        finished = Finished(finished.exit_code, self.redact(finished.stdout), self.redact(finished.stderr),
+                            finished.duration_ms, finished.timed_out)
+        label, outcome = interpret(call.event, call.name, finished)
+        outcome.runs.append(HookFinished(call.hook_id, call.event, call.name, call.command, finished.exit_code,
+                                         finished.stdout, finished.stderr, label, finished.duration_ms))
+        return outcome

@@ -1,0 +1,99 @@
+"""Running one hook command: JSON on stdin, stdout and stderr captured (never onto the terminal), a timeout, and
+the whole process group killed on timeout or cancellation (Esc)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from agentcli.tools.procs import kill_group, which
+
+MAX_OUTPUT = 1 << 20  # bytes kept of each stream; a hook that prints more is cut, not buffered without end
+AFTER_KILL_S = 2.0  # how long a killed hook's pipes may stay open (a grandchild that left the group)
+
+
+@dataclass(frozen=True, slots=True)
+class Finished:
+    exit_code: int | None  # None: killed (timeout or cancelled)
+    stdout: str
+    stderr: str
+    duration_ms: int
+    timed_out: bool = False
+
+
+def shell() -> str:
+    """Claude Code runs hook commands with bash; sh where there is none."""
+    return which("bash") or "/bin/sh"
+
+
+async def run_command(command: str, stdin: bytes, cwd: Path, env: dict[str, str], timeout_s: float) -> Finished:
+    t0 = time.monotonic()
+    proc = await asyncio.create_subprocess_exec(
+        shell(), "-c", command, cwd=cwd, env=env, start_new_session=True,
+        stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+    )
+    assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
+    readers = [asyncio.ensure_future(_read(proc.stdout)), asyncio.ensure_future(_read(proc.stderr))]
+    timed_out = False
+    try:
+        await _feed(proc.stdin, stdin)
+        try:
+            await asyncio.wait_for(proc.wait(), timeout_s)
+        except TimeoutError:
+            timed_out = True
+            kill_group(proc.pid)
+            await proc.wait()
+    except asyncio.CancelledError:
+        kill_group(proc.pid)
+        with contextlib.suppress(Exception):
+            await asyncio.shield(proc.wait())
+        for r in readers:
+            r.cancel()
+        raise
+    # The group is gone, but a process that left it could still hold the pipes: read what is there, then stop.
+    done, pending = await asyncio.wait(readers, timeout=AFTER_KILL_S if timed_out else None)
+    for r in pending:
+        r.cancel()
+    out, err = (r.result() if r in done else b"" for r in readers)
+    ms = int((time.monotonic() - t0) * 1000)
+    code = None if timed_out else proc.returncode
+    return Finished(code, _text(out), _text(err), ms, timed_out)
+
+
+async def _feed(pipe: asyncio.StreamWriter, data: bytes) -> None:
+    """Write the input and close stdin; a hook that exits without reading it is fine."""
+    with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+        pipe.write(data)
+        await pipe.drain()
+    with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+        pipe.close()
+
+
+async def _read(stream: asyncio.StreamReader) -> bytes:
+    chunks: list[bytes] = []
+    size = 0
+    while chunk := await stream.read(65536):
+        if size < MAX_OUTPUT:
+            chunks.append(chunk[: MAX_OUTPUT - size])
+        size += len(chunk)
+    return b"".join(chunks)
+
+
+def _text(data: bytes) -> str:
+    return data.decode("utf-8", errors="replace")
+
+
+def hook_env(
+    base: dict[str, str], project_dir: Path, secrets: tuple[str, ...], drop: tuple[str, ...]
+) -> dict[str, str]:
+    """The hook's environment: ours without provider keys (a hook never needs them), plus the project directory
+    under both Claude Code's name and ours."""
+    env = {k: v for k, v in base.items() if k not in drop and v not in secrets}
+    env["CLAUDE_PROJECT_DIR"] = str(project_dir)
+    env["AGENTCLI_PROJECT_DIR"] = str(project_dir)
+    env.setdefault("PATH", os.defpath)
+    return env
