@@ -120,3 +120,19 @@ def test_llamacpp_window_from_props_drives_compaction(tmp_path: Path) -> None:
     assert run.status == 0, run.stderr
     assert [ln for ln in run.lines() if ln.get("subtype") == "compact_boundary"]
     assert run.lines()[-1]["modelUsage"]["default"]["contextWindow"] == 8192
+
+
+def test_precompact_hook_runs_before_compaction(tmp_path: Path) -> None:
+    project = big_project(tmp_path / "p", files=1)
+    home = Path(os.environ["AGENTCLI_HOME"])
+    home.mkdir(parents=True, exist_ok=True)
+    seen = tmp_path / "precompact.json"
+    (home / "config.toml").write_text(f'[[hooks.PreCompact]]\nmatcher = "auto"\n[[hooks.PreCompact.hooks]]\n'
+                                      f'type = "command"\ncommand = "cat > {seen}"\n')
+    script = [Reply(text="Reading.", tool_calls=[ToolCall("Read", {"file_path": "src/big_0.py"})]),
+              Reply(fault=Fault.too_long("anthropic")), Reply(text="done")]
+    with FakeLLM(script, responder=summariser) as fake:
+        run = agentcli(["-p", TASK, "--model", ANTHROPIC], project, provider_env(fake, ANTHROPIC))
+    assert run.status == 0, run.stderr
+    payload = json.loads(seen.read_text())
+    assert payload["hook_event_name"] == "PreCompact" and payload["trigger"] == "auto"
