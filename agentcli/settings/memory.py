@@ -24,6 +24,8 @@ from agentcli import paths
 MEMORY_NAMES = ("AGENTS.md", "CLAUDE.md", "GEMINI.md")
 MAX_FILE_CHARS = 40_000
 MAX_IMPORT_DEPTH = 5
+MAX_IMPORTS = 20
+MAX_IMPORTED_CHARS = 80_000
 _IMPORT = re.compile(r"(?<![^\s(])@((?:~|\.{1,2})?/?[\w.\-~/]+)")
 _SECRET_NAMES = (".env", ".env.*", "*.pem", "*.key", "*.p12", "*.pfx", "id_rsa*", "id_ed25519*", "id_ecdsa*",
                  "id_dsa*", ".netrc", ".npmrc", ".pypirc", ".git-credentials", "credentials*", "*.kdbx",
@@ -82,7 +84,16 @@ def read_memory(f: Path, project_root: Path) -> str:
     home = paths.home().resolve()
     own = f.resolve().is_relative_to(home)
     roots = (home, Path.home().resolve()) if own else (project_root.resolve(), home)
-    return _expand(f, roots, 0, {f.resolve()}) or ""
+    return _expand(f, roots, 0, _Imports({f.resolve()})) or ""
+
+
+@dataclass(slots=True)
+class _Imports:
+    """What one memory file's imports have used: the files (each imported once: cycles end there) and the
+    characters (a file importing hundreds of others must not fill the window)."""
+
+    seen: set[Path]
+    chars: int = 0
 
 
 def _read(f: Path) -> str | None:
@@ -95,7 +106,7 @@ def _read(f: Path) -> str | None:
     return text
 
 
-def _expand(f: Path, roots: tuple[Path, ...], depth: int, seen: set[Path]) -> str | None:
+def _expand(f: Path, roots: tuple[Path, ...], depth: int, seen: _Imports) -> str | None:
     text = _read(f)
     if not text or depth >= MAX_IMPORT_DEPTH or "@" not in text:
         return text
@@ -116,13 +127,19 @@ def _outside_code(line: str) -> str:
     return line if "`" not in line else re.sub(r"`[^`]*`", lambda m: m.group(0).replace("@", "\0"), line)
 
 
-def _import(m: re.Match[str], f: Path, roots: tuple[Path, ...], depth: int, seen: set[Path]) -> str:
+def _import(m: re.Match[str], f: Path, roots: tuple[Path, ...], depth: int, seen: _Imports) -> str:
     target = import_target(m.group(1), f.parent, roots)
-    if target is None or target in seen:
+    if target is None or target in seen.seen:
         return m.group(0)
-    seen.add(target)
+    if len(seen.seen) > MAX_IMPORTS or seen.chars >= MAX_IMPORTED_CHARS:
+        return f"{m.group(0)} [not imported: over {MAX_IMPORTS} files or {MAX_IMPORTED_CHARS:,} characters]"
+    seen.seen.add(target)
     text = _expand(target, roots, depth + 1, seen)
-    return f"\n[imported from {target}]\n{text}\n" if text else m.group(0)
+    if not text:
+        return m.group(0)
+    text = text[: MAX_IMPORTED_CHARS - seen.chars]
+    seen.chars += len(text)
+    return f"\n[imported from {target}]\n{text}\n"
 
 
 def import_target(ref: str, base: Path, roots: tuple[Path, ...]) -> Path | None:

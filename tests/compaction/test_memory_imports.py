@@ -96,3 +96,12 @@ def test_nested_memory_is_picked_up_once_when_the_agent_works_there(repo: Path) 
     assert nested([str(repo / "pkg" / "y.py"), "pkg/mod"]) == []
     assert nested([str(repo.parent)]) == [] and nested(["/etc/passwd"]) == []
     assert len(nested.texts()) == 2
+
+
+def test_imports_have_a_total_budget(repo: Path) -> None:
+    for i in range(40):
+        (repo / f"m{i}.md").write_text(f"PART-{i} " + "x" * 5_000)
+    (repo / "AGENTS.md").write_text(" ".join(f"@m{i}.md" for i in range(40)))
+    text = load_memory(repo, repo).text
+    assert "PART-0 " in text and "PART-39" not in text and "not imported" in text
+    assert len(text) < 100_000
