@@ -8,7 +8,6 @@ Every message goes to the session sink as it happens; the transcript is kept val
 from __future__ import annotations
 
 import asyncio
-import json
 import time
 from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from contextlib import aclosing
@@ -17,6 +16,7 @@ from typing import Any, Protocol
 
 from agentcli.core import compactor
 from agentcli.core.assemble import MessageBuilder
+from agentcli.core.context import ContextMeter
 from agentcli.core.events import (
     AgentEvent,
     AssistantMessage,
@@ -42,7 +42,7 @@ from agentcli.core.messages import (
 )
 from agentcli.core.permissions import Approver, Policy
 from agentcli.core.sink import NullSink, SessionSink
-from agentcli.core.tokens import estimate_usage, fixed_tokens, message_tokens
+from agentcli.core.tokens import estimate_usage
 from agentcli.core.toolrun import TODOS_KEY, ToolRunner
 from agentcli.errors import AgentCliError, ContextOverflowError, LimitReachedError, PermissionDeniedError
 from agentcli.providers.base import Effort, ModelRequest, Provider
@@ -126,10 +126,8 @@ class Agent:
         self.hooks = hooks
         self._session_start: str | None = None if options.subagent else "resume" if self.messages else "startup"
         self._shown_warnings: set[str] = set()
-        self._counted: tuple[int, int] | None = None  # (messages counted, their request's tokens)
-        self._fixed: tuple[tuple[str, tuple[str, ...]], list[Any]] | None = None
+        self.meter = ContextMeter()
         self._run_state: _RunState | None = None
-        self._sizes: dict[int, list[Any]] = {}  # id → [message, bytes, tokens or None]
 
     @property
     def session_id(self) -> str:
@@ -209,10 +207,6 @@ class Agent:
                 st.turns += 1
                 self._take_inbox(st)
                 tools = self.registry.tools()
-                threshold = self.compact_limit()
-                if threshold is not None and len(self.messages) > 1 and self.context_tokens() > threshold:
-                    async for ev in compactor.compact(self, "auto", "threshold"):
-                        yield ev
                 yield TurnStarted(st.turns)
                 box: list[MessageBuilder] = []
                 async with aclosing(self._request(box, tools, st)) as request:
@@ -278,7 +272,12 @@ class Agent:
     async def _request(self, box: list[MessageBuilder], tools: list[Any], st: _RunState
                        ) -> AsyncGenerator[AgentEvent, None]:
         """One model request. A "prompt too long" answer before any output compacts the history and retries
-        the same turn once; a second one ends the run (never a loop)."""
+        the same turn once; a second one ends the run (never a loop). A request that would pass the compaction
+        threshold is compacted first."""
+        threshold = self.compact_limit()
+        if threshold is not None and len(self.messages) > 1 and self.context_tokens() > threshold:
+            async for ev in compactor.compact(self, "auto", "threshold"):
+                yield ev
         for attempt in (1, 2):
             builder = MessageBuilder(provider=self.options.provider_name)
             box.append(builder)
@@ -313,59 +312,23 @@ class Agent:
         """Tokens past which the next request is compacted first."""
         return self.options.auto_compact_limit or compactor.default_limit(self.window())
 
-    def request_tokens(self, messages: list[Message], *, precise: bool = True) -> int:
-        """The estimated size of a request carrying `messages` (system prompt and tools included): tiktoken, or
-        with `precise=False` about four bytes a token."""
-        tools = self.registry.tools()
-        key = (self.options.system_prompt, tuple(t.name for t in tools))
-        if self._fixed is None or self._fixed[0] != key:
-            specs = [{"name": t.name, "description": t.description, "schema": t.input_schema} for t in tools]
-            text = "\n".join([self.options.system_prompt, *(json.dumps(t) for t in specs)])
-            self._fixed = (key, [len(text.encode()), None, specs])
-        fixed = self._fixed[1]
-        if precise and fixed[1] is None:
-            fixed[1] = fixed_tokens(self.options.system_prompt, fixed[2])
-        size = self.message_size if precise else self._message_bytes
-        total = sum(size(m) for m in messages)
-        return int(fixed[1] + total) if precise else int(fixed[0] + total) // 4
-
-    def _entry(self, m: Message) -> list[Any]:
-        # Messages are immutable: each is measured once (the entry keeps it alive, so its id stays its own).
-        hit = self._sizes.get(id(m))
-        if hit is None or hit[0] is not m:
-            hit = self._sizes[id(m)] = [m, len(json.dumps(m.to_dict(), ensure_ascii=False).encode()), None]
-        return hit
-
-    def _message_bytes(self, m: Message) -> int:
-        return int(self._entry(m)[1])
+    def request_tokens(self, messages: list[Message]) -> int:
+        """The estimated size (tiktoken) of a request carrying `messages`, system prompt and tools included."""
+        return self.meter.request_tokens(self.options.system_prompt, self.registry.tools(), messages)
 
     def message_size(self, m: Message) -> int:
-        """One message's tokens (tiktoken), counted once per message."""
-        entry = self._entry(m)
-        if entry[2] is None:
-            entry[2] = message_tokens(m)
-        return int(entry[2])
+        return self.meter.message_size(m)
 
     def context_tokens(self) -> int:
-        """The size of the next request: the provider's figure for the last one plus what was added since,
-        or our own count when that is larger (servers that truncate or under-report). The status line and
-        /context both show this. tiktoken costs its load (0.1 s and more), so it counts only when the request
-        could be near the compaction threshold: a token is at least one byte, and a request of fewer bytes
-        than half the threshold is not near it (then about four bytes a token is shown)."""
-        limit = self.compact_limit()
-        precise = limit is not None and self.request_tokens(self.messages, precise=False) * 4 > limit // 2
-        size = self.message_size if precise else (lambda m: self._message_bytes(m) // 4)
-        own = self.request_tokens(self.messages, precise=precise)
-        if self._counted is None or self._counted[0] > len(self.messages):
-            return own
-        n, base = self._counted
-        return max(own, base + sum(size(m) for m in self.messages[n:]))
+        """The size of the next request (agentcli.core.context); the status line and /context show it."""
+        return self.meter.next_request(self.options.system_prompt, self.registry.tools(), self.messages,
+                                       self.compact_limit())
 
     def replace_history(self, messages: list[Message], tokens: int) -> None:
         """After a compaction: continue from `messages` (already recorded by the compactor)."""
         self.messages = list(messages)
-        self._counted = (len(self.messages), tokens)
-        self._sizes = {id(m): self._entry(m) for m in self.messages}
+        self.meter.reported(len(self.messages), tokens)
+        self.meter.keep_only(self.messages)
 
     def compaction_provider(self) -> tuple[Provider, str]:
         if self.options.compact_provider is not None:
@@ -463,7 +426,7 @@ class Agent:
         self.total_usage = self.total_usage + usage
         self.total_cost_usd += self.options.cost_fn(model, usage)
         self.last_input_tokens = usage.input_tokens + usage.cache_read_tokens + usage.cache_write_tokens
-        self._counted = (len(self.messages), self.last_input_tokens + usage.output_tokens)
+        self.meter.reported(len(self.messages), self.last_input_tokens + usage.output_tokens)
 
     def _limit_after_response(self, st: _RunState, calls: list[ToolUseBlock]) -> LimitReachedError | None:
         budget = self.options.max_budget_usd

@@ -138,3 +138,19 @@ def test_a_rewind_to_before_the_compaction_reads_the_whole_file(tmp_path: Path) 
     assert load_from_boundary(layout.sessions_dir(project), sid) is None
     opened = open_session(project, resume=sid, no_persistence=True, checkpoints=False)
     assert [m.text for m in opened.history] == ["before the compaction"]
+
+
+def test_context_meter_counts_precisely_only_near_the_threshold() -> None:
+    from agentcli.core.context import ContextMeter
+    from agentcli.core.tokens import count_tokens
+
+    msgs = [Message.user("word " * 800)]  # 4,000 bytes; tiktoken: ~800 tokens
+    meter = ContextMeter()
+    far = meter.next_request("sys", [], msgs, limit=100_000)
+    assert far == meter.request_tokens("sys", [], msgs, precise=False) and 990 <= far <= 1_010  # bytes / 4
+    near = meter.next_request("sys", [], msgs, limit=4_000)
+    assert abs(near - count_tokens("word " * 800)) < 40
+    meter.reported(1, 5_000)  # a provider that counts more than we do is believed
+    assert meter.next_request("sys", [], msgs, limit=4_000) == 5_000
+    meter.reported(1, 10)  # one that counts less (a truncating server) is not
+    assert meter.next_request("sys", [], msgs, limit=4_000) == near
