@@ -25,6 +25,7 @@ SUBCOMMANDS: dict[str, str] = {
     "presets": "list and show tool presets",
     "hooks": "list the hooks in force, import them from Claude Code's settings",
     "agents": "list subagent definitions (.claude/agents, .agentcli/agents, built-ins)",
+    "usage": "tokens and cost over time, by day, project, model or provider",
 }
 
 PERMISSION_MODES = ("default", "acceptEdits", "plan", "bypassPermissions")

@@ -10,7 +10,7 @@ _agentcli() {
         --cwd|--add-dir) COMPREPLY=($(compgen -d -- "$cur")); return;;
     esac
     if [[ $COMP_CWORD -eq 1 && "$cur" != -* ]]; then
-        COMPREPLY=($(compgen -W "sessions models permissions presets hooks agents" -- "$cur")); return
+        COMPREPLY=($(compgen -W "sessions models permissions presets hooks agents usage" -- "$cur")); return
     fi
     COMPREPLY=($(compgen -W "-h --help -p --print --output-format --include-partial-messages --verbose --model --provider --base-url --effort --permission-mode --dangerously-skip-permissions --allowedTools --allowed-tools --disallowedTools --disallowed-tools --preset --add-dir --append-system-prompt --system-prompt --cwd --settings --max-turns --max-budget-usd --max-tool-calls-per-turn --request-timeout --tool-timeout -c --continue -r --resume --fork-session --session-id --no-session-persistence -n --name -v --version" -- "$cur"))
 }

@@ -5,6 +5,7 @@ complete -c agentcli -n __fish_use_subcommand -a permissions -d 'list, add and r
 complete -c agentcli -n __fish_use_subcommand -a presets -d 'list and show tool presets'
 complete -c agentcli -n __fish_use_subcommand -a hooks -d 'list the hooks in force, import them from Claude Code's settings'
 complete -c agentcli -n __fish_use_subcommand -a agents -d 'list subagent definitions (.claude/agents, .agentcli/agents, built-ins)'
+complete -c agentcli -n __fish_use_subcommand -a usage -d 'tokens and cost over time, by day, project, model or provider'
 complete -c agentcli -s h -l help -d 'show this help message and exit'
 complete -c agentcli -s p -l print -d 'run one task headless and print the result (prompt as argument or on stdin)'
 complete -c agentcli -l output-format -xa 'text json stream-json' -d 'with -p: text (default), json or stream-json'

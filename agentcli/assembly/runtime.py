@@ -186,6 +186,20 @@ def make_hooks(settings: Settings, ctx: ToolContext, opened: OpenedSession) -> t
     return make_engine(settings, ctx, str(path) if path else None)
 
 
+def publish_web(ctx: ToolContext, policy: Policy, settings: Settings) -> None:
+    """What the web tools need from settings and rules (tools never read either): the search backend, and the
+    private hosts an allow rule names exactly (`WebFetch(domain:127.0.0.1)`), which WebFetch may then reach."""
+    from agentcli.permissions.policy import RulePolicy
+
+    ctx.state["web_search"] = settings.web_search
+    if isinstance(policy, RulePolicy):
+        ctx.state["webfetch_private_hosts"] = {
+            r.specifier[len("domain:"):].lower().rstrip(".") for r in policy.rules
+            if r.tool == "WebFetch" and r.behavior == "allow" and r.specifier
+            and r.specifier.startswith("domain:") and "*" not in r.specifier
+        }
+
+
 def load_preset(settings: Settings) -> Preset | None:
     if not settings.preset:
         return None
@@ -332,11 +346,19 @@ async def build(settings: Settings, approver: Approver) -> Built:
         approver=approver, ctx=ctx, options=options, sink=opened.sink, history=opened.history, hooks=hooks,
     )
     opened.notices.extend(hook_warnings)
+    publish_web(ctx, policy, settings)
     if "Task" in agent.registry.enabled:
         from agentcli.assembly.subagents import attach
 
         opened.notices.extend(attach(agent, settings, sel, approver,
                                      None if settings.no_session_persistence else opened.session_id))
+    if settings.telemetry:
+        from agentcli.telemetry.setup import make_recorder
+
+        recorder, notes = make_recorder(options.cost_fn, log_prompts=settings.telemetry_log_prompts,
+                                        redact=ctx.redact)
+        agent.observers.append(recorder)
+        opened.notices.extend(notes)
     note = await first_use_probe(sel)
     if settings.untrusted:
         opened.notices.append(untrusted_notice(settings))

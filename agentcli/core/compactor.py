@@ -42,6 +42,7 @@ class Outcome:
     summary: str | None
     pruned: int
     dropped: int
+    request: tuple[str, Usage] | None = None  # the summarising request's model and usage
 
 
 def default_limit(window: int | None) -> int | None:
@@ -62,12 +63,16 @@ async def compact(agent: Agent, trigger: Trigger, reason: str, focus: str | None
         limit = min(limit, int(pre * FIT))
     outcome = await _phases(agent, limit, reason, focus)
     post = agent.request_tokens(outcome.messages)
-    agent.sink.record(COMPACTION, {
+    data: dict[str, Any] = {
         "trigger": trigger, "reason": reason, "phases": list(outcome.phases), "pre_tokens": pre,
         "post_tokens": post, "pruned": outcome.pruned, "dropped": outcome.dropped, "focus": focus,
         "summary": outcome.summary, "todos": todos_data(agent.todos), "rules": session_rules(agent),
-        "messages": [m.to_dict() for m in outcome.messages],
-    })
+    }
+    if outcome.request is not None:  # priced like any request (the usage ledger reads these three)
+        model, usage = outcome.request
+        data.update(model=model, usage=usage.to_dict(), cost_usd=agent.options.cost_fn(model, usage))
+    data["messages"] = [m.to_dict() for m in outcome.messages]
+    agent.sink.record(COMPACTION, data)
     agent.replace_history(outcome.messages, post)
     if not agent.options.subagent:
         agent.set_session_start("compact")  # SessionStart hooks (source "compact") see the next prompt
@@ -89,7 +94,7 @@ async def _phases(agent: Agent, limit: int, reason: str, focus: str | None) -> O
     head, tail = pruned[:start], pruned[start:]
     if not head:
         return Outcome(pruned, tuple(phases), None, n, 0)
-    summary = await summarise(agent, head, focus)
+    summary, model, usage = await summarise(agent, head, focus)
     phases.append("summarise")
     everything = cz.prompts(original)
     latest = everything[-1] if everything else None
@@ -103,10 +108,10 @@ async def _phases(agent: Agent, limit: int, reason: str, focus: str | None) -> O
     result, dropped = cz.truncate(cz.summary_message(summary, carried), tail, max(1, int(limit * FIT) - fixed), size)
     if dropped or result[1:] != tail:
         phases.append("truncate")
-    return Outcome(result, tuple(phases), summary, n, dropped)
+    return Outcome(result, tuple(phases), summary, n, dropped, (model, usage))
 
 
-async def summarise(agent: Agent, head: list[Message], focus: str | None) -> str:
+async def summarise(agent: Agent, head: list[Message], focus: str | None) -> tuple[str, str, Usage]:
     """One model request (the session's model, or `compact_model`) that turns `head` into a summary. A
     summariser that says its own prompt is too long gets half the transcript, once."""
     provider, model = agent.compaction_provider()
@@ -125,7 +130,7 @@ async def summarise(agent: Agent, head: list[Message], focus: str | None) -> str
             budget //= 2
             continue
         agent.count_usage(model, usage)
-        return reply
+        return reply, model, usage
     raise AssertionError("unreachable")
 
 

@@ -95,6 +95,14 @@ class _RunState:
     children: dict[str, ModelUsage] = field(default_factory=dict)  # what subagents used, priced by themselves
 
 
+class Observer(Protocol):
+    """Sees every event a run yields, in order (telemetry); `close` is called once when the session ends."""
+
+    def feed(self, event: AgentEvent) -> None: ...
+
+    def close(self) -> None: ...
+
+
 class Agent:
     """A session's agent. Between runs callers may change `provider`, `options.model`, `policy.mode` and
     `registry.enabled`; the next turn uses them."""
@@ -124,6 +132,7 @@ class Agent:
         self.total_usage = Usage()
         self.last_input_tokens = 0
         self.hooks = hooks
+        self.observers: list[Observer] = []
         self._session_start: str | None = None if options.subagent else "resume" if self.messages else "startup"
         self._shown_warnings: set[str] = set()
         self.meter = ContextMeter()
@@ -144,6 +153,8 @@ class Agent:
                 pass
             await self.provider.aclose()
         finally:
+            for observer in self.observers:
+                observer.close()
             self.sink.close()
 
     def set_session_start(self, source: str) -> None:
@@ -188,6 +199,13 @@ class Agent:
 
     async def run(self, prompt: str | Message) -> AsyncIterator[AgentEvent]:
         """Run one user prompt to the end. Always ends with a `RunFinished` event unless cancelled."""
+        async with aclosing(self._run(prompt)) as events:
+            async for ev in events:
+                for observer in self.observers:
+                    observer.feed(ev)
+                yield ev
+
+    async def _run(self, prompt: str | Message) -> AsyncGenerator[AgentEvent, None]:
         st = _RunState()
         runner = ToolRunner(self.policy, self.approver, self.ctx, self.sink, self.hooks)
         self._run_state = st
@@ -216,7 +234,8 @@ class Agent:
                 for text in self._new_provider_warnings():
                     yield Notice("warning", text)
                 msg = builder.message()
-                self.append(msg, usage=builder.usage.to_dict(), model=self.options.model)
+                self.append(msg, usage=builder.usage.to_dict(), model=self.options.model,
+                            cost_usd=self.options.cost_fn(self.options.model, builder.usage))
                 self._account(st, builder.usage)
                 st.last_text = msg.text or st.last_text
                 yield AssistantMessage(msg, builder.usage, self.options.model, builder.stop_reason or "end_turn")

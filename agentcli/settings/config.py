@@ -33,6 +33,8 @@ SCALAR_KEYS = {
     "model_context_window": int,
     "model_auto_compact_token_limit": int,
     "compact_model": str,
+    "telemetry": bool,
+    "telemetry_log_prompts": bool,
     "subagent_max_depth": int,
     "subagent_max_turns": int,
     "max_parallel_subagents": int,
@@ -69,9 +71,12 @@ class Settings:
     model_context_window: int | None = None  # overrides the catalog and what a local server reports
     model_auto_compact_token_limit: int | None = None  # compact past this many tokens (default: 80 % of window)
     compact_model: str | None = None  # the model that writes compaction summaries (default: the session's)
+    telemetry: bool = False  # OpenTelemetry export (also AGENTCLI_ENABLE_TELEMETRY=1); see docs/telemetry.md
+    telemetry_log_prompts: bool = False  # export prompts and tool inputs/outputs too (redacted)
     subagent_max_depth: int = 1  # how deep Task may nest: 1 = the main agent's children spawn none of their own
     subagent_max_turns: int = 40
     max_parallel_subagents: int = 4
+    web_search: dict[str, Any] = field(default_factory=dict)  # [web_search]: backend, url, api_key_env
     agents: tuple[Any, ...] = ()  # subagent definitions given in code (Python API), beside the files
     untrusted: tuple[str, ...] = ()  # what the project's shared settings.toml would grant, withheld until trusted
     continue_: bool = False
@@ -129,6 +134,8 @@ def _apply(settings: Settings, data: dict[str, Any], source: str) -> Settings:
     prices = data.get("prices")
     if isinstance(prices, dict):
         changes["prices"] = {**settings.prices, **prices}
+    if isinstance(data.get("web_search"), dict):
+        changes["web_search"] = {**settings.web_search, **data["web_search"]}
     if data.get("hooks") is not None:
         changes["hooks"] = (*settings.hooks, (source, data["hooks"]))
     return replace(settings, **changes) if changes else settings
@@ -165,6 +172,8 @@ def _from_env(settings: Settings) -> Settings:
         env["provider"] = os.environ["AGENTCLI_PROVIDER"]
     if os.environ.get("AGENTCLI_HOST"):
         env["base_url"] = os.environ["AGENTCLI_HOST"]
+    if os.environ.get("AGENTCLI_ENABLE_TELEMETRY", "").lower() in ("1", "true", "yes"):
+        env["telemetry"] = True
     return _apply(settings, env, "environment")
 
 
@@ -200,7 +209,8 @@ def _withhold_untrusted(root: Path, data: dict[str, Any]) -> tuple[dict[str, Any
     withheld = trust.untrusted_grants(root, data)
     if not withheld:
         return data, []
-    kept = {k: v for k, v in data.items() if k not in (*trust.RISKY_CONFIG_KEYS, "providers", "hooks")}
+    kept = {k: v for k, v in data.items()
+            if k not in (*trust.RISKY_CONFIG_KEYS, "providers", "hooks", "web_search")}
     return kept, withheld
 
 

@@ -50,6 +50,8 @@ def grants(data: dict[str, Any]) -> list[str]:
     if isinstance(providers, dict) and providers:
         out.append("configure providers " + ", ".join(sorted(str(p) for p in providers)))
     out.extend(f"run the hook command {c!r}" for c in _hook_commands(data.get("hooks")))
+    if data.get("web_search"):
+        out.append(f"send your web searches to {data['web_search']!r}")
     return out
 
 

@@ -77,6 +77,8 @@ class ReadTool:
             )
         if not stat.S_ISREG(st.st_mode):
             return ToolOutput.error(f"{path} is not a regular file (a device, FIFO or socket).")
+        if path.suffix.lower() == ".ipynb":
+            return _notebook(path, st, ctx)
         start = max(int(args.get("offset") or 1), 1)
         limit = int(args.get("limit") or DEFAULT_LIMIT)
         try:
@@ -93,6 +95,19 @@ class ReadTool:
             return ToolOutput.error(f"Cannot read {path}: {e.strerror}")
         record_read(ctx, path, st.st_mtime_ns)
         return _render(path, lines, start, total, ctx)
+
+
+def _notebook(path: Path, st: os.stat_result, ctx: ToolContext) -> ToolOutput:
+    from agentcli.tools.notebook import NotebookError, load, render
+
+    try:
+        text = render(path, load(path))
+    except (NotebookError, OSError, UnicodeDecodeError) as err:
+        return ToolOutput.error(f"Cannot read {path}: {err}")
+    record_read(ctx, path, st.st_mtime_ns)
+    if len(text) > MAX_OUTPUT_CHARS:
+        text = text[:MAX_OUTPUT_CHARS] + f"\n\n(Output capped at {MAX_OUTPUT_CHARS} characters.)"
+    return ToolOutput(ctx.redact(text), metadata={"path": str(path)})
 
 
 def _render(path: Path, lines: list[str], start: int, total: int | None, ctx: ToolContext) -> ToolOutput:

@@ -22,6 +22,9 @@ BUILTIN_TOOLS: dict[str, str] = {
     "KillShell": "agentcli.tools.background:KillShellTool",
     "ExitPlanMode": "agentcli.tools.exit_plan:ExitPlanModeTool",
     "TodoWrite": "agentcli.tools.todo:TodoWriteTool",
+    "WebFetch": "agentcli.tools.webfetch:WebFetchTool",
+    "WebSearch": "agentcli.tools.websearch:WebSearchTool",
+    "NotebookEdit": "agentcli.tools.notebook:NotebookEditTool",
     "Task": "agentcli.tools.task:TaskTool",
     "TaskOutput": "agentcli.tools.task:TaskOutputTool",
     "TaskStop": "agentcli.tools.task:TaskStopTool",
@@ -29,7 +32,8 @@ BUILTIN_TOOLS: dict[str, str] = {
 SUBAGENT_TOOLS = ("Task", "TaskOutput", "TaskStop")
 
 DEFAULT_TOOLS: tuple[str, ...] = (
-    "Read", "Write", "Edit", "Bash", "Glob", "Grep", "BashOutput", "KillShell", *SUBAGENT_TOOLS,
+    "Read", "Write", "Edit", "Bash", "Glob", "Grep", "BashOutput", "KillShell", "WebFetch", "WebSearch",
+    "NotebookEdit", *SUBAGENT_TOOLS,
 )
 
 

@@ -216,9 +216,19 @@ async def _cost(repl: Repl, args: str) -> None:
         repl,
         f"Cost: ${agent.total_cost_usd:.4f}{' (estimated tokens)' if u.estimated else ''}\n"
         f"Tokens: {u.input_tokens:,} in · {u.output_tokens:,} out · {u.cache_read_tokens:,} cache read · "
-        f"{u.cache_write_tokens:,} cache write",
+        f"{u.cache_write_tokens:,} cache write\n{_today()}",
         "",
     )
+
+
+def _today() -> str:
+    """Everything spent today (UTC), every session and project: what `agentcli usage --since` reads."""
+    import time
+
+    from agentcli.session.ledger import entries, summarize
+
+    _, total = summarize(entries(time.strftime("%Y-%m-%d", time.gmtime())), "day")
+    return f"Today, all sessions: ${total.cost_usd:.4f} over {total.requests} requests (agentcli usage for more)"
 
 
 @command("context", "what fills the context window")

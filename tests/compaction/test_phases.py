@@ -147,7 +147,7 @@ def test_context_meter_counts_precisely_only_near_the_threshold() -> None:
     msgs = [Message.user("word " * 800)]  # 4,000 bytes; tiktoken: ~800 tokens
     meter = ContextMeter()
     far = meter.next_request("sys", [], msgs, limit=100_000)
-    assert far == meter.request_tokens("sys", [], msgs, precise=False) and 1_000 <= far <= 1_030  # bytes / 4 (JSON included)
+    assert far == meter.request_tokens("sys", [], msgs, precise=False) and 1_000 <= far <= 1_030  # bytes / 4
     near = meter.next_request("sys", [], msgs, limit=4_000)
     assert abs(near - count_tokens("word " * 800)) < 40
     meter.reported(1, 5_000)  # a provider that counts more than we do is believed

@@ -78,6 +78,10 @@ def test_compact_model_writes_the_summary_and_is_counted(tmp_path: Path) -> None
     assert (True, "claude-haiku-4-5") in models and (False, "claude-sonnet-4-5") in models
     usage = run.json()["modelUsage"]
     assert set(usage) == {"claude-sonnet-4-5", "claude-haiku-4-5"} and usage["claude-haiku-4-5"]["costUSD"] > 0
+    from agentcli.session.ledger import entries
+
+    summary_costs = [e.cost_usd for e in entries() if e.model == "claude-haiku-4-5"]
+    assert summary_costs == [pytest.approx(usage["claude-haiku-4-5"]["costUSD"])]  # in the usage ledger too
 
 
 def test_nested_agents_md_reaches_the_model_when_the_agent_works_there(tmp_path: Path) -> None:

@@ -1,0 +1,248 @@
+"""Turning the event stream into OpenTelemetry spans and metrics.
+
+One span per run (`invoke_agent`), per turn, per model request (`chat MODEL`) and per tool call
+(`execute_tool NAME`), with the GenAI semantic conventions' attributes (`gen_ai.*`) where they exist and
+`agentcli.*` for the rest. A subagent's spans hang under its Task call's span. Prompts, tool inputs and outputs
+are attributes only with `telemetry_log_prompts`, and are redacted either way.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from opentelemetry import trace
+from opentelemetry.metrics import Meter
+from opentelemetry.trace import Span, Status, StatusCode, Tracer
+
+from agentcli.core.events import (
+    AgentEvent,
+    ApiRetry,
+    AssistantMessage,
+    PermissionDecision,
+    RunFinished,
+    SessionStarted,
+    SubagentEvent,
+    TextDelta,
+    ThinkingDelta,
+    ToolCallStart,
+    ToolFinished,
+    ToolStarted,
+    TurnStarted,
+)
+from agentcli.core.messages import Usage
+
+CostFn = Callable[[str, Usage], float]
+
+
+@dataclass(slots=True)
+class Instruments:
+    tokens: Any
+    cost: Any
+    tool_calls: Any
+    decisions: Any
+    errors: Any
+    runs: Any
+
+    @staticmethod
+    def create(meter: Meter) -> Instruments:
+        return Instruments(
+            meter.create_counter("agentcli.token.usage", unit="{token}", description="tokens by type"),
+            meter.create_counter("agentcli.cost.usage", unit="USD", description="cost of model requests"),
+            meter.create_counter("agentcli.tool.calls", description="tool calls by tool and outcome"),
+            meter.create_counter("agentcli.permission.decisions", description="decisions by behavior and by whom"),
+            meter.create_counter("agentcli.errors", description="runs that ended in an error, by code"),
+            meter.create_counter("agentcli.runs", description="runs (prompts) started"),
+        )
+
+
+@dataclass(slots=True)
+class _Trace:
+    """The open spans of one agent (the main one, or a subagent under its Task span)."""
+
+    parent: Span | None
+    run: Span | None = None
+    turn: Span | None = None
+    request: Span | None = None
+    model: str = ""
+    provider: str = ""
+    started: float = 0.0
+    first_token: float | None = None
+    retries: int = 0
+    tools: dict[str, Span] = field(default_factory=dict)
+    decisions: dict[str, PermissionDecision] = field(default_factory=dict)
+    children: dict[str, _Trace] = field(default_factory=dict)
+
+
+class TelemetryRecorder:
+    """An Agent observer: `feed` every event, `close` once (flushes, bounded by `flush_timeout_ms`)."""
+
+    def __init__(self, tracer: Tracer, instruments: Instruments, flush: Callable[[], None], *, cost_fn: CostFn,
+                 log_prompts: bool, redact: Callable[[str], str]) -> None:
+        self.tracer = tracer
+        self.m = instruments
+        self._flush = flush
+        self.cost_fn = cost_fn
+        self.log_prompts = log_prompts
+        self.redact = redact
+        self.main = _Trace(None)
+        self.session_id = ""
+
+    def feed(self, event: AgentEvent) -> None:
+        self._feed(self.main, event)
+
+    def close(self) -> None:
+        self._end_all(self.main)
+        self._flush()
+
+    def _feed(self, t: _Trace, ev: AgentEvent) -> None:
+        match ev:
+            case TextDelta() | ThinkingDelta() | ToolCallStart():
+                if t.first_token is None and t.request is not None:
+                    t.first_token = time.monotonic()
+            case SubagentEvent(tool_use_id, _, inner):
+                child = t.children.setdefault(tool_use_id, _Trace(t.tools.get(tool_use_id) or t.turn))
+                self._feed(child, inner)
+            case SessionStarted():
+                self._start_run(t, ev)
+            case TurnStarted(n):
+                self._start_turn(t, n)
+            case ApiRetry(attempt=attempt, error_code=code):
+                t.retries += 1
+                if t.request is not None:
+                    t.request.add_event("retry", {"attempt": attempt, "error.type": code})
+            case AssistantMessage():
+                self._end_request(t, ev)
+            case PermissionDecision():
+                t.decisions[ev.tool_use_id] = ev
+                self.m.decisions.add(1, {"behavior": ev.behavior, "by": ev.by, "gen_ai.tool.name": ev.tool_name})
+            case ToolStarted():
+                self._start_tool(t, ev)
+            case ToolFinished():
+                self._end_tool(t, ev)
+            case RunFinished(result):
+                self._end_run(t, result)
+            case _:
+                pass
+
+    def _child_of(self, span: Span | None) -> Any:
+        return trace.set_span_in_context(span) if span is not None else None
+
+    def _start_run(self, t: _Trace, ev: SessionStarted) -> None:
+        if t is self.main:
+            self.session_id = ev.session_id
+        t.model, t.provider = ev.model, ev.provider
+        t.run = self.tracer.start_span("invoke_agent agentcli", context=self._child_of(t.parent), attributes={
+            "gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "agentcli",
+            "gen_ai.conversation.id": self.session_id or ev.session_id, "gen_ai.provider.name": ev.provider,
+            "gen_ai.request.model": ev.model, "agentcli.permission_mode": ev.permission_mode,
+            "agentcli.subagent": t is not self.main,
+        })
+        if t is self.main:
+            self.m.runs.add(1, {"gen_ai.provider.name": ev.provider})
+
+    def _start_turn(self, t: _Trace, n: int) -> None:
+        if t.turn is not None:
+            t.turn.end()
+        t.turn = self.tracer.start_span(f"turn {n}", context=self._child_of(t.run),
+                                        attributes={"agentcli.turn": n})
+        t.request = self.tracer.start_span(f"chat {t.model}", context=self._child_of(t.turn), attributes={
+            "gen_ai.operation.name": "chat", "gen_ai.provider.name": t.provider, "gen_ai.request.model": t.model,
+        })
+        t.started, t.first_token, t.retries = time.monotonic(), None, 0
+
+    def _end_request(self, t: _Trace, ev: AssistantMessage) -> None:
+        span, t.request = t.request, None
+        if span is None:
+            return
+        u = ev.usage
+        cost = self.cost_fn(ev.model, u) if t is self.main else 0.0
+        attrs: dict[str, Any] = {
+            "gen_ai.response.model": ev.model, "gen_ai.response.finish_reasons": [ev.stop_reason],
+            "gen_ai.usage.input_tokens": u.input_tokens, "gen_ai.usage.output_tokens": u.output_tokens,
+            "gen_ai.usage.cache_read.input_tokens": u.cache_read_tokens,
+            "gen_ai.usage.cache_creation.input_tokens": u.cache_write_tokens,
+            "agentcli.usage.estimated": u.estimated, "agentcli.retries": t.retries, "agentcli.partial": ev.partial,
+        }
+        if t is self.main:
+            attrs["agentcli.cost_usd"] = cost
+        if t.first_token is not None:
+            attrs["agentcli.time_to_first_token_ms"] = round((t.first_token - t.started) * 1000, 1)
+        if self.log_prompts and ev.message.text:
+            attrs["gen_ai.output.text"] = self.redact(ev.message.text)
+        span.set_attributes(attrs)
+        span.end()
+        labels = {"gen_ai.request.model": ev.model, "gen_ai.provider.name": t.provider}
+        for kind, n in (("input", u.input_tokens), ("output", u.output_tokens), ("cache_read", u.cache_read_tokens),
+                        ("cache_creation", u.cache_write_tokens)):
+            if n:
+                self.m.tokens.add(n, {**labels, "gen_ai.token.type": kind})
+        if cost:
+            self.m.cost.add(cost, labels)
+
+    def _start_tool(self, t: _Trace, ev: ToolStarted) -> None:
+        decided = t.decisions.pop(ev.tool_use_id, None)
+        attrs: dict[str, Any] = {"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": ev.name,
+                                 "gen_ai.tool.call.id": ev.tool_use_id}
+        if decided is not None:
+            attrs |= {"agentcli.decision": decided.behavior, "agentcli.decided_by": decided.by}
+        if self.log_prompts:
+            import json
+
+            attrs["gen_ai.tool.call.arguments"] = self.redact(json.dumps(ev.input, ensure_ascii=False))
+        t.tools[ev.tool_use_id] = self.tracer.start_span(f"execute_tool {ev.name}", context=self._child_of(t.turn),
+                                                         attributes=attrs)
+
+    def _end_tool(self, t: _Trace, ev: ToolFinished) -> None:
+        span = t.tools.pop(ev.tool_use_id, None)
+        child = t.children.pop(ev.tool_use_id, None)
+        if child is not None:
+            self._end_all(child)
+        outcome = "error" if ev.result.is_error else "success"
+        self.m.tool_calls.add(1, {"gen_ai.tool.name": ev.name, "outcome": outcome})
+        if span is None:  # denied, unknown or invalid: decided without running; record it as a finished span
+            span = self.tracer.start_span(f"execute_tool {ev.name}", context=self._child_of(t.turn), attributes={
+                "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": ev.name,
+                "gen_ai.tool.call.id": ev.tool_use_id, "agentcli.ran": False})
+            decided = t.decisions.pop(ev.tool_use_id, None)
+            if decided is not None:
+                span.set_attributes({"agentcli.decision": decided.behavior, "agentcli.decided_by": decided.by})
+        span.set_attribute("agentcli.duration_ms", ev.duration_ms)
+        if self.log_prompts:
+            span.set_attribute("gen_ai.tool.call.result", self.redact(ev.result.content[:8192]))
+        if ev.result.is_error:
+            span.set_status(Status(StatusCode.ERROR))
+        span.end()
+
+    def _end_run(self, t: _Trace, result: Any) -> None:
+        for span in (t.request, t.turn):
+            if span is not None:
+                span.end()
+        t.request = t.turn = None
+        if t.run is None:
+            return
+        u = result.usage
+        t.run.set_attributes({
+            "gen_ai.usage.input_tokens": u.input_tokens, "gen_ai.usage.output_tokens": u.output_tokens,
+            "agentcli.cost_usd": result.total_cost_usd, "agentcli.num_turns": result.num_turns,
+            "agentcli.exit_status": result.exit_status, "agentcli.result.subtype": result.subtype,
+        })
+        if result.is_error:
+            t.run.set_status(Status(StatusCode.ERROR, result.error_message))
+            t.run.set_attribute("error.type", result.error_code or "error")
+            if t is self.main:
+                self.m.errors.add(1, {"error.type": result.error_code or "error"})
+        t.run.end()
+        t.run = None
+
+    def _end_all(self, t: _Trace) -> None:
+        """Spans still open (a run cut short by Esc or a crash of a tool): end them, so they are exported."""
+        for child in t.children.values():
+            self._end_all(child)
+        for span in (*t.tools.values(), t.request, t.turn, t.run):
+            if span is not None and span.is_recording():
+                span.end()
+        t.tools.clear()
+        t.request = t.turn = t.run = None
