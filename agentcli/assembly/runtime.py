@@ -200,6 +200,13 @@ def publish_web(ctx: ToolContext, policy: Policy, settings: Settings) -> None:
         }
 
 
+def publish_model(agent: Agent, settings: Settings) -> None:
+    """Tools that depend on the model (Read of an image) ask through the context, at the moment they run, so a
+    /model switch is seen at once."""
+    agent.ctx.state["accepts_images"] = lambda: catalog.accepts_images(agent.options.model, settings.prices)
+    agent.ctx.state["model_name"] = lambda: agent.options.model
+
+
 def load_preset(settings: Settings) -> Preset | None:
     if not settings.preset:
         return None
@@ -347,6 +354,7 @@ async def build(settings: Settings, approver: Approver) -> Built:
     )
     opened.notices.extend(hook_warnings)
     publish_web(ctx, policy, settings)
+    publish_model(agent, settings)
     if "Task" in agent.registry.enabled:
         from agentcli.assembly.subagents import attach
 

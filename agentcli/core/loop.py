@@ -258,7 +258,8 @@ class Agent:
                     if isinstance(ev, SubagentEvent) and isinstance(ev.event, RunFinished):
                         self._add_child(st, ev.event.result)
                     yield ev
-                results = Message("user", (*runner.results_for(calls), *self._nested_memory(calls)))
+                results = Message("user", (*runner.results_for(calls), *runner.take_attachments(),
+                                           *self._nested_memory(calls)))
                 self.append(results)
                 yield ToolResultsMessage(results)
                 self.sink.end_turn()

@@ -53,8 +53,13 @@ class ToolResultBlock:
 
 @dataclass(frozen=True, slots=True)
 class ImageBlock:
+    """An image. With `path` (and the file's `sha256`) it is stored by reference: sessions keep the path and
+    hash, not the bytes, and read the file again on resume (agentcli.core.images)."""
+
     media_type: str
     data: str  # base64
+    path: str | None = None
+    sha256: str | None = None
 
 
 ContentBlock: TypeAlias = (
@@ -125,9 +130,25 @@ def block_to_dict(b: ContentBlock) -> dict[str, Any]:
             return d
         case ToolResultBlock(tool_use_id, content, is_error):
             return {"type": "tool_result", "tool_use_id": tool_use_id, "content": content, "is_error": is_error}
+        case ImageBlock(media_type, data, path, sha256) if path is not None:
+            return {"type": "image", "source": {"type": "file", "media_type": media_type, "path": path,
+                                                "sha256": sha256}}
         case ImageBlock(media_type, data):
             return {"type": "image", "source": {"type": "base64", "media_type": media_type, "data": data}}
     raise TypeError(f"not a content block: {b!r}")
+
+
+def _image_file(path: str, sha256: Any) -> ContentBlock:
+    """A stored image reference, read again; a text note when the file is gone or changed (the session still
+    loads)."""
+    from pathlib import Path
+
+    from agentcli.core.images import ImageError, load_image
+
+    try:
+        return load_image(Path(path), sha256 if isinstance(sha256, str) else None)
+    except ImageError as err:
+        return TextBlock(f"[image not available: {err}]")
 
 
 def block_from_dict(d: dict[str, Any]) -> ContentBlock:
@@ -147,6 +168,8 @@ def block_from_dict(d: dict[str, Any]) -> ContentBlock:
         return ToolResultBlock(d["tool_use_id"], content, bool(d.get("is_error", False)))
     if t == "image":
         src = d["source"]
+        if src.get("type") == "file":
+            return _image_file(str(src["path"]), src.get("sha256"))
         return ImageBlock(src["media_type"], src["data"])
     raise ValueError(f"unknown content block type {t!r}")
 

@@ -16,7 +16,7 @@ from typing import Any
 from agentcli.core.calls import CallScope, current_call
 from agentcli.core.events import AgentEvent, PermissionDecision, TodosUpdated, ToolFinished, ToolStarted
 from agentcli.core.hooks import HookOutcome, Hooks, fire
-from agentcli.core.messages import ToolResultBlock, ToolUseBlock
+from agentcli.core.messages import ContentBlock, ToolResultBlock, ToolUseBlock
 from agentcli.core.permissions import ApprovalRequest, Approver, DenyingApprover, Policy, Verdict
 from agentcli.core.sink import SessionSink
 from agentcli.tools.base import Tool, ToolContext, ToolOutput
@@ -50,6 +50,12 @@ class ToolRunner:
         self.plan: str | None = None
         self.stopped: str | None = None  # a hook's `"continue": false`: the run ends after this turn
         self._results: dict[str, ToolResultBlock] = {}
+        self._attachments: list[ContentBlock] = []
+
+    def take_attachments(self) -> list[ContentBlock]:
+        """Blocks tools produced for the model beside their text results (a Read image), to follow the results."""
+        out, self._attachments = self._attachments, []
+        return out
 
     def _payload(self, **fields: Any) -> dict[str, Any]:
         return {"session_id": self.sink.session_id, "permission_mode": self.policy.mode, **fields}
@@ -211,6 +217,7 @@ class ToolRunner:
             if "plan" in out.metadata:
                 self._take_plan(r.call.id, out.metadata)
             todos = self._take_todos(out.metadata)
+            self._attachments += out.metadata.get("attachments", [])
             block = ToolResultBlock(r.call.id, content, out.is_error)
             self._results[r.call.id] = block
             display = self.ctx.redact(out.display) if out.display else None

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import sys
+from typing import Any
 
 from agentcli.core.events import Notice, RunFinished, SessionStarted
+from agentcli.core.messages import Message
 from agentcli.core.permissions import DenyingApprover
 from agentcli.errors import AgentCliError
 from agentcli.output.printers import Printer, make_printer
@@ -43,7 +45,7 @@ async def _run(settings: Settings, prompt: str, printer: Printer) -> int:
     pending = [Notice("warning", t) for t in built.session.notices] + [Notice("info", t) for t in built.info]
     status = 1
     try:
-        async for ev in agent.run(prompt):
+        async for ev in agent.run(_with_images(prompt, agent, settings)):
             printer.feed(ev)
             if pending and isinstance(ev, SessionStarted):
                 for notice in pending:
@@ -57,3 +59,17 @@ async def _run(settings: Settings, prompt: str, printer: Printer) -> int:
         printer.flush()
         await agent.aclose()
     return status
+
+
+def _with_images(prompt: str, agent: Any, settings: Settings) -> str | Message:
+    """`-p "what is wrong in @shot.png"`: mentioned images go with the prompt (other files are left to Read)."""
+    if "@" not in prompt:
+        return prompt
+    from agentcli.core.images import is_image, mentioned_image
+    from agentcli.core.messages import ContentBlock, TextBlock
+    from agentcli.ui.attach import mentioned_paths
+
+    accepts = agent.ctx.state.get("accepts_images")
+    images: list[ContentBlock] = [mentioned_image(p, bool(callable(accepts) and accepts()))
+                                  for p in mentioned_paths(prompt, settings.cwd) if is_image(p)]
+    return Message("user", (*images, TextBlock(prompt))) if images else prompt

@@ -42,6 +42,7 @@ class ModelInfo:
     output: float = 0.0
     cache_read: float = 0.0
     cache_write: float = 0.0
+    images: bool | None = None  # takes image input; None: as its provider's hosted models do
 
 
 @cache
@@ -80,6 +81,7 @@ def lookup(model: str, overrides: Overrides | None = None) -> ModelInfo | None:
         output=float(d.get("output", 0.0)),
         cache_read=float(d.get("cache_read", 0.0)),
         cache_write=float(d.get("cache_write", 0.0)),
+        images=bool(d["images"]) if "images" in d else None,
     )
 
 
@@ -145,6 +147,18 @@ def cost_usd(model: str, usage: Usage, overrides: Overrides | None = None, *, pr
         + usage.cache_write_tokens * info.cache_write
     )
     return total / 1_000_000
+
+
+IMAGE_PROVIDERS = ("anthropic", "openai", "google")
+
+
+def accepts_images(model: str, overrides: Overrides | None = None) -> bool:
+    """Whether `model` takes image input: an `images = true|false` key on its catalog (or config) entry, else its
+    provider's hosted models do; models the catalog does not know (local ones) are taken as text-only."""
+    info = lookup(model, overrides)
+    if info is None:
+        return False
+    return info.images if info.images is not None else info.provider in IMAGE_PROVIDERS
 
 
 def context_window(model: str, overrides: Overrides | None = None) -> int | None:

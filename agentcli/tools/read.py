@@ -79,6 +79,8 @@ class ReadTool:
             return ToolOutput.error(f"{path} is not a regular file (a device, FIFO or socket).")
         if path.suffix.lower() == ".ipynb":
             return _notebook(path, st, ctx)
+        if path.suffix.lower() in IMAGE_SUFFIXES:
+            return _image(path, st, ctx)
         start = max(int(args.get("offset") or 1), 1)
         limit = int(args.get("limit") or DEFAULT_LIMIT)
         try:
@@ -95,6 +97,28 @@ class ReadTool:
             return ToolOutput.error(f"Cannot read {path}: {e.strerror}")
         record_read(ctx, path, st.st_mtime_ns)
         return _render(path, lines, start, total, ctx)
+
+
+IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".gif", ".webp")
+
+
+def _image(path: Path, st: os.stat_result, ctx: ToolContext) -> ToolOutput:
+    """An image goes to the model as an image (after the tool results), for models that take images."""
+    from agentcli.core.images import ImageError, load_image
+
+    accepts = ctx.state.get("accepts_images")
+    if not (callable(accepts) and accepts()):
+        name = ctx.state.get("model_name")
+        model = name() if callable(name) else "this model"
+        return ToolOutput.error(f"{path} is an image, and {model} does not accept images. Switch to a model that "
+                                "does (Claude, GPT-4.1/5, Gemini), or describe what you need from it otherwise.")
+    try:
+        block = load_image(path)
+    except ImageError as err:
+        return ToolOutput.error(str(err))
+    record_read(ctx, path, st.st_mtime_ns)
+    return ToolOutput(f"The image {path} ({block.media_type}, {st.st_size:,} bytes) is attached below.",
+                      metadata={"attachments": [block]})
 
 
 def _notebook(path: Path, st: os.stat_result, ctx: ToolContext) -> ToolOutput:

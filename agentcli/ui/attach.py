@@ -62,12 +62,15 @@ def attachment(path: Path, cwd: Path) -> str:
     return f"Contents of {rel} (attached with @):\n```\n{text}\n```{cut}"
 
 
-def build_message(prompt: str, cwd: Path, context: list[str]) -> Message:
-    """The user message for `prompt`: pending context (shell output), attachments, then the prompt."""
-    from agentcli.core.messages import Message, TextBlock
+def build_message(prompt: str, cwd: Path, context: list[str], *, images: bool = False) -> Message:
+    """The user message for `prompt`: pending context (shell output), attachments (images as images when the
+    model takes them), then the prompt."""
+    from agentcli.core.images import is_image, mentioned_image
+    from agentcli.core.messages import ContentBlock, Message, TextBlock
 
-    blocks = [TextBlock(c) for c in context]
-    blocks.extend(TextBlock(attachment(p, cwd)) for p in mentioned_paths(prompt, cwd))
+    blocks: list[ContentBlock] = [TextBlock(c) for c in context]
+    blocks.extend(mentioned_image(p, images) if is_image(p) else TextBlock(attachment(p, cwd))
+                  for p in mentioned_paths(prompt, cwd))
     blocks.append(TextBlock(prompt))
     return Message("user", tuple(blocks))
 

@@ -183,7 +183,8 @@ class Repl:
         if agent is None:
             return
         if isinstance(prompt, str):
-            prompt = build_message(prompt, self.cwd, self.context)
+            accepts = agent.ctx.state.get("accepts_images")
+            prompt = build_message(prompt, self.cwd, self.context, images=bool(callable(accepts) and accepts()))
             self.context = []
         await self._consume(agent, prompt)
 
