@@ -147,8 +147,10 @@ def test_a_second_overflow_ends_the_run_with_a_clear_error(tmp_path: Path, wire:
 def test_continue_sends_summary_and_tail_and_loads_without_a_model_call(tmp_path: Path) -> None:
     project = big_project(tmp_path / "p")
     set_window(WINDOW)
-    with FakeLLM(forty_turns(), responder=summariser, max_input_tokens=WINDOW) as fake:
+    script = [*forty_turns()[:20], Reply(text="big_3 defines parse_header")]  # enough for summarising compactions
+    with FakeLLM(script, responder=summariser, max_input_tokens=WINDOW) as fake:
         assert run_p(project, fake).status == 0
+        assert any(is_summary_request(r.body) for r in fake.requests)
     (sid,) = [p.stem for p in layout.sessions_dir(project).glob("*.jsonl")]
     opened = open_session(project, continue_=True, no_persistence=True, checkpoints=False)  # no server here
     assert opened.resumed_from == sid and opened.history[0].text.startswith(SUMMARY_MARK)
