@@ -23,6 +23,8 @@ SUBCOMMANDS: dict[str, str] = {
     "models": "list models (catalog for hosted providers, live probe for local servers)",
     "permissions": "list, add and remove permission rules",
     "presets": "list and show tool presets",
+    "sandbox": "run a command under the configured sandbox; show what it allows",
+    "doctor": "one screen for a bug report: sandbox, ripgrep, providers, trust",
     "hooks": "list the hooks in force, import them from Claude Code's settings",
     "agents": "list subagent definitions (.claude/agents, .agentcli/agents, built-ins)",
     "usage": "tokens and cost over time, by day, project, model or provider",
@@ -38,6 +40,8 @@ EXIT_STATUSES = """exit statuses:
   3   the run finished but tool calls were denied (listed in permission_denials)
   4   a turn, budget or tool-call limit stopped the run
   75  a retryable provider failure outlasted the retries (rate limit, overload, timeout)
+  130 / 129 / 143  -p stopped by SIGINT / SIGHUP / SIGTERM (every process it started is killed; the result
+      line is still printed, is_error true, error code interrupted or terminated)
 """
 
 
@@ -67,6 +71,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--base-url", help="the provider's base URL (a local server: http://localhost:8080/v1)")
     p.add_argument("--effort", choices=("low", "medium", "high"), help="reasoning effort for models that think")
     p.add_argument("--permission-mode", choices=PERMISSION_MODES, help="how tool calls are allowed")
+    p.add_argument("--sandbox", dest="sandbox_mode", choices=("read-only", "workspace-write", "danger-full-access"),
+                   help="how commands are confined (default: workspace-write where supported; see docs/sandbox.md)")
     p.add_argument("--dangerously-skip-permissions", action="store_true",
                    help="same as --permission-mode bypassPermissions")
     # nargs="+" as Claude Code: `--allowedTools Read "Bash(git diff:*)"`; commas work too.

@@ -22,6 +22,7 @@ from agentcli.errors import ConfigError, UsageError
 from agentcli.net.http import is_loopback_url
 from agentcli.providers import catalog
 from agentcli.providers.base import Effort, Provider
+from agentcli.sandbox.env import child_env
 from agentcli.session.store import OpenedSession
 from agentcli.settings.config import Settings
 
@@ -153,9 +154,25 @@ def tool_context(settings: Settings) -> ToolContext:
         add_dirs=settings.add_dirs,
         shell_cwd=settings.cwd,
         tool_timeout_s=settings.tool_timeout_s,
-        env=dict(os.environ),
+        env=child_env(os.environ, settings),
         secrets=settings.secrets,
     )
+
+
+def attach_sandbox(settings: Settings, ctx: ToolContext, policy: Policy, preset: Preset | None) -> str | None:
+    """Give the session its sandbox (agentcli.sandbox); returns the start-up notice when it cannot confine."""
+    from agentcli.sandbox import for_settings
+
+    preset_mode = preset.extra.get("sandbox_mode") if preset else None
+    ctx.sandbox = for_settings(
+        settings, preset_mode=preset_mode if isinstance(preset_mode, str) else None,
+        read_denied=getattr(policy, "read_denied", None), current_permission_mode=lambda: policy.mode,
+    )
+    if settings.sandbox_unconfined:
+        from agentcli.core.escalation import UNSANDBOXED_KEY
+
+        ctx.state[UNSANDBOXED_KEY] = list(settings.sandbox_unconfined)
+    return ctx.sandbox.startup_notice()
 
 
 def make_policy(settings: Settings, ctx: ToolContext, preset: Preset | None, session_rules: list[str]) -> Policy:
@@ -329,6 +346,7 @@ async def build(settings: Settings, approver: Approver) -> Built:
         ctx = tool_context(settings)
         policy = make_policy(settings, ctx, preset, remembered_rules(opened))
         restore_todos(opened, ctx)
+        sandbox_notice = attach_sandbox(settings, ctx, policy, preset)
         hooks, hook_warnings = make_hooks(settings, ctx, opened)
     except BaseException:
         opened.close()
@@ -370,6 +388,8 @@ async def build(settings: Settings, approver: Approver) -> Built:
     note = await first_use_probe(sel)
     if settings.untrusted:
         opened.notices.append(untrusted_notice(settings))
+    if sandbox_notice:
+        opened.notices.append(sandbox_notice)
     return Built(agent, sel, opened, [note] if note else [])
 
 

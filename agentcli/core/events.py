@@ -87,6 +87,16 @@ class ApiRetry:
 
 
 @dataclass(frozen=True, slots=True)
+class WebSearchResults:
+    """The provider searched the web itself (a server-side tool: Anthropic web_search, OpenAI Responses
+    web_search, Gemini google_search grounding): its queries and the sources it found or cited."""
+
+    provider: str
+    queries: tuple[str, ...]
+    sources: tuple[tuple[str, str], ...]  # (title, url)
+
+
+@dataclass(frozen=True, slots=True)
 class MessageStop:
     """The model finished this response. `model` is the model the provider says answered."""
 
@@ -104,6 +114,7 @@ StreamEvent: TypeAlias = (
     | ToolCallEnd
     | UsageReport
     | ApiRetry
+    | WebSearchResults
     | MessageStop
 )
 

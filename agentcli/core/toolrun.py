@@ -10,7 +10,7 @@ import asyncio
 import json
 import time
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from agentcli.core.calls import CallScope, current_call
@@ -207,6 +207,8 @@ class ToolRunner:
             running.cancel()
         outs = running.result()
         for r, (out, ms) in zip(batch, outs, strict=True):
+            if out.metadata.get("sandbox_denied"):
+                out, ms = await self._escalate(r, out, ms)
             content = self.ctx.redact(out.content)
             if r.note:
                 content = f"{r.note}\n\n{content}"
@@ -258,13 +260,43 @@ class ToolRunner:
         if "approved" not in meta:
             self.plan = plan
 
-    async def _execute(self, r: _Ready, forwarded: asyncio.Queue[AgentEvent]) -> tuple[ToolOutput, int]:
+    async def _escalate(self, r: _Ready, out: ToolOutput, ms: int) -> tuple[ToolOutput, int]:
+        """The sandbox stopped this call: re-run it outside if the person agrees (now or earlier this session),
+        else report it as a permission denial (agentcli.core.escalation)."""
+        from agentcli.core import escalation
+
+        line = str(out.metadata["sandbox_denied"])
+        if not escalation.remembered(self.ctx, r.args):
+            approval = await escalation.ask(self.approver, escalation.request(r.call.id, r.tool.name, r.args, line))
+            # An edited command is not what the sandbox stopped: running it unconfined would skip the review.
+            allowed = (approval is not None and approval.behavior == "allow"
+                       and approval.updated_input in (None, r.args))
+            self.sink.record("permission", {"tool_use_id": r.call.id, "tool_name": r.tool.name, "input": r.args,
+                                            "behavior": "allow" if allowed else "deny", "by": "sandbox",
+                                            "rule": None, "reason": line, "updated_input": None})
+            if approval is None or not allowed:
+                self.denials.append({"tool_name": r.tool.name, "tool_use_id": r.call.id, "tool_input": r.args})
+                return out, ms
+            saved = escalation.remember(self.ctx, approval)
+        else:
+            saved = None
+        ctx = escalation.unconfined_context(self.ctx)
+        again, ms2 = await self._execute(r, asyncio.Queue(), ctx)
+        self.ctx.shell_cwd = ctx.shell_cwd
+        note = "The sandbox stopped this command; the user approved running it outside the sandbox"
+        note += f" ({saved}):\n" if saved else ":\n"
+        return replace(again, content=note + again.content), ms + ms2
+
+    async def _execute(
+        self, r: _Ready, forwarded: asyncio.Queue[AgentEvent], ctx: ToolContext | None = None
+    ) -> tuple[ToolOutput, int]:
+        ctx = ctx or self.ctx
         t0 = time.monotonic()
         current_call.set(CallScope(r.call.id, forwarded.put_nowait))
         try:
             # The policy has already decided this call, paths outside the project included.
             with outside_approved():
-                out = await asyncio.wait_for(r.tool.run(r.args, self.ctx), timeout=self.ctx.tool_timeout_s + 5)
+                out = await asyncio.wait_for(r.tool.run(r.args, ctx), timeout=ctx.tool_timeout_s + 5)
         except TimeoutError:
             out = ToolOutput.error(f"{r.tool.name} timed out after {self.ctx.tool_timeout_s:.0f} s.")
         except Exception as err:

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import signal
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agentcli.core.events import Notice, RunFinished, SessionStarted
 from agentcli.core.messages import Message
@@ -13,6 +14,9 @@ from agentcli.errors import AgentCliError
 from agentcli.output.printers import Printer, make_printer
 from agentcli.output.schema import failed_result
 from agentcli.settings.config import Settings
+
+if TYPE_CHECKING:
+    from agentcli.core.loop import Agent
 
 
 class HeadlessApprover(DenyingApprover):
@@ -43,21 +47,62 @@ async def _run(settings: Settings, prompt: str, printer: Printer) -> int:
     agent = built.agent
     # Notices follow system/init, which stream-json consumers expect first.
     pending = [Notice("warning", t) for t in built.session.notices] + [Notice("info", t) for t in built.info]
-    status = 1
+    stopped: list[int] = []
+    task = asyncio.current_task()
+    assert task is not None
+    loop = asyncio.get_running_loop()
+    for sig in STOP_SIGNALS:
+        loop.add_signal_handler(sig, _stop, task, stopped, sig)
     try:
-        async for ev in agent.run(_with_images(prompt, agent, settings)):
-            printer.feed(ev)
-            if pending and isinstance(ev, SessionStarted):
-                for notice in pending:
-                    printer.feed(notice)
-                pending = []
-            if isinstance(ev, RunFinished):
-                status = ev.result.exit_status
-                if ev.result.is_error and settings.output_format != "text":
-                    sys.stderr.write(f"agentcli: {ev.result.error_message} [{ev.result.error_code}]\n")
+        return await _drive(agent, prompt, printer, settings, pending)
+    except asyncio.CancelledError:
+        if not stopped:
+            raise
+        task.uncancel()
+        return _stopped_result(agent, printer, settings, stopped[0])
     finally:
+        for sig in STOP_SIGNALS:
+            loop.remove_signal_handler(sig)
         printer.flush()
         await agent.aclose()
+        if agent.ctx.sandbox is not None:  # its allowlist proxy, if one runs (the process may end by os._exit)
+            agent.ctx.sandbox.close()
+
+
+# A signal ends the run the way an error does: every process it started is killed (cancellation reaches the
+# tools, then the loop's shutdown stops background shells) and a result line is still printed.
+STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
+
+
+def _stop(task: asyncio.Task[int], stopped: list[int], sig: int) -> None:
+    if not stopped:
+        stopped.append(sig)
+        task.cancel()
+
+
+def _stopped_result(agent: Agent, printer: Printer, settings: Settings, sig: int) -> int:
+    """The result of a run a signal ended: is_error, code `interrupted` (SIGINT) or `terminated`, exit 128+N."""
+    name = signal.Signals(sig).name
+    code = "interrupted" if sig == signal.SIGINT else "terminated"
+    status = 128 + sig
+    printer.feed(RunFinished(failed_result(agent.session_id, code, f"run stopped by {name}", status)))
+    if settings.output_format != "text":
+        sys.stderr.write(f"agentcli: run stopped by {name} [{code}]\n")
+    return status
+
+
+async def _drive(agent: Agent, prompt: str, printer: Printer, settings: Settings, pending: list[Notice]) -> int:
+    status = 1
+    async for ev in agent.run(_with_images(prompt, agent, settings)):
+        printer.feed(ev)
+        if pending and isinstance(ev, SessionStarted):
+            for notice in pending:
+                printer.feed(notice)
+            pending = []
+        if isinstance(ev, RunFinished):
+            status = ev.result.exit_status
+            if ev.result.is_error and settings.output_format != "text":
+                sys.stderr.write(f"agentcli: {ev.result.error_message} [{ev.result.error_code}]\n")
     return status
 
 

@@ -37,6 +37,7 @@ from agentcli.core.events import (
     ToolStarted,
     TurnStarted,
     UsageReport,
+    WebSearchResults,
 )
 from agentcli.ids import new_uuid
 from agentcli.output import schema
@@ -153,6 +154,10 @@ class StreamJsonPrinter:
                             "hook_event": event, "output": stdout, "stdout": stdout, "stderr": stderr,
                             "exit_code": exit_code, "outcome": outcome, "session_id": self.session_id,
                             "uuid": new_uuid()})
+            case WebSearchResults(provider, queries, sources):
+                self._emit({"type": "system", "subtype": "web_search", "provider": provider,
+                            "queries": list(queries), "sources": [{"title": t, "url": u} for t, u in sources],
+                            "parent_tool_use_id": parent, "session_id": self.session_id, "uuid": new_uuid()})
             case RunFinished(result):
                 self._emit(schema.result_line(result))
             case (TurnStarted() | TextDelta() | ThinkingDelta() | ThinkingSignature() | RedactedThinking()

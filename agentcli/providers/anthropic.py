@@ -8,6 +8,7 @@ https://api.anthropic.com). Options: `auth_token` (ANTHROPIC_AUTH_TOKEN, sent as
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import AsyncIterable, AsyncIterator
 from typing import Any
@@ -24,6 +25,7 @@ from agentcli.core.events import (
     ToolCallEnd,
     ToolCallStart,
     UsageReport,
+    WebSearchResults,
 )
 from agentcli.core.messages import (
     ContentBlock,
@@ -42,7 +44,7 @@ from agentcli.net.api import client_for, events_of, join_url, open_stream
 from agentcli.net.errors import ApiIdentity, ConnectionDropped, error_from_event
 from agentcli.net.http import HttpClient, is_loopback_url
 from agentcli.net.sse import loads_event
-from agentcli.providers.base import HttpProvider, ModelRequest, ProviderConfig
+from agentcli.providers.base import HttpProvider, ModelRequest, ProviderConfig, split_web_search
 from agentcli.providers.coalesce import DeltaSink, drive_sse, handle_batch
 
 DEFAULT_BASE_URL = "https://api.anthropic.com"
@@ -59,6 +61,8 @@ _STOP: dict[str, StopReason] = {
     "model_context_window_exceeded": "max_tokens",
 }
 _ID_UNSAFE = re.compile(r"[^a-zA-Z0-9_-]")
+# Anthropic's server-side web search: it searches during the response; results arrive as content blocks.
+WEB_SEARCH = {"type": "web_search_20250305", "name": "web_search", "max_uses": 5}
 
 
 class AnthropicProvider(HttpProvider):
@@ -106,8 +110,9 @@ class AnthropicProvider(HttpProvider):
             if caching:
                 block["cache_control"] = _CACHE
             body["system"] = [block]
-        if req.tools:
-            body["tools"] = wire_tools(req.tools, caching=caching)
+        tools, search = split_web_search(req.tools)
+        if tools or search:
+            body["tools"] = wire_tools(tools, caching=caching) + ([WEB_SEARCH] if search else [])
         if req.effort:
             budgets = {**THINKING_BUDGETS, **(self.cfg.options.get("thinking_budgets") or {})}
             budget = int(budgets[req.effort])
@@ -211,7 +216,7 @@ async def parse_stream(chunks: AsyncIterable[bytes], who: ApiIdentity) -> AsyncI
 
 
 class _StreamState:
-    __slots__ = ("model", "sink", "stop_reason", "stopped", "tool_blocks", "usage", "who")
+    __slots__ = ("model", "server_blocks", "sink", "stop_reason", "stopped", "tool_blocks", "usage", "who")
 
     def __init__(self, who: ApiIdentity) -> None:
         self.who = who
@@ -219,6 +224,7 @@ class _StreamState:
         self.model: str | None = None
         self.stop_reason: StopReason = "end_turn"
         self.tool_blocks: set[int] = set()
+        self.server_blocks: dict[int, list[str]] = {}  # server tool calls (web search): their input JSON pieces
         self.stopped = False
         self.sink = DeltaSink()
 
@@ -258,6 +264,9 @@ class _StreamState:
             if dtype == "text_delta":
                 return TextDelta(delta["text"])
             if dtype == "input_json_delta":
+                if ev["index"] in self.server_blocks:
+                    self.server_blocks[ev["index"]].append(delta["partial_json"])
+                    return None
                 return ToolCallDelta(ev["index"], delta["partial_json"])
             if dtype == "thinking_delta":
                 return ThinkingDelta(delta["thinking"])
@@ -296,7 +305,27 @@ class _StreamState:
             return ThinkingDelta(block["thinking"])
         if btype == "redacted_thinking":
             return RedactedThinking(block.get("data", ""))
+        if btype == "server_tool_use":
+            self.server_blocks[index] = [json.dumps(block["input"])] if block.get("input") else []
+            return None
+        if btype == "web_search_tool_result":
+            return self._search_result(block)
         return None
+
+    def _search_result(self, block: dict[str, Any]) -> WebSearchResults:
+        queries: list[str] = []
+        for pieces in self.server_blocks.values():
+            try:
+                q = json.loads("".join(pieces) or "{}").get("query")
+            except ValueError:
+                q = None
+            if isinstance(q, str) and q not in queries:
+                queries.append(q)
+        content = block.get("content")
+        items = content if isinstance(content, list) else []
+        sources = tuple((str(i.get("title", "")), str(i.get("url", ""))) for i in items
+                        if isinstance(i, dict) and i.get("type") == "web_search_result")
+        return WebSearchResults("anthropic", tuple(queries), sources)
 
     def _usage(self, u: dict[str, Any]) -> UsageReport:
         """Usage figures are cumulative; a field absent (or null) in this event keeps its earlier value."""

@@ -67,3 +67,12 @@ class HttpProvider:
 
     async def aclose(self) -> None:
         await self._client.aclose()
+
+
+WEB_SEARCH_TOOL = "WebSearch"  # the client tool a provider's own server-side search replaces, where it has one
+
+
+def split_web_search(tools: tuple[ToolSpec, ...]) -> tuple[tuple[ToolSpec, ...], bool]:
+    """The tools without WebSearch, and whether it was there (then the adapter sends its native search tool)."""
+    kept = tuple(t for t in tools if t.name != WEB_SEARCH_TOOL)
+    return kept, len(kept) != len(tools)

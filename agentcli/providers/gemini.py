@@ -24,13 +24,14 @@ from agentcli.core.events import (
     ToolCallEnd,
     ToolCallStart,
     UsageReport,
+    WebSearchResults,
 )
 from agentcli.core.messages import ImageBlock, Message, TextBlock, ToolResultBlock, ToolSpec, ToolUseBlock, Usage
 from agentcli.errors import AgentCliError, AuthError, BadRequestError, StreamError
 from agentcli.net.api import client_for, events_of, join_url, open_stream
 from agentcli.net.errors import ApiIdentity, ConnectionDropped, error_from_event, error_from_status
 from agentcli.net.http import HttpClient
-from agentcli.providers.base import HttpProvider, ModelRequest, ProviderConfig
+from agentcli.providers.base import HttpProvider, ModelRequest, ProviderConfig, split_web_search
 from agentcli.providers.coalesce import DeltaSink, drive_sse, handle_batch
 
 DEFAULT_BASE_URL = "https://generativelanguage.googleapis.com"
@@ -117,8 +118,9 @@ def build_body(request: ModelRequest, options: dict[str, Any]) -> dict[str, Any]
     body: dict[str, Any] = {"contents": wire_contents(request.messages, request.model), "generationConfig": gen}
     if request.system:
         body["systemInstruction"] = {"parts": [{"text": request.system}]}
-    if request.tools:
-        body["tools"] = wire_tools(request.tools)
+    tools, search = split_web_search(request.tools)
+    if tools or search:
+        body["tools"] = (wire_tools(tools) if tools else []) + ([{"google_search": {}}] if search else [])
     body.update(request.extra)
     return body
 
@@ -178,6 +180,9 @@ class GeminiStreamState:
             for part in (cands[0].get("content") or {}).get("parts") or ():
                 out += self._part(part)
             self.finish = cands[0].get("finishReason") or self.finish
+            grounding = cands[0].get("groundingMetadata")
+            if isinstance(grounding, dict):
+                out += _grounding(grounding)
         meta = obj.get("usageMetadata")
         if meta:
             self.usage = usage_from(meta)
@@ -202,6 +207,14 @@ class GeminiStreamState:
         if reason == "end_turn" and self.calls:
             reason = "tool_use"
         return MessageStop(reason, self.model)
+
+
+def _grounding(meta: dict[str, Any]) -> list[StreamEvent]:
+    """Google Search grounding: the queries Gemini ran and the web pages it grounded the answer on."""
+    queries = tuple(str(q) for q in meta.get("webSearchQueries") or () if q)
+    sources = tuple((str(web.get("title", "")), str(web["uri"])) for c in meta.get("groundingChunks") or ()
+                    if isinstance(c, dict) and isinstance(web := c.get("web"), dict) and web.get("uri"))
+    return [WebSearchResults("google", queries, sources)] if queries or sources else []
 
 
 def usage_from(meta: dict[str, Any]) -> Usage:

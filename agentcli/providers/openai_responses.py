@@ -23,6 +23,7 @@ from agentcli.core.events import (
     ToolCallEnd,
     ToolCallStart,
     UsageReport,
+    WebSearchResults,
 )
 from agentcli.core.messages import (
     ImageBlock,
@@ -38,7 +39,7 @@ from agentcli.errors import AgentCliError, StreamError
 from agentcli.net.api import client_for, events_of, join_url, open_stream
 from agentcli.net.errors import ApiIdentity, ConnectionDropped, error_from_event
 from agentcli.net.http import HttpClient
-from agentcli.providers.base import HttpProvider, ModelRequest, ProviderConfig
+from agentcli.providers.base import HttpProvider, ModelRequest, ProviderConfig, split_web_search
 from agentcli.providers.coalesce import DeltaSink, drive_sse, handle_batch
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
@@ -115,8 +116,9 @@ def build_body(request: ModelRequest, options: dict[str, Any]) -> dict[str, Any]
         body["include"] = ["reasoning.encrypted_content"]
     if request.system:
         body["instructions"] = request.system
-    if request.tools:
-        body["tools"] = wire_tools(request.tools)
+    tools, search = split_web_search(request.tools)
+    if tools or search:
+        body["tools"] = wire_tools(tools) + ([{"type": "web_search"}] if search else [])
     if needs_responses_api(request.model):
         reasoning: dict[str, Any] = {}
         if request.effort:
@@ -142,6 +144,8 @@ class ResponsesStreamState:
         self._index: dict[str, int] = {}
         self._args_seen: dict[int, bool] = {}
         self._ended: set[int] = set()
+        self._queries: list[str] = []
+        self._sources: list[tuple[str, str]] = []
         self.sink = DeltaSink()
 
     def handle(self, data: str) -> list[StreamEvent]:
@@ -189,8 +193,13 @@ class ResponsesStreamState:
         if kind in ("response.created", "response.in_progress"):
             self.model = (ev.get("response") or {}).get("model") or self.model
             return []
+        if kind == "response.output_text.annotation.added":
+            a = ev.get("annotation") or {}
+            if a.get("type") == "url_citation" and a.get("url"):
+                self._sources.append((str(a.get("title", "")), str(a["url"])))
+            return []
         if kind in ("response.completed", "response.incomplete"):
-            return self._finish(ev.get("response") or {})
+            return self._searched() + self._finish(ev.get("response") or {})
         if kind == "response.failed":
             err = (ev.get("response") or {}).get("error") or {}
             raise error_from_event(err.get("code"), str(err.get("message", "the response failed")), self.who)
@@ -209,7 +218,18 @@ class ResponsesStreamState:
             out.append(ToolCallDelta(i, item["arguments"]))
         return out
 
+    def _searched(self) -> list[StreamEvent]:
+        """The server-side web search this response did, with the sources its text cites."""
+        if not (self._queries or self._sources):
+            return []
+        return [WebSearchResults("openai", tuple(self._queries), tuple(dict.fromkeys(self._sources)))]
+
     def _item_done(self, item: dict[str, Any]) -> list[StreamEvent]:
+        if item.get("type") == "web_search_call":
+            query = (item.get("action") or {}).get("query")
+            if isinstance(query, str) and query:
+                self._queries.append(query)
+            return []
         if item.get("type") == "reasoning" and item.get("encrypted_content"):
             kept = {"id": item.get("id"), "encrypted_content": item["encrypted_content"]}
             return [ThinkingSignature(json.dumps(kept, separators=(",", ":")))]

@@ -93,14 +93,14 @@ def _scan_line(s: SessionSummary, line: bytes) -> None:
     if line.startswith(b'{"type":"message"'):
         s.records += 1
         if b'"role":"user"' in line and b'"type":"text"' in line:
-            rec = _json(line)
+            rec = json_object(line)
             blocks = rec.get("message", {}).get("content", []) if rec else []
             text = "".join(b.get("text", "") for b in blocks if isinstance(b, dict) and b.get("type") == "text")
             if text:
                 s.turns += 1
                 s.first_prompt = s.first_prompt or text[:_PROMPT_CHARS]
         return
-    rec = _json(line)
+    rec = json_object(line)
     if rec is None:
         return
     kind = rec.get("type")
@@ -120,7 +120,8 @@ def _scan_line(s: SessionSummary, line: bytes) -> None:
         s.provider = str(data.get("provider") or s.provider)
 
 
-def _json(line: bytes) -> dict[str, Any] | None:
+def json_object(line: bytes) -> dict[str, Any] | None:
+    """One JSONL line as a dict; None for a torn, invalid or non-object line."""
     try:
         rec = json.loads(line)
     except ValueError:

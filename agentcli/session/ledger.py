@@ -9,7 +9,6 @@ their own file, so nothing is counted twice.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import time
@@ -19,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from agentcli.session import layout
+from agentcli.session.index import json_object as _json
 
 GROUPS = ("day", "project", "model", "provider")
 _SINCE = re.compile(r"^(\d+)([mhdw])$")
@@ -148,11 +148,3 @@ def _entry(meta: dict[str, Any], ts: str, project: str, provider: str) -> Entry:
 
 def _int(v: Any) -> int:
     return v if isinstance(v, int) and not isinstance(v, bool) else 0
-
-
-def _json(line: bytes) -> dict[str, Any] | None:
-    try:
-        data = json.loads(line)
-    except ValueError:
-        return None
-    return data if isinstance(data, dict) else None

@@ -33,12 +33,16 @@ SCALAR_KEYS = {
     "model_context_window": int,
     "model_auto_compact_token_limit": int,
     "compact_model": str,
+    "sandbox_mode": str,
+    "sandbox_network": bool,
     "telemetry": bool,
     "telemetry_log_prompts": bool,
     "subagent_max_depth": int,
     "subagent_max_turns": int,
     "max_parallel_subagents": int,
 }
+# Settings that are lists of strings (TOML arrays); see docs/sandbox.md.
+LIST_KEYS = ("sandbox_allowed_hosts", "shell_env_exclude", "shell_env_keep")
 
 
 @dataclass(slots=True)
@@ -88,6 +92,12 @@ class Settings:
     providers: dict[str, dict[str, Any]] = field(default_factory=dict)
     prices: dict[str, dict[str, Any]] = field(default_factory=dict)
     secrets: tuple[str, ...] = ()
+    sandbox_mode: str | None = None  # None: the preset's, else workspace-write (agentcli.sandbox)
+    sandbox_network: bool = False
+    sandbox_allowed_hosts: tuple[str, ...] = ()
+    shell_env_exclude: tuple[str, ...] = ()
+    shell_env_keep: tuple[str, ...] = ()
+    sandbox_unconfined: tuple[str, ...] = ()  # [sandbox] unconfined: Bash rules the user let run outside it
     hooks: tuple[tuple[str, Any], ...] = ()  # (source, `hooks` table) per layer, lowest first; see agentcli.hooks
     settings: str | None = None  # --settings FILE|JSON: one more layer, above settings.local.toml
     settings_permissions: dict[str, Any] | None = None  # the `permissions` table of --settings
@@ -124,6 +134,18 @@ def _apply(settings: Settings, data: dict[str, Any], source: str) -> Settings:
                 changes[key] = kind(data[key])
             except (TypeError, ValueError) as err:
                 raise ConfigError(f"{source}: '{key}' must be {kind.__name__}, got {data[key]!r}") from err
+    table = data.get("sandbox")
+    if isinstance(table, dict) and "unconfined" in table:
+        value = table["unconfined"]
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise ConfigError(f"{source}: 'sandbox.unconfined' must be a list of strings, got {value!r}")
+        changes["sandbox_unconfined"] = (*settings.sandbox_unconfined, *value)
+    for key in LIST_KEYS:
+        if key in data:
+            value = data[key]
+            if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+                raise ConfigError(f"{source}: '{key}' must be a list of strings, got {value!r}")
+            changes[key] = tuple(value)
     providers = data.get("providers")
     if isinstance(providers, dict):
         merged = {k: dict(v) for k, v in settings.providers.items()}

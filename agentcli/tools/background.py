@@ -1,6 +1,7 @@
 """Background shells: `Bash(run_in_background=true)` starts one; BashOutput reads it; KillShell stops it.
 
-Shells live in `ctx.state["background_shells"]` for the session. Each has its own process group and a watcher
+Shells live in `ctx.state["background_shells"]` for the session. Each runs under the session's sandbox (with
+bubblewrap, its own PID namespace that dies with it or with agentcli) in its own process group, with a watcher
 task; when the event loop shuts down (end of a headless run) the watcher is cancelled and kills the group, so
 nothing the agent started outlives the session. `kill_all(ctx)` does the same on demand.
 """
@@ -17,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from agentcli.tools.base import ToolContext, ToolOutput
-from agentcli.tools.procs import kill_group, spawn_group
+from agentcli.tools.procs import kill_group, kill_tree, spawn_group, wait_gone
 from agentcli.tools.text import cap_head_tail
 
 SHELLS_KEY = "background_shells"
@@ -44,6 +45,7 @@ class BackgroundShell:
         self.eof = asyncio.Event()
         self.watcher: asyncio.Task[None] | None = None
         self.transport: asyncio.BaseTransport | None = None
+        self.launcher = False  # started through a sandbox launcher (agentcli.tools.procs.kill_tree)
 
     def feed(self, data: bytes) -> None:
         self.unread += data
@@ -86,27 +88,34 @@ def shells(ctx: ToolContext) -> dict[str, BackgroundShell]:
     return found
 
 
-async def _watch(shell: BackgroundShell) -> None:
+async def _watch(shell: BackgroundShell, ctx: ToolContext, absent: list[Path]) -> None:
     try:
         await shell.proc.wait()
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(shell.eof.wait(), DRAIN_S)
     except asyncio.CancelledError:
         # The loop is shutting down (or the session closing): nothing may outlive it.
-        kill_group(shell.proc.pid)
+        kids = await kill_tree(shell.proc, launcher=shell.launcher)
         await shell.proc.wait()
+        await wait_gone(kids)
         if shell.transport is not None:
             shell.transport.close()
         raise
     finally:
+        if absent and ctx.sandbox is not None:
+            ctx.sandbox.sweep(absent)
         shell.finished.set()
 
 
 async def start(command: str, cwd: Path, env: dict[str, str], bash: str, ctx: ToolContext) -> BackgroundShell:
     """Start `command` in the background; its output collects until BashOutput reads it."""
+    from agentcli.tools.bash import confine
+
+    argv, env = confine(ctx, [bash, "-c", command], cwd, env)
+    absent = ctx.sandbox.absent_protected() if ctx.sandbox is not None and ctx.sandbox.confining else []
     r, w = os.pipe()
     try:
-        proc = await spawn_group([bash, "-c", command], cwd, env, w)
+        proc = await spawn_group(argv, cwd, env, w)
     except BaseException:
         os.close(r)
         raise
@@ -114,8 +123,9 @@ async def start(command: str, cwd: Path, env: dict[str, str], bash: str, ctx: To
         os.close(w)
     table = shells(ctx)
     shell = BackgroundShell(f"bash_{len(table) + 1}", command, proc)
+    shell.launcher = argv[0] != bash
     table[shell.id] = shell
-    shell.watcher = asyncio.ensure_future(_watch(shell))
+    shell.watcher = asyncio.ensure_future(_watch(shell, ctx, absent))
     pipe = os.fdopen(r, "rb", 0)
     try:
         shell.transport, _ = await asyncio.get_running_loop().connect_read_pipe(lambda: _Pipe(shell), pipe)
@@ -127,16 +137,21 @@ async def start(command: str, cwd: Path, env: dict[str, str], bash: str, ctx: To
 
 
 async def kill(shell: BackgroundShell) -> None:
-    """SIGTERM the shell's process group, then SIGKILL if it has not exited after a grace period."""
+    """SIGTERM the shell's process group and descendants, then SIGKILL whatever is left after a grace period;
+    returns once they are gone."""
     if shell.proc.returncode is None:
         shell.killed = True
-        kill_group(shell.proc.pid, signal.SIGTERM)
-        try:
+        # Known before SIGTERM: a sandbox's namespace init ignores SIGTERM and is orphaned once the launcher
+        # above it exits on SIGTERM, so the SIGKILL after the grace period must still know it.
+        kids = await kill_tree(shell.proc, signal.SIGTERM, launcher=shell.launcher)
+        with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(shell.finished.wait(), KILL_GRACE_S)
-        except TimeoutError:
-            kill_group(shell.proc.pid)
-            await shell.finished.wait()
-    kill_group(shell.proc.pid)  # children that ignored SIGTERM after their parent exited
+    else:
+        kids = []
+    # Also children that ignored SIGTERM after their parent exited.
+    kids = await kill_tree(shell.proc, known=kids)
+    await shell.finished.wait()
+    await wait_gone(kids)
 
 
 async def kill_all(ctx: ToolContext) -> None:

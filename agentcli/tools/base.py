@@ -7,9 +7,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from agentcli.redact import Redactor
+
+if TYPE_CHECKING:
+    from agentcli.sandbox.core import Sandbox
 
 
 @dataclass(slots=True)
@@ -17,7 +20,8 @@ class ToolContext:
     """Per-session state handed to every tool call.
 
     `project_root` bounds the file tools (with `add_dirs`); `shell_cwd` is the Bash working directory, kept
-    between calls; `redact` removes secrets from text before it leaves the tool.
+    between calls; `redact` removes secrets from text before it leaves the tool; `sandbox` confines every
+    process a tool starts (None: unconfined, as in unit tests of the tools themselves).
     """
 
     project_root: Path
@@ -28,6 +32,7 @@ class ToolContext:
     env: dict[str, str] | None = None
     secrets: tuple[str, ...] = ()
     state: dict[str, Any] = field(default_factory=dict)
+    sandbox: Sandbox | None = None
     # What finished in the background for the model to hear at its next turn (a background subagent's answer):
     # objects with `text` (and `result`, the subagent's RunResult). The loop drains it.
     inbox: list[Any] = field(default_factory=list)

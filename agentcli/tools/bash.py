@@ -1,6 +1,7 @@
 """Bash: run a shell command in a working directory that persists between calls.
 
-The command runs as `bash -c` in its own process group (so a timeout or a cancel kills its children too), stdin
+The command runs as `bash -c` in its own process group (so a timeout or a cancel kills its children too), under
+the session's sandbox (agentcli.sandbox: with bubblewrap, a PID namespace, so nothing it starts outlives it), stdin
 closed, stdout and stderr interleaved into one pipe that we own. Owning the pipe matters: on Python 3.11
 `asyncio.subprocess.Process.wait()` waits for the child's pipes to close, so a background grandchild
 (`server &`) would hang the call; with our own pipe, exit and end-of-output are watched separately.
@@ -18,7 +19,7 @@ from typing import Any
 
 from agentcli.tools.base import ToolContext, ToolOutput
 from agentcli.tools.paths import resolve_in_project
-from agentcli.tools.procs import kill_group, spawn_group, temp_file, which
+from agentcli.tools.procs import kill_tree, spawn_group, temp_file, wait_gone, which
 from agentcli.tools.text import HeadTail
 
 DEFAULT_TIMEOUT_MS = 120_000
@@ -115,11 +116,13 @@ class BashTool:
         timeout_s = min(timeout_ms / 1000, ctx.tool_timeout_s)
         cwd, notes = _start_dir(ctx)
         started = time.monotonic()
+        absent = ctx.sandbox.absent_protected() if ctx.sandbox is not None and ctx.sandbox.confining else []
         try:
             code, timed_out, out, new_cwd = await _execute(args["command"], cwd, timeout_s, ctx)
         except OSError as e:  # no bash, too many open files …
             return ToolOutput.error(f"Could not run the command: {e}")
         notes += _update_cwd(new_cwd, ctx)
+        notes += _swept(ctx, absent) + _sandbox_failure(ctx)
         parts = [out.rstrip("\n")] if out.strip() else []
         if timed_out:
             parts.append(f"Command timed out after {timeout_s:g} s; it and every process it started were killed.")
@@ -134,6 +137,9 @@ class BashTool:
             "cwd": str(ctx.shell_cwd or ctx.project_root),
             "duration_ms": round((time.monotonic() - started) * 1000),
         }
+        denied = _sandbox_denial(ctx, out, code)
+        if denied:
+            meta["sandbox_denied"] = denied
         return ToolOutput("\n".join(parts) or "(no output)", is_error=timed_out or code != 0, metadata=meta)
 
 
@@ -150,6 +156,39 @@ async def _run_in_background(command: str, ctx: ToolContext) -> ToolOutput:
         f'(bash_id "{shell.id}"); stop it with KillShell (shell_id "{shell.id}").'
     )
     return ToolOutput("\n".join([text, *notes]), metadata={"background_id": shell.id, "pid": shell.proc.pid})
+
+
+def _sandbox_denial(ctx: ToolContext, out: str, code: int) -> str | None:
+    """The line showing the sandbox stopped this command, when it was confined (see agentcli.sandbox.denied)."""
+    if ctx.sandbox is None or not ctx.sandbox.confining:
+        return None
+    from agentcli.sandbox.denied import sandbox_denial
+
+    return sandbox_denial(out, code, network_off=not ctx.sandbox.spec.network, writable=ctx.sandbox.spec.writable)
+
+
+def _sandbox_failure(ctx: ToolContext) -> list[str]:
+    """Said once, in the first command's result, when the session's sandbox turned out not to work."""
+    if ctx.sandbox is None or not ctx.sandbox.failure or ctx.state.get("sandbox_failure_said"):
+        return []
+    ctx.state["sandbox_failure_said"] = True
+    return [f"({ctx.sandbox.failure})"]
+
+
+def _swept(ctx: ToolContext, absent: list[Path]) -> list[str]:
+    if ctx.sandbox is None or not absent:
+        return []
+    removed = ctx.sandbox.sweep(absent)
+    return [f"(Removed {p}: the sandbox keeps files that configure execution read-only.)" for p in removed]
+
+
+def confine(
+    ctx: ToolContext, argv: list[str], cwd: Path, env: dict[str, str], extra_ro: tuple[str, ...] = ()
+) -> tuple[list[str], dict[str, str]]:
+    """`argv` under the session's sandbox, if it has one."""
+    if ctx.sandbox is None:
+        return argv, env
+    return ctx.sandbox.wrap(argv, cwd, env, extra_ro=extra_ro)
 
 
 def _env(ctx: ToolContext) -> dict[str, str]:
@@ -190,7 +229,8 @@ async def _execute(command: str, cwd: Path, timeout_s: float, ctx: ToolContext) 
     cwd_r, cwd_w = os.pipe()
     try:
         argv = [_bash(), "-c", _WRAPPER, "bash", command, str(cwd_w), cmd_file]
-        code, timed_out, out = await _run_group(argv, cwd, timeout_s, ctx, cwd_w)
+        argv, env = confine(ctx, argv, cwd, _env(ctx), (cmd_file,) if cmd_file else ())
+        code, timed_out, out = await _run_group(argv, cwd, env, timeout_s, ctx, cwd_w)
         return code, timed_out, out, _read_available(cwd_r).strip()
     finally:
         os.close(cwd_r)
@@ -209,7 +249,7 @@ def _read_available(fd: int) -> str:
 
 
 async def _run_group(
-    argv: list[str], cwd: Path, timeout_s: float, ctx: ToolContext, cwd_w: int
+    argv: list[str], cwd: Path, env: dict[str, str], timeout_s: float, ctx: ToolContext, cwd_w: int
 ) -> tuple[int, bool, str]:
     """Run `argv` in its own process group with a timeout; (exit code, timed out, redacted capped output)."""
     loop = asyncio.get_running_loop()
@@ -217,7 +257,7 @@ async def _run_group(
     done: asyncio.Future[None] = loop.create_future()
     r, w = os.pipe()
     try:
-        proc = await spawn_group(argv, cwd, _env(ctx), w, pass_fds=(cwd_w,))
+        proc = await spawn_group(argv, cwd, env, w, pass_fds=(cwd_w,))
     except BaseException:
         os.close(r)
         raise
@@ -233,14 +273,16 @@ async def _run_group(
             await asyncio.wait_for(proc.wait(), timeout_s)
         except TimeoutError:
             timed_out = True
-            kill_group(proc.pid)
+            kids = await kill_tree(proc, launcher=argv[0] != _bash())
             await proc.wait()
+            await wait_gone(kids)
         # On timeout a background child still holds the pipe; what it writes later is not ours to wait for.
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(asyncio.shield(done), DRAIN_S)
     except asyncio.CancelledError:
-        kill_group(proc.pid)
+        kids = await kill_tree(proc, launcher=argv[0] != _bash())
         await proc.wait()
+        await wait_gone(kids)
         raise
     finally:
         if transport is not None:

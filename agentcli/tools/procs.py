@@ -7,6 +7,7 @@ import contextlib
 import os
 import signal
 import sys
+import time
 from pathlib import Path
 
 
@@ -40,12 +41,15 @@ def temp_file(prefix: str) -> str:
         return path
 
 
-async def run_capture(argv: list[str], cwd: Path, *, merge_stderr: bool = False) -> tuple[int, bytes, bytes]:
+async def run_capture(
+    argv: list[str], cwd: Path, *, merge_stderr: bool = False, env: dict[str, str] | None = None
+) -> tuple[int, bytes, bytes]:
     """Run a helper program to completion; (exit code, stdout, stderr) — with `merge_stderr`, both interleaved in
     stdout and stderr empty. Killed if we are cancelled."""
     proc = await asyncio.create_subprocess_exec(
         *argv,
         cwd=cwd,
+        env=env,
         stdin=asyncio.subprocess.DEVNULL,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.STDOUT if merge_stderr else asyncio.subprocess.PIPE,
@@ -60,9 +64,75 @@ async def run_capture(argv: list[str], cwd: Path, *, merge_stderr: bool = False)
 
 
 def kill_group(pid: int, sig: int = signal.SIGKILL) -> None:
-    """Signal a whole process group (started with `start_new_session`); gone already is fine."""
+    """Signal a whole process group (started with `start_new_session`) and every descendant of its leader,
+    wherever they moved (a sandbox's namespace init runs in a group of its own); gone already is fine."""
+    kids = descendants(pid)
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(pid, sig)
+    for kid in kids:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(kid, sig)
+
+
+async def kill_tree(proc: asyncio.subprocess.Process, sig: int = signal.SIGKILL, *, launcher: bool = False,
+                    known: list[int] | None = None) -> list[int]:
+    """Signal `proc`'s group and every descendant (plus `known` pids found earlier); returns who was signalled.
+
+    `launcher`: `proc` is a sandbox launcher (bubblewrap) whose child — the namespace init — may not exist yet in
+    the first milliseconds; we wait (≤ 1 s) until it does, since a launcher killed just before it forks would
+    orphan that init before the init has asked to die with its parent."""
+    if launcher:
+        deadline = time.monotonic() + 1.0
+        while not descendants(proc.pid) and proc.returncode is None and alive(proc.pid) \
+                and time.monotonic() < deadline:
+            await asyncio.sleep(0.005)
+    kids = list(dict.fromkeys([*(known or ()), *descendants(proc.pid)]))
+    kill_group(proc.pid, sig)
+    for kid in kids:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(kid, sig)
+    return kids
+
+
+async def wait_gone(pids: list[int], timeout_s: float = 2.0) -> None:
+    """Return once every pid is dead (a killed namespace dies asynchronously), or after `timeout_s`."""
+    deadline = time.monotonic() + timeout_s
+    while any(alive(p) for p in pids) and time.monotonic() < deadline:
+        await asyncio.sleep(0.01)
+
+
+def alive(pid: int) -> bool:
+    """Whether `pid` is a running process (not gone, not a zombie)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            return f.read().rsplit(b")", 1)[1].split()[0] != b"Z"
+    except (OSError, IndexError):
+        return False
+
+
+def descendants(pid: int) -> list[int]:
+    """Every live descendant of `pid`, parents before children (Linux /proc; empty elsewhere)."""
+    children: dict[int, list[int]] = {}
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        return []
+    for name in names:
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as f:
+                ppid = int(f.read().rsplit(b")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
+            continue
+        children.setdefault(ppid, []).append(int(name))
+    out: list[int] = []
+    todo = list(children.get(pid, ()))
+    while todo:
+        kid = todo.pop(0)
+        out.append(kid)
+        todo.extend(children.get(kid, ()))
+    return out
 
 
 async def spawn_group(

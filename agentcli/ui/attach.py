@@ -8,6 +8,8 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from agentcli.core.messages import Message
+    from agentcli.settings.config import Settings
+    from agentcli.tools.base import ToolContext
 
 MAX_ATTACH_CHARS = 100_000
 MAX_SHELL_CHARS = 30_000
@@ -75,11 +77,14 @@ def build_message(prompt: str, cwd: Path, context: list[str], *, images: bool = 
     return Message("user", tuple(blocks))
 
 
-async def run_shell(command: str, cwd: Path) -> tuple[int, str]:
-    """Run `command` in the user's shell; (exit status, combined output, cut to a sane size)."""
+async def run_shell(command: str, cwd: Path, ctx: ToolContext) -> tuple[int, str]:
+    """Run `command` in the user's shell, under the session's sandbox and with its cleaned environment (what
+    it prints goes to the model); (exit status, combined output, cut to a sane size)."""
+    from agentcli.tools.bash import confine
     from agentcli.tools.procs import run_capture
 
-    status, out, _ = await run_capture(["/bin/sh", "-c", command], cwd, merge_stderr=True)
+    argv, env = confine(ctx, ["/bin/sh", "-c", command], cwd, dict(ctx.env or {}))
+    status, out, _ = await run_capture(argv, cwd, merge_stderr=True, env=env)
     text = out.decode("utf-8", "replace")
     if len(text) > MAX_SHELL_CHARS:
         text = "[… earlier output cut]\n" + text[-MAX_SHELL_CHARS:]
@@ -92,3 +97,13 @@ def shell_context(command: str, status: int, output: str) -> str:
         f"The user ran a shell command in the terminal:\n$ {command}\n(exit status {status})\n"
         f"<output>\n{output.rstrip()}\n</output>"
     )
+
+
+def shell_tool_context(settings: Settings) -> ToolContext:
+    """For `!cmd` before the agent is ready: the same cleaned environment and sandbox a session would have."""
+    from agentcli.assembly.runtime import tool_context
+    from agentcli.sandbox import for_settings
+
+    ctx = tool_context(settings)
+    ctx.sandbox = for_settings(settings)
+    return ctx

@@ -45,6 +45,7 @@ from agentcli.core.events import (
     ToolStarted,
     TurnStarted,
     UsageReport,
+    WebSearchResults,
 )
 from agentcli.core.messages import Message, TextBlock, ThinkingBlock, ToolResultBlock, ToolUseBlock
 from agentcli.ui import toolfmt
@@ -169,6 +170,8 @@ class Renderer:
                 self._phase = "Thinking"
             case TodosUpdated(todos):
                 self._print_item(todo_list(todos))
+            case WebSearchResults(provider, queries, sources):
+                self._print_item(Text(toolfmt.web_sources(provider, queries, sources), style="dim"))
             case HookStarted(_, _, name, _):
                 self._phase = f"Running {name} hook"
             case HookFinished(_, _, name, _, _, _, stderr, outcome, _) if outcome == "blocking":

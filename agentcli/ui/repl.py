@@ -245,14 +245,15 @@ class Repl:
         """`!cmd`: run it here, show its output, and hand that output to the model with the next message."""
         from rich.text import Text
 
-        from agentcli.ui.attach import run_shell, shell_context
+        from agentcli.ui.attach import run_shell, shell_context, shell_tool_context
 
         if not command:
             self.renderer.notice("Usage: !command — runs it in your shell; its output goes to the next message")
             return
         cwd = self.agent.ctx.shell_cwd if self.agent and self.agent.ctx.shell_cwd else self.cwd
         self.renderer.begin_turn(f"Running {command[:40]}")
-        task = asyncio.create_task(run_shell(command, cwd))
+        ctx = self.agent.ctx if self.agent is not None else shell_tool_context(self.settings)
+        task = asyncio.create_task(run_shell(command, cwd, ctx))
         if not await self.guard(task):
             return
         status, output = task.result()
@@ -362,11 +363,17 @@ class Repl:
             self.console.print(f"  agentcli --resume {agent.session_id}", highlight=False, markup=False)
 
     async def release(self, reason: str = "other") -> None:
-        """End the current agent (SessionEnd hooks with `reason`, its provider, its session file) before exit or
-        a rebuild."""
+        """End the current agent (its background shells: nothing a session started outlives it; SessionEnd hooks
+        with `reason`; its provider, sandbox proxy and session file) before exit or a rebuild."""
         if self.built is not None:
+            from agentcli.tools.background import kill_all
+
+            with contextlib.suppress(Exception):
+                await kill_all(self.built.agent.ctx)
             with contextlib.suppress(Exception):
                 await self.built.agent.aclose(reason)
+            if self.built.agent.ctx.sandbox is not None:
+                self.built.agent.ctx.sandbox.close()
             with contextlib.suppress(Exception):
                 self.built.session.close()
 

@@ -119,3 +119,11 @@ def _indent(lines: list[Text]) -> list[Text]:
 def _clip(line: str, room: int) -> str:
     line = line.expandtabs(4)
     return line if len(line) <= room else line[: max(1, room - 1)] + "…"
+
+
+def web_sources(provider: str, queries: tuple[str, ...], sources: tuple[tuple[str, str], ...]) -> str:
+    """A provider's own web search, as one block: which search ran, what it asked, the sources (numbered)."""
+    asked = "; ".join(f"“{q}”" for q in queries)
+    lines = [f"  ⌕ web search ({provider}'s own){': ' + asked if asked else ''}"]
+    lines += [f"    [{i}] {title or url} — {url}" for i, (title, url) in enumerate(sources[:10], 1)]
+    return "\n".join(lines)

@@ -65,3 +65,10 @@ def git_repo(path: Path, files: dict[str, str]) -> Path:
         ["git", "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "init"], cwd=path, check=True
     )
     return path
+
+
+def imported_modules(args: list[str], cwd: Path, env: dict[str, str]) -> set[str]:
+    """The modules a real `agentcli` run imported (from `-X importtime`'s report); the run must succeed."""
+    run = agentcli(args, cwd, {**env, "PYTHONPROFILEIMPORTTIME": "1"})
+    assert run.status == 0, run.stderr
+    return {line.split("|")[-1].strip() for line in run.stderr.splitlines() if line.startswith("import time:")}

@@ -61,6 +61,20 @@ class AnthropicRenderer:
             frames.append(_delta(index, {"type": "signature_delta", "signature": reply.signature}))
             frames.append(_frame({"type": "content_block_stop", "index": index}))
             index += 1
+        if reply.search_query:
+            sid = ids.next("srvtoolu_01")
+            frames.append(_block_start(index, {"type": "server_tool_use", "id": sid, "name": "web_search",
+                                               "input": {}}))
+            frames.append(_delta(index, {"type": "input_json_delta",
+                                         "partial_json": dumps({"query": reply.search_query})}))
+            frames.append(_frame({"type": "content_block_stop", "index": index}))
+            index += 1
+            results = [{"type": "web_search_result", "title": t, "url": u, "encrypted_content": "EqgfCioIARgB",
+                        "page_age": None} for t, u in reply.search_sources]
+            frames.append(_block_start(index, {"type": "web_search_tool_result", "tool_use_id": sid,
+                                               "content": results}))
+            frames.append(_frame({"type": "content_block_stop", "index": index}))
+            index += 1
         text_pieces = reply.text_pieces()
         if text_pieces or not (reply.thinking or reply.tool_calls):
             frames.append(_block_start(index, {"type": "text", "text": ""}))

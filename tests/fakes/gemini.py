@@ -48,6 +48,13 @@ class GeminiRenderer:
         pieces = len(chunks)
         final = self._chunk(reply, [{"text": ""}], _FINISH.get(reply.final_stop_reason(), "STOP"),
                             self._usage(reply, pieces))
+        if reply.search_query:
+            final["candidates"][0]["groundingMetadata"] = {
+                "webSearchQueries": [reply.search_query],
+                "searchEntryPoint": {"renderedContent": "<div>search</div>"},
+                "groundingChunks": [{"web": {"uri": u, "title": t}} for t, u in reply.search_sources],
+                "groundingSupports": [],
+            }
         return [*chunks, final]
 
     @staticmethod

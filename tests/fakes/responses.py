@@ -69,6 +69,15 @@ class ResponsesRenderer:
                 rs["encrypted_content"] = "gAAAA-fake-" + reply.thinking.encode().hex()[:32]
             f.add("response.output_item.done", output_index=idx, item=rs)
             output.append(rs)
+        if reply.search_query:
+            ws = {"id": ids.next("ws_"), "type": "web_search_call", "status": "in_progress"}
+            idx = len(output)
+            f.add("response.output_item.added", output_index=idx, item=ws)
+            for phase in ("in_progress", "searching", "completed"):
+                f.add(f"response.web_search_call.{phase}", item_id=ws["id"], output_index=idx)
+            ws = {**ws, "status": "completed", "action": {"type": "search", "query": reply.search_query}}
+            f.add("response.output_item.done", output_index=idx, item=ws)
+            output.append(ws)
         text_parts = reply.text_pieces()
         if text_parts or not reply.tool_calls:
             msg: dict[str, Any] = {"id": ids.next("msg_"), "type": "message", "status": "in_progress",
@@ -83,7 +92,12 @@ class ResponsesRenderer:
                       delta=p, logprobs=[])
                 pieces += 1
             text = "".join(text_parts)
-            full = {"type": "output_text", "annotations": [], "text": text}
+            annotations = [{"type": "url_citation", "url": u, "title": t, "start_index": 0, "end_index": len(text)}
+                           for t, u in reply.search_sources]
+            for n, a in enumerate(annotations):
+                f.add("response.output_text.annotation.added", item_id=msg["id"], output_index=idx,
+                      content_index=0, annotation_index=n, annotation=a)
+            full = {"type": "output_text", "annotations": annotations, "text": text}
             f.add("response.output_text.done", item_id=msg["id"], output_index=idx, content_index=0,
                   text=text, logprobs=[])
             f.add("response.content_part.done", item_id=msg["id"], output_index=idx, content_index=0,

@@ -106,6 +106,9 @@ class Reply:
     pieces: tuple[str, ...] | None = None  # explicit text deltas (overrides text/chunk_size)
     burst: bool = False  # write the whole body at once (benchmarks) instead of one write per event
     when: str | None = None  # only for a request whose body contains this text (concurrent subagents)
+    # The provider's own web search ran before the text: its query and the (title, url) sources it found.
+    search_query: str = ""
+    search_sources: tuple[tuple[str, str], ...] | list[tuple[str, str]] = ()
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

