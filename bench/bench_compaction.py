@@ -34,7 +34,7 @@ def row(name: str, value: str, target: str) -> None:
 
 
 def conversation(results: int = 150, lines: int = 52) -> list[Any]:
-    from agentcli.core.messages import Message, TextBlock, ToolResultBlock, ToolUseBlock
+    from agentcli.llm.messages import Message, TextBlock, ToolResultBlock, ToolUseBlock
 
     body = "".join(f"    value_{n} = compute(value_{n - 1}, {n})  # step {n}\n" for n in range(lines))
     out = [Message.user("refactor the compute pipeline")]

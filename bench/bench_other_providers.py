@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from agentcli.core.events import TextDelta  # noqa: E402
-from agentcli.core.messages import Message  # noqa: E402
+from agentcli.llm.messages import Message  # noqa: E402
 from agentcli.providers.base import ModelRequest, ProviderConfig  # noqa: E402
 from bench.common import median_of, process_run, raw_bytes, start_fake  # noqa: E402
 

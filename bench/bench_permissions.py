@@ -32,6 +32,11 @@ CALLS: list[tuple[str, dict[str, Any]]] = [
     ("Bash", {"command": "find . -name '*.py' -exec grep -l foo {} \\;"}),
     ("Bash", {"command": "bash -c 'echo $(date) > out.txt' && cat out.txt"}),
     ("Bash", {"command": "cat <<'EOF' > notes.md\n# notes\nsome text\nEOF"}),
+    ("Bash", {"command": "git log --oneline -5"}),
+    ("Bash", {"command": "grep -rn TODO src"}),
+    ("Bash", {"command": "rg -n TODO"}),
+    ("Bash", {"command": "cat src/*.py | wc -l"}),
+    ("Bash", {"command": "sort -k2 -n src/app.py | uniq -c"}),
     ("Read", {"file_path": "src/app.py"}),
     ("Edit", {"file_path": "src/app.py", "old_string": "a", "new_string": "b"}),
     ("Grep", {"pattern": "TODO", "path": "src"}),
@@ -52,6 +57,13 @@ def main() -> None:
         root = Path(os.path.realpath(tmp)) / "proj"
         (root / "src").mkdir(parents=True)
         (root / "src" / "app.py").write_text("a\n")
+        # a small real project: 400 files in 20 folders for the recursive readers to walk, and a git config
+        for d in range(20):
+            (root / "src" / f"m{d}").mkdir()
+            for f in range(20):
+                (root / "src" / f"m{d}" / f"f{f}.py").write_text("x\n")
+        (root / ".git").mkdir()
+        (root / ".git" / "config").write_text("[core]\n\tbare = false\n[remote \"origin\"]\n\turl = x\n")
         os.environ["AGENTCLI_HOME"] = str(Path(tmp) / "home")
         policy = load_policy(root, "default", allowed_flags=RULES, disallowed_flags=["Bash(rm -rf /:*)"])
         worst = 0.0

@@ -36,7 +36,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from agentcli.core.messages import Message, TextBlock, ToolResultBlock, ToolUseBlock  # noqa: E402
+from agentcli.llm.messages import Message, TextBlock, ToolResultBlock, ToolUseBlock  # noqa: E402
 from agentcli.session import layout  # noqa: E402
 from agentcli.session.store import open_session  # noqa: E402
 

@@ -36,7 +36,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from agentcli.core.events import StreamEvent, TextDelta  # noqa: E402
-from agentcli.core.messages import Message  # noqa: E402
+from agentcli.llm.messages import Message  # noqa: E402
 from agentcli.providers.base import ModelRequest, ProviderConfig  # noqa: E402
 from bench.common import start_fake  # noqa: E402
 

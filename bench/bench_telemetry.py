@@ -34,7 +34,7 @@ def in_process(url: str) -> None:
     import time
 
     from agentcli.core.events import AssistantMessage, RunFinished, RunResult, SessionStarted, TextDelta, TurnStarted
-    from agentcli.core.messages import Message, Usage
+    from agentcli.llm.messages import Message, Usage
     from agentcli.telemetry.setup import _build
 
     os.environ["OTEL_EXPORTER_OTLP_ENDPOINT"] = url

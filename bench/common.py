@@ -45,7 +45,7 @@ def process_run(name: str, base_url: str, model: str, runs: int, options: dict[s
         "import asyncio\n"
         "from agentcli.providers.factory import make_provider\n"
         "from agentcli.providers.base import ProviderConfig, ModelRequest\n"
-        "from agentcli.core.messages import Message\n"
+        "from agentcli.llm.messages import Message\n"
         "async def main():\n"
         f"    p = make_provider(ProviderConfig({name!r}, base_url={base_url!r}, api_key='k',"
         f" options={options or {}!r}))\n"

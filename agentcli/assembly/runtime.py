@@ -15,10 +15,10 @@ from agentcli.assembly import selection
 from agentcli.assembly.firstrun import require_configured
 from agentcli.core.hooks import Hooks
 from agentcli.core.loop import Agent, AgentOptions, NestedMemory
-from agentcli.core.messages import Usage
 from agentcli.core.permissions import Approver, Policy
 from agentcli.core.prompt import system_prompt
 from agentcli.errors import ConfigError, UsageError
+from agentcli.llm.messages import Usage
 from agentcli.net.http import is_loopback_url
 from agentcli.providers import catalog
 from agentcli.providers.base import Effort, Provider

@@ -39,6 +39,7 @@ class LabelledApprover:
         self.inner = inner
         self.agent = agent
         self.name = getattr(inner, "name", "user")
+        self.interactive = inner.interactive
 
     async def approve(self, request: ApprovalRequest) -> Approval:
         label = (request.agent and f"{self.agent} › {request.agent}") or self.agent

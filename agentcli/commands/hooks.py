@@ -91,7 +91,7 @@ def _merge_into(dest: Path, hooks: dict[str, Any]) -> int:
     """Add each event's groups that `dest` does not have yet, keeping the rest of the file as written."""
     import tomlkit
 
-    from agentcli.settings.writer import atomic_write
+    from agentcli.atomicfile import atomic_write
 
     text = dest.read_text(encoding="utf-8") if dest.exists() else ""
     doc = tomlkit.parse(text)
@@ -113,5 +113,5 @@ def _merge_into(dest: Path, hooks: dict[str, Any]) -> int:
             array.append(group)
         table[event] = array
         added += len(new)
-    atomic_write(dest, tomlkit.dumps(doc), mode=0o600)
+    atomic_write(dest, tomlkit.dumps(doc), new_mode=0o600)
     return added

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, assert_never
 
 from agentcli.core.events import (
+    ApiRetry,
     MessageStop,
+    Notice,
     RedactedThinking,
     StopReason,
     StreamEvent,
@@ -18,8 +20,9 @@ from agentcli.core.events import (
     ToolCallEnd,
     ToolCallStart,
     UsageReport,
+    WebSearchResults,
 )
-from agentcli.core.messages import (
+from agentcli.llm.messages import (
     ContentBlock,
     Message,
     RedactedThinkingBlock,
@@ -87,8 +90,15 @@ class MessageBuilder:
                 self.stop_reason = reason
                 if model:
                     self.model = model
+            case Notice() | WebSearchResults():
+                pass  # for the person, not part of the message
+            case ApiRetry(discarded=discarded):
+                if discarded:  # the stream broke mid-reply and starts over: forget what it sent
+                    self.usage, self.stop_reason, self.model, self.output_seen = Usage(), None, None, False
+                    self._blocks.clear()
+                    self._calls.clear()
             case _:
-                pass
+                assert_never(ev)
 
     def _append_piece(self, kind: str, text: str) -> None:
         last = self._blocks[-1] if self._blocks else None

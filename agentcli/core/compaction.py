@@ -20,7 +20,7 @@ import json
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
-from agentcli.core.messages import (
+from agentcli.llm.messages import (
     ContentBlock,
     ImageBlock,
     Message,

@@ -17,10 +17,10 @@ from agentcli.core import compaction as cz
 from agentcli.core.assemble import MessageBuilder
 from agentcli.core.events import AgentEvent, CompactBoundary, CompactionStarted, TodoItem
 from agentcli.core.hooks import HookOutcome, fire
-from agentcli.core.messages import Message, Usage
 from agentcli.core.tokens import estimate_usage
 from agentcli.errors import ContextOverflowError
-from agentcli.providers.base import ModelRequest, Provider
+from agentcli.llm.messages import Message, Usage
+from agentcli.llm.request import ModelRequest, Provider
 
 if TYPE_CHECKING:
     from agentcli.core.loop import Agent

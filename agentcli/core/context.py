@@ -13,8 +13,8 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from agentcli.core.messages import Message
 from agentcli.core.tokens import fixed_tokens, message_tokens
+from agentcli.llm.messages import Message
 
 
 class ContextMeter:
@@ -52,6 +52,9 @@ class ContextMeter:
     def reported(self, messages: int, tokens: int) -> None:
         """The provider (or a compaction) says a request of the first `messages` messages is `tokens` long."""
         self._counted = (messages, tokens)
+
+    def forget_reported(self) -> None:
+        self._counted = None
 
     def keep_only(self, messages: Sequence[Message]) -> None:
         """Forget the sizes of messages no longer in the history (after a compaction)."""

@@ -1,7 +1,8 @@
 """Typed events: pure data, the only thing that crosses the centre of agentcli.
 
 Two layers:
-- `StreamEvent`: what a provider adapter yields while one model request streams.
+- `StreamEvent` (agentcli.llm.stream, re-exported here): what a provider adapter yields while one model request
+  streams.
 - `AgentEvent`: what `Agent.run()` yields to front ends; a superset that adds turns, tools, permissions and the
   final result. Front ends `match` on these exhaustively (ending in `assert_never`).
 """
@@ -11,113 +12,23 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeAlias
 
-from agentcli.core.messages import Message, ToolResultBlock, Usage
-
-StopReason = Literal["end_turn", "tool_use", "max_tokens", "stop_sequence", "refusal", "error", "cancelled"]
-
-
-# ---- provider stream events -------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class TextDelta:
-    """A piece of assistant text."""
-
-    text: str
-
-
-@dataclass(frozen=True, slots=True)
-class ThinkingDelta:
-    """A piece of reasoning text (Anthropic thinking, OpenAI reasoning summary, Gemini thought, `<think>`)."""
-
-    text: str
-
-
-@dataclass(frozen=True, slots=True)
-class ThinkingSignature:
-    """The signature that closes a thinking block (Anthropic); must be echoed back on the next request."""
-
-    signature: str
-
-
-@dataclass(frozen=True, slots=True)
-class RedactedThinking:
-    data: str
-
-
-@dataclass(frozen=True, slots=True)
-class ToolCallStart:
-    """A tool call begins. `index` identifies it among parallel calls in this response."""
-
-    index: int
-    id: str
-    name: str
-
-
-@dataclass(frozen=True, slots=True)
-class ToolCallDelta:
-    """A piece of a tool call's JSON argument text."""
-
-    index: int
-    arguments: str
-
-
-@dataclass(frozen=True, slots=True)
-class ToolCallEnd:
-    index: int
-
-
-@dataclass(frozen=True, slots=True)
-class UsageReport:
-    """Usage for the current request so far. Adapters send the cumulative figure; the last one wins."""
-
-    usage: Usage
-
-
-@dataclass(frozen=True, slots=True)
-class ApiRetry:
-    """A request failed in a retryable way and will be retried after `delay_s`."""
-
-    attempt: int
-    max_retries: int
-    delay_s: float
-    error_code: str
-    message: str
-    status: int | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class WebSearchResults:
-    """The provider searched the web itself (a server-side tool: Anthropic web_search, OpenAI Responses
-    web_search, Gemini google_search grounding): its queries and the sources it found or cited."""
-
-    provider: str
-    queries: tuple[str, ...]
-    sources: tuple[tuple[str, str], ...]  # (title, url)
-
-
-@dataclass(frozen=True, slots=True)
-class MessageStop:
-    """The model finished this response. `model` is the model the provider says answered."""
-
-    stop_reason: StopReason
-    model: str | None = None
-
-
-StreamEvent: TypeAlias = (
-    TextDelta
-    | ThinkingDelta
-    | ThinkingSignature
-    | RedactedThinking
-    | ToolCallStart
-    | ToolCallDelta
-    | ToolCallEnd
-    | UsageReport
-    | ApiRetry
-    | WebSearchResults
-    | MessageStop
+from agentcli.llm.messages import Message, ToolResultBlock, Usage
+from agentcli.llm.stream import (  # re-exported (see __all__): every stream event is also an agent event
+    ApiRetry,
+    MessageStop,
+    Notice,
+    RedactedThinking,
+    StopReason,
+    StreamEvent,
+    TextDelta,
+    ThinkingDelta,
+    ThinkingSignature,
+    ToolCallDelta,
+    ToolCallEnd,
+    ToolCallStart,
+    UsageReport,
+    WebSearchResults,
 )
-
 
 # ---- agent events -----------------------------------------------------------------------------------------
 
@@ -191,14 +102,6 @@ class ToolResultsMessage:
     """The user-role message carrying every tool result of a turn, as appended to the transcript."""
 
     message: Message
-
-
-@dataclass(frozen=True, slots=True)
-class Notice:
-    """Something the user should know that is not an error (a warning, a mode change)."""
-
-    level: Literal["info", "warning"]
-    text: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -322,7 +225,6 @@ AgentEvent: TypeAlias = (
     | ToolStarted
     | ToolFinished
     | ToolResultsMessage
-    | Notice
     | CompactionStarted
     | CompactBoundary
     | TodosUpdated
@@ -331,3 +233,34 @@ AgentEvent: TypeAlias = (
     | SubagentEvent
     | RunFinished
 )
+
+__all__ = [
+    "AgentEvent",
+    "ApiRetry",
+    "AssistantMessage",
+    "HookFinished",
+    "HookStarted",
+    "MessageStop",
+    "ModelUsage",
+    "Notice",
+    "PermissionDecision",
+    "RedactedThinking",
+    "RunFinished",
+    "RunResult",
+    "SessionStarted",
+    "StopReason",
+    "StreamEvent",
+    "SubagentEvent",
+    "TextDelta",
+    "ThinkingDelta",
+    "ThinkingSignature",
+    "ToolCallDelta",
+    "ToolCallEnd",
+    "ToolCallStart",
+    "ToolFinished",
+    "ToolResultsMessage",
+    "ToolStarted",
+    "TurnStarted",
+    "UsageReport",
+    "WebSearchResults",
+]

@@ -8,6 +8,7 @@ Every message goes to the session sink as it happens; the transcript is kept val
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from contextlib import aclosing
@@ -31,7 +32,12 @@ from agentcli.core.events import (
     TurnStarted,
 )
 from agentcli.core.hooks import HookOutcome, Hooks, fire
-from agentcli.core.messages import (
+from agentcli.core.permissions import PERMISSION_MODES, Approver, Policy
+from agentcli.core.sink import NullSink, SessionSink
+from agentcli.core.tokens import estimate_usage
+from agentcli.core.toolrun import TODOS_KEY, ToolRunner
+from agentcli.errors import AgentCliError, ContextOverflowError, LimitReachedError, PermissionDeniedError, UsageError
+from agentcli.llm.messages import (
     Message,
     TextBlock,
     ToolResultBlock,
@@ -40,12 +46,7 @@ from agentcli.core.messages import (
     Usage,
     merge_consecutive,
 )
-from agentcli.core.permissions import Approver, Policy
-from agentcli.core.sink import NullSink, SessionSink
-from agentcli.core.tokens import estimate_usage
-from agentcli.core.toolrun import TODOS_KEY, ToolRunner
-from agentcli.errors import AgentCliError, ContextOverflowError, LimitReachedError, PermissionDeniedError
-from agentcli.providers.base import Effort, ModelRequest, Provider
+from agentcli.llm.request import Effort, ModelRequest, Provider
 from agentcli.tools.base import ToolContext
 from agentcli.tools.registry import ToolRegistry
 
@@ -104,8 +105,9 @@ class Observer(Protocol):
 
 
 class Agent:
-    """A session's agent. Between runs callers may change `provider`, `options.model`, `policy.mode` and
-    `registry.enabled`; the next turn uses them."""
+    """A session's agent. Front ends read its state and change it only through the command API below
+    (`set_mode`, `switch_model`, `switch_preset`, `rewind`), which records each change in the session; the
+    next turn uses it. The permission mode lives in the policy alone (`mode`)."""
 
     def __init__(
         self,
@@ -134,13 +136,52 @@ class Agent:
         self.hooks = hooks
         self.observers: list[Observer] = []
         self._session_start: str | None = None if options.subagent else "resume" if self.messages else "startup"
-        self._shown_warnings: set[str] = set()
         self.meter = ContextMeter()
         self._run_state: _RunState | None = None
 
     @property
     def session_id(self) -> str:
         return self.sink.session_id
+
+    # ---- the command API ------------------------------------------------------------------------------
+
+    @property
+    def mode(self) -> str:
+        """The permission mode: the policy's, the one place it is kept."""
+        return self.policy.mode
+
+    def set_mode(self, mode: str) -> None:
+        """Use permission mode `mode` from the next tool call on (plan mode brings the ExitPlanMode tool)."""
+        if mode not in PERMISSION_MODES:
+            raise UsageError(f"unknown permission mode {mode!r}", hint=f"use one of {', '.join(PERMISSION_MODES)}")
+        if mode == "plan" and "ExitPlanMode" not in self.registry.enabled:
+            self.registry.enabled.append("ExitPlanMode")
+        if mode != self.policy.mode:
+            self.policy.mode = mode
+            self.sink.record("mode", {"mode": mode})
+
+    async def switch_model(self, provider: Provider, model: str, provider_name: str) -> None:
+        """Answer with `model` of `provider` from the next turn on; the old provider's connections close."""
+        old, self.provider = self.provider, provider
+        self.options.model, self.options.provider_name = model, provider_name
+        self.sink.record("model_switch", {"model": model, "provider": provider_name})
+        if old is not provider:
+            with contextlib.suppress(Exception):  # the old client failing to close must not undo the switch
+                await old.aclose()
+
+    def switch_preset(self, name: str, *, policy: Policy, tools: list[str], system_prompt: str) -> None:
+        """A preset's rules and mode (`policy`), tools and system prompt from the next turn on; the conversation
+        is kept."""
+        self.policy = policy
+        self.registry.enabled = list(tools)
+        self.options.system_prompt = system_prompt
+        self.sink.record("preset_switch", {"preset": name, "mode": policy.mode})
+
+    def rewind(self, messages: list[Message]) -> None:
+        """Continue from `messages`: the history a rewind restored (agentcli.session.rewind.apply_rewind has
+        recorded it in the session file, where the transcript lives)."""
+        self.messages = list(messages)
+        self.meter.forget_reported()  # the provider's last count was of another history
 
     async def aclose(self, reason: str = "other") -> None:
         """Run SessionEnd hooks (`reason` as Claude Code names it: prompt_input_exit, clear, other …), then release
@@ -207,9 +248,11 @@ class Agent:
 
     async def _run(self, prompt: str | Message) -> AsyncGenerator[AgentEvent, None]:
         st = _RunState()
-        runner = ToolRunner(self.policy, self.approver, self.ctx, self.sink, self.hooks)
+        runner = ToolRunner(self.policy, self.approver, self.ctx, self.sink, self.set_mode, self.hooks)
         self._run_state = st
         yield self._started()
+        for problem in self.sink.take_problems():  # e.g. the last run's closing snapshot failed
+            yield Notice("warning", problem)
         message = prompt if isinstance(prompt, Message) else Message.user(prompt)
         hooked: list[HookOutcome] = []
         async for hev in self._prompt_hooks(message, hooked):
@@ -231,8 +274,6 @@ class Agent:
                     async for ev in request:
                         yield ev
                 builder = box[-1]
-                for text in self._new_provider_warnings():
-                    yield Notice("warning", text)
                 msg = builder.message()
                 self.append(msg, usage=builder.usage.to_dict(), model=self.options.model,
                             cost_usd=self.options.cost_fn(self.options.model, builder.usage))
@@ -380,16 +421,6 @@ class Agent:
         if self.ctx.shell_cwd is not None:
             paths.append(str(self.ctx.shell_cwd))
         return [TextBlock(t) for t in self.options.nested_memory(paths)]
-
-    def _new_provider_warnings(self) -> list[str]:
-        """Warnings an adapter collected (e.g. Ollama's context size), through any wrappers, not yet shown."""
-        provider: Any = self.provider
-        while provider is not None and not hasattr(provider, "warnings"):
-            provider = getattr(provider, "inner", None)
-        warnings: list[str] = list(getattr(provider, "warnings", None) or [])
-        fresh = [w for w in warnings if w not in self._shown_warnings]
-        self._shown_warnings.update(fresh)
-        return fresh
 
     def _started(self) -> SessionStarted:
         return SessionStarted(self.session_id, str(self.ctx.project_root), self.options.model,

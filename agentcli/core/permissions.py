@@ -28,24 +28,31 @@ class Verdict:
 
 @dataclass(frozen=True, slots=True)
 class ApprovalRequest:
+    """A question for the person. `kind` "tool": may this call run? "plan": ExitPlanMode's `plan` — approve it
+    (and say which mode to continue in) or send it back with feedback (the denial's reason)."""
+
     tool_use_id: str
     tool_name: str
     input: dict[str, Any]
     read_only: bool
     reason: str | None = None
+    kind: Literal["tool", "plan"] = "tool"
+    plan: str | None = None
     agent: str | None = None  # the subagent asking (None: the main agent)
 
 
 @dataclass(frozen=True, slots=True)
 class Approval:
     """A person's answer. `updated_input` is a counter-proposal that runs instead; `remember` a rule text
-    with `scope` session | local ("this project", personal) | project (shared) | user ("everywhere") to save."""
+    with `scope` session | local ("this project", personal) | project (shared) | user ("everywhere") to save;
+    `mode` the permission mode to continue in after an approved plan."""
 
     behavior: Literal["allow", "deny"]
     reason: str | None = None
     updated_input: dict[str, Any] | None = None
     remember: str | None = None
     scope: str | None = None
+    mode: str | None = None
 
 
 class Policy(Protocol):
@@ -53,15 +60,24 @@ class Policy(Protocol):
 
     def check(self, tool: Tool, args: dict[str, Any]) -> Verdict: ...
 
-    def remember(self, rule: str, scope: str) -> None: ...
+    def remember(self, rule: str, scope: str) -> list[str]:
+        """Allow `rule` from now on (and save it for `scope`); returns problems to tell the person."""
+        ...
 
 
 class Approver(Protocol):
+    """Answers questions (`approve`). `interactive` is False when nobody can: then a plan is not asked about
+    but becomes the run's result."""
+
+    interactive: bool
+
     async def approve(self, request: ApprovalRequest) -> Approval: ...
 
 
 class DenyingApprover:
     """For headless runs: nothing can answer, so every question is a denial the model can read."""
+
+    interactive = False
 
     async def approve(self, request: ApprovalRequest) -> Approval:
         return Approval(
@@ -98,5 +114,6 @@ class SimplePolicy:
             return Verdict("allow", "mode")
         return Verdict("ask", "default")
 
-    def remember(self, rule: str, scope: str) -> None:
+    def remember(self, rule: str, scope: str) -> list[str]:
         self.allowed = (*self.allowed, rule)
+        return []

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from agentcli.core.messages import Message
+from agentcli.llm.messages import Message
 
 
 class SessionSink(Protocol):
@@ -23,6 +23,11 @@ class SessionSink(Protocol):
 
     async def checkpoint(self, tool_use_id: str, tool_name: str) -> None:
         """Called before any tool call that may change files (Bash included), so the tree can be rewound."""
+        ...
+
+    def take_problems(self) -> list[str]:
+        """What the person should be told and has not been yet (a snapshot that failed); the loop turns each
+        into a `Notice` after a checkpoint and before the run's result."""
         ...
 
     def end_turn(self) -> None:
@@ -47,6 +52,9 @@ class NullSink:
 
     async def checkpoint(self, tool_use_id: str, tool_name: str) -> None:
         return None
+
+    def take_problems(self) -> list[str]:
+        return []
 
     def end_turn(self) -> None:
         return None

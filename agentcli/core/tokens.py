@@ -8,8 +8,8 @@ import json
 from functools import cache
 from typing import Any
 
-from agentcli.core.messages import Message, Usage, block_to_dict
-from agentcli.providers.base import ModelRequest
+from agentcli.llm.messages import Message, Usage, block_to_dict
+from agentcli.llm.request import ModelRequest
 
 
 @cache

@@ -9,19 +9,19 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
 from agentcli.core.calls import CallScope, current_call
-from agentcli.core.events import AgentEvent, PermissionDecision, TodosUpdated, ToolFinished, ToolStarted
+from agentcli.core.events import AgentEvent, Notice, PermissionDecision, TodosUpdated, ToolFinished, ToolStarted
 from agentcli.core.hooks import HookOutcome, Hooks, fire
-from agentcli.core.messages import ContentBlock, ToolResultBlock, ToolUseBlock
 from agentcli.core.permissions import ApprovalRequest, Approver, DenyingApprover, Policy, Verdict
 from agentcli.core.sink import SessionSink
+from agentcli.llm.messages import ContentBlock, ToolResultBlock, ToolUseBlock
 from agentcli.tools.base import Tool, ToolContext, ToolOutput
 from agentcli.tools.paths import outside_approved
-from agentcli.tools.validate import validate_args
+from agentcli.tools.validate import unusable_strings, validate_args
 
 TODOS_KEY = "todos"  # ctx.state: the TodoWrite list (agentcli.core.loop reads it)
 
@@ -39,9 +39,10 @@ class ToolRunner:
 
     def __init__(
         self, policy: Policy, approver: Approver, ctx: ToolContext, sink: SessionSink,
-        hooks: Hooks | None = None,
+        set_mode: Callable[[str], None], hooks: Hooks | None = None,
     ) -> None:
         self.policy = policy
+        self.set_mode = set_mode  # the agent's: an approved plan changes the mode, recorded like any change
         self.approver = approver
         self.ctx = ctx
         self.sink = sink
@@ -109,7 +110,7 @@ class ToolRunner:
         if call.raw_arguments is not None:
             yield self._fail(call, _bad_json_message(call.raw_arguments))
             return
-        problems = validate_args(tool.input_schema, call.input)
+        problems = validate_args(tool.input_schema, call.input) or unusable_strings(call.input)
         if problems:
             yield self._fail(call, _schema_message(tool, problems))
             return
@@ -126,7 +127,7 @@ class ToolRunner:
             return
         args = call.input
         if hook.updated_input is not None and hook.updated_input != call.input:
-            problems = validate_args(tool.input_schema, hook.updated_input)
+            problems = validate_args(tool.input_schema, hook.updated_input) or unusable_strings(hook.updated_input)
             if problems:
                 yield self._fail(call, "A PreToolUse hook rewrote this call's input, but the result is not valid: "
                                  + _schema_message(tool, problems))
@@ -138,7 +139,11 @@ class ToolRunner:
     async def _decide(
         self, call: ToolUseBlock, tool: Tool, args: dict[str, Any], hook: HookOutcome
     ) -> AsyncIterator[AgentEvent | _Ready]:
-        verdict = _with_hook(self.policy.check(tool, args), hook)
+        try:
+            verdict = _with_hook(self.policy.check(tool, args), hook)
+        except Exception as err:  # input the policy cannot judge is denied, never guessed
+            verdict = Verdict("deny", "policy", reason=f"Permission check failed for this {tool.name} call "
+                                                       f"({type(err).__name__}: {err}); it was not run.")
         behavior, by, reason, updated = verdict.behavior, verdict.by, verdict.reason, None
         if behavior == "ask":
             asked: list[HookOutcome] = []
@@ -161,7 +166,8 @@ class ToolRunner:
                 by = getattr(self.approver, "name", "user")
                 if approval.behavior == "allow" and approval.remember:
                     scope = approval.scope or "session"
-                    self.policy.remember(approval.remember, scope)
+                    for problem in self.policy.remember(approval.remember, scope):
+                        yield Notice("warning", problem)
                     self.sink.record("rule", {"rule": approval.remember, "scope": scope})
         assert behavior in ("allow", "deny")
         yield self._decision(call, tool, args, Verdict(behavior, by, verdict.rule, reason), updated)
@@ -173,7 +179,7 @@ class ToolRunner:
         if args is not call.input:
             notes.append(f"A hook changed this call before it ran. It ran with: {_dumps(args)}")
         if updated is not None and updated != args:
-            problems = validate_args(tool.input_schema, updated)
+            problems = validate_args(tool.input_schema, updated) or unusable_strings(updated)
             if problems:
                 yield self._fail(call, _schema_message(tool, problems))
                 return
@@ -198,6 +204,8 @@ class ToolRunner:
             yield ToolStarted(r.call.id, r.tool.name, r.args)
             if not r.tool.read_only:
                 await self.sink.checkpoint(r.call.id, r.tool.name)
+                for problem in self.sink.take_problems():
+                    yield Notice("warning", problem)
         forwarded: asyncio.Queue[AgentEvent] = asyncio.Queue()
         running = asyncio.ensure_future(asyncio.gather(*(self._execute(r, forwarded) for r in batch)))
         try:
@@ -212,12 +220,12 @@ class ToolRunner:
             content = self.ctx.redact(out.content)
             if r.note:
                 content = f"{r.note}\n\n{content}"
+            if "plan" in out.metadata and not out.is_error:
+                content = self.ctx.redact(await self._review_plan(r, str(out.metadata["plan"])))
             post: list[HookOutcome] = []
             async for ev in self._post_hooks(r, out.is_error, content, post):
                 yield ev
             content += "".join(f"\n\n{name} hook: {text}" for name, text in _post_feedback(post[0], out.is_error))
-            if "plan" in out.metadata:
-                self._take_plan(r.call.id, out.metadata)
             todos = self._take_todos(out.metadata)
             self._attachments += out.metadata.get("attachments", [])
             block = ToolResultBlock(r.call.id, content, out.is_error)
@@ -249,16 +257,25 @@ class ToolRunner:
             response["filePath"] = r.args["file_path"]
         return self._hook("PostToolUse", r.tool.name, out, **fields, tool_response=response)
 
-    def _take_plan(self, tool_use_id: str, meta: dict[str, Any]) -> None:
-        """ExitPlanMode ran: store the plan; apply the mode a reviewer chose; with no reviewer (headless) the
-        plan becomes the run's result."""
-        plan = str(meta["plan"])
-        self.sink.record("plan", {"tool_use_id": tool_use_id, "plan": plan, "approved": meta.get("approved"),
-                                  "mode": meta.get("mode")})
-        if meta.get("mode"):
-            self.policy.mode = str(meta["mode"])
-        if "approved" not in meta:
+    async def _review_plan(self, r: _Ready, plan: str) -> str:
+        """ExitPlanMode ran: ask the person (an approval request of kind "plan"); an approval sets the mode
+        they chose. With nobody to ask (headless) the plan becomes the run's result. Returns what the model
+        reads."""
+        if not self.approver.interactive:
+            self.sink.record("plan", {"tool_use_id": r.call.id, "plan": plan, "approved": None, "mode": None})
             self.plan = plan
+            return plan
+        answer = await self.approver.approve(
+            ApprovalRequest(r.call.id, r.tool.name, r.args, True, kind="plan", plan=plan)
+        )
+        mode = (answer.mode or "default") if answer.behavior == "allow" else None
+        self.sink.record("plan", {"tool_use_id": r.call.id, "plan": plan, "approved": mode is not None,
+                                  "mode": mode})
+        if mode is not None:
+            self.set_mode(mode)
+            return f"The user approved your plan. Permission mode is now {mode}. Start implementing it.\n\n{plan}"
+        feedback = answer.reason or "(no feedback given)"
+        return f"The user did not approve the plan and wants you to keep planning. Their feedback: {feedback}"
 
     async def _escalate(self, r: _Ready, out: ToolOutput, ms: int) -> tuple[ToolOutput, int]:
         """The sandbox stopped this call: re-run it outside if the person agrees (now or earlier this session),
@@ -299,6 +316,9 @@ class ToolRunner:
                 out = await asyncio.wait_for(r.tool.run(r.args, ctx), timeout=ctx.tool_timeout_s + 5)
         except TimeoutError:
             out = ToolOutput.error(f"{r.tool.name} timed out after {self.ctx.tool_timeout_s:.0f} s.")
+        except OSError as err:  # the system refused (name too long, permission, I/O): the model can adapt
+            where = f" ({err.filename})" if err.filename else ""
+            out = ToolOutput.error(f"{r.tool.name}: {err.strerror or err}{where}.")
         except Exception as err:
             out = ToolOutput.error(f"{r.tool.name} failed: {type(err).__name__}: {err}")
         return out, int((time.monotonic() - t0) * 1000)

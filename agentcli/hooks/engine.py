@@ -14,13 +14,13 @@ from agentcli.core.hooks import HookCall, HookOutcome
 from agentcli.hooks.config import HookSpec
 from agentcli.hooks.matcher import matches
 from agentcli.hooks.output import combine, interpret
-from agentcli.hooks.process import Finished, run_command
+from agentcli.hooks.process import Finished, Wrap, run_command
 from agentcli.ids import new_uuid
 
 
 class HookEngine:
     """`env` is the environment hook commands get (already without provider keys); `redact` cleans what a hook
-    printed before it is shown, stored or sent to the model."""
+    printed before it is shown, stored or sent to the model; `wrap` runs each command in the session's sandbox."""
 
     def __init__(
         self,
@@ -31,6 +31,7 @@ class HookEngine:
         env: dict[str, str],
         transcript_path: str | None = None,
         redact: Callable[[str], str] = lambda text: text,
+        wrap: Wrap | None = None,
     ) -> None:
         self.specs = specs
         self.project_dir = project_dir
@@ -38,6 +39,7 @@ class HookEngine:
         self.env = env
         self.transcript_path = transcript_path
         self.redact = redact
+        self.wrap = wrap
         self._by_event: dict[str, list[HookSpec]] = {}
         for spec in specs:
             self._by_event.setdefault(spec.event, []).append(spec)
@@ -61,7 +63,8 @@ class HookEngine:
 
     async def _one(self, call: HookCall, stdin: bytes) -> HookOutcome:
         try:
-            finished = await run_command(call.command, stdin, self.project_dir, self.env, call.timeout_s)
+            finished = await run_command(call.command, stdin, self.project_dir, self.env, call.timeout_s,
+                                         self.wrap)
         except OSError as err:
             finished = Finished(127, "", f"could not start the hook: {err}", 0)
         finished = Finished(finished.exit_code, self.redact(finished.stdout), self.redact(finished.stderr),

@@ -7,6 +7,7 @@ import asyncio
 import contextlib
 import os
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -30,10 +31,19 @@ def shell() -> str:
     return which("bash") or "/bin/sh"
 
 
-async def run_command(command: str, stdin: bytes, cwd: Path, env: dict[str, str], timeout_s: float) -> Finished:
+Wrap = Callable[[list[str], Path, dict[str, str]], tuple[list[str], dict[str, str]]]
+
+
+async def run_command(
+    command: str, stdin: bytes, cwd: Path, env: dict[str, str], timeout_s: float, wrap: Wrap | None = None
+) -> Finished:
+    """Run one hook; `wrap` confines it (the session's kernel sandbox) when given."""
     t0 = time.monotonic()
+    argv = [shell(), "-c", command]
+    if wrap is not None:
+        argv, env = wrap(argv, cwd, env)
     proc = await asyncio.create_subprocess_exec(
-        shell(), "-c", command, cwd=cwd, env=env, start_new_session=True,
+        *argv, cwd=cwd, env=env, start_new_session=True,
         stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
     )
     assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None

@@ -33,6 +33,8 @@ def make_engine(settings: Settings, ctx: ToolContext, transcript_path: str | Non
     specs, warnings = load_specs(settings)
     root = settings.project_root
     env = hook_env(ctx.env or {}, root, settings.secrets, SECRET_ENV_VARS)
+    # Hooks run confined like Bash (their input is the model's), unless the user chose otherwise.
+    sandbox = ctx.sandbox if settings.sandbox_hooks else None
     engine = HookEngine(specs, project_dir=root, cwd=settings.cwd, env=env, transcript_path=transcript_path,
-                        redact=ctx.redact)
+                        redact=ctx.redact, wrap=sandbox.wrap if sandbox is not None else None)
     return engine, warnings

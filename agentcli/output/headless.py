@@ -8,9 +8,9 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from agentcli.core.events import Notice, RunFinished, SessionStarted
-from agentcli.core.messages import Message
 from agentcli.core.permissions import DenyingApprover
 from agentcli.errors import AgentCliError
+from agentcli.llm.messages import Message
 from agentcli.output.printers import Printer, make_printer
 from agentcli.output.schema import failed_result
 from agentcli.settings.config import Settings
@@ -110,8 +110,8 @@ def _with_images(prompt: str, agent: Any, settings: Settings) -> str | Message:
     """`-p "what is wrong in @shot.png"`: mentioned images go with the prompt (other files are left to Read)."""
     if "@" not in prompt:
         return prompt
-    from agentcli.core.images import is_image, mentioned_image
-    from agentcli.core.messages import ContentBlock, TextBlock
+    from agentcli.llm.images import is_image, mentioned_image
+    from agentcli.llm.messages import ContentBlock, TextBlock
     from agentcli.ui.attach import mentioned_paths
 
     accepts = agent.ctx.state.get("accepts_images")

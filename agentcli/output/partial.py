@@ -3,10 +3,12 @@ whatever provider produced them (block indexes are ours, counted per message).""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, assert_never
 
 from agentcli.core.events import (
+    ApiRetry,
     MessageStop,
+    Notice,
     RedactedThinking,
     StreamEvent,
     TextDelta,
@@ -17,6 +19,7 @@ from agentcli.core.events import (
     ToolCallStart,
     TurnStarted,
     UsageReport,
+    WebSearchResults,
 )
 
 Raw = dict[str, Any]
@@ -95,4 +98,15 @@ class PartialMapper:
                             "usage": {"output_tokens": self._output_tokens}})
                 out.append({"type": "message_stop"})
                 return out
-        return []
+            case Notice() | WebSearchResults():
+                return []  # a system line of its own in stream-json
+            case ApiRetry(discarded=discarded):
+                if not discarded:
+                    return []  # stream-json reports retries as system lines of their own
+                # The reply broke and starts over: close what is open, then begin a new message.
+                out = self._close()
+                out.extend({"type": "content_block_stop", "index": i} for i in self._tools.values())
+                out.append({"type": "message_stop"})
+                return [*out, *self.map(TurnStarted(0))]
+            case _:
+                assert_never(ev)

@@ -70,18 +70,26 @@ class TextPrinter:
                 if result.permission_denials:
                     names = ", ".join(sorted({d["tool_name"] for d in result.permission_denials}))
                     self.err.write(f"agentcli: denied tool calls: {names} (see --permission-mode, --allowedTools)\n")
-            case ApiRetry(attempt, max_retries, delay, code, message, _):
-                self.err.write(f"agentcli: {message} [{code}] — retry {attempt}/{max_retries} in {delay:.1f}s\n")
+            case ApiRetry(attempt, max_retries, delay, code, message, _, discarded):
+                cut = " (the reply broke off; starting it over)" if discarded else ""
+                self.err.write(f"agentcli: {message} [{code}]{cut} — retry {attempt}/{max_retries} in {delay:.1f}s\n")
             case Notice(level, text):
                 if level == "warning" or self.verbose:
                     self.err.write(f"agentcli: {text}\n")
-            case ToolStarted(_, name, args) if self.verbose:
-                self.err.write(f"· {name} {_short(args)}\n")
+            case ToolStarted(_, name, args):
+                if self.verbose:
+                    self.err.write(f"· {name} {_short(args)}\n")
             case CompactBoundary(_, reason, pre, post, phases):
                 ran = " + ".join(phases) or "nothing to do"
                 self.err.write(f"agentcli: compacted the conversation ({reason}, {ran}): {pre:,} → {post:,} tokens\n")
+            case (SessionStarted() | TurnStarted() | AssistantMessage() | PermissionDecision() | ToolFinished()
+                  | ToolResultsMessage() | TextDelta() | ThinkingDelta() | ThinkingSignature() | RedactedThinking()
+                  | ToolCallStart() | ToolCallDelta() | ToolCallEnd() | UsageReport() | MessageStop()
+                  | HookStarted() | HookFinished() | SubagentEvent() | WebSearchResults() | CompactionStarted()
+                  | TodosUpdated()):
+                pass  # the text format shows only the result (and, verbose, progress on stderr)
             case _:
-                pass
+                assert_never(ev)
 
     def flush(self) -> None:
         self.out.flush()
@@ -95,8 +103,17 @@ class JsonPrinter:
         self.out = out
 
     def feed(self, ev: AgentEvent) -> None:
-        if isinstance(ev, RunFinished):
-            self.out.write(_dump(schema.result_line(ev.result)) + "\n")
+        match ev:
+            case RunFinished(result):
+                self.out.write(_dump(schema.result_line(result)) + "\n")
+            case (SessionStarted() | TurnStarted() | AssistantMessage() | PermissionDecision() | ToolStarted()
+                  | ToolFinished() | ToolResultsMessage() | Notice() | ApiRetry() | TextDelta() | ThinkingDelta()
+                  | ThinkingSignature() | RedactedThinking() | ToolCallStart() | ToolCallDelta() | ToolCallEnd()
+                  | UsageReport() | MessageStop() | HookStarted() | HookFinished() | SubagentEvent()
+                  | WebSearchResults() | CompactionStarted() | CompactBoundary() | TodosUpdated()):
+                pass  # one object at the end: nothing before it
+            case _:
+                assert_never(ev)
 
     def flush(self) -> None:
         self.out.flush()
@@ -134,11 +151,13 @@ class StreamJsonPrinter:
                                                parent_tool_use_id=parent))
             case ToolResultsMessage(msg):
                 self._emit(schema.message_line(msg, self.session_id, parent_tool_use_id=parent))
-            case ApiRetry(attempt, max_retries, delay, code, message, status):
+            case ApiRetry(attempt, max_retries, delay, code, message, status, discarded):
                 self._emit({"type": "system", "subtype": "api_retry", "attempt": attempt,
                             "max_retries": max_retries, "retry_delay_ms": int(delay * 1000),
                             "error_status": status, "error": code, "message": message,
-                            "session_id": self.session_id, "uuid": new_uuid()})
+                            "discarded_partial": discarded, "session_id": self.session_id, "uuid": new_uuid()})
+                if self.include_partial and discarded:
+                    self._stream_event(self.partials.setdefault(parent, PartialMapper()).map(ev), parent)
             case Notice(level, text):
                 self._emit({"type": "system", "subtype": "notice", "level": level, "text": text,
                             "session_id": self.session_id, "uuid": new_uuid()})

@@ -10,8 +10,8 @@ import os
 from typing import Any
 
 from agentcli.core.events import CompactBoundary, ModelUsage, RunResult, SessionStarted, TodoItem
-from agentcli.core.messages import Message, Usage
 from agentcli.ids import new_uuid
+from agentcli.llm.messages import Message, Usage
 
 SCHEMA_VERSION = 1
 

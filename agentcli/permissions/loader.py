@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from agentcli import paths
+from agentcli.atomicfile import atomic_write
 from agentcli.core.permissions import PERMISSION_MODES
 from agentcli.errors import ConfigError
 from agentcli.permissions.policy import RulePolicy
@@ -32,6 +33,15 @@ from agentcli.tools.base import ToolContext
 BEHAVIORS: tuple[RuleBehavior, ...] = ("deny", "ask", "allow")
 SCOPES = ("local", "project", "user")
 SECRET_PATTERNS = (".env*", "~/.ssh", "~/.aws", "~/.gnupg")
+# Files that make a program run code nobody approved: git's own configuration and hooks (read by the
+# "read-only" git commands), agentcli's settings, MCP server lists, other agents' settings, and what an editor
+# or the user's shell runs on its own (direnv, VS Code tasks, IDE run configurations, dev containers, commit
+# hooks). Editing them asks in every mode; an allow rule does not cover them. A name without `/` matches at
+# any depth. docs/permissions.md keeps the list and the reasons.
+EXEC_CONFIG_PATTERNS = (
+    ".git", ".agentcli", ".mcp.json", ".claude", ".codex", ".envrc", ".vscode", ".idea", ".devcontainer", ".husky",
+    ".pre-commit-config.yaml", ".gitmodules", ".gitconfig", "mise.toml", ".mise.toml",
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,7 +73,7 @@ def builtin_rules() -> list[Rule]:
     out: list[Rule] = []
     for pattern in (*SECRET_PATTERNS, config):
         out += [Rule("Read", pattern, "deny", "builtin"), Rule("Edit", pattern, "deny", "builtin")]
-    out.append(Rule("Edit", "/.agentcli/**", "ask", "builtin"))
+    out += [Rule("Edit", pattern, "ask", "builtin") for pattern in EXEC_CONFIG_PATTERNS]
     return out
 
 
@@ -225,4 +235,4 @@ def _ignore_local(local: Path) -> None:
     ignore = local.parent / ".gitignore"
     lines = ignore.read_text(encoding="utf-8").splitlines() if ignore.exists() else []
     if local.name not in lines:
-        writer.atomic_write(ignore, "\n".join([*lines, local.name]) + "\n", mode=0o644)
+        atomic_write(ignore, "\n".join([*lines, local.name]) + "\n")

@@ -23,7 +23,6 @@ from agentcli.permissions.rules import (
     RuleBehavior,
     match_domain,
     match_param,
-    match_path,
     parse_rule,
     path_regex,
     tool_matches,
@@ -48,10 +47,11 @@ class RulePolicy:
     rules: list[Rule] = field(default_factory=list)
     persist: Persist | None = None
     home: Path = field(default_factory=Path.home)
-    notices: list[str] = field(default_factory=list)
     _roots_key: tuple[Path, tuple[Path, ...]] | None = field(default=None, init=False, repr=False)
     _roots: list[str] = field(default_factory=list, init=False, repr=False)
     _index: dict[tuple[str, str], _Entries] | None = field(default=None, init=False, repr=False)
+    _walks: dict[Any, Any] = field(default_factory=dict, init=False, repr=False)
+    _denied_names: Callable[[str], bool] | None = field(default=None, init=False, repr=False)
 
     def bind(self, ctx: ToolContext) -> None:
         """Share the session's live ToolContext, and publish into it what the search tools need to leave out
@@ -75,6 +75,21 @@ class RulePolicy:
             return True
         return os.path.islink(p) and combined.fullmatch(os.path.realpath(p)) is not None
 
+    def denied_matcher(self) -> tuple[Callable[[str], bool], dict[Any, Any]]:
+        """For walks of a directory tree: whether an absolute, normalized path is protected by a Read deny rule
+        (the path itself; links are the walker's business), and a cache of directory listings that lives as
+        long as the rules do."""
+        self._path_index()
+        if self._denied_names is None:
+            entries = self._path_index().get(("deny", "Read"))
+            self._walks = {}
+            if entries is None:
+                self._denied_names = lambda p: False
+            else:
+                combined = entries[0]
+                self._denied_names = lambda p: combined.fullmatch(p) is not None
+        return self._denied_names, self._walks
+
     def read_denied_globs(self) -> tuple[str, ...]:
         """Deny-rule patterns that name a file at any depth of the project (`.env*`, `*.pem`), in a form
         ripgrep's `--glob '!…'` means the same way; the rest is left to `read_denied`."""
@@ -92,6 +107,7 @@ class RulePolicy:
             self._roots = [os.path.realpath(r) for r in (key[0], *key[1])]
             self._roots_key = key
             self._index = None
+            self._denied_names = None
         return self._roots
 
     @property
@@ -102,10 +118,13 @@ class RulePolicy:
         if all((r.text, r.behavior) != (rule.text, rule.behavior) for r in self.rules):
             self.rules.append(rule)
             self._index = None
+            self._denied_names = None
 
-    def remember(self, rule: str, scope: str) -> None:
+    def remember(self, rule: str, scope: str) -> list[str]:
         """Allow `rule` (one or more rule texts, one per line) for `scope`: session (memory only), local
-        (.agentcli/settings.local.toml, "this project"), project (.agentcli/settings.toml), user (config.toml)."""
+        (.agentcli/settings.local.toml, "this project"), project (.agentcli/settings.toml), user (config.toml).
+        Returns what the person should be told: rules that could not be saved (they still hold for the session)."""
+        problems: list[str] = []
         scope = SCOPE_ALIASES.get(scope, scope)
         for line in rule.splitlines():
             if not line.strip():
@@ -115,10 +134,11 @@ class RulePolicy:
                 try:
                     self.persist(parsed, scope)
                 except (OSError, AgentCliError) as e:
-                    # the approval still holds for this session; the front end shows why it was not saved
+                    # the approval still holds for this session; the loop tells the person why it was not saved
                     parsed = replace(parsed, source="session")
-                    self.notices.append(f"could not save {parsed.text}: {e}")
+                    problems.append(f"could not save {parsed.text}: {e}")
             self.add(parsed)
+        return problems
 
     def session_rules(self) -> list[str]:
         """Rules remembered for this session only: store them with the session so `--resume` restores them."""
@@ -173,7 +193,8 @@ class RulePolicy:
         if tool.name == "Bash":
             return False  # Bash specifiers are matched per program by bashcheck
         if rule.is_path_rule or tool.edits_files or tool.name in READ_TOOLS:
-            return any(match_path(spec, p, self.root, self.home) for p in paths)
+            rx = path_regex(spec, self._real_roots()[0], self.home.as_posix())  # as match_path, without Paths
+            return any(rx.fullmatch(p.as_posix()) is not None for p in paths)
         if tool.name in ("WebFetch", "WebSearch") and spec.startswith("domain:"):
             return match_domain(spec, str(args.get("url", "")))
         return match_param(spec, args)

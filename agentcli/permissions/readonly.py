@@ -1,8 +1,10 @@
-"""The read-only allowlist: shell commands that look and never change anything, with the arguments that
-would make them write (`sort -o`, `find -delete`, `git branch -D`, `sed -i`) rejected.
+"""The read-only allowlist: shell commands that look and never change anything.
 
-`read_only_paths(part)` returns the words naming files the command reads (the policy checks each is inside
-the project), or None when the command is not known to be read-only.
+Every option must be known to be safe (agentcli.permissions.optspecs): an option not listed, an environment
+assignment not known to be harmless (unwrap), or an argument that could write (`uniq a b`, `sort -o`) makes
+the command "not known to be read-only" and it asks. `read_only_paths(part)` returns what the command reads
+— files, directories it reads recursively (`grep -r`, `rg`, `find -exec cat {} +`), and for git the
+directory whose repository configuration must be checked — or None.
 """
 
 from __future__ import annotations
@@ -10,10 +12,13 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from agentcli.permissions.gitcheck import git_reads
+from agentcli.permissions.optspecs import Scanned, scan, spec
+from agentcli.permissions.reads import Reads
 from agentcli.permissions.shell import Word
 from agentcli.permissions.unwrap import Part
 
-# Commands whose arguments are never files.
+# Commands whose arguments are never files, and whose options cannot write or run anything.
 _NO_PATHS = frozenset(
     {
         "echo", "printf", "pwd", "true", "false", "whoami", "id", "uname", "which", "type", "whereis", "seq",
@@ -21,141 +26,177 @@ _NO_PATHS = frozenset(
         "[[", "((", "expr", "cal", "uptime", "free", "ps", "tr", "command", "hostname", "date", "env",
     }
 )
-# Commands whose non-option arguments are all files they read.
+# Commands whose positional arguments are all files they read (their options: optspecs).
 _PATHS = frozenset(
     {
         "ls", "cat", "head", "tail", "wc", "file", "stat", "du", "df", "tree", "realpath", "readlink", "nl",
-        "od", "hexdump", "md5sum", "sha1sum", "sha256sum", "sha512sum", "cksum", "b2sum", "diff", "cmp",
-        "comm", "cut", "column", "fold", "fmt", "rev", "tac", "strings", "cd", "pushd", "popd",
+        "od", "hexdump", "md5sum", "sha1sum", "sha224sum", "sha256sum", "sha384sum", "sha512sum", "cksum",
+        "b2sum", "diff", "cmp", "comm", "cut", "column", "fold", "fmt", "rev", "tac", "strings", "cd", "pushd",
+        "popd", "sort",
     }
 )
-_BAD_OPTS: dict[str, tuple[str, ...]] = {
-    "sort": ("-o", "--output"),
-    "date": ("-s", "--set"),
-    "hostname": ("-F", "--file", "-b", "--boot"),
-    "rg": ("--pre", "--hostname-bin"),
-    "fd": ("-x", "-X", "--exec", "--exec-batch"),
-    "xxd": ("-r", "--revert"),
-    "tree": ("-o",),
-    "diff": ("--output",),
-}
 _SED_SCRIPT = re.compile(r"(?:(?:\d+|\$)(?:,(?:\d+|\$))?[pd]?|(?:\d+|\$)?(?:,(?:\d+|\$))?\s*p|/[^/]*/[pd]?)")
 _SED_SUBST = re.compile(r"s(.)(?:(?!\1).)*\1(?:(?!\1).)*\1[gIi0-9]*")
+_JQ_FILES = re.compile(r"\b(?:import|include|input_filename|get_search_list|\$__loc__)\b")
 
 
-def read_only_paths(part: Part) -> list[Word] | None:
-    """The files a read-only command reads, or None if it is not on the allowlist (or could write).
+def read_only_paths(part: Part) -> Reads | None:
+    """What a read-only command reads, or None if it is not on the allowlist (or could write).
     Redirections are not judged here: the caller checks `part.writes` as file edits."""
-    if part.opaque or part.privileged or part.fed or not part.words:
+    if part.opaque or part.privileged or part.fed or part.assigns or not part.words:
         return None
     name = part.words[0].text
     args = part.words[1:]
-    if any(_is_option(a.text, bad) for bad in _BAD_OPTS.get(name, ()) for a in args):
-        return None
     special = _SPECIAL.get(name)
     if special is not None:
         return special(args)
     if name in _NO_PATHS:
-        return [] if name not in ("env", "hostname", "date") or _no_positionals(args) else None
+        return Reads() if _inert(name, [a.text for a in args]) else None
     if name in _PATHS:
-        return _positionals(args)
+        return _files(name, args)
     return None
 
 
-def _is_option(arg: str, option: str) -> bool:
-    """`-o` is also in a cluster of short options (`-uo`); `--output` also as `--output=x`."""
-    if option.startswith("--"):
-        return arg == option or arg.startswith(option + "=")
-    if arg.startswith("--") or not arg.startswith("-"):
-        return False
-    return option[1] in arg[1:] or arg.startswith(option)
+def _inert(name: str, texts: list[str]) -> bool:
+    """Programs whose arguments are text, not files: only the options that assign or read are refused."""
+    if name in ("test", "["):
+        return not any(t in ("-v", "-R") for t in texts)  # `-v 'a[$(cmd)]'` evaluates the subscript
+    if name == "printf":
+        return not (texts and texts[0].startswith("-v"))  # assigns a variable, subscripts evaluated
+    if name == "env":
+        return all(t in ("-0", "--null", "-i", "--ignore-environment") for t in texts)
+    if name in ("hostname", "date"):
+        s = spec(name)
+        scanned = scan(texts, s) if s is not None else None
+        # a positional sets the host name or the clock; `date +FORMAT` only formats
+        return scanned is not None and all(name == "date" and texts[i].startswith("+") for i in scanned.positionals)
+    return True
 
 
-def _no_positionals(args: list[Word]) -> bool:
-    return all(a.text.startswith(("-", "+")) for a in args)
-
-
-def _positionals(args: list[Word], skip_first: bool = False) -> list[Word] | None:
+def _words(args: list[Word], scanned: Scanned, indices: list[int]) -> list[Word] | None:
     out: list[Word] = []
-    first = skip_first
-    for a in args:
-        t = a.text
-        if t.startswith("-") and t != "-":
-            _, eq, value = t.partition("=")
-            if eq and value.startswith(("/", "~", "..")):
-                out.append(Word(value))
-            continue
-        if first:
-            first = False
-            continue
-        if a.dynamic:
+    for i in indices:
+        if args[i].dynamic:
             return None
-        out.append(a)
+        out.append(args[i])
+    for i, offset in scanned.option_paths:
+        if args[i].dynamic:
+            return None
+        out.append(Word(args[i].text[offset:], tilde=args[i].text[offset:].startswith("~"), glob=args[i].glob))
     return out
 
 
-def _sort(args: list[Word]) -> list[Word] | None:
-    return _positionals(args)
+def _files(name: str, args: list[Word], recursive: bool = False) -> Reads | None:
+    s = spec(name)
+    scanned = scan([a.text for a in args], s) if s is not None else None
+    if scanned is None:
+        return None
+    if name == "strings" and any(args[i].text.startswith("@") for i in scanned.positionals):
+        return None  # `@file` reads options from a file
+    paths = _words(args, scanned, scanned.positionals)
+    if paths is None:
+        return None
+    if name == "diff" and ("-r" in scanned.options or "--recursive" in scanned.options):
+        return Reads(paths, trees=[p for p in paths if p.text != "-"])
+    return Reads(paths)
 
 
-def _uniq(args: list[Word]) -> list[Word] | None:
-    pos = _positionals(args)
-    return pos if pos is not None and len(pos) <= 1 else None  # a second file is an output
+def _uniq(args: list[Word]) -> Reads | None:
+    reads = _files("uniq", args)
+    return reads if reads is not None and len(reads.paths) <= 1 else None  # a second file is an output
 
 
-def _xxd(args: list[Word]) -> list[Word] | None:
-    return _uniq(args)
-
-
-_GREP_ARG_OPTS = frozenset(
-    {"-e", "--regexp", "-f", "--file", "-m", "--max-count", "-A", "-B", "-C", "-g", "--glob", "-t", "--type"}
+_XXD_FLAGS = frozenset(
+    {"-a", "-autoskip", "-b", "-bits", "-C", "-capitalize", "-E", "-EBCDIC", "-e", "-i", "-include", "-p",
+     "-ps", "-postscript", "-plain", "-u", "-uppercase", "-d", "-decimal"}
 )
+_XXD_VALUES = frozenset({"-c", "-cols", "-g", "-groupsize", "-l", "-len", "-n", "-name", "-o", "-offset", "-s",
+                         "-seek", "-R"})
 
 
-def _grep(args: list[Word]) -> list[Word] | None:
-    explicit = False
+def _xxd(args: list[Word]) -> Reads | None:
     files: list[Word] = []
-    rest: list[Word] = []
     i = 0
     while i < len(args):
         t = args[i].text
-        if t in _GREP_ARG_OPTS:
-            explicit |= t in ("-e", "--regexp", "-f", "--file")
-            if t in ("-f", "--file") and i + 1 < len(args):
-                files.append(args[i + 1])
+        if t in _XXD_VALUES:
             i += 2
             continue
-        explicit |= t.startswith("--regexp=")
-        rest.append(args[i])
-        i += 1
-    pos = _positionals(rest, skip_first=not explicit)
-    return None if pos is None or any(f.dynamic for f in files) else pos + files
-
-
-def _find(args: list[Word]) -> list[Word] | None:
-    paths: list[Word] = []
-    in_exec = False
-    started = False
-    for a in args:
-        t = a.text
-        if in_exec:
-            in_exec = t not in (";", "+")
-            continue
-        if t in ("-exec", "-execdir", "-ok", "-okdir"):
-            in_exec = True  # the exec'd command is a part of its own, judged separately
-            continue
-        if t in ("-delete", "-fprint", "-fprint0", "-fprintf", "-fls"):
-            return None
-        if t.startswith(("-", "(", "!", ")")):
-            started = True
-        elif not started:
-            if a.dynamic:
+        if t.startswith("-") and t != "-" and t not in _XXD_FLAGS:
+            return None  # -r writes, and anything unknown
+        if not t.startswith("-") or t == "-":
+            if args[i].dynamic:
                 return None
-            paths.append(a)
-    return paths or [Word(".")]
+            files.append(args[i])
+        i += 1
+    return Reads(files) if len(files) <= 1 else None  # a second file is an output
 
 
-def _sed(args: list[Word]) -> list[Word] | None:
+def _grep(args: list[Word], name: str = "grep") -> Reads | None:
+    s = spec(name)
+    assert s is not None
+    scanned = scan([a.text for a in args], s)
+    if scanned is None:
+        return None
+    opts = set(scanned.options)
+    explicit = bool(opts & {"-e", "-f", "--regexp", "--file", "--files", "--type-list"})
+    positionals = scanned.positionals if explicit else scanned.positionals[1:]
+    paths = _words(args, scanned, positionals)
+    if paths is None:
+        return None
+    if name == "rg":
+        return _rg(args, paths, scanned)
+    recurse = [scanned.values.get(o, []) for o in ("-d", "--directories")]
+    recursive = bool(opts & {"-r", "-R", "--recursive", "--dereference-recursive"}) or any(
+        args[i].text[off:] == "recurse" for vals in recurse for i, off in vals
+    )
+    if not recursive:
+        return Reads(paths)
+    files = [p for p in paths if not _from_option(p, args)]
+    roots = [p for p in files if p.text != "-"] or [Word(".")]
+    only = _values(args, scanned, ("--include",))
+    return Reads(paths, trees=roots, follow=bool(opts & {"-R", "--dereference-recursive"}), only=only)
+
+
+def _values(args: list[Word], scanned: Scanned, names: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(args[i].text[off:] for name in names for i, off in scanned.values.get(name, []))
+
+
+def _from_option(word: Word, args: list[Word]) -> bool:
+    return all(word is not a for a in args)
+
+
+def _rg(args: list[Word], paths: list[Word], scanned: Scanned) -> Reads:
+    opts = scanned.options
+    hidden = any(o in ("--hidden", "-.", "-g", "--glob", "--iglob") for o in opts) or (
+        opts.count("-u") + opts.count("--unrestricted") >= 2
+    )
+    globs = _values(args, scanned, ("-g", "--glob", "--iglob"))
+    positive = tuple(g for g in globs if not g.startswith("!"))
+    # only name globs narrow the walk here; a path glob (`sub/**`) is matched against paths, so it does not
+    only = positive if positive and not any("/" in g or g.startswith("**") for g in positive) else ()
+    positionals = [p for p in paths if p.text != "-"]
+    follow = "-L" in opts or "--follow" in opts
+    return Reads(paths, trees=positionals or [Word(".")], follow=follow, hidden=hidden, only=only)
+
+
+def _find(args: list[Word]) -> Reads | None:
+    from agentcli.permissions.findcheck import find_reads
+
+    return find_reads(args)
+
+
+def _fd(args: list[Word]) -> Reads | None:
+    s = spec("fd")
+    assert s is not None
+    scanned = scan([a.text for a in args], s)
+    if scanned is None:
+        return None
+    paths = _words(args, scanned, scanned.positionals[1:])
+    return None if paths is None else Reads(paths)
+
+
+def _sed(args: list[Word]) -> Reads | None:
     script_seen = False
     files: list[Word] = []
     expect_script = False
@@ -167,7 +208,7 @@ def _sed(args: list[Word]) -> list[Word] | None:
             script_seen, expect_script = True, False
         elif t in ("-e", "--expression"):
             expect_script = True
-        elif t in ("-n", "-E", "-r", "--quiet", "--silent", "-s", "-u", "-z"):
+        elif t in ("-n", "-E", "-r", "--quiet", "--silent", "-s", "-u", "-z", "--posix", "--sandbox", "--debug"):
             continue
         elif t.startswith("-"):
             return None  # -i, -f, --in-place …
@@ -179,7 +220,7 @@ def _sed(args: list[Word]) -> list[Word] | None:
             if a.dynamic:
                 return None
             files.append(a)
-    return files if script_seen else None
+    return Reads(files) if script_seen else None
 
 
 def _safe_sed(script: str) -> bool:
@@ -187,78 +228,33 @@ def _safe_sed(script: str) -> bool:
     return bool(cmds) and all(_SED_SCRIPT.fullmatch(c) or _SED_SUBST.fullmatch(c) for c in cmds)
 
 
-def _jq(args: list[Word]) -> list[Word] | None:
-    if any(a.text in ("-f", "--from-file", "--rawfile", "--slurpfile") for a in args):
+def _jq(args: list[Word]) -> Reads | None:
+    s = spec("jq")
+    assert s is not None
+    scanned = scan([a.text for a in args], s)
+    if scanned is None:
         return None
-    return _positionals(args, skip_first=True)
+    if any(a.dynamic or _JQ_FILES.search(a.text) for a in args):
+        return None  # modules and data files come from a search path outside the project
+    positionals = scanned.positionals
+    if "--args" in scanned.options or "--jsonargs" in scanned.options:
+        positionals = positionals[:1]  # the rest are values, not files
+    paths = _words(args, scanned, positionals[1:])
+    return None if paths is None else Reads(paths)
 
 
-_GIT_READ = frozenset(
-    {
-        "status", "diff", "log", "show", "blame", "shortlog", "describe", "rev-parse", "ls-files", "ls-tree",
-        "cat-file", "grep", "merge-base", "name-rev", "count-objects", "whatchanged", "rev-list",
-        "for-each-ref", "show-ref", "check-ignore", "diff-tree", "diff-files", "diff-index", "version",
-    }
-)
-_GIT_BRANCH_FLAGS = frozenset(
-    {"-a", "-r", "-v", "-vv", "--all", "--remotes", "--verbose", "--show-current", "--no-color", "-l", "--list"}
-)
-
-
-def _git(args: list[Word]) -> list[Word] | None:
-    paths: list[Word] = []
-    i = 0
-    while i < len(args) and args[i].text.startswith("-"):
-        t = args[i].text
-        if t == "-C" and i + 1 < len(args):
-            paths.append(args[i + 1])
-            i += 2
-        elif t in ("--no-pager", "-P", "--no-optional-locks"):
-            i += 1
-        else:
-            return None  # -c, --git-dir, --exec-path … can make git run anything
-    if i >= len(args) or any(a.dynamic for a in args[i:]):
-        return None
-    sub, rest = args[i].text, [a.text for a in args[i + 1 :]]
-    if any(r.startswith(("--output", "--ext-diff", "-O", "--open-files-in-pager")) for r in rest):
-        return None
-    ok = sub in _GIT_READ or _git_listing(sub, rest)
-    if ok and "--no-index" in rest:  # compares files anywhere, not the repository
-        paths += [a for a in args[i + 1 :] if not a.text.startswith("-")]
-    return paths if ok else None
-
-
-def _git_listing(sub: str, rest: list[str]) -> bool:
-    """Subcommands that only list when given no action (`git branch`, `git tag -l`, `git stash list`)."""
-    if sub == "branch":
-        listing = any(r in ("-l", "--list") for r in rest)
-        return all(r in _GIT_BRANCH_FLAGS or (listing and not r.startswith("-")) for r in rest)
-    if sub == "tag":
-        return not rest or rest[0] in ("-l", "--list")
-    if sub == "remote":
-        return not rest or rest == ["-v"] or (bool(rest) and rest[0] in ("show", "get-url"))
-    if sub in ("stash", "worktree"):
-        return bool(rest) and rest[0] in ("list", "show")
-    if sub == "submodule":
-        return bool(rest) and rest[0] == "status"
-    if sub == "reflog":
-        return not rest or rest[0] == "show"
-    if sub == "config":
-        return bool(rest) and rest[0] in ("--get", "--get-all", "--list", "-l", "--get-regexp")
-    return False
-
-
-_SPECIAL: dict[str, Callable[[list[Word]], list[Word] | None]] = {
-    "sort": _sort,
+_SPECIAL: dict[str, Callable[[list[Word]], Reads | None]] = {
     "uniq": _uniq,
     "xxd": _xxd,
     "grep": _grep,
-    "egrep": _grep,
-    "fgrep": _grep,
-    "rg": _grep,
+    "egrep": lambda args: _grep(args, "egrep"),
+    "fgrep": lambda args: _grep(args, "fgrep"),
+    "rg": lambda args: _grep(args, "rg"),
     "find": _find,
-    "fd": lambda args: _positionals(args, skip_first=True),
+    "fd": _fd,
     "sed": _sed,
     "jq": _jq,
-    "git": _git,
+    "git": git_reads,
 }
+
+__all__ = ["_NO_PATHS", "Reads", "read_only_paths"]

@@ -9,6 +9,7 @@ certainty (`case`, function definitions, `${x:-$(…)}`, control or invisible ch
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from dataclasses import dataclass, field
 
@@ -21,6 +22,16 @@ _BLANK = frozenset(" \t")
 _RESERVED_SKIP = frozenset({"{", "}", "!", "if", "then", "else", "elif", "fi", "do", "done", "while", "until"})
 _RESERVED_BAD = frozenset({"case", "esac", "function", "coproc", "select"})
 _WRITE_OPS = frozenset({">", ">>", ">|", "&>", "&>>", "<>"})
+# `${…}` forms that expand a value and evaluate nothing. Subscripts (`${a[i]}`), offsets (`${x:i}`),
+# indirection (`${!x}`) and prompt expansion (`${x@P}`) evaluate text as arithmetic or as a prompt, which runs
+# any `$(…)` the value holds (`x='a[$(cmd)]'`), so they are refused.
+_PARAM = r"(?:[A-Za-z_]\w*(?:\[(?:\d+|[@*])\])?|\d+|[@*#?$!-])"
+_SAFE_EXPANSION = re.compile(
+    rf"#?{_PARAM}|{_PARAM}(?::?[-=+?]|%%?|##?|//?|/#|/%|\^\^?|,,?).*|[A-Za-z_]\w*@[QEAKaUuLk]", re.S
+)
+# Arithmetic that names no variable: a name's value is itself evaluated, subscripts and `$(…)` included.
+_ARITH_LITERALS = re.compile(r"0[xX][0-9a-fA-F]+|\d+#[0-9A-Za-z@_]+|\$[#?$]")
+_ARITH_OPS = frozenset({"-eq", "-ne", "-lt", "-le", "-gt", "-ge"})
 
 
 class ShellParseError(ValueError):
@@ -182,6 +193,7 @@ class _Scanner:
         body = self.s[start : j - 2]
         if "$(" in body or "`" in body:
             raise ShellParseError("command substitution inside arithmetic")
+        _check_arithmetic(body)
         self.i = j
 
     def word_or_reserved(self, cur: SimpleCommand) -> SimpleCommand:
@@ -223,6 +235,7 @@ class _Scanner:
         body = self.s[self.i : end]
         if "$(" in body or "`" in body or "<(" in body:
             raise ShellParseError("substitution inside [[ ]]")
+        _check_test(body)
         cur.words.append(Word("[["))
         self.i = end + 2
 
@@ -350,6 +363,8 @@ class _Scanner:
             body = self.s[self.i + 2 : end]
             if "$(" in body or "`" in body or "{" in body:
                 raise ShellParseError("substitution inside ${…}")
+            if not _SAFE_EXPANSION.fullmatch(body):
+                raise ShellParseError(f"${{{body}}} may evaluate its value as code")
             self.i = end + 1
         elif nxt == "'" and not in_quotes:
             self.i += 1
@@ -360,6 +375,8 @@ class _Scanner:
                 self.i += 1
         elif nxt and nxt in "@*#?$!-":
             self.i += 2
+        elif nxt == "[":
+            raise ShellParseError("$[…] arithmetic")
         else:
             self.i += 1
             return "$"
@@ -390,3 +407,21 @@ class _Scanner:
         self.i = j + 1
         w.dynamic = True
         return text
+
+
+def _check_arithmetic(body: str) -> None:
+    rest = _ARITH_LITERALS.sub("0", body)
+    if any(c.isalpha() or c in "_$" for c in rest):
+        raise ShellParseError("arithmetic on a variable evaluates its value as code")
+
+
+def _check_test(body: str) -> None:
+    """`[[ -v name ]]` and `[[ x -eq y ]]` evaluate names and subscripts as arithmetic: only literals pass."""
+    tokens = body.split()
+    for k, tok in enumerate(tokens):
+        if tok in ("-v", "-R"):
+            raise ShellParseError(f"[[ {tok} ]] evaluates a subscript")
+        if tok in _ARITH_OPS:
+            operands = tokens[k - 1 : k] + tokens[k + 1 : k + 2]
+            if len(operands) < 2 or any(not op.lstrip("-").isdigit() for op in operands):
+                raise ShellParseError("arithmetic comparison of a variable evaluates its value as code")

@@ -89,7 +89,8 @@ def prefix_of(part: Part) -> str:
         start += 1  # keep `sudo` and its options in the prefix
     head = words[: start + 1] if part.privileged else words[:1]
     rest = words[len(head) :]
-    return join_words([*head, *_sub(head[-1].text if head else "", rest)])
+    prefix = join_words([*head, *_sub(head[-1].text if head else "", rest)])
+    return " ".join([*part.assigns, prefix])  # a rule must name the assignments (`FOO=1 npm test *`)
 
 
 def _sub(name: str, rest: list[Word]) -> list[Word]:

@@ -11,18 +11,37 @@ import re
 import shlex
 from dataclasses import dataclass, field
 
+from agentcli.permissions.findcheck import start_points
 from agentcli.permissions.shell import ShellParseError, SimpleCommand, Word, parse
 
 SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh", "mksh", "ash"})
 PRIVILEGED = frozenset({"sudo", "doas", "su", "pkexec", "run0"})
+# Environment assignments are untrusted unless known to be harmless. Known-dangerous names (those that make
+# a program run code, load a library or read a configuration) make the command opaque: only a bare `Bash`
+# rule or bypass mode runs it. Any other name makes it "not read-only", and a rule must name the assignment.
 _DANGEROUS_ENV = frozenset(
     {
-        "PATH", "IFS", "BASH_ENV", "ENV", "PS4", "PROMPT_COMMAND", "SHELLOPTS", "BASHOPTS", "CDPATH",
-        "PYTHONPATH", "PYTHONSTARTUP", "PYTHONHOME", "NODE_OPTIONS", "PERL5OPT", "PERL5LIB", "RUBYOPT",
-        "GIT_SSH", "GIT_SSH_COMMAND", "GIT_EXTERNAL_DIFF", "GIT_EXEC_PATH", "GIT_DIR", "GIT_WORK_TREE",
-        "PAGER", "GIT_PAGER", "EDITOR", "VISUAL", "GIT_EDITOR", "LESSOPEN", "MANPAGER", "HOME",
+        "PATH", "IFS", "BASH_ENV", "ENV", "PS1", "PS2", "PS3", "PS4", "PROMPT_COMMAND", "SHELLOPTS", "BASHOPTS",
+        "CDPATH", "GLOBIGNORE", "BASH_XTRACEFD", "PAGER", "EDITOR", "VISUAL", "LESSOPEN", "LESSCLOSE", "MANPAGER",
+        "HOME", "SHELL", "TMPDIR", "BROWSER", "GNUPGHOME", "MAKEFLAGS", "MAKEFILES", "MFLAGS", "GNUMAKEFLAGS",
+        "JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS", "JDK_JAVA_OPTIONS", "MAVEN_OPTS", "GRADLE_OPTS", "RUSTC_WRAPPER",
+        "RUSTC", "RUSTFLAGS", "RIPGREP_CONFIG_PATH", "GREP_OPTIONS", "TAR_OPTIONS", "ZDOTDIR", "INPUTRC",
+        "TERMINFO", "SSH_ASKPASS", "SUDO_ASKPASS", "CC", "CXX", "LDFLAGS", "CFLAGS", "CPPFLAGS",
     }
 )
+_DANGEROUS_PREFIXES = (
+    "LD_", "DYLD_", "GIT_", "XDG_", "PYTHON", "NODE_", "NPM_CONFIG_", "npm_config_", "YARN_", "PIP_", "CARGO_",
+    "PERL", "RUBY", "GEM_", "BUNDLE_", "LUA_", "TCL", "BASH_FUNC_", "DOCKER_", "KUBECONFIG", "AWS_", "SSH_",
+)
+_SAFE_ENV = frozenset(
+    {
+        "LANG", "LANGUAGE", "TZ", "NO_COLOR", "CLICOLOR", "CLICOLOR_FORCE", "FORCE_COLOR", "COLUMNS", "LINES",
+        "TERM", "COLORTERM", "GREP_COLOR", "GREP_COLORS", "LS_COLORS", "TIME_STYLE", "POSIXLY_CORRECT",
+        "QUOTING_STYLE", "BLOCK_SIZE", "DU_BLOCK_SIZE", "DF_BLOCK_SIZE", "GIT_TERMINAL_PROMPT",
+        "GIT_OPTIONAL_LOCKS", "GIT_LITERAL_PATHSPECS", "GIT_NO_REPLACE_OBJECTS",
+    }
+)
+_PAGERS = frozenset({"PAGER", "GIT_PAGER", "MANPAGER"})
 _HARMLESS_VALUES = frozenset({"", "cat", "less", "more"})
 _DEV_SINKS = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty"})
 _PLAIN = re.compile(r"[\w@%+=:,./~*?\[\]{}^!#-]+")
@@ -70,10 +89,14 @@ class Part:
     opaque: str | None = None
     writes: list[Word] = field(default_factory=list)
     reads: list[Word] = field(default_factory=list)
+    assigns: list[str] = field(default_factory=list)
+    tree_reads: list[Word] = field(default_factory=list)
+    tree_follow: bool = False
 
     @property
     def text(self) -> str:
-        return join_words(self.words)
+        """The program and its arguments, after any assignment a rule must name (`FOO=1 npm test`)."""
+        return " ".join([*self.assigns, join_words(self.words)]) if self.assigns else join_words(self.words)
 
     @property
     def full_text(self) -> str:
@@ -109,15 +132,23 @@ def _from_simple(cmd: SimpleCommand, depth: int) -> list[Part]:
         return [part]
     if not cmd.words:
         return [part] if writes or reads else []
+    part.assigns = [join_words([value]) for name, value in cmd.assigns if not _safe_assignment(name, value)]
     extra: list[Part] = []
     _unwrap(part, extra, depth)
-    return [*extra, part] if part.words or part.writes or part.opaque else extra
+    return [*extra, part] if part.words or part.writes or part.reads or part.opaque else extra
 
 
 def _dangerous_assignment(name: str, value: Word) -> bool:
-    if name in ("PAGER", "GIT_PAGER", "MANPAGER") and not value.dynamic:
+    if name in _PAGERS and not value.dynamic:
         return value.text.partition("=")[2] not in _HARMLESS_VALUES
-    return name in _DANGEROUS_ENV or name.startswith(("LD_", "DYLD_", "GIT_CONFIG"))
+    if name in _SAFE_ENV:
+        return False
+    return name in _DANGEROUS_ENV or name.startswith(_DANGEROUS_PREFIXES)
+
+
+def _safe_assignment(name: str, value: Word) -> bool:
+    """Known to change nothing a read-only command does beyond its output's look."""
+    return name in _SAFE_ENV or name.startswith("LC_") or name in _PAGERS
 
 
 def _unwrap(part: Part, extra: list[Part], depth: int) -> None:
@@ -171,7 +202,10 @@ def _unwrap(part: Part, extra: list[Part], depth: int) -> None:
 
 def _one_arg(part: Part, name: str) -> bool:
     """`flock LOCK cmd` / `flock LOCK -c 'script'` / `chroot DIR cmd`: False when nothing is left to run."""
-    rest = _skip_options(part.words[1:], _ONE_ARG_WRAPPERS[name])[1:]
+    args = _skip_options(part.words[1:], _ONE_ARG_WRAPPERS[name])
+    rest = args[1:]
+    if name == "flock" and args and not args[0].text.isdigit():
+        part.writes.append(args[0])  # flock creates its lock file
     part.privileged |= name == "chroot"
     part.wrapped = True
     if not rest:
@@ -213,6 +247,8 @@ def _env(part: Part) -> bool:
             if _dangerous_assignment(name, words[i]):
                 part.opaque = f"sets {name}"
                 return False
+            if not _safe_assignment(name, words[i]):
+                part.assigns.append(join_words([words[i]]))
             i += 1
             continue
         break
@@ -270,6 +306,7 @@ def _find_exec(part: Part, depth: int) -> list[Part]:
     """`find … -exec cmd {} ;` runs cmd: each exec'd command becomes its own part."""
     out: list[Part] = []
     words = part.words
+    roots, follow, _ = start_points(words[1:])
     i = 0
     while i < len(words):
         if words[i].text in ("-exec", "-execdir", "-ok", "-okdir"):
@@ -277,11 +314,15 @@ def _find_exec(part: Part, depth: int) -> list[Part]:
             while j < len(words) and words[j].text not in (";", "+"):
                 j += 1
             inner = Part(words[i + 1 : j], part.full, privileged=part.privileged, wrapped=True)
+            made: list[Part] = []
             if not inner.words:
                 inner.opaque = "find -exec without a command"
             else:
-                _unwrap(inner, out, depth)
-            out.append(inner)
+                _unwrap(inner, made, depth)
+            for p in (*made, inner):
+                # the command reads whatever find walks to: `find . -exec cat {} +` reads every file
+                p.tree_reads, p.tree_follow = roots, follow
+            out.extend((*made, inner))
             i = j
         i += 1
     return out

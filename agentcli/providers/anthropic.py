@@ -13,7 +13,20 @@ import re
 from collections.abc import AsyncIterable, AsyncIterator
 from typing import Any
 
-from agentcli.core.events import (
+from agentcli.errors import AgentCliError, AuthError, StreamError
+from agentcli.llm.messages import (
+    ContentBlock,
+    ImageBlock,
+    Message,
+    RedactedThinkingBlock,
+    TextBlock,
+    ThinkingBlock,
+    ToolResultBlock,
+    ToolSpec,
+    ToolUseBlock,
+    Usage,
+)
+from agentcli.llm.stream import (
     MessageStop,
     RedactedThinking,
     StopReason,
@@ -27,19 +40,6 @@ from agentcli.core.events import (
     UsageReport,
     WebSearchResults,
 )
-from agentcli.core.messages import (
-    ContentBlock,
-    ImageBlock,
-    Message,
-    RedactedThinkingBlock,
-    TextBlock,
-    ThinkingBlock,
-    ToolResultBlock,
-    ToolSpec,
-    ToolUseBlock,
-    Usage,
-)
-from agentcli.errors import AgentCliError, AuthError, StreamError
 from agentcli.net.api import client_for, events_of, join_url, open_stream
 from agentcli.net.errors import ApiIdentity, ConnectionDropped, error_from_event
 from agentcli.net.http import HttpClient, is_loopback_url
@@ -98,7 +98,12 @@ class AnthropicProvider(HttpProvider):
         raise AuthError("ANTHROPIC_API_KEY is not set", hint="export it or put it in ~/.agentcli/config.toml")
 
     def build_body(self, req: ModelRequest) -> dict[str, Any]:
-        caching = bool(self.cfg.options.get("prompt_caching", True))
+        return self.build_body_for(req, self.cfg.options)
+
+    @staticmethod
+    def build_body_for(req: ModelRequest, options: dict[str, Any]) -> dict[str, Any]:
+        """The Messages API body (also what the Bedrock and Vertex AI clients send)."""
+        caching = bool(options.get("prompt_caching", True))
         body: dict[str, Any] = {
             "model": req.model,
             "max_tokens": req.max_tokens,
@@ -114,7 +119,7 @@ class AnthropicProvider(HttpProvider):
         if tools or search:
             body["tools"] = wire_tools(tools, caching=caching) + ([WEB_SEARCH] if search else [])
         if req.effort:
-            budgets = {**THINKING_BUDGETS, **(self.cfg.options.get("thinking_budgets") or {})}
+            budgets = {**THINKING_BUDGETS, **(options.get("thinking_budgets") or {})}
             budget = int(budgets[req.effort])
             body["thinking"] = {"type": "enabled", "budget_tokens": budget}
             if req.max_tokens <= budget:
@@ -208,14 +213,14 @@ async def parse_stream(chunks: AsyncIterable[bytes], who: ApiIdentity) -> AsyncI
 
     Work is per network read (agentcli.providers.coalesce): the read's events are JSON-decoded in one call and
     their deltas merged; an error is raised after the events that preceded it."""
-    state = _StreamState(who)
+    state = StreamState(who)
     async for ev in drive_sse(chunks, state):
         yield ev
     if not state.stopped:
         raise ConnectionDropped(f"the {who.label} stream ended before message_stop")
 
 
-class _StreamState:
+class StreamState:
     __slots__ = ("model", "server_blocks", "sink", "stop_reason", "stopped", "tool_blocks", "usage", "who")
 
     def __init__(self, who: ApiIdentity) -> None:
@@ -255,6 +260,10 @@ class _StreamState:
         ev = self._handle(obj)
         if ev is not None:
             self.sink.add(ev)
+
+    def handle_obj(self, ev: dict[str, Any]) -> StreamEvent | None:
+        """One decoded event (the Bedrock client's), as from the SSE stream."""
+        return self._handle(ev)
 
     def _handle(self, ev: dict[str, Any]) -> StreamEvent | None:
         kind = ev["type"]

@@ -1,4 +1,5 @@
-"""The provider seam: one normalized request in, one stream of `StreamEvent`s out.
+"""The provider seam: one normalized request in, one stream of `StreamEvent`s out. The request and the
+`Provider` protocol live in agentcli.llm (shared with the loop); here: how to reach a provider.
 
 Adapters live one per wire format in this package and import their SDK (if any) lazily, inside methods.
 Nothing here imports tools/, session/, ui/ or output/.
@@ -6,31 +7,16 @@ Nothing here imports tools/, session/, ui/ or output/.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any
 
-from agentcli.core.events import StreamEvent
-from agentcli.core.messages import Message, ToolSpec
+from agentcli.llm.messages import ToolSpec
+from agentcli.llm.request import Effort as Effort
+from agentcli.llm.request import ModelRequest as ModelRequest
+from agentcli.llm.request import Provider as Provider
 
 if TYPE_CHECKING:
     from agentcli.net.http import HttpClient
-
-Effort = Literal["low", "medium", "high"]
-
-
-@dataclass(frozen=True, slots=True)
-class ModelRequest:
-    """Everything a provider needs for one call. `model` is the provider's own model name (no prefix)."""
-
-    model: str
-    system: str
-    messages: tuple[Message, ...]
-    tools: tuple[ToolSpec, ...] = ()
-    max_tokens: int = 8192
-    temperature: float | None = None
-    effort: Effort | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,17 +33,6 @@ class ProviderConfig:
     retry_max_delay_s: float = 30.0
     profile: str | None = None
     options: dict[str, Any] = field(default_factory=dict)
-
-
-class Provider(Protocol):
-    """A model provider. `stream` yields normalized events and ends with `MessageStop`, or raises a
-    `ProviderError` (after yielding whatever partial output arrived)."""
-
-    name: str
-
-    def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]: ...
-
-    async def aclose(self) -> None: ...
 
 
 class HttpProvider:

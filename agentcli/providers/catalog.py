@@ -17,12 +17,13 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from agentcli.core.messages import Usage
 from agentcli.errors import UsageError
+from agentcli.llm.messages import Usage
 from agentcli.providers.datafile import load_builtin_toml
 
 KNOWN_PROVIDERS = frozenset(
-    {"anthropic", "openai", "google", "gemini", "ollama", "openai-responses", "responses", "openai-chat"}
+    {"anthropic", "openai", "google", "gemini", "ollama", "openai-responses", "responses", "openai-chat", "azure",
+     "vertex", "bedrock"}
 )
 _PREFIX_FALLBACK = (("claude", "anthropic"), ("gpt", "openai"), ("o1", "openai"), ("o3", "openai"),
                     ("o4", "openai"), ("chatgpt", "openai"), ("codex", "openai"), ("gemini", "google"))

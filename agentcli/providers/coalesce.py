@@ -15,8 +15,8 @@ from __future__ import annotations
 from collections.abc import AsyncIterable, AsyncIterator, Callable
 from typing import Any, Protocol
 
-from agentcli.core.events import StreamEvent, TextDelta, ThinkingDelta, ToolCallDelta
 from agentcli.errors import AgentCliError, StreamError
+from agentcli.llm.stream import StreamEvent, TextDelta, ThinkingDelta, ToolCallDelta
 from agentcli.net.sse import SSEDecoder, decode_json_batch
 
 # A block's key: "text", "thinking", or a tool call's index.

@@ -8,11 +8,11 @@ file's size and modification time, so an edited file is parsed again. When that 
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
 from pathlib import Path
 from typing import Any
+
+from agentcli.atomicfile import atomic_write
 
 
 def load_builtin_toml(path: Path) -> dict[str, Any]:
@@ -39,13 +39,10 @@ def _store(cache: Path, source_name: str, data: dict[str, Any]) -> None:
         text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
     except (TypeError, ValueError):
         return
-    tmp = cache.with_name(f"{cache.name}.{os.getpid()}.tmp")
     try:
         cache.parent.mkdir(exist_ok=True)
         for old in cache.parent.glob(f"{source_name}.*.json"):
             old.unlink(missing_ok=True)  # caches of earlier versions of the file
-        tmp.write_text(text, encoding="utf-8")
-        os.replace(tmp, cache)
+        atomic_write(cache, text)
     except OSError:
-        with contextlib.suppress(OSError):
-            tmp.unlink(missing_ok=True)
+        pass

@@ -20,6 +20,9 @@ PROVIDERS: dict[str, str] = {
     "openai-responses": "agentcli.providers.openai_responses:OpenAIResponsesProvider",
     "google": "agentcli.providers.gemini:GeminiProvider",
     "ollama": "agentcli.providers.ollama:OllamaProvider",
+    "azure": "agentcli.providers.azure:AzureOpenAIProvider",
+    "vertex": "agentcli.providers.vertex:VertexProvider",
+    "bedrock": "agentcli.providers.bedrock:BedrockProvider",
 }
 ALIASES = {"claude": "anthropic", "openai-chat": "openai", "responses": "openai-responses", "gemini": "google"}
 
@@ -30,6 +33,10 @@ ENV: dict[str, tuple[tuple[str, ...], str | None, dict[str, str]]] = {
     "openai-responses": (("OPENAI_API_KEY",), "OPENAI_BASE_URL", {}),
     "google": (("GEMINI_API_KEY", "GOOGLE_API_KEY"), "GOOGLE_GEMINI_BASE_URL", {}),
     "ollama": ((), "OLLAMA_HOST", {}),
+    "vertex": ((), "VERTEX_BASE_URL", {}),
+    "bedrock": ((), "BEDROCK_BASE_URL", {}),
+    "azure": (("AZURE_OPENAI_API_KEY",), "AZURE_OPENAI_ENDPOINT",
+              {"ad_token": "AZURE_OPENAI_AD_TOKEN", "api_version": "OPENAI_API_VERSION"}),
 }
 
 

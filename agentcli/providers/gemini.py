@@ -14,7 +14,9 @@ from collections.abc import AsyncIterable, AsyncIterator
 from typing import Any
 from urllib.parse import quote
 
-from agentcli.core.events import (
+from agentcli.errors import AgentCliError, AuthError, BadRequestError, StreamError
+from agentcli.llm.messages import ImageBlock, Message, TextBlock, ToolResultBlock, ToolSpec, ToolUseBlock, Usage
+from agentcli.llm.stream import (
     MessageStop,
     StopReason,
     StreamEvent,
@@ -26,8 +28,6 @@ from agentcli.core.events import (
     UsageReport,
     WebSearchResults,
 )
-from agentcli.core.messages import ImageBlock, Message, TextBlock, ToolResultBlock, ToolSpec, ToolUseBlock, Usage
-from agentcli.errors import AgentCliError, AuthError, BadRequestError, StreamError
 from agentcli.net.api import client_for, events_of, join_url, open_stream
 from agentcli.net.errors import ApiIdentity, ConnectionDropped, error_from_event, error_from_status
 from agentcli.net.http import HttpClient

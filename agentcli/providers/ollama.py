@@ -12,8 +12,18 @@ import os
 from collections.abc import AsyncIterator
 from typing import Any
 
-from agentcli.core.events import (
+from agentcli.errors import AgentCliError, BadRequestError, ContextOverflowError, StreamError
+from agentcli.llm.messages import (
+    ImageBlock,
+    Message,
+    TextBlock,
+    ToolResultBlock,
+    ToolUseBlock,
+    Usage,
+)
+from agentcli.llm.stream import (
     MessageStop,
+    Notice,
     StopReason,
     StreamEvent,
     TextDelta,
@@ -23,15 +33,6 @@ from agentcli.core.events import (
     ToolCallStart,
     UsageReport,
 )
-from agentcli.core.messages import (
-    ImageBlock,
-    Message,
-    TextBlock,
-    ToolResultBlock,
-    ToolUseBlock,
-    Usage,
-)
-from agentcli.errors import AgentCliError, BadRequestError, ContextOverflowError, StreamError
 from agentcli.net.api import client_for, events_of, join_url, open_stream
 from agentcli.net.errors import ApiIdentity, ConnectError, ConnectionDropped, error_from_event
 from agentcli.net.http import HttpClient
@@ -218,7 +219,8 @@ class OllamaProvider(HttpProvider):
         self.who = ApiIdentity("Ollama", None, (cfg.api_key,))
         self._contexts: dict[str, tuple[int | None, int | None]] = {}
         self._capabilities: dict[str, frozenset[str] | None] = {}
-        self.warnings: list[str] = []
+        self._warned: set[str] = set()  # each warning once per session
+        self._fresh: list[str] = []  # warnings of the request being prepared, yielded as Notice events
 
     def headers(self) -> dict[str, str]:
         # Ollama itself takes no key; a proxy in front of it (or ollama.com) may want one.
@@ -277,8 +279,9 @@ class OllamaProvider(HttpProvider):
 
     def _warn(self, message: str, hint: str) -> None:
         text = f"{message} — {hint}"
-        if text not in self.warnings:
-            self.warnings.append(text)  # the agent loop shows new entries as notices
+        if text not in self._warned:
+            self._warned.add(text)
+            self._fresh.append(text)
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
         """The reply; unless `text_tool_calls` is off, tool calls written as text and `<think>` tags in the
@@ -291,6 +294,9 @@ class OllamaProvider(HttpProvider):
 
     async def _stream_raw(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
         body = await self.prepare(request)
+        fresh, self._fresh = self._fresh, []
+        for text in fresh:
+            yield Notice("warning", text)
         resp = await self._call("POST", "/api/chat", body)
         parser = ChatStreamParser()
         decoder = NDJSONDecoder()

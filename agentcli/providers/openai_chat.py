@@ -21,7 +21,9 @@ from collections.abc import AsyncIterable, AsyncIterator
 from typing import Any
 from urllib.parse import urlsplit
 
-from agentcli.core.events import (
+from agentcli.errors import AgentCliError, AuthError, StreamError
+from agentcli.llm.messages import ImageBlock, Message, TextBlock, ToolResultBlock, ToolSpec, ToolUseBlock, Usage
+from agentcli.llm.stream import (
     MessageStop,
     StopReason,
     StreamEvent,
@@ -32,8 +34,6 @@ from agentcli.core.events import (
     ToolCallStart,
     UsageReport,
 )
-from agentcli.core.messages import ImageBlock, Message, TextBlock, ToolResultBlock, ToolSpec, ToolUseBlock, Usage
-from agentcli.errors import AgentCliError, AuthError, StreamError
 from agentcli.net.api import client_for, events_of, join_url, open_stream
 from agentcli.net.errors import ApiIdentity, ConnectionDropped, error_from_event
 from agentcli.net.http import HttpClient, is_loopback

@@ -12,7 +12,18 @@ import json
 from collections.abc import AsyncIterable, AsyncIterator
 from typing import Any
 
-from agentcli.core.events import (
+from agentcli.errors import AgentCliError, StreamError
+from agentcli.llm.messages import (
+    ImageBlock,
+    Message,
+    TextBlock,
+    ThinkingBlock,
+    ToolResultBlock,
+    ToolSpec,
+    ToolUseBlock,
+    Usage,
+)
+from agentcli.llm.stream import (
     MessageStop,
     StopReason,
     StreamEvent,
@@ -25,17 +36,6 @@ from agentcli.core.events import (
     UsageReport,
     WebSearchResults,
 )
-from agentcli.core.messages import (
-    ImageBlock,
-    Message,
-    TextBlock,
-    ThinkingBlock,
-    ToolResultBlock,
-    ToolSpec,
-    ToolUseBlock,
-    Usage,
-)
-from agentcli.errors import AgentCliError, StreamError
 from agentcli.net.api import client_for, events_of, join_url, open_stream
 from agentcli.net.errors import ApiIdentity, ConnectionDropped, error_from_event
 from agentcli.net.http import HttpClient

@@ -15,6 +15,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from agentcli import paths
+from agentcli.atomicfile import atomic_write
 from agentcli.net.api import join_url, open_stream
 from agentcli.net.errors import ApiIdentity
 from agentcli.net.http import HttpClient, Timeouts
@@ -150,10 +151,7 @@ def _store(result: ProbeResult) -> None:
     except (OSError, ValueError):
         data = {}
     data[f"{result.base_url}|{result.model}"] = result.to_dict()
-    f.parent.mkdir(parents=True, exist_ok=True)
-    tmp = f.with_suffix(".tmp")
-    tmp.write_text(json.dumps(data, indent=1), encoding="utf-8")
-    tmp.replace(f)
+    atomic_write(f, json.dumps(data, indent=1))
 
 
 def classify_reply(message: dict[str, Any]) -> str:

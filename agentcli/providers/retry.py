@@ -1,9 +1,11 @@
 """Retries around a provider stream: exponential backoff with jitter, `retry-after` honoured (capped).
 
-Retried: errors whose class is `retryable` (rate_limit, overloaded, timeout, unavailable — i.e. HTTP 408, 409,
-429, 5xx, 529, connection refused/dropped), and only while the attempt has produced no output. Usage reports
-and retries are not output, so an Anthropic `overloaded_error` right after `message_start` is retried. Once
-text, thinking or a tool call was yielded, the error is raised: the consumer keeps the partial output.
+Retried: errors whose class is `retryable` (rate_limit, overloaded, timeout, unavailable — HTTP 408, 409, 429,
+5xx, 529, an in-stream server error; the net layer decides which connection failures are safe to resend),
+whether the stream broke before any output or in the middle of a reply (text, thinking or a half-sent tool call
+alike). A retry after output is announced with
+`ApiRetry(discarded=True)`: consumers drop what that attempt streamed, and the new response starts over. Nothing
+has reached the transcript by then (the loop appends a message only when its stream completes).
 """
 
 from __future__ import annotations
@@ -12,8 +14,8 @@ import asyncio
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
-from agentcli.core.events import ApiRetry, StreamEvent, UsageReport
 from agentcli.errors import ProviderError
+from agentcli.llm.stream import ApiRetry, Notice, StreamEvent, UsageReport
 from agentcli.providers.base import ModelRequest, Provider, ProviderConfig
 
 Sleep = Callable[[float], Awaitable[Any]]
@@ -41,12 +43,12 @@ async def stream_with_retries(
         produced = False
         try:
             async for ev in stream:
-                if not produced and not isinstance(ev, UsageReport | ApiRetry):
+                if not produced and not isinstance(ev, UsageReport | ApiRetry | Notice):
                     produced = True
                 yield ev
             return
         except ProviderError as err:
-            if produced or not err.retryable or attempt >= cfg.max_retries:
+            if not err.retryable or attempt >= cfg.max_retries:
                 raise
             attempt += 1
             if rng is None:
@@ -54,7 +56,7 @@ async def stream_with_retries(
 
                 rng = random.random
             delay = backoff_delay(attempt, err, cfg, rng)
-            yield ApiRetry(attempt, cfg.max_retries, delay, err.code, err.one_line(), err.status)
+            yield ApiRetry(attempt, cfg.max_retries, delay, err.code, err.one_line(), err.status, discarded=produced)
         finally:
             aclose = getattr(stream, "aclose", None)
             if aclose is not None:

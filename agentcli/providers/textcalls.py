@@ -15,7 +15,7 @@ import re
 from collections.abc import AsyncIterator, Callable, Iterable
 from typing import TYPE_CHECKING, Any, Literal
 
-from agentcli.core.events import (
+from agentcli.llm.stream import (
     MessageStop,
     StreamEvent,
     TextDelta,

@@ -7,12 +7,12 @@ Sessions in use by a live process are only checked.
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from agentcli.core.messages import Message
+from agentcli.atomicfile import atomic_write
 from agentcli.errors import SessionError, SessionLockedError
+from agentcli.llm.messages import Message
 from agentcli.redact import Redactor
 from agentcli.session import layout
 from agentcli.session.index import INDEX_NAME, list_sessions
@@ -95,9 +95,7 @@ def _move_bad_lines(path: Path) -> int:
         (good if parse(line + b"\n").records or _is_header(line) else bad).append(line)
     with open(f"{path}.bad", "ab") as f:
         f.write(b"".join(b + b"\n" for b in bad))
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_bytes(b"".join(g + b"\n" for g in good))
-    os.replace(tmp, path)
+    atomic_write(path, b"".join(g + b"\n" for g in good))
     return len(bad)
 
 

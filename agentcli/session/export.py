@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from agentcli.core.messages import (
+from agentcli.llm.messages import (
     ImageBlock,
     Message,
     RedactedThinkingBlock,

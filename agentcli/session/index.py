@@ -7,12 +7,14 @@ will; `list_sessions` rebuilds it.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import Any
 
+from agentcli.atomicfile import atomic_write
 from agentcli.session import layout
 
 INDEX_NAME = ".index.json"
@@ -142,9 +144,5 @@ def _load_cache(directory: Path) -> dict[str, SessionSummary]:
 
 def _save_cache(directory: Path, summaries: list[SessionSummary]) -> None:
     body = {"version": _VERSION, "sessions": {s.id: asdict(s) for s in summaries}}
-    tmp = directory / f"{INDEX_NAME}.{os.getpid()}.tmp"
-    try:
-        tmp.write_text(json.dumps(body, ensure_ascii=False, separators=(",", ":")))
-        os.replace(tmp, directory / INDEX_NAME)
-    except OSError:
-        tmp.unlink(missing_ok=True)  # a read-only store still lists, just without the cache
+    with contextlib.suppress(OSError):  # a read-only store still lists, just without the cache
+        atomic_write(directory / INDEX_NAME, json.dumps(body, ensure_ascii=False, separators=(",", ":")))

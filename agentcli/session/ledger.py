@@ -139,7 +139,7 @@ def _entry(meta: dict[str, Any], ts: str, project: str, provider: str) -> Entry:
                                              "cache_write_tokens"))
     cost = meta.get("cost_usd")
     if not isinstance(cost, int | float):
-        from agentcli.core.messages import Usage
+        from agentcli.llm.messages import Usage
         from agentcli.providers import catalog
 
         cost = catalog.cost_usd(model, Usage(i, o, cr, cw), provider=provider)

@@ -10,8 +10,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from agentcli.core.messages import Message
 from agentcli.errors import SessionNotFoundError
+from agentcli.llm.messages import Message
 from agentcli.session import layout
 from agentcli.session.records import COMPACTION, MESSAGE, ParsedFile, Problem, Record, parse, paused_gc, to_message
 

@@ -16,7 +16,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-from agentcli.core.messages import Message
+from agentcli.llm.messages import Message
 
 SCHEMA_VERSION = 1
 HEADER = "session"

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from agentcli.core.messages import ContentBlock, Message, TextBlock, ToolResultBlock, ToolUseBlock
+from agentcli.llm.messages import ContentBlock, Message, TextBlock, ToolResultBlock, ToolUseBlock
 
 INTERRUPTED = ("Interrupted: the session ended before this tool call returned a result; "
                "its effects, if any, are unknown.")

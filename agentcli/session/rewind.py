@@ -13,8 +13,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from agentcli.core.messages import Message
 from agentcli.errors import SessionError, SessionNotFoundError
+from agentcli.llm.messages import Message
 from agentcli.session.checkpoint import Change, ShadowGit
 from agentcli.session.reader import LoadedSession
 from agentcli.session.records import CHECKPOINT, REWIND, Record, data_record, to_message

@@ -22,9 +22,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from agentcli import __version__, paths
-from agentcli.core.messages import Message
+from agentcli.atomicfile import atomic_write
 from agentcli.core.sink import NullSink, SessionSink
 from agentcli.errors import SessionNotFoundError, UsageError
+from agentcli.llm.messages import Message
 from agentcli.redact import Redactor
 from agentcli.session import layout
 from agentcli.session.checkpoint import ShadowGit
@@ -217,11 +218,8 @@ def create(directory: Path, header: Record, redactor: Redactor, shadow: ShadowGi
     path = layout.session_file(directory, sid)
     lock = SessionLock(layout.lock_file(directory, sid), sid).acquire()
     try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND, 0o600)
-        try:
-            os.write(fd, encode(redactor.obj(header)))
-        finally:
-            os.close(fd)
+        # Whole or absent: a process killed here leaves no header-less file that would not load.
+        atomic_write(path, encode(redactor.obj(header)), new_mode=0o600, exclusive=True)
     except OSError:
         lock.release()
         raise

@@ -21,8 +21,8 @@ from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
 
-from agentcli.core.messages import Message
 from agentcli.errors import SessionError
+from agentcli.llm.messages import Message
 from agentcli.redact import Redactor
 from agentcli.session.checkpoint import CheckpointError, ShadowGit
 from agentcli.session.lock import SessionLock
@@ -55,7 +55,7 @@ class SessionWriter:
         self._turn_end: Future[dict[str, Any]] | None = None
         self.redactor = redactor
         self.shadow = shadow
-        self.notices: list[str] = []
+        self._problems: list[str] = []  # failed snapshots not yet reported (take_problems)
         self._lock = lock
         self._fd: int | None = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o600)
         self._ckpt_lock = asyncio.Lock()
@@ -96,6 +96,10 @@ class SessionWriter:
                 await asyncio.wrap_future(self._turn_end)
             data = await asyncio.to_thread(self._snap, "before_tool", tool_use_id, tool_name)
             self._append_checkpoint(data)
+
+    def take_problems(self) -> list[str]:
+        problems, self._problems = self._problems, []
+        return problems
 
     def end_turn(self) -> None:
         if self._dirty_tree and self.shadow is not None and self._turn_end is None:
@@ -190,7 +194,7 @@ class SessionWriter:
     def _append_checkpoint(self, data: dict[str, Any]) -> Record:
         self._settle()  # a pending turn-end record comes first, and this one points at it
         if "error" in data:
-            self.notices.append(f"checkpoint skipped: {data['error']}")
+            self._problems.append(f"checkpoint skipped: {data['error']}")
         rec = data_record(CHECKPOINT, data, self._leaf_id)
         self.append(rec)
         if data["phase"] == "before_tool":

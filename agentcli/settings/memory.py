@@ -196,13 +196,12 @@ class NestedMemoryFiles:
 
     def _dirs_for(self, tool_path: str) -> list[Path]:
         """Directories strictly below the cwd, down to the path's own directory, inside the project."""
-        path = Path(os.path.expanduser(tool_path))
-        path = path if path.is_absolute() else self.cwd / path
-        try:
-            path = path.resolve()
-        except (OSError, RuntimeError):
+        try:  # whatever the model sent: a NUL byte, a loop of links, a path too long are not directories
+            path = Path(os.path.expanduser(tool_path))
+            path = (path if path.is_absolute() else self.cwd / path).resolve()
+            d = path if path.is_dir() else path.parent
+        except (OSError, RuntimeError, ValueError):
             return []
-        d = path if path.is_dir() else path.parent
         if d == self.cwd or not d.is_relative_to(self.cwd) or not d.is_relative_to(self.root):
             return []
         chain = [d, *(p for p in d.parents if p.is_relative_to(self.cwd) and p != self.cwd)]

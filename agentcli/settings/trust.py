@@ -93,14 +93,14 @@ def is_trusted(root: Path) -> bool:
 
 def trust(root: Path) -> None:
     """Record the shared file as it is now as trusted for this project."""
-    from agentcli.settings.writer import atomic_write
+    from agentcli.atomicfile import atomic_write
 
     digest = _digest(shared_settings_file(root))
     if digest is None:
         return
     data = _load()
     data[str(root.resolve())] = digest
-    atomic_write(_trust_file(), json.dumps(data, indent=1, sort_keys=True) + "\n")
+    atomic_write(_trust_file(), json.dumps(data, indent=1, sort_keys=True) + "\n", new_mode=0o600)
 
 
 def untrusted_grants(root: Path, data: dict[str, Any]) -> list[str]:

@@ -1,24 +1,21 @@
-"""The one place that writes config and settings TOML files, always atomically (temp file, fsync,
-os.replace, fsync of the directory), so a crash leaves the old file or the new one, never half of each.
-
-`update_table` rewrites only one `[table]` of an existing file and keeps the rest of the text (comments
-included) as the user wrote it.
+"""The one place that writes config and settings TOML files. Edits go through tomlkit, so the user's comments,
+order and layout survive (`agentcli permissions add` changes one array, not the file); every write is atomic
+(agentcli.atomicfile).
 """
 
 from __future__ import annotations
 
-import contextlib
-import json
-import math
-import os
-import re
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from agentcli.atomicfile import atomic_write
 from agentcli.errors import ConfigError
 
-_BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
+if TYPE_CHECKING:
+    from tomlkit import TOMLDocument
+
+CONFIG_MODE = 0o600  # config files may hold API keys
 
 
 def load(path: Path) -> dict[str, Any]:
@@ -27,8 +24,8 @@ def load(path: Path) -> dict[str, Any]:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         return {}
-    except OSError as e:
-        raise ConfigError(f"cannot read {path}: {e.strerror}") from e
+    except (OSError, UnicodeDecodeError) as e:
+        raise ConfigError(f"cannot read {path}: {getattr(e, 'strerror', None) or e}") from e
     import tomllib  # only when a file exists: the parser is a measurable share of start-up
 
     try:
@@ -37,125 +34,76 @@ def load(path: Path) -> dict[str, Any]:
         raise ConfigError(f"invalid TOML in {path}: {e}", hint="fix or delete the file") from e
 
 
-def atomic_write(path: Path, text: str, mode: int = 0o600) -> None:
-    """Write `text` to `path` atomically. A new file gets `mode`; an existing one keeps its permissions."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with contextlib.suppress(FileNotFoundError):
-        mode = os.stat(path).st_mode & 0o7777
-    import tempfile  # imports shutil, random …: only when writing
-
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-        raise
-    _fsync_dir(path.parent)
-
-
-def _fsync_dir(directory: Path) -> None:
-    try:
-        dfd = os.open(directory, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(dfd)
-    except OSError:
-        pass
-    finally:
-        os.close(dfd)
-
-
 def write(path: Path, data: Mapping[str, Any]) -> None:
     """Replace the whole file with `data` serialized as TOML."""
-    atomic_write(path, dumps(data))
-
-
-def update_table(path: Path, table: str, values: Mapping[str, Any]) -> None:
-    """Set `values` in `[table]` of the file at `path` (created if missing), keeping every other line."""
-    import tomllib
-
-    text = path.read_text(encoding="utf-8") if path.exists() else ""
-    data = tomllib.loads(text) if text else {}
-    current = data.get(table, {})
-    if not isinstance(current, dict):
-        raise ConfigError(f"{path}: '{table}' is not a table")
-    merged = {**current, **values}
-    new_text = _replace_table_text(text, table, merged)
-    try:
-        if new_text is not None and tomllib.loads(new_text).get(table) == merged:
-            atomic_write(path, new_text)
-            return
-    except tomllib.TOMLDecodeError:
-        pass
-    data[table] = merged  # the table is written in a form we cannot edit in place: rewrite the file
-    write(path, data)
-
-
-def _replace_table_text(text: str, table: str, values: Mapping[str, Any]) -> str | None:
-    lines = text.splitlines(keepends=True)
-    header = re.compile(r"\s*\[\s*" + re.escape(_key(table)) + r"\s*\]\s*(#.*)?$")
-    start = next((i for i, ln in enumerate(lines) if header.match(ln.rstrip("\n"))), None)
-    body = "".join(f"{_key(k)} = {_value(v)}\n" for k, v in values.items() if not isinstance(v, dict))
-    if start is None:
-        if re.search(r"^\s*" + re.escape(_key(table)) + r"\s*[.=]", text, re.M):
-            return None  # dotted keys or an inline table
-        sep = "" if not text or text.endswith("\n\n") else ("\n" if text.endswith("\n") else "\n\n")
-        return f"{text}{sep}[{_key(table)}]\n{body}"
-    end = start + 1
-    while end < len(lines) and not lines[end].lstrip().startswith("["):
-        end += 1
-    tail = lines[end:]
-    trailing = "\n" if tail else ""
-    return "".join(lines[: start + 1]) + body + trailing + "".join(tail)
+    atomic_write(path, dumps(data), new_mode=CONFIG_MODE)
 
 
 def dumps(data: Mapping[str, Any]) -> str:
-    """Serialize nested dicts of str / int / float / bool / lists as TOML."""
-    out: list[str] = []
-    _dump_table(data, [], out)
-    return "".join(out).lstrip("\n")
+    """Nested dicts of str / int / float / bool / lists as TOML text. TypeError for anything else."""
+    import tomlkit
+
+    try:
+        return tomlkit.dumps(_plain(data))
+    except (ValueError, tomlkit.exceptions.ConvertError) as e:
+        raise TypeError(str(e)) from e
 
 
-def _dump_table(data: Mapping[str, Any], prefix: list[str], out: list[str]) -> None:
-    scalars = {k: v for k, v in data.items() if not isinstance(v, dict)}
-    tables = {k: v for k, v in data.items() if isinstance(v, dict)}
-    if prefix and (scalars or not tables):
-        out.append(f"\n[{'.'.join(_key(p) for p in prefix)}]\n")
-    for k, v in scalars.items():
-        out.append(f"{_key(k)} = {_value(v)}\n")
-    for k, v in tables.items():
-        _dump_table(v, [*prefix, k], out)
+def update_table(path: Path, table: str, values: Mapping[str, Any]) -> None:
+    """Set `values` in `[table]` of the file at `path` (created if missing); every other line, comment and
+    blank line stays as the user wrote it. Arrays are edited in place (items appended or removed), so the
+    comments between their items survive too."""
+    doc = _parse(path)
+    current = doc.get(table)
+    if current is None:
+        import tomlkit
+
+        current = tomlkit.table()
+        doc[table] = current
+    elif not isinstance(current, dict):
+        raise ConfigError(f"{path}: '{table}' is not a table")
+    for key, value in values.items():
+        old = current.get(key)
+        if isinstance(old, list) and isinstance(value, list | tuple) and _edit_array(old, list(value)):
+            continue
+        current[key] = _plain(value)
+    atomic_write(path, doc.as_string(), new_mode=CONFIG_MODE)
 
 
-def _key(k: str) -> str:
-    return k if _BARE_KEY.fullmatch(k) else json.dumps(k, ensure_ascii=False)
+def _parse(path: Path) -> TOMLDocument:
+    import tomlkit
+
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        text = ""
+    except (OSError, UnicodeDecodeError) as e:
+        raise ConfigError(f"cannot read {path}: {getattr(e, 'strerror', None) or e}") from e
+    try:
+        return tomlkit.parse(text)
+    except tomlkit.exceptions.ParseError as e:
+        raise ConfigError(f"invalid TOML in {path}: {e}", hint="fix or delete the file") from e
 
 
-def _value(v: Any) -> str:
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    if isinstance(v, int):
-        return str(v)
-    if isinstance(v, float):
-        if math.isnan(v):
-            return "nan"
-        if math.isinf(v):
-            return "inf" if v > 0 else "-inf"
-        return repr(v)
-    if isinstance(v, str):
-        return json.dumps(v, ensure_ascii=False).replace("\x7f", "\\u007f")
+def _edit_array(arr: list[Any], new: list[Any]) -> bool:
+    """Turn `arr` into `new` by removing and appending items; False when that cannot give `new`'s order."""
+    kept = [x for x in arr if x in new]
+    if kept != new[: len(kept)]:
+        return False
+    for i in range(len(arr) - 1, -1, -1):
+        if arr[i] not in new:
+            del arr[i]
+    for x in new[len(kept):]:
+        arr.append(_plain(x))
+    return True
+
+
+def _plain(v: Any) -> Any:
+    """Check a value can be written as TOML (tomlkit would stringify some objects silently)."""
+    if isinstance(v, bool | int | float | str):
+        return v
     if isinstance(v, list | tuple):
-        items = [_value(x) for x in v]
-        if sum(len(i) for i in items) > 60:
-            return "[\n" + "".join(f"  {i},\n" for i in items) + "]"
-        return "[" + ", ".join(items) + "]"
-    if isinstance(v, dict):
-        return "{ " + ", ".join(f"{_key(k)} = {_value(x)}" for k, x in v.items()) + " }"
+        return [_plain(x) for x in v]
+    if isinstance(v, Mapping):
+        return {str(k): _plain(x) for k, x in v.items()}
     raise TypeError(f"cannot write {type(v).__name__} to TOML")

@@ -11,7 +11,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, assert_never
 
 from opentelemetry import trace
 from opentelemetry.metrics import Meter
@@ -21,18 +21,32 @@ from agentcli.core.events import (
     AgentEvent,
     ApiRetry,
     AssistantMessage,
+    CompactBoundary,
+    CompactionStarted,
+    HookFinished,
+    HookStarted,
+    MessageStop,
+    Notice,
     PermissionDecision,
+    RedactedThinking,
     RunFinished,
     SessionStarted,
     SubagentEvent,
     TextDelta,
     ThinkingDelta,
+    ThinkingSignature,
+    TodosUpdated,
+    ToolCallDelta,
+    ToolCallEnd,
     ToolCallStart,
     ToolFinished,
+    ToolResultsMessage,
     ToolStarted,
     TurnStarted,
+    UsageReport,
+    WebSearchResults,
 )
-from agentcli.core.messages import Usage
+from agentcli.llm.messages import Usage
 
 CostFn = Callable[[str, Usage], float]
 
@@ -124,8 +138,12 @@ class TelemetryRecorder:
                 self._end_tool(t, ev)
             case RunFinished(result):
                 self._end_run(t, result)
+            case (ThinkingSignature() | RedactedThinking() | ToolCallDelta() | ToolCallEnd() | UsageReport()
+                  | MessageStop() | Notice() | ToolResultsMessage() | HookStarted() | HookFinished()
+                  | WebSearchResults() | CompactionStarted() | CompactBoundary() | TodosUpdated()):
+                pass  # no span or metric of their own (usage comes with the assistant message)
             case _:
-                pass
+                assert_never(ev)
 
     def _child_of(self, span: Span | None) -> Any:
         return trace.set_span_in_context(span) if span is not None else None

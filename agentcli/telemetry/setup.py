@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING
 
 from agentcli import __version__
 from agentcli.core.events import AgentEvent
-from agentcli.core.messages import Usage
 from agentcli.errors import ConfigError
+from agentcli.llm.messages import Usage
 
 if TYPE_CHECKING:
     from agentcli.telemetry.recorder import TelemetryRecorder

@@ -8,9 +8,10 @@ import stat
 from pathlib import Path
 from typing import Any
 
+from agentcli.atomicfile import atomic_write
 from agentcli.tools.base import ToolContext, ToolOutput
 from agentcli.tools.diff import unified_diff
-from agentcli.tools.files import NotText, atomic_write, decode_text, record_read, require_fresh_read
+from agentcli.tools.files import NotText, decode_text, record_read, require_fresh_read
 from agentcli.tools.paths import display_path, refuse_outside, resolve_in_project
 from agentcli.tools.text import number_lines, split_lines
 
@@ -92,7 +93,7 @@ class EditTool:
             return result
         new_text, count, first_at = result
         try:
-            new_st = atomic_write(path, new_text, st.st_mode)
+            new_st = atomic_write(path, new_text)
         except OSError as e:
             return ToolOutput.error(f"Cannot write {path}: {e.strerror or e}")
         record_read(ctx, path, new_st.st_mtime_ns)

@@ -1,32 +1,14 @@
-"""ExitPlanMode(plan): the model's way out of plan mode. It shows the plan and waits for the person's word.
-
-With a reviewer in `ctx.state["plan_reviewer"]` (the REPL installs one), the person approves the plan and
-picks the next mode, or sends it back with feedback. With none (headless), the plan is the result. Either
-way the plan is returned in `metadata["plan"]` (the loop stores it in the session); an approval puts the
-chosen mode in `metadata["mode"]`, which the loop applies to the policy.
+"""ExitPlanMode(plan): the model's way out of plan mode. The tool only hands the plan over in
+`metadata["plan"]`; the tool runner asks the front end's Approver about it (an `ApprovalRequest` of kind
+"plan"): approved, the mode the person chose applies; sent back, the model reads their feedback. With nobody to
+ask (headless), the plan is the run's result.
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from agentcli.tools.base import ToolContext, ToolOutput
-
-REVIEWER_KEY = "plan_reviewer"
-
-
-@dataclass(frozen=True, slots=True)
-class PlanDecision:
-    """The person's answer to a plan: approved with the mode to continue in, or feedback to keep planning."""
-
-    approved: bool
-    mode: str | None = None
-    feedback: str | None = None
-
-
-PlanReviewer = Callable[[str], Awaitable[PlanDecision]]
 
 
 class ExitPlanModeTool:
@@ -50,14 +32,4 @@ class ExitPlanModeTool:
         plan = str(args.get("plan", "")).strip()
         if not plan:
             return ToolOutput.error("ExitPlanMode needs a non-empty plan.")
-        reviewer = ctx.state.get(REVIEWER_KEY)
-        if not callable(reviewer):
-            return ToolOutput(plan, display=plan, metadata={"plan": plan})
-        decision: PlanDecision = await reviewer(plan)
-        if decision.approved:
-            mode = decision.mode or "default"
-            text = f"The user approved your plan. Permission mode is now {mode}. Start implementing it.\n\n{plan}"
-            return ToolOutput(text, display=plan, metadata={"plan": plan, "approved": True, "mode": mode})
-        feedback = decision.feedback or "(no feedback given)"
-        text = f"The user did not approve the plan and wants you to keep planning. Their feedback: {feedback}"
-        return ToolOutput(text, display=plan, metadata={"plan": plan, "approved": False, "feedback": feedback})
+        return ToolOutput(plan, display=plan, metadata={"plan": plan})

@@ -1,4 +1,4 @@
-"""File plumbing for Read/Write/Edit: which files were read (and when), decoding, atomic writes.
+"""File plumbing for Read/Write/Edit: which files were read (and when), decoding (writes: agentcli.atomicfile).
 
 `ctx.state["read_files"]` maps a file's real path (str) to its `st_mtime_ns` when last read or written by a
 tool. Write and Edit refuse to change an existing file the model has not read, or that changed since.
@@ -7,7 +7,6 @@ tool. Write and Edit refuse to change an existing file the model has not read, o
 from __future__ import annotations
 
 import os
-import stat
 from pathlib import Path
 
 from agentcli.tools.base import ToolContext
@@ -45,24 +44,3 @@ def decode_text(data: bytes) -> str:
         return data.decode("utf-8")
     except UnicodeDecodeError as e:
         raise NotText(f"it is not valid UTF-8 text (undecodable byte at offset {e.start})") from None
-
-
-def atomic_write(path: Path, text: str, mode: int | None = None) -> os.stat_result:
-    """Write `text` to `path` through a temporary file and `os.replace`, so readers never see half a file.
-
-    `mode` keeps an existing file's permissions; new files get the default (0o666 less the umask).
-    Returns the new file's stat, so the caller can record it as read.
-    """
-    data = text.encode("utf-8")
-    tmp = path.with_name(f".{path.name}.agentcli-{os.urandom(4).hex()}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        if mode is not None:
-            os.chmod(tmp, stat.S_IMODE(mode))
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
-    return os.stat(path)

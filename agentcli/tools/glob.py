@@ -6,7 +6,7 @@ import os
 from typing import Any
 
 from agentcli.tools.base import ToolContext, ToolOutput
-from agentcli.tools.globmatch import compile_glob, has_magic
+from agentcli.tools.globmatch import BadGlob, compile_glob, has_magic
 from agentcli.tools.ignore import read_denied
 from agentcli.tools.listing import RG_AUTO, find_rg, list_files
 from agentcli.tools.paths import refuse_outside, resolve_in_project
@@ -71,7 +71,10 @@ class GlobTool:
         base = resolved.path
         if not base.is_dir():
             return ToolOutput.error(f"{base} is not a directory. Give a directory as `path`.")
-        regex = compile_glob(pattern)
+        try:
+            regex = compile_glob(pattern)
+        except BadGlob as e:
+            return ToolOutput.error(f"{e}. Use *, ?, [...], ** and {{a,b}}.")
         files = [f for f in await list_files(base, self.rg_path) if regex.match(f)]
         denied = read_denied(ctx)
         if denied is not None:  # names of files a deny rule protects (`.env`) are not shown either

@@ -1,8 +1,9 @@
-"""A .gitignore-aware directory walk in pure Python, for when neither git nor ripgrep can list files.
+"""A .gitignore-aware directory walk in Python, for when neither git nor ripgrep can list files.
 
-Handles the common .gitignore syntax: comments, `!` negation, a trailing `/` for directories, anchoring by
-a leading or inner `/`, and `*`, `?`, `[…]`, `**`. The last matching rule wins; rules of deeper .gitignore
-files come later. `.git` and a few bulky tool directories are always skipped.
+Each .gitignore file is read by pathspec (git's own wildmatch rules: negation, directory-only patterns,
+anchoring, `**`, escapes); the last file with a matching pattern decides, deeper files coming later, as in git.
+An ignored directory is not entered, so nothing below it can be re-included (git's rule too). `.git` and a few
+bulky tool directories are always skipped.
 
 Also here: what the search tools leave out besides ignored files — those a permission deny rule protects
 (`.env`, keys). The policy publishes its predicate in the tool context (tools never import the policy).
@@ -11,12 +12,13 @@ Also here: what the search tools leave out besides ignored files — those a per
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Callable, Iterator
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from agentcli.tools.base import ToolContext
-from agentcli.tools.globmatch import translate
+
+if TYPE_CHECKING:
+    from pathspec import GitIgnoreSpec
 
 ALWAYS_SKIP = frozenset({".git", "node_modules", ".venv", "__pycache__", ".hg", ".svn"})
 READ_DENIED = "read_denied"  # ctx.state: (path: str | Path) -> bool, set by the permission policy
@@ -46,48 +48,32 @@ def read_denied_globs(ctx: ToolContext) -> tuple[str, ...]:
 
 
 class Rule(NamedTuple):
-    regex: re.Pattern[str]
-    negated: bool
-    dir_only: bool
+    spec: GitIgnoreSpec  # the patterns of one .gitignore file
     base: str  # directory of the .gitignore, relative to the walk root ("" for the root)
 
 
 def parse_gitignore(text: str, base: str) -> list[Rule]:
-    rules: list[Rule] = []
-    for raw in text.splitlines():
-        line = raw.rstrip()
-        if raw.endswith("\\ "):
-            line += " "
-        if not line or line.startswith("#"):
-            continue
-        negated = line.startswith("!")
-        if negated or line.startswith("\\"):
-            line = line[1:]
-        dir_only = line.endswith("/")
-        line = line.rstrip("/")
-        if not line:
-            continue
-        anchored = "/" in line
-        line = line.lstrip("/")
-        if not anchored and not line.startswith("**"):
-            line = "**/" + line
-        rules.append(Rule(re.compile(translate(line) + r"\Z", re.DOTALL), negated, dir_only, base))
-    return rules
+    import warnings
+
+    from pathspec import GitIgnoreSpec
+
+    with warnings.catch_warnings():  # `[[` in a pattern makes re warn ("possible nested set"): not the user's news
+        warnings.simplefilter("ignore", FutureWarning)
+        return [Rule(GitIgnoreSpec.from_lines(text.splitlines()), base)]
 
 
 def is_ignored(rel: str, is_dir: bool, rules: list[Rule]) -> bool:
     ignored = False
     for rule in rules:
-        if rule.dir_only and not is_dir:
-            continue
         if rule.base:
             if not rel.startswith(rule.base + "/"):
                 continue
             sub = rel[len(rule.base) + 1 :]
         else:
             sub = rel
-        if rule.regex.match(sub):
-            ignored = not rule.negated
+        verdict = rule.spec.check_file(sub + "/" if is_dir else sub).include
+        if verdict is not None:
+            ignored = verdict
     return ignored
 
 

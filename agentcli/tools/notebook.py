@@ -8,8 +8,9 @@ import os
 from pathlib import Path
 from typing import Any
 
+from agentcli.atomicfile import atomic_write
 from agentcli.tools.base import ToolContext, ToolOutput
-from agentcli.tools.files import atomic_write, record_read, require_fresh_read
+from agentcli.tools.files import record_read, require_fresh_read
 from agentcli.tools.paths import refuse_outside, resolve_in_project
 
 MAX_OUTPUT_CHARS = 2000  # of each cell's outputs
@@ -157,6 +158,6 @@ class NotebookEditTool:
             return ToolOutput.error(str(err))
         except nbformat.ValidationError as err:
             return ToolOutput.error(f"The edit would make the notebook invalid: {err.message}")
-        new_st = atomic_write(path, nbformat.writes(nb) + "\n", mode=st.st_mode)
+        new_st = atomic_write(path, nbformat.writes(nb) + "\n")
         record_read(ctx, path, new_st.st_mtime_ns)
         return ToolOutput(f"{path}: {done}.")

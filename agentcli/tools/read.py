@@ -104,7 +104,7 @@ IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".gif", ".webp")
 
 def _image(path: Path, st: os.stat_result, ctx: ToolContext) -> ToolOutput:
     """An image goes to the model as an image (after the tool results), for models that take images."""
-    from agentcli.core.images import ImageError, load_image
+    from agentcli.llm.images import ImageError, load_image
 
     accepts = ctx.state.get("accepts_images")
     if not (callable(accepts) and accepts()):

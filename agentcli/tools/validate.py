@@ -144,3 +144,23 @@ def _check_number(schema: dict[str, Any], value: float, path: str, errors: list[
         errors.append(f"{_label(path)}: must be > {schema['exclusiveMinimum']}, got {value}")
     if "exclusiveMaximum" in schema and value >= schema["exclusiveMaximum"]:
         errors.append(f"{_label(path)}: must be < {schema['exclusiveMaximum']}, got {value}")
+
+
+_UNUSABLE = re.compile("[\0\ud800-\udfff]")
+
+
+def unusable_strings(value: object, path: str = "") -> list[str]:
+    """Strings no file name, command line or file text can hold: a NUL byte (the OS cuts there) or a lone
+    UTF-16 surrogate (it cannot be encoded). JSON can carry both, so a model can send them; every tool gets a
+    clear message instead of a crash deep inside."""
+    if isinstance(value, str):
+        hit = _UNUSABLE.search(value)
+        if hit is None:
+            return []
+        what = "a NUL byte (\\0)" if hit.group() == "\0" else f"an unpaired surrogate (\\u{ord(hit.group()):04x})"
+        return [f"{path or 'value'}: contains {what}, which no path, command or file text can hold"]
+    if isinstance(value, dict):
+        return [p for k, v in value.items() for p in unusable_strings(v, f"{path}.{k}" if path else str(k))]
+    if isinstance(value, list):
+        return [p for i, v in enumerate(value) for p in unusable_strings(v, f"{path}[{i}]")]
+    return []

@@ -6,9 +6,10 @@ import os
 import stat
 from typing import Any
 
+from agentcli.atomicfile import atomic_write
 from agentcli.tools.base import ToolContext, ToolOutput
 from agentcli.tools.diff import unified_diff
-from agentcli.tools.files import NotText, atomic_write, decode_text, record_read, require_fresh_read
+from agentcli.tools.files import NotText, decode_text, record_read, require_fresh_read
 from agentcli.tools.paths import display_path, refuse_outside, resolve_in_project
 from agentcli.tools.text import split_lines
 
@@ -49,7 +50,6 @@ class WriteTool:
         path, content = resolved.path, args["content"]
         name = display_path(path, ctx)
         old: str | None = None
-        mode: int | None = None
         try:
             st = os.stat(path)
         except FileNotFoundError:
@@ -62,7 +62,6 @@ class WriteTool:
             stale = require_fresh_read(ctx, path, st)
             if stale:
                 return ToolOutput.error(stale)
-            mode = st.st_mode
             try:
                 with open(path, "rb") as f:
                     old = decode_text(f.read())
@@ -70,7 +69,7 @@ class WriteTool:
                 old = None
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            new_st = atomic_write(path, content, mode)
+            new_st = atomic_write(path, content)
         except OSError as e:
             return ToolOutput.error(f"Cannot write {path}: {e.strerror or e}")
         record_read(ctx, path, new_st.st_mtime_ns)

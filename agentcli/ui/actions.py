@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import json
 from typing import TYPE_CHECKING
@@ -11,10 +10,10 @@ from agentcli.errors import AgentCliError
 
 if TYPE_CHECKING:
     from agentcli.core.loop import Agent
-    from agentcli.ui.repl import Repl
+    from agentcli.ui.host import ReplHost
 
 
-async def switch_model(repl: Repl, name: str) -> None:
+async def switch_model(repl: ReplHost, name: str) -> None:
     """`/model name`: a bare name stays with this session's provider setup; `provider/model` picks another."""
     from agentcli.assembly import runtime, selection
 
@@ -32,20 +31,13 @@ async def switch_model(repl: Repl, name: str) -> None:
     repl.settings.model, repl.settings.provider = sel.label, None
     repl.status.model = sel.model
     if agent is None:
-        if repl._building is not None:
-            repl._building.cancel()
-            repl._building = None
+        repl.cancel_build()
         return
-    provider = runtime.make_provider(sel)
-    old, agent.provider = agent.provider, provider
-    agent.options.model, agent.options.provider_name = sel.model, sel.config.name
-    agent.sink.record("model_switch", {"model": sel.model, "provider": sel.config.name})
-    with contextlib.suppress(Exception):  # the old client failing to close must not undo the switch
-        await old.aclose()
+    await agent.switch_model(runtime.make_provider(sel), sel.model, sel.config.name)
     repl.refresh_status()
 
 
-async def switch_preset(repl: Repl, name: str) -> None:
+async def switch_preset(repl: ReplHost, name: str) -> None:
     """`/preset [name]`: list the presets, or switch this session to one: its tools, rules, mode and
     system-prompt addendum apply from the next turn on (the conversation is kept)."""
     from agentcli.assembly import runtime
@@ -68,23 +60,22 @@ async def switch_preset(repl: Repl, name: str) -> None:
             repl.set_mode(preset.permission_mode)
         repl.renderer.notice(f"Preset {name}: {', '.join(preset.tools)}")
         return
-    mode = preset.permission_mode or repl.mode
+    mode = preset.permission_mode or agent.mode
     settings = dataclasses.replace(repl.settings, permission_mode=mode)
     kept = list(getattr(agent.policy, "session_rules", lambda: [])())  # "this session" approvals survive
-    agent.policy = runtime.make_policy(settings, agent.ctx, preset, kept)
-    agent.registry.enabled = runtime.tool_names(preset, agent.policy.mode)
-    agent.options.system_prompt = runtime.build_prompt(settings, preset)
-    repl.set_mode(agent.policy.mode)
-    agent.sink.record("preset_switch", {"preset": name})
-    repl.renderer.notice(f"Preset {name}: {', '.join(agent.registry.enabled)} · mode {agent.policy.mode}")
+    policy = runtime.make_policy(settings, agent.ctx, preset, kept)
+    agent.switch_preset(name, policy=policy, tools=runtime.tool_names(preset, policy.mode),
+                        system_prompt=runtime.build_prompt(settings, preset))
+    repl.set_mode(agent.mode)
+    repl.renderer.notice(f"Preset {name}: {', '.join(agent.registry.enabled)} · mode {agent.mode}")
 
 
 def context_report(agent: Agent, memory: str = "") -> str:
     """`/context`: the window, what fills it by kind, and where compaction starts. The total is the figure the
     status line shows (the provider's count of the last request plus what was added since); the kinds are
     tiktoken counts, scaled to that total."""
-    from agentcli.core.messages import Message, ToolResultBlock
     from agentcli.core.tokens import count_tokens, message_tokens
+    from agentcli.llm.messages import Message, ToolResultBlock
 
     tools = agent.registry.tools()
     system = agent.options.system_prompt
@@ -122,7 +113,7 @@ def context_report(agent: Agent, memory: str = "") -> str:
     return "\n".join(lines)
 
 
-async def pick_session(repl: Repl) -> str | None:
+async def pick_session(repl: ReplHost) -> str | None:
     """`--resume` without an id, `/resume`: pick one of this project's sessions (agentcli.ui.picker); its id,
     or None if there is none or the user cancelled."""
     from agentcli.session.index import list_sessions

@@ -3,8 +3,8 @@ one of: yes once; yes and remember (a scope — exact command, command prefix, t
 duration — this session, this project, everywhere — with the exact rule text shown); no with a reason for
 the model; or edit the command / new content and run that instead.
 
-`TerminalApprover` implements agentcli.core.permissions.Approver. `review_plan` answers ExitPlanMode
-(approve and switch mode, or keep planning with feedback); `install(ctx)` hands it to the tool.
+`TerminalApprover` implements agentcli.core.permissions.Approver. A request of kind "plan" (ExitPlanMode)
+is answered by `review_plan`: approve and pick the mode to continue in, or keep planning with feedback.
 """
 
 from __future__ import annotations
@@ -26,8 +26,6 @@ from prompt_toolkit.output import Output
 from agentcli import paths
 from agentcli.core.permissions import Approval, ApprovalRequest
 from agentcli.permissions.suggest import EDIT_TOOLS, Suggestion, suggest_rules
-from agentcli.tools.base import ToolContext
-from agentcli.tools.exit_plan import REVIEWER_KEY, PlanDecision
 
 DURATIONS: tuple[tuple[str, str], ...] = (
     ("session", "this session"),
@@ -39,8 +37,8 @@ _MAX_SHOWN_LINES = 60
 
 
 class TerminalApprover:
-    """Asks the person at the terminal. `set_mode` is called when an approved plan switches the mode;
-    `show_plan` draws the plan (the REPL renders its markdown), plain text without it."""
+    """Asks the person at the terminal. `show_plan` draws a plan (the REPL renders its markdown), plain text
+    without it."""
 
     name = "user"
     interactive = True
@@ -51,18 +49,12 @@ class TerminalApprover:
         *,
         input: Input | None = None,
         output: Output | None = None,
-        set_mode: Callable[[str], None] | None = None,
         show_plan: Callable[[str], None] | None = None,
     ) -> None:
         self.project_root = project_root
-        self.set_mode = set_mode
         self.show_plan = show_plan
         self._session: PromptSession[str] = PromptSession(input=input, output=output)
         self._out = output
-
-    def install(self, ctx: ToolContext) -> None:
-        """Let ExitPlanMode ask this person about the plan."""
-        ctx.state[REVIEWER_KEY] = self.review_plan
 
     def say(self, text: str) -> None:
         if self._out is not None:
@@ -86,6 +78,8 @@ class TerminalApprover:
             self.say(f"type a number from 1 to {len(options)}")
 
     async def approve(self, request: ApprovalRequest) -> Approval:
+        if request.kind == "plan":
+            return await self.review_plan(request.plan or "")
         try:
             return await self._approve(request)
         except (KeyboardInterrupt, EOFError):
@@ -159,7 +153,7 @@ class TerminalApprover:
             lines.append(f"  why asked: {request.reason}")
         return "\n".join(lines)
 
-    async def review_plan(self, plan: str) -> PlanDecision:
+    async def review_plan(self, plan: str) -> Approval:
         """Show the plan; approve and switch to acceptEdits or default, or keep planning with feedback."""
         try:
             if self.show_plan is not None:
@@ -176,13 +170,10 @@ class TerminalApprover:
             )
             if choice == 2:
                 feedback = (await self.ask("what should change? ")).strip()
-                return PlanDecision(False, feedback=feedback or None)
+                return Approval("deny", reason=feedback or None)
         except (KeyboardInterrupt, EOFError):
-            return PlanDecision(False, feedback="The user interrupted the plan review.")
-        mode = "acceptEdits" if choice == 0 else "default"
-        if self.set_mode is not None:
-            self.set_mode(mode)
-        return PlanDecision(True, mode=mode)
+            return Approval("deny", reason="The user interrupted the plan review.")
+        return Approval("allow", mode="acceptEdits" if choice == 0 else "default")
 
 
 def _diff_lines(tool: str, args: dict[str, Any], root: Path) -> list[str]:

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from agentcli.core.messages import Message
+    from agentcli.llm.messages import Message
     from agentcli.settings.config import Settings
     from agentcli.tools.base import ToolContext
 
@@ -67,8 +67,8 @@ def attachment(path: Path, cwd: Path) -> str:
 def build_message(prompt: str, cwd: Path, context: list[str], *, images: bool = False) -> Message:
     """The user message for `prompt`: pending context (shell output), attachments (images as images when the
     model takes them), then the prompt."""
-    from agentcli.core.images import is_image, mentioned_image
-    from agentcli.core.messages import ContentBlock, Message, TextBlock
+    from agentcli.llm.images import is_image, mentioned_image
+    from agentcli.llm.messages import ContentBlock, Message, TextBlock
 
     blocks: list[ContentBlock] = [TextBlock(c) for c in context]
     blocks.extend(mentioned_image(p, images) if is_image(p) else TextBlock(attachment(p, cwd))

@@ -13,16 +13,16 @@ from typing import TYPE_CHECKING
 from agentcli import paths
 
 if TYPE_CHECKING:
-    from agentcli.ui.repl import Repl
+    from agentcli.ui.host import ReplHost
 
 
-def memory_files(repl: Repl) -> list[Path]:
+def memory_files(repl: ReplHost) -> list[Path]:
     from agentcli.settings.memory import load_memory
 
     return list(load_memory(repl.cwd, repl.root).files)
 
 
-def edit_target(repl: Repl, which: str) -> Path | None:
+def edit_target(repl: ReplHost, which: str) -> Path | None:
     """`user` → $AGENTCLI_HOME/AGENTS.md; `project` (the default) → the project's memory file; N → the Nth
     listed file."""
     from agentcli.settings.memory import find_memory_file
@@ -45,7 +45,7 @@ def editor_command() -> list[str]:
     return ["vi"]
 
 
-async def memory_command(repl: Repl, args: str) -> None:
+async def memory_command(repl: ReplHost, args: str) -> None:
     verb, _, rest = args.partition(" ")
     if verb == "edit":
         await _edit(repl, rest.strip())
@@ -62,7 +62,7 @@ async def memory_command(repl: Repl, args: str) -> None:
                          "Edit one with /memory edit [user|project|N]", style="")
 
 
-async def _edit(repl: Repl, which: str) -> None:
+async def _edit(repl: ReplHost, which: str) -> None:
     target = edit_target(repl, which)
     if target is None:
         repl.renderer.notice(f"No memory file {which!r}: /memory lists them", style="yellow")

@@ -47,7 +47,7 @@ from agentcli.core.events import (
     UsageReport,
     WebSearchResults,
 )
-from agentcli.core.messages import Message, TextBlock, ThinkingBlock, ToolResultBlock, ToolUseBlock
+from agentcli.llm.messages import Message, TextBlock, ThinkingBlock, ToolResultBlock, ToolUseBlock
 from agentcli.ui import toolfmt
 from agentcli.ui.mdstream import MarkdownStream
 
@@ -203,8 +203,19 @@ class Renderer:
                 self._print_item(Text(f"  ⎿ [{agent}] {name} denied: {reason or ''}", style="dim"))
             case TurnStarted():
                 self._phase = f"{agent}: thinking"
+            case CompactBoundary():
+                self._print_item(Text(f"  ⎿ [{agent}] {compact_line(ev)}", style="dim"))
+            case (CompactionStarted() | TodosUpdated()):
+                self._phase = f"{agent}: compacting" if isinstance(ev, CompactionStarted) else self._phase
+            case (PermissionDecision() | SessionStarted() | AssistantMessage() | ToolFinished() | ToolResultsMessage()
+                  | Notice() | RunFinished() | HookStarted() | HookFinished() | TextDelta() | ThinkingDelta()
+                  | ThinkingSignature() | RedactedThinking() | ToolCallStart() | ToolCallDelta() | ToolCallEnd()
+                  | UsageReport() | ApiRetry() | MessageStop() | WebSearchResults()):
+                pass  # its text and results stay in its transcript; the parent's line shows the outcome
+            case SubagentEvent():
+                pass  # unwrapped above
             case _:
-                pass
+                assert_never(ev)
 
     def flush(self) -> None:
         """Print whatever is still open and stop redrawing (end of a run, or before an approval prompt)."""
@@ -322,9 +333,13 @@ class Renderer:
 
     def _retry(self, ev: ApiRetry) -> None:
         status = f" {ev.status}" if ev.status is not None else ""
+        if ev.discarded:
+            self._close_text()
+            self._calls.clear()
+        cut = " · the reply above broke off and starts over" if ev.discarded else ""
         self._print_item(
             Text(
-                f"⚠ API error ({ev.error_code}{status}): {ev.message} · retrying in {ev.delay_s:.1f}s "
+                f"⚠ API error ({ev.error_code}{status}): {ev.message}{cut} · retrying in {ev.delay_s:.1f}s "
                 f"({ev.attempt}/{ev.max_retries})",
                 style="yellow",
             )

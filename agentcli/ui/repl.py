@@ -25,7 +25,6 @@ from agentcli.errors import AgentCliError
 from agentcli.ui.completion import ReplCompleter
 from agentcli.ui.input import CtrlCOnEmpty, make_session
 from agentcli.ui.keys import TurnKeys
-from agentcli.ui.notices import NoticeTap
 from agentcli.ui.status import MODE_LABELS, Status, next_mode
 
 if TYPE_CHECKING:
@@ -35,11 +34,9 @@ if TYPE_CHECKING:
     from agentcli.assembly.runtime import Built
     from agentcli.core.events import AgentEvent
     from agentcli.core.loop import Agent
-    from agentcli.core.messages import Message
     from agentcli.core.permissions import Approval, ApprovalRequest, Approver
+    from agentcli.llm.messages import Message
     from agentcli.settings.config import Settings
-    from agentcli.tools.base import ToolContext
-    from agentcli.tools.exit_plan import PlanDecision
     from agentcli.ui.render import Renderer
 
 DOUBLE_CTRL_C_S = 2.0
@@ -58,7 +55,8 @@ def run_repl(settings: Settings, initial_prompt: str | None) -> int:
 
 
 class Repl:
-    """One interactive session. Slash commands (agentcli.ui.slash) act on it through its public attributes."""
+    """One interactive session. Slash commands and actions act on it only through `ReplHost`
+    (agentcli.ui.host), which it implements."""
 
     def __init__(self, settings: Settings, console: Console | None = None) -> None:
         self.settings = settings
@@ -68,10 +66,10 @@ class Repl:
         self.agent: Agent | None = None
         self.built: Built | None = None
         self._building: asyncio.Task[Built] | None = None
-        self.mode = settings.permission_mode
+        self._mode = settings.permission_mode  # until the agent exists; from then on its policy holds the mode
         self.allow_bypass = settings.permission_mode == "bypassPermissions"
         self._mode_chosen = settings.permission_mode != "default"
-        self.status = Status(model=settings.model or "(default model)", mode=self.mode)
+        self.status = Status(model=settings.model or "(default model)", mode=self._mode)
         self.context: list[str] = []
         self.pastes: dict[int, str] = {}
         self.turn: asyncio.Task[None] | None = None
@@ -79,7 +77,6 @@ class Repl:
         self.exit_requested = False
         self.completer = ReplCompleter(self.cwd, self._command_names, self._argument_values)
         self.session: PromptSession[str] | None = None
-        self._notices = NoticeTap()
 
     # rich and the renderer (with the event types) load after the prompt is up: start-up pays only for the prompt.
     @functools.cached_property
@@ -173,7 +170,6 @@ class Repl:
         """Send a prompt to the agent (built first if need be) and render the run until it ends or is cancelled."""
         self.renderer.begin_turn()
         await self.guard(asyncio.create_task(self._send(prompt)))
-        self.show_notices()
         self.refresh_status()
 
     async def _send(self, prompt: str | Message) -> None:
@@ -211,22 +207,17 @@ class Repl:
         """Render the events of an agent command (`/compact`) like a turn: spinner, Esc cancels."""
         self.renderer.begin_turn(phase)
         await self.guard(asyncio.create_task(self._render(events)))
-        self.show_notices()
         self.refresh_status()
 
     async def _consume(self, agent: Agent, message: Message) -> None:
         await self._render(agent.run(message))
 
     async def _render(self, events: AsyncIterator[AgentEvent]) -> None:
-        from agentcli.core.events import TextDelta, ThinkingDelta, ToolCallDelta
-
         renderer = self.renderer
         breath = time.monotonic()
         try:
             async for event in events:
                 renderer.feed(event)
-                if not isinstance(event, TextDelta | ThinkingDelta | ToolCallDelta):
-                    self.show_notices()
                 # A fast stream can arrive already buffered, so nothing here would suspend: let the loop see
                 # the keyboard (Esc) at least every 10 ms.
                 if time.monotonic() - breath > 0.01:
@@ -267,6 +258,14 @@ class Repl:
 
     # ---- the agent ----------------------------------------------------------------------------------------
 
+    def cancel_build(self) -> None:
+        if self._building is not None:
+            self._building.cancel()
+            self._building = None
+
+    def put_back(self, text: str) -> None:
+        self.keys.typed = text
+
     def start_building(self) -> None:
         if self.agent is None and self._building is None:
             self._building = asyncio.create_task(self._build())
@@ -300,30 +299,14 @@ class Repl:
     def adopt(self, built: Built) -> None:
         """Make `built` this session's agent (after a build, /clear, /resume or /fork)."""
         self.built, self.agent = built, built.agent
-        if self._mode_chosen:
-            self._apply_mode(built.agent)
-        else:  # the agent's policy knows the mode from flags, config and preset
-            self.mode = self.status.mode = built.agent.policy.mode
-        install = getattr(built.agent.approver, "install", None)
-        if callable(install):
-            install(built.agent.ctx)
-        self._notices = NoticeTap()
+        if self._mode_chosen:  # chosen here (Shift-Tab, /mode) before this agent existed
+            built.agent.set_mode(self._mode)
+        self.status.mode = built.agent.mode  # else the policy's, from flags, config and preset
         for note in built.session.notices:
             self.renderer.notice(note, style="yellow")
         for note in built.info:
             self.renderer.notice(note, style="dim")
-        self.show_notices()
         self.refresh_status()
-
-    def show_notices(self) -> None:
-        """Print notices that appeared since the last look: rules that could not be saved (the policy's),
-        skipped checkpoints (the session writer's)."""
-        agent, built = self.agent, self.built
-        if agent is None or built is None:
-            return
-        writer = built.session.writer
-        for note in self._notices.new(getattr(agent.policy, "notices", None), writer.notices if writer else None):
-            self.renderer.notice(f"⚠ {note}", style="yellow")
 
     def show_plan(self, plan: str) -> None:
         """ExitPlanMode's plan, as rendered markdown in a frame, above the approval question."""
@@ -340,9 +323,8 @@ class Repl:
         if agent is None:
             return
         # the policy's mode is the truth: an approved plan (ExitPlanMode) switches it inside a turn
-        self.mode = agent.policy.mode
         self.status.model = agent.options.model
-        self.status.mode = self.mode
+        self.status.mode = agent.mode
         self.status.cost_usd = agent.total_cost_usd
         self.status.context_tokens = agent.context_tokens()
         try:
@@ -388,9 +370,7 @@ class Repl:
             changes["model"] = f"{self.agent.options.provider_name}/{self.agent.options.model}"
             changes["provider"] = None
         settings = dataclasses.replace(self.settings, **changes)
-        if self._building is not None:
-            self._building.cancel()
-            self._building = None
+        self.cancel_build()
         self.renderer.begin_turn()
         try:
             from agentcli.assembly.runtime import build
@@ -412,22 +392,21 @@ class Repl:
     def cycle_mode(self) -> None:
         self.set_mode(next_mode(self.mode, self.allow_bypass))
 
+    @property
+    def mode(self) -> str:
+        return self.agent.mode if self.agent is not None else self._mode
+
     def set_mode(self, mode: str) -> None:
-        self.mode = mode
+        self._mode = mode
         self.status.mode = mode
         self._mode_chosen = True
         if self.agent is not None:
-            self._apply_mode(self.agent)
+            self.agent.set_mode(mode)
         if self.turn is not None:
             self.renderer.notice(f"{MODE_LABELS.get(mode, mode)} on")
         app = get_app_or_none()
         if app is not None:
             app.invalidate()
-
-    def _apply_mode(self, agent: Agent) -> None:
-        agent.policy.mode = self.mode
-        if self.mode == "plan" and "ExitPlanMode" not in agent.registry.enabled:
-            agent.registry.enabled.append("ExitPlanMode")
 
     def _show_branch(self) -> None:
         from agentcli.session.layout import git_branch
@@ -512,24 +491,6 @@ class PausingApprover:
         with self.paused():
             return await self.inner.approve(request)
 
-    def install(self, ctx: ToolContext) -> None:
-        """Hand ExitPlanMode the inner approver's plan reviewer, paused the same way as `approve`."""
-        from agentcli.tools.exit_plan import REVIEWER_KEY
-
-        install = getattr(self.inner, "install", None)
-        if not callable(install):
-            return
-        install(ctx)
-        reviewer = ctx.state.get(REVIEWER_KEY)
-        if callable(reviewer):
-
-            async def review(plan: str) -> PlanDecision:
-                with self.paused():
-                    decision: PlanDecision = await reviewer(plan)
-                    return decision
-
-            ctx.state[REVIEWER_KEY] = review
-
     @contextlib.contextmanager
     def paused(self) -> Iterator[None]:
         """The spinner and the turn's key reader step aside while a question is open."""
@@ -551,11 +512,13 @@ def make_approver(repl: Repl) -> Approver:
         module = importlib.import_module("agentcli.ui.approval")
     except ImportError:
         return _AskApprover(repl.console)
-    approver: Approver = module.TerminalApprover(repl.root, set_mode=repl.set_mode, show_plan=repl.show_plan)
+    approver: Approver = module.TerminalApprover(repl.root, show_plan=repl.show_plan)
     return approver
 
 
 class _AskApprover:
+    interactive = True
+
     def __init__(self, console: Console) -> None:
         self.console = console
 
@@ -563,6 +526,12 @@ class _AskApprover:
         from agentcli.core.permissions import Approval
         from agentcli.ui.toolfmt import key_argument
 
+        if request.kind == "plan":
+            self.console.print(request.plan or "", markup=False, highlight=False)
+            answer = await asyncio.to_thread(self.console.input, "Approve this plan? [y/N] ")
+            if answer.strip().lower() in ("y", "yes"):
+                return Approval("allow", mode="default")
+            return Approval("deny", reason="The user did not approve the plan.")
         arg = key_argument(request.tool_name, request.input)
         question = f"Allow {request.tool_name}({arg})? [y/N] "
         answer = await asyncio.to_thread(self.console.input, question)

@@ -13,7 +13,7 @@ from agentcli.errors import AgentCliError, UsageError
 
 if TYPE_CHECKING:
     from agentcli.session.rewind import RewindPlan
-    from agentcli.ui.repl import Repl
+    from agentcli.ui.host import ReplHost
 
 FILE_LINES = 40
 TOTAL_LINES = 200
@@ -21,7 +21,7 @@ WHAT = {"": "the conversation and the files", "both": "the conversation and the 
         "code": "the files"}
 
 
-async def rewind(repl: Repl, args: str) -> None:
+async def rewind(repl: ReplHost, args: str) -> None:
     agent, built = repl.agent, repl.built
     if agent is None or built is None or built.session.writer is None:
         repl.renderer.notice("Nothing to rewind (no stored session yet).")
@@ -58,7 +58,7 @@ async def rewind(repl: Repl, args: str) -> None:
         repl.renderer.notice("Rewind cancelled: nothing changed.")
         return
     try:
-        agent.messages = apply_rewind(writer, loaded, plan, files=files, conversation=conversation)
+        agent.rewind(apply_rewind(writer, loaded, plan, files=files, conversation=conversation))
     except AgentCliError as err:
         repl.error(err)
         return
@@ -66,10 +66,10 @@ async def rewind(repl: Repl, args: str) -> None:
     repl.renderer.notice(f"Rewound {WHAT[what]}" + (f" ({changed} file{'s' * (changed != 1)} restored)"
                                                       if changed else ""))
     if conversation:
-        repl.keys.typed = msg.text.strip()
+        repl.put_back(msg.text.strip())
 
 
-def show_plan(repl: Repl, plan: RewindPlan, *, files: bool) -> None:
+def show_plan(repl: ReplHost, plan: RewindPlan, *, files: bool) -> None:
     """The summary (describe), warnings in yellow, then the diff per file."""
     from agentcli.session.rewind import describe
 

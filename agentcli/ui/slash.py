@@ -1,5 +1,6 @@
 """Slash commands: `/name args` typed at the prompt. Built-ins live here; custom ones come from markdown files
-(agentcli.settings.custom_commands). Each handler gets the REPL and the argument text."""
+(agentcli.settings.custom_commands). Each handler gets the session as `ReplHost` (agentcli.ui.host) and the
+argument text."""
 
 from __future__ import annotations
 
@@ -12,9 +13,9 @@ from rich.text import Text
 from agentcli.ui.status import MODE_LABELS
 
 if TYPE_CHECKING:
-    from agentcli.ui.repl import Repl
+    from agentcli.ui.host import ReplHost
 
-Handler = Callable[["Repl", str], Awaitable[None]]
+Handler = Callable[["ReplHost", str], Awaitable[None]]
 PERMISSION_MODES = ("default", "acceptEdits", "plan", "bypassPermissions")
 
 INIT_PROMPT = """Please analyse this codebase and write an AGENTS.md file at the project root for future agents.
@@ -44,7 +45,7 @@ def command(name: str, description: str, usage: str = "") -> Callable[[Handler],
     return register
 
 
-def command_names(repl: Repl) -> list[tuple[str, str]]:
+def command_names(repl: ReplHost) -> list[tuple[str, str]]:
     """(name, description) of every command, built-in first, for completion and /help."""
     from agentcli.settings.custom_commands import load_commands
 
@@ -53,13 +54,13 @@ def command_names(repl: Repl) -> list[tuple[str, str]]:
     return names
 
 
-def is_command(text: str, repl: Repl) -> bool:
+def is_command(text: str, repl: ReplHost) -> bool:
     """`/name …` where name is a command; other text starting with `/` (a path) goes to the model."""
     name = text[1:].split(None, 1)[0] if len(text) > 1 else ""
     return bool(name) and "/" not in name
 
 
-async def dispatch(repl: Repl, text: str) -> None:
+async def dispatch(repl: ReplHost, text: str) -> None:
     name, _, args = text[1:].partition(" ")
     name = ALIASES.get(name, name)
     args = args.strip()
@@ -76,7 +77,7 @@ async def dispatch(repl: Repl, text: str) -> None:
     repl.renderer.notice(f"Unknown command /{name} — /help lists the commands", style="yellow")
 
 
-def argument_sources(repl: Repl) -> dict[str, Callable[[], Iterable[tuple[str, str]]]]:
+def argument_sources(repl: ReplHost) -> dict[str, Callable[[], Iterable[tuple[str, str]]]]:
     return {
         "model": lambda: [(m, "") for m in model_names()],
         "mode": lambda: [(m, MODE_LABELS[m]) for m in PERMISSION_MODES],
@@ -97,7 +98,7 @@ def model_names() -> list[str]:
         return []
 
 
-def preset_names(repl: Repl) -> list[tuple[str, str]]:
+def preset_names(repl: ReplHost) -> list[tuple[str, str]]:
     try:
         from agentcli.settings.presets import list_presets
 
@@ -106,7 +107,7 @@ def preset_names(repl: Repl) -> list[tuple[str, str]]:
         return []
 
 
-def _session_choices(repl: Repl) -> list[tuple[str, str]]:
+def _session_choices(repl: ReplHost) -> list[tuple[str, str]]:
     try:
         from agentcli.session.index import list_sessions
         from agentcli.session.layout import sessions_dir
@@ -116,7 +117,7 @@ def _session_choices(repl: Repl) -> list[tuple[str, str]]:
         return []
 
 
-def _say(repl: Repl, text: str, style: str = "") -> None:
+def _say(repl: ReplHost, text: str, style: str = "") -> None:
     repl.renderer.notice(text, style=style)
 
 
@@ -124,7 +125,7 @@ def _say(repl: Repl, text: str, style: str = "") -> None:
 
 
 @command("help", "show the commands and keys")
-async def _help(repl: Repl, args: str) -> None:
+async def _help(repl: ReplHost, args: str) -> None:
     from rich.table import Table
 
     table = Table(show_header=False, box=None, padding=(0, 2, 0, 0))
@@ -144,12 +145,12 @@ async def _help(repl: Repl, args: str) -> None:
 
 
 @command("exit", "leave (prints how to resume)")
-async def _exit(repl: Repl, args: str) -> None:
+async def _exit(repl: ReplHost, args: str) -> None:
     repl.exit_requested = True
 
 
 @command("model", "show or switch the model", "[name]")
-async def _model(repl: Repl, args: str) -> None:
+async def _model(repl: ReplHost, args: str) -> None:
     if not args:
         known = model_names()
         _say(repl, f"Model: {repl.status.model}" + (f"\nKnown models: {', '.join(known)}" if known else ""))
@@ -166,7 +167,7 @@ async def _model(repl: Repl, args: str) -> None:
 
 
 @command("mode", "show or set the permission mode", "[default|acceptEdits|plan|bypassPermissions]")
-async def _mode(repl: Repl, args: str) -> None:
+async def _mode(repl: ReplHost, args: str) -> None:
     if not args:
         _say(repl, f"Permission mode: {repl.mode} ({MODE_LABELS.get(repl.mode, repl.mode)})")
         return
@@ -179,7 +180,7 @@ async def _mode(repl: Repl, args: str) -> None:
 
 
 @command("plan", "switch to plan mode (read-only tools); with text, send it", "[prompt]")
-async def _plan(repl: Repl, args: str) -> None:
+async def _plan(repl: ReplHost, args: str) -> None:
     repl.set_mode("plan")
     _say(repl, "Permission mode: plan (only read-only tools run; shift-tab to leave)")
     if args:
@@ -187,14 +188,14 @@ async def _plan(repl: Repl, args: str) -> None:
 
 
 @command("preset", "show or switch the tool preset", "[name]")
-async def _preset(repl: Repl, args: str) -> None:
+async def _preset(repl: ReplHost, args: str) -> None:
     from agentcli.ui import actions
 
     await actions.switch_preset(repl, args)
 
 
 @command("tools", "list the tools this session may use")
-async def _tools(repl: Repl, args: str) -> None:
+async def _tools(repl: ReplHost, args: str) -> None:
     agent = await repl.ensure_agent()
     if agent is None:
         return
@@ -206,7 +207,7 @@ async def _tools(repl: Repl, args: str) -> None:
 
 
 @command("cost", "tokens used and cost of this session")
-async def _cost(repl: Repl, args: str) -> None:
+async def _cost(repl: ReplHost, args: str) -> None:
     agent = repl.agent
     if agent is None:
         _say(repl, "Cost: $0.00 (nothing sent yet)")
@@ -232,7 +233,7 @@ def _today() -> str:
 
 
 @command("context", "what fills the context window")
-async def _context(repl: Repl, args: str) -> None:
+async def _context(repl: ReplHost, args: str) -> None:
     from agentcli.settings.memory import load_memory
     from agentcli.ui.actions import context_report
 
@@ -243,14 +244,14 @@ async def _context(repl: Repl, args: str) -> None:
 
 
 @command("clear", "start a new session (the current one stays stored)")
-async def _clear(repl: Repl, args: str) -> None:
+async def _clear(repl: ReplHost, args: str) -> None:
     await repl.rebuild(resume=None, fork=False, clear=True)
     repl.context.clear()
     _say(repl, "Started a new session.")
 
 
 @command("hooks", "list the hooks in force (configure them in settings; import with `agentcli hooks import`)")
-async def _hooks(repl: Repl, args: str) -> None:
+async def _hooks(repl: ReplHost, args: str) -> None:
     from agentcli.hooks.setup import load_specs
 
     specs, warnings = load_specs(repl.settings)
@@ -259,7 +260,7 @@ async def _hooks(repl: Repl, args: str) -> None:
 
 
 @command("agents", "subagents: the definitions, and background ones (show ID / stop ID)", "[show|stop ID]")
-async def _agents(repl: Repl, args: str) -> None:
+async def _agents(repl: ReplHost, args: str) -> None:
     from agentcli.agents.definitions import load_definitions
 
     agent = repl.agent
@@ -282,14 +283,14 @@ async def _agents(repl: Repl, args: str) -> None:
 
 
 @command("compact", "summarise the conversation to free context; optionally say what to focus on", "[focus]")
-async def _compact(repl: Repl, args: str) -> None:
+async def _compact(repl: ReplHost, args: str) -> None:
     agent = await repl.ensure_agent()
     if agent is not None:
         await repl.command(agent.compact(args or None), "Compacting")
 
 
 @command("resume", "resume a stored session of this project (no id: pick one)", "[id|name]")
-async def _resume(repl: Repl, args: str) -> None:
+async def _resume(repl: ReplHost, args: str) -> None:
     if not args:
         from agentcli.ui.actions import pick_session
 
@@ -306,12 +307,12 @@ async def _resume(repl: Repl, args: str) -> None:
 
 
 @command("fork", "continue this conversation in a new session", "[name]")
-async def _fork(repl: Repl, args: str) -> None:
+async def _fork(repl: ReplHost, args: str) -> None:
     await _branch_off(repl, args or None)
 
 
 @command("branch", "fork here into a named branch and continue there", "<name>")
-async def _branch(repl: Repl, args: str) -> None:
+async def _branch(repl: ReplHost, args: str) -> None:
     if not args:
         _say(repl, "Usage: /branch NAME — continues in a new session named NAME (the current one stays as it is)",
              "yellow")
@@ -319,7 +320,7 @@ async def _branch(repl: Repl, args: str) -> None:
     await _branch_off(repl, args)
 
 
-async def _branch_off(repl: Repl, name: str | None) -> None:
+async def _branch_off(repl: ReplHost, name: str | None) -> None:
     """Fork the current session at its last record into a new session (named `name`) and continue there."""
     agent = repl.agent
     if agent is None or not agent.messages:
@@ -340,7 +341,7 @@ async def _branch_off(repl: Repl, name: str | None) -> None:
     _say(repl, f"Forked {old[:8]} → {label}; the original stays: /resume {old[:8]}")
 
 
-def _name_taken(repl: Repl, name: str) -> bool:
+def _name_taken(repl: ReplHost, name: str) -> bool:
     from agentcli.session.index import list_sessions
     from agentcli.session.layout import sessions_dir
 
@@ -348,14 +349,14 @@ def _name_taken(repl: Repl, name: str) -> bool:
 
 
 @command("rewind", "go back to before an earlier prompt (shows the diff, asks first)", "[n] [chat|code|both]")
-async def _rewind(repl: Repl, args: str) -> None:
+async def _rewind(repl: ReplHost, args: str) -> None:
     from agentcli.ui.rewind import rewind
 
     await rewind(repl, args)
 
 
 @command("sessions", "list this project's stored sessions")
-async def _sessions(repl: Repl, args: str) -> None:
+async def _sessions(repl: ReplHost, args: str) -> None:
     choices = _session_choices(repl)
     if not choices:
         _say(repl, "No stored sessions for this project.")
@@ -364,19 +365,19 @@ async def _sessions(repl: Repl, args: str) -> None:
 
 
 @command("thinking", "show or hide the model's reasoning", "[on|off]")
-async def _thinking(repl: Repl, args: str) -> None:
+async def _thinking(repl: ReplHost, args: str) -> None:
     show = {"on": True, "off": False}.get(args.lower(), not repl.renderer.show_thinking)
     repl.renderer.show_thinking = show
     _say(repl, f"Reasoning is {'shown' if show else 'hidden'}.")
 
 
 @command("init", "write an AGENTS.md for this repository")
-async def _init(repl: Repl, args: str) -> None:
+async def _init(repl: ReplHost, args: str) -> None:
     await repl.send(INIT_PROMPT + (f"\n\nAlso: {args}" if args else ""))
 
 
 @command("memory", "show the memory files (AGENTS.md …); edit one in $EDITOR", "[edit [user|project|N]]")
-async def _memory(repl: Repl, args: str) -> None:
+async def _memory(repl: ReplHost, args: str) -> None:
     from agentcli.ui.memory import memory_command
 
     await memory_command(repl, args)

@@ -95,6 +95,7 @@ def test_nested_memory_is_picked_up_once_when_the_agent_works_there(repo: Path) 
     assert len(found) == 2 and "PKG-RULES" in found[0] and "MOD-RULES" in found[1] and "DEEPER-RULES" in found[1]
     assert nested([str(repo / "pkg" / "y.py"), "pkg/mod"]) == []
     assert nested([str(repo.parent)]) == [] and nested(["/etc/passwd"]) == []
+    assert nested(["pkg/\0x.py", "~nobody-such-user/x", "a" * 5000 + "/b"]) == []  # hostile paths: nothing, no error
     assert len(nested.texts()) == 2
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from agentcli.core import compaction as cz
-from agentcli.core.messages import Message, TextBlock, ToolResultBlock, ToolUseBlock
+from agentcli.llm.messages import Message, TextBlock, ToolResultBlock, ToolUseBlock
 from agentcli.session.reader import boundary
 from agentcli.session.repair import repair
 

@@ -130,7 +130,7 @@ def test_precompact_hook_runs_before_compaction(tmp_path: Path) -> None:
     project = big_project(tmp_path / "p", files=1)
     home = Path(os.environ["AGENTCLI_HOME"])
     home.mkdir(parents=True, exist_ok=True)
-    seen = tmp_path / "precompact.json"
+    seen = project / "precompact.json"  # inside the project: hooks run in the sandbox
     (home / "config.toml").write_text(f'[[hooks.PreCompact]]\nmatcher = "auto"\n[[hooks.PreCompact.hooks]]\n'
                                       f'type = "command"\ncommand = "cat > {seen}"\n')
     script = [Reply(text="Reading.", tool_calls=[ToolCall("Read", {"file_path": "src/big_0.py"})]),

@@ -16,8 +16,8 @@ from agentcli.core.events import (
     ToolCallStart,
     UsageReport,
 )
-from agentcli.core.messages import Usage
 from agentcli.errors import ProviderError
+from agentcli.llm.messages import Usage
 from agentcli.providers.base import ModelRequest
 from agentcli.tools.base import ToolContext, ToolOutput
 

@@ -8,9 +8,9 @@ from typing import Any
 
 from agentcli.core.events import AgentEvent, PermissionDecision, RunFinished, ToolFinished
 from agentcli.core.loop import Agent, AgentOptions
-from agentcli.core.messages import ToolResultBlock, ToolUseBlock
 from agentcli.core.permissions import DenyingApprover, SimplePolicy
 from agentcli.errors import RateLimitError
+from agentcli.llm.messages import ToolResultBlock, ToolUseBlock
 from agentcli.tools.base import ToolContext
 from agentcli.tools.registry import ToolRegistry
 from tests.core.scripted import EchoTool, Say, ScriptedProvider, TouchTool
@@ -151,8 +151,8 @@ def test_cancel_mid_tools_leaves_valid_transcript(tmp_path: Path) -> None:
 
 
 def test_missing_usage_is_estimated_with_tiktoken(tmp_path: Path) -> None:
-    from agentcli.core.messages import Usage
     from agentcli.core.tokens import count_tokens
+    from agentcli.llm.messages import Usage
 
     assert count_tokens("hello world") == 2  # cl100k_base, not the 4-characters rule (which gives 3)
     agent = make_agent(tmp_path, [Say("hello world", usage=Usage())])
@@ -162,14 +162,15 @@ def test_missing_usage_is_estimated_with_tiktoken(tmp_path: Path) -> None:
     assert usage.estimated and usage.input_tokens > 0 and usage.output_tokens > 0
 
 
-def test_adapter_warnings_become_notices_once_through_wrappers(tmp_path: Path) -> None:
+def test_adapter_notices_pass_through_wrappers_to_the_front_end(tmp_path: Path) -> None:
     from agentcli.core.events import Notice
 
-    class Warning(ScriptedProvider):
-        warnings: list[str]
+    text = "num_ctx=2048 is smaller than the prompt — raise providers.ollama.num_ctx"
 
+    class Warning(ScriptedProvider):
         async def stream(self, request):  # type: ignore[no-untyped-def]
-            self.warnings.append("num_ctx=2048 is smaller than the prompt — raise providers.ollama.num_ctx")
+            if len(self.requests) == 0:
+                yield Notice("warning", text)
             async for ev in super().stream(request):
                 yield ev
 
@@ -186,11 +187,12 @@ def test_adapter_warnings_become_notices_once_through_wrappers(tmp_path: Path) -
             return None
 
     inner = Warning([Say("", [("Echo", {"text": "a"})]), Say("done")])
-    inner.warnings = []
     agent = make_agent(tmp_path, [])
     agent.provider = Wrapper(inner)
-    notices = [e for e in run(agent, "go") if isinstance(e, Notice)]
-    assert [n.text for n in notices] == [inner.warnings[0]] and notices[0].level == "warning"
+    events = run(agent, "go")
+    notices = [e for e in events if isinstance(e, Notice)]
+    assert [n.text for n in notices] == [text] and notices[0].level == "warning"
+    assert isinstance(events[-1], RunFinished) and events[-1].result.result == "done"
 
 
 def test_closing_the_run_mid_stream_keeps_the_partial_text(tmp_path: Path) -> None:

@@ -221,3 +221,23 @@ def _count_cache_control(req: dict[str, Any]) -> int:
 
 
 register("/v1/messages", AnthropicRenderer())
+
+
+class VertexAnthropicRenderer(AnthropicRenderer):
+    """Claude on Vertex AI (`…/publishers/anthropic/models/MODEL:streamRawPredict`): the model is in the path
+    and an `anthropic_version` in the body."""
+
+    def is_stream(self, request: dict[str, Any], path: str) -> bool:
+        return path.split("?")[0].endswith(":streamRawPredict")
+
+    def validate(self, request: dict[str, Any]) -> list[str]:
+        errs = [e for e in validate_messages_request({**request, "model": "in-the-path"})]
+        if not isinstance(request.get("anthropic_version"), str) or not request["anthropic_version"]:
+            errs.append("anthropic_version: required on Vertex AI")
+        if "model" in request:
+            errs.append("model: not allowed in the body on Vertex AI (it is in the URL)")
+        return errs
+
+
+register(":streamRawPredict", VertexAnthropicRenderer())
+register(":rawPredict", VertexAnthropicRenderer())

@@ -61,7 +61,7 @@ def load_builtin() -> None:
     """Register the renderers that ship with the fake (idempotent). Optional ones load if present."""
     import importlib
 
-    for mod in ("anthropic", "openai_chat", "gemini", "ollama", "responses"):
+    for mod in ("anthropic", "openai_chat", "gemini", "ollama", "responses", "bedrock"):
         try:
             importlib.import_module(f"tests.fakes.{mod}")
         except ModuleNotFoundError as e:

@@ -20,7 +20,9 @@ def settings_with(hooks: dict[str, Any]) -> str:
 
 
 def script(path: Path, body: str) -> str:
-    """A Python hook script; returns the command that runs it."""
+    """A Python hook script; returns the command that runs it. Scripts and what they write live in the project:
+    hooks run in the session's sandbox, where only the project is writable and /tmp is private."""
+    path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(f"import json, os, sys\n{body}\n")
     return f"{PY} {path}"
 
@@ -36,7 +38,7 @@ def sent(fake: FakeLLM, index: int) -> str:
 
 def test_pre_tool_use_exit_2_blocks_rm_and_tells_the_model(tmp_path: Path, fake_llm: FakeLLM) -> None:
     proj = git_repo(tmp_path / "proj", {"keep.txt": "precious\n"})
-    cmd = script(tmp_path / "guard.py", """
+    cmd = script(proj / "hooks" / "guard.py", """
 data = json.load(sys.stdin)
 if data["tool_name"] == "Bash" and "rm " in data["tool_input"]["command"]:
     print("rm is not allowed here: move files to trash/ instead", file=sys.stderr)
@@ -55,8 +57,8 @@ def test_post_tool_use_gets_the_documented_json_and_its_formatter_change_is_read
     tmp_path: Path, fake_llm: FakeLLM
 ) -> None:
     proj = git_repo(tmp_path / "proj", {"a.py": "x = 1\n"})
-    seen = tmp_path / "seen.json"
-    cmd = script(tmp_path / "fmt.py", f"""
+    seen = proj / "hooks" / "seen.json"
+    cmd = script(proj / "hooks" / "fmt.py", f"""
 data = json.load(sys.stdin)
 open({str(seen)!r}, "w").write(json.dumps({{"input": data, "env": os.environ.get("CLAUDE_PROJECT_DIR")}}))
 path = data["tool_input"]["file_path"]
@@ -89,7 +91,7 @@ open(path, "w").write(text.replace("x=2", "x = 2"))
 
 def test_user_prompt_submit_adds_context_or_blocks(tmp_path: Path, fake_llm: FakeLLM) -> None:
     proj = git_repo(tmp_path / "proj", {"a.py": "a\n"})
-    cmd = script(tmp_path / "ups.py", """
+    cmd = script(proj / "hooks" / "ups.py", """
 data = json.load(sys.stdin)
 if "secret" in data["prompt"]:
     print(json.dumps({"decision": "block", "reason": "prompts may not mention secrets"}))
@@ -110,8 +112,11 @@ else:
 def test_permission_decisions_allow_deny_and_a_bad_rewrite(tmp_path: Path, fake_llm: FakeLLM) -> None:
     proj = git_repo(tmp_path / "proj", {"a.py": "a\n"})
 
+    made: list[str] = []
+
     def decision(out: dict[str, Any]) -> str:
-        cmd = script(tmp_path / f"d{len(os.listdir(tmp_path))}.py", f"print(json.dumps({out!r}))")
+        cmd = script(proj / "hooks" / f"d{len(made)}.py", f"print(json.dumps({out!r}))")
+        made.append(cmd)
         return settings_with({"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": cmd}]}]})
 
     allow = decision({"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "allow"}})
@@ -140,7 +145,7 @@ def test_an_allow_hook_does_not_beat_a_deny_rule_and_a_rewrite_is_checked_again(
     proj = git_repo(tmp_path / "proj", {"a.py": "a\n"})
     out = {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "allow",
                                   "updatedInput": {"command": "touch ../escaped.txt"}}}
-    cmd = script(tmp_path / "rewrite.py", f"print(json.dumps({out!r}))")
+    cmd = script(proj / "hooks" / "rewrite.py", f"print(json.dumps({out!r}))")
     hooks = settings_with({"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": cmd}]}]})
     fake_llm.push(Reply(tool_calls=[ToolCall("Bash", {"command": "touch inside.txt"})]), Reply(text="ok"))
     run = run_p(proj, fake_llm, "go", "--settings", hooks, "--disallowedTools", "Bash(touch ../escaped.txt)")
@@ -152,8 +157,10 @@ def test_a_hanging_hook_is_killed_with_its_children_and_the_run_goes_on(tmp_path
     proj = git_repo(tmp_path / "proj", {"a.py": "a\n"})
     pidfile = tmp_path / "child.pid"
     cmd = f"sleep 300 & echo $! > {pidfile}; wait"
-    hooks = settings_with({"PreToolUse": [{"matcher": "Read", "hooks": [
-        {"type": "command", "command": cmd, "timeout": 1}]}]})
+    # Outside the sandbox (sandbox_hooks = false), so the pid the hook writes is the host's: agentcli's own
+    # process-group kill is what is tested (in the sandbox, its PID namespace would end the child anyway).
+    hooks = json.dumps({"sandbox_hooks": False, "hooks": {"PreToolUse": [{"matcher": "Read", "hooks": [
+        {"type": "command", "command": cmd, "timeout": 1}]}]}})
     fake_llm.push(Reply(tool_calls=[ToolCall("Read", {"file_path": "a.py"})]), Reply(text="read it"))
     run = run_p(proj, fake_llm, "read", "--settings", hooks, fmt="stream-json")
     assert run.status == 0, run.stderr
@@ -187,7 +194,7 @@ def test_hooks_imported_from_claude_code_settings_behave_the_same(tmp_path: Path
         "    print('Use rg (ripgrep) instead of grep for better performance', file=sys.stderr)\n"
         "    sys.exit(2)\n"
     )
-    log = tmp_path / "bash-command-log.txt"
+    log = proj / "bash-command-log.txt"
     (proj / ".claude" / "settings.json").write_text(json.dumps({"hooks": {"PreToolUse": [
         {"matcher": "Bash", "hooks": [
             {"type": "command", "command": f"{PY} -c \"import json,sys; d=json.load(sys.stdin); "
@@ -210,7 +217,7 @@ def test_hooks_imported_from_claude_code_settings_behave_the_same(tmp_path: Path
 
 
 def test_project_hooks_run_only_once_the_project_is_trusted(tmp_path: Path, fake_llm: FakeLLM) -> None:
-    marker = tmp_path / "ran.txt"
+    marker = tmp_path / "proj" / "ran.txt"
     proj = git_repo(tmp_path / "proj", {"a.py": "a\n", ".agentcli/settings.toml": (
         f'[[hooks.UserPromptSubmit]]\n[[hooks.UserPromptSubmit.hooks]]\ntype = "command"\n'
         f'command = "touch {marker}"\n')})
@@ -226,7 +233,7 @@ def test_project_hooks_run_only_once_the_project_is_trusted(tmp_path: Path, fake
 
 def test_stop_hook_keeps_the_agent_going_once_and_every_run_is_recorded(tmp_path: Path, fake_llm: FakeLLM) -> None:
     proj = git_repo(tmp_path / "proj", {"a.py": "a\n"})
-    cmd = script(tmp_path / "stop.py", """
+    cmd = script(proj / "hooks" / "stop.py", """
 data = json.load(sys.stdin)
 if not data["stop_hook_active"]:
     print(json.dumps({"decision": "block", "reason": "run the tests before stopping"}))
@@ -249,3 +256,18 @@ def test_no_hook_configured_imports_nothing_of_the_hook_runner(tmp_path: Path, f
     fake_llm.push(Reply(tool_calls=[ToolCall("Read", {"file_path": "a.py"})]), Reply(text="ok"))
     imported = imported_modules(["-p", "read", "--model", ANTHROPIC], proj, provider_env(fake_llm, ANTHROPIC))
     assert "agentcli.core.hooks" in imported and not any(m.startswith("agentcli.hooks") for m in imported)
+
+
+def test_hooks_run_in_the_sandbox(tmp_path: Path, fake_llm: FakeLLM) -> None:
+    """A hook's input is the model's: like Bash, it may write in the project and nowhere else."""
+    outside = Path("/var/tmp") / f"agentcli-hook-{os.getpid()}-{tmp_path.name}"
+    proj = git_repo(tmp_path / "proj", {"a.py": "a\n"})
+    cmd = f"touch {outside}; touch {proj}/inside.txt"
+    fake_llm.push(Reply(text="hi"))
+    try:
+        run = run_p(proj, fake_llm, "hello", "--settings",
+                    settings_with({"UserPromptSubmit": [{"hooks": [{"type": "command", "command": cmd}]}]}))
+        assert run.status == 0, run.stderr
+        assert (proj / "inside.txt").exists() and not outside.exists()
+    finally:
+        outside.unlink(missing_ok=True)

@@ -19,8 +19,8 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from agentcli.core.loop import Agent, AgentOptions
-from agentcli.core.messages import ToolResultBlock
-from agentcli.core.permissions import ApprovalRequest
+from agentcli.core.permissions import Approval, ApprovalRequest
+from agentcli.llm.messages import ToolResultBlock
 from agentcli.permissions.loader import load_policy
 from agentcli.tools.base import ToolContext
 from agentcli.tools.registry import ToolRegistry
@@ -32,17 +32,22 @@ async def one_prompt(root: Path, request: dict[str, Any]) -> dict[str, Any]:
     approver = TerminalApprover(root)
     req = ApprovalRequest("call_1", request["tool"], request["input"], False, request.get("reason"))
     approval = await approver.approve(req)
+    assert approval.mode is None  # only plan reviews carry a mode
     if approval.behavior == "allow" and approval.remember:
         policy = load_policy(root)
         policy.remember(approval.remember, approval.scope or "session")
-        return {**asdict(approval), "session_rules": policy.session_rules()}
-    return asdict(approval)
+        return {**_answer(approval), "session_rules": policy.session_rules()}
+    return _answer(approval)
+
+
+def _answer(approval: Approval) -> dict[str, Any]:
+    return {k: v for k, v in asdict(approval).items() if k != "mode"}
 
 
 async def plan_review(root: Path, plan: str) -> dict[str, Any]:
-    modes: list[str] = []
-    decision = await TerminalApprover(root, set_mode=modes.append).review_plan(plan)
-    return {**asdict(decision), "set_mode": modes}
+    req = ApprovalRequest("call_1", "ExitPlanMode", {"plan": plan}, True, kind="plan", plan=plan)
+    answer = await TerminalApprover(root).approve(req)
+    return {"behavior": answer.behavior, "mode": answer.mode, "reason": answer.reason}
 
 
 async def loop(root: Path, command: str) -> dict[str, Any]:

@@ -115,7 +115,7 @@ def test_interrupt_denies(root: Path) -> None:
 
 def test_plan_review(root: Path) -> None:
     result, shown = drive(root, {"plan": "1. do a\n2. do b"}, [("choice", "1\r")])
-    assert result == {"approved": True, "mode": "acceptEdits", "feedback": None, "set_mode": ["acceptEdits"]}
+    assert result == {"behavior": "allow", "mode": "acceptEdits", "reason": None}
     assert "2. do b" in shown
     result, _ = drive(root, {"plan": "p"}, [("choice", "3\r"), ("change", "add tests\r")])
-    assert result == {"approved": False, "mode": None, "feedback": "add tests", "set_mode": []}
+    assert result == {"behavior": "deny", "mode": None, "reason": "add tests"}

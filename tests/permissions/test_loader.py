@@ -122,10 +122,10 @@ def test_bind_follows_the_shell_cwd(root: Path) -> None:
 def test_a_rule_that_cannot_be_saved_still_holds_for_the_session(root: Path) -> None:
     policy = load_policy(root)
     (root / ".agentcli").write_text("not a directory")
-    policy.remember("Bash(make *)", "local")
+    problems = policy.remember("Bash(make *)", "local")
     assert policy.check(load_tool("Bash"), {"command": "make"}).behavior == "allow"
     assert policy.session_rules() == ["Bash(make *)"]
-    assert policy.notices and "could not save Bash(make *)" in policy.notices[0]
+    assert len(problems) == 1 and "could not save Bash(make *)" in problems[0]
 
 
 def test_additional_directories_reach_the_live_context(root: Path) -> None:

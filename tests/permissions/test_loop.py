@@ -9,11 +9,10 @@ from pathlib import Path
 
 from agentcli.core.events import AgentEvent, PermissionDecision, RunFinished
 from agentcli.core.loop import Agent, AgentOptions
-from agentcli.core.messages import ToolResultBlock
 from agentcli.core.permissions import Approval, ApprovalRequest, DenyingApprover
+from agentcli.llm.messages import ToolResultBlock
 from agentcli.permissions.loader import load_policy
 from agentcli.tools.base import ToolContext
-from agentcli.tools.exit_plan import REVIEWER_KEY, PlanDecision
 from agentcli.tools.registry import ToolRegistry
 from tests.core.scripted import Say, ScriptedProvider
 
@@ -113,20 +112,30 @@ def test_headless_ask_is_a_denial(tmp_path: Path) -> None:
     assert [d["tool_name"] for d in final.result.permission_denials] == ["Bash"]
 
 
+class PlanReviewer:
+    """A person who answers plan reviews with `answer` (and would deny any tool call)."""
+
+    interactive = True
+
+    def __init__(self, answer: Approval) -> None:
+        self.answer = answer
+        self.plans: list[str | None] = []
+
+    async def approve(self, request: ApprovalRequest) -> Approval:
+        if request.kind != "plan":
+            return Approval("deny")
+        self.plans.append(request.plan)
+        return self.answer
+
+
 def test_approved_plan_switches_the_mode(tmp_path: Path) -> None:
     plan = "1. add src/b.py"
     script = [Say("", [("ExitPlanMode", {"plan": plan})]), Say("", [("Write", {"file_path": "b.py", "content": "x"})]),
               Say("done")]
-    agent, _ = make(tmp_path, script, "plan", DenyingApprover())
-    seen: list[str] = []
-
-    async def reviewer(text: str) -> PlanDecision:
-        seen.append(text)
-        return PlanDecision(True, mode="acceptEdits")
-
-    agent.ctx.state[REVIEWER_KEY] = reviewer
+    reviewer = PlanReviewer(Approval("allow", mode="acceptEdits"))
+    agent, _ = make(tmp_path, script, "plan", reviewer)
     run(agent, "plan it")
-    assert seen == [plan]
+    assert reviewer.plans == [plan]
     assert agent.policy.mode == "acceptEdits"
     assert (tmp_path / "b.py").read_text() == "x"
 
@@ -142,12 +151,7 @@ def test_headless_plan_is_the_result(tmp_path: Path) -> None:
 
 def test_keep_planning_sends_feedback(tmp_path: Path) -> None:
     agent, provider = make(tmp_path, [Say("", [("ExitPlanMode", {"plan": "p"})]), Say("ok")], "plan",
-                           DenyingApprover())
-
-    async def reviewer(text: str) -> PlanDecision:
-        return PlanDecision(False, feedback="also cover tests")
-
-    agent.ctx.state[REVIEWER_KEY] = reviewer
+                           PlanReviewer(Approval("deny", reason="also cover tests")))
     run(agent, "plan it")
     (block,) = [b for b in provider.requests[-1].messages[-1].content if isinstance(b, ToolResultBlock)]
     assert "also cover tests" in block.content and agent.policy.mode == "plan"

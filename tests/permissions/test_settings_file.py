@@ -53,11 +53,11 @@ def test_update_table_appends_or_rewrites(tmp_path: Path) -> None:
 
 def test_atomic_write_modes_and_no_leftovers(tmp_path: Path) -> None:
     f = tmp_path / "secret.toml"
-    writer.atomic_write(f, "a = 1\n")
+    writer.write(f, {"a": 1})
     assert stat.S_IMODE(f.stat().st_mode) == 0o600
     os.chmod(f, 0o640)
-    writer.atomic_write(f, "a = 2\n")
-    assert stat.S_IMODE(f.stat().st_mode) == 0o640 and f.read_text() == "a = 2\n"
+    writer.update_table(f, "t", {"a": 2})
+    assert stat.S_IMODE(f.stat().st_mode) == 0o640 and tomllib.loads(f.read_text()) == {"a": 1, "t": {"a": 2}}
     assert sorted(p.name for p in tmp_path.iterdir()) == ["secret.toml"]
 
 

@@ -28,14 +28,14 @@ def programs(text: str) -> list[str]:
         ("diff <(a) <(b)", ["a", "b", "diff '<(…)' '<(…)'"]),
         ("bash -c 'a; b'", ["a", "b"]),
         ("sh -ec \"a && b\"", ["a", "b"]),
-        ("env X=1 Y=2 a", ["a"]),
+        ("env X=1 Y=2 a", ["X=1 Y=2 a"]),
         ("sudo -u root a b", ["a b"]),
         ("nice -n 5 timeout 10 a", ["a"]),
         ("xargs -0 -n1 a", ["a"]),
         ("xargs", ["echo"]),
         ("find . -exec a {} \\; -exec b {} +", ["a {}", "b {}", "find . -exec a {} ';' -exec b {} +"]),
         ("eval 'a; b'", ["a", "b"]),
-        ("X=1 a", ["a"]),
+        ("X=1 a", ["X=1 a"]),
         ("for f in $(a); do b $f; done", ["a", "b '$f'"]),
         ("while a; do b; done", ["a", "b"]),
         ("if a; then b; elif c; then d; else e; fi", ["a", "b", "c", "d", "e"]),
@@ -88,7 +88,7 @@ def test_words_know_what_is_dynamic() -> None:
 
 def test_wrapped_parts_keep_the_full_text() -> None:
     parts = analyse("sudo env X=1 rm -rf /")
-    assert [(p.text, p.full_text, p.privileged) for p in parts] == [("rm -rf /", "sudo env X=1 rm -rf /", True)]
+    assert [(p.text, p.full_text, p.privileged) for p in parts] == [("X=1 rm -rf /", "sudo env X=1 rm -rf /", True)]
     (opaque,) = analyse("PATH=/tmp ls")
     assert opaque.opaque == "sets PATH"
     (computed,) = analyse("$CMD x")

@@ -6,7 +6,7 @@ import asyncio
 from typing import Any
 
 from agentcli.core.events import StreamEvent
-from agentcli.core.messages import Message, ToolSpec
+from agentcli.llm.messages import Message, ToolSpec
 from agentcli.providers.base import ModelRequest, Provider
 
 READ = ToolSpec("Read", "Read a file", {"type": "object", "properties": {"file_path": {"type": "string"}},

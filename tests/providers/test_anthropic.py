@@ -16,16 +16,6 @@ from agentcli.core.events import (
     ToolCallStart,
     UsageReport,
 )
-from agentcli.core.messages import (
-    ImageBlock,
-    Message,
-    RedactedThinkingBlock,
-    TextBlock,
-    ThinkingBlock,
-    ToolResultBlock,
-    ToolUseBlock,
-    Usage,
-)
 from agentcli.errors import (
     AuthError,
     BadRequestError,
@@ -34,6 +24,16 @@ from agentcli.errors import (
     RateLimitError,
     StreamError,
     UnavailableError,
+)
+from agentcli.llm.messages import (
+    ImageBlock,
+    Message,
+    RedactedThinkingBlock,
+    TextBlock,
+    ThinkingBlock,
+    ToolResultBlock,
+    ToolUseBlock,
+    Usage,
 )
 from agentcli.net.http import HttpClient, Timeouts
 from agentcli.providers.anthropic import AnthropicProvider, parse_stream
@@ -241,10 +241,10 @@ def test_multi_turn_conversation_is_valid_on_the_wire(fake_llm: FakeLLM) -> None
                                   '[1]', '{"type":"message_start","message":null}', '{"no":"type"}'])
 def test_wrong_shapes_are_stream_errors(data: str) -> None:
     from agentcli.net.errors import ApiIdentity
-    from agentcli.providers.anthropic import _StreamState
+    from agentcli.providers.anthropic import StreamState
 
     with pytest.raises(StreamError, match="malformed event"):
-        _StreamState(ApiIdentity("Anthropic")).handle(data)
+        StreamState(ApiIdentity("Anthropic")).handle(data)
 
 
 def test_consumer_stopping_mid_stream_closes_cleanly(fake_llm: FakeLLM) -> None:

@@ -5,8 +5,8 @@ import sys
 
 import pytest
 
-from agentcli.core.messages import Usage
 from agentcli.errors import ConfigError, UsageError
+from agentcli.llm.messages import Usage
 from agentcli.providers import catalog
 from agentcli.providers.base import ProviderConfig
 from agentcli.providers.factory import PROVIDERS, make_provider, provider_class, provider_config_from_env

@@ -20,8 +20,8 @@ from agentcli.core.events import (
     ToolCallStart,
     UsageReport,
 )
-from agentcli.core.messages import Usage
 from agentcli.errors import AgentCliError, RateLimitError, StreamError
+from agentcli.llm.messages import Usage
 from agentcli.net.errors import ApiIdentity
 from agentcli.net.sse import decode_json_batch
 from agentcli.providers import anthropic, gemini, openai_chat, openai_responses

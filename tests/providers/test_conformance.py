@@ -22,7 +22,7 @@ from agentcli.core.events import (
     ToolCallStart,
     UsageReport,
 )
-from agentcli.core.messages import Usage
+from agentcli.llm.messages import Usage
 from agentcli.providers.anthropic import AnthropicProvider
 from agentcli.providers.base import ProviderConfig
 from agentcli.providers.openai_chat import OpenAIChatProvider

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from agentcli.core.messages import Message, ToolResultBlock, ToolUseBlock
 from agentcli.errors import AuthError
+from agentcli.llm.messages import Message, ToolResultBlock, ToolUseBlock
 from agentcli.providers.base import ModelRequest, ProviderConfig
 from agentcli.providers.gemini import SKIP_SIGNATURE, GeminiProvider, build_body
 from tests.fakes import FakeLLM, Fault, Reply, ToolCall, Usage

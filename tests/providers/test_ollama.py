@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 
 import httpx
 import pytest
 
-from agentcli.core.messages import Message
 from agentcli.errors import (
     BadRequestError,
     ContextOverflowError,
@@ -17,6 +17,7 @@ from agentcli.errors import (
     StreamError,
     UnavailableError,
 )
+from agentcli.llm.messages import Message
 from agentcli.net.errors import ConnectError
 from agentcli.providers.base import ModelRequest, ProviderConfig
 from agentcli.providers.ollama import OllamaProvider, ollama_base_url
@@ -85,12 +86,23 @@ def test_num_ctx_from_modelfile_or_option_and_overflow() -> None:
         assert isinstance(err, ContextOverflowError)
 
 
-def test_warns_when_the_prompt_outgrows_num_ctx(caplog: pytest.LogCaptureFixture) -> None:
-    with FakeOllama([Reply(text="ok")], models={MODEL: 100_000}) as fake:
+def test_warns_once_in_the_stream_when_the_prompt_outgrows_num_ctx() -> None:
+    from agentcli.llm.stream import Notice
+
+    with FakeOllama([Reply(text="ok"), Reply(text="again")], models={MODEL: 100_000}) as fake:
         p = make(fake, max_num_ctx=1024)
-        _, err = stream_once(p, request("y" * 8000))
-        assert err is None
-        assert p.warnings and "num_ctx=1024" in p.warnings[0] and "providers.ollama.num_ctx" in p.warnings[0]
+
+        async def twice() -> list[list[object]]:
+            try:
+                return [[ev async for ev in p.stream(request("y" * 8000))] for _ in range(2)]
+            finally:
+                await p.aclose()
+
+        first, second = asyncio.run(twice())
+    notices = [e for e in first if isinstance(e, Notice)]
+    assert len(notices) == 1 and notices[0].level == "warning" and first[0] == notices[0]
+    assert "num_ctx=1024" in notices[0].text and "providers.ollama.num_ctx" in notices[0].text
+    assert not any(isinstance(e, Notice) for e in second)  # once per session
 
 
 def test_missing_model_and_server_down_name_the_fix() -> None:
@@ -129,11 +141,15 @@ def test_exhausted_retries_exit_75() -> None:
     [(Fault("drop_mid", after_events=2), UnavailableError), (Fault("malformed", after_events=2), StreamError),
      (Fault("stream_error", after_events=2, message="model runner stopped"), UnavailableError)],
 )
-def test_mid_stream_failures_keep_the_output(fault: Fault, error: type[Exception]) -> None:
-    with FakeOllama([Reply(text="abcdefghijklmnopqrstuvwxyz", chunk_size=4, fault=fault)]) as fake:
+def test_mid_stream_failures_keep_the_output(fault: Fault, error: type[UnavailableError | StreamError]) -> None:
+    """A retryable break mid-reply is retried (the partial output declared void); the others end the stream."""
+    with FakeOllama([Reply(text="abcdefghijklmnopqrstuvwxyz", chunk_size=4, fault=fault), Reply(text="again")]) as fake:
         p = make(fake)
         norm, err = stream_once(RetryingProvider(p, p.cfg), request())
-    assert isinstance(err, error)
+    if err is None:  # retryable (the error class decides): retried, the partial output declared void
+        assert norm[0] == ("text", "abcdefgh") and norm[1][0] == "retry" and ("text", "again") in norm
+        return
+    assert isinstance(err, error) and not err.retryable
     assert norm == [("text", "abcdefgh")]
 
 

@@ -16,7 +16,6 @@ from agentcli.core.events import (
     ToolCallStart,
     UsageReport,
 )
-from agentcli.core.messages import ImageBlock, Message, TextBlock, ThinkingBlock, ToolResultBlock, ToolUseBlock, Usage
 from agentcli.errors import (
     AuthError,
     ContextOverflowError,
@@ -25,6 +24,7 @@ from agentcli.errors import (
     StreamError,
     UnavailableError,
 )
+from agentcli.llm.messages import ImageBlock, Message, TextBlock, ThinkingBlock, ToolResultBlock, ToolUseBlock, Usage
 from agentcli.net.errors import ApiIdentity
 from agentcli.providers.base import ProviderConfig
 from agentcli.providers.openai_chat import OpenAIChatProvider, normalize_usage, parse_stream
@@ -204,7 +204,7 @@ def test_invalid_utf8_does_not_crash() -> None:
 
 
 def test_alnum9_hosts_get_mapped_tool_call_ids_for_calls_and_results() -> None:
-    from agentcli.core.messages import Message, ToolResultBlock, ToolUseBlock
+    from agentcli.llm.messages import Message, ToolResultBlock, ToolUseBlock
     from agentcli.providers.openai_chat import wire_messages
 
     history = (

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from agentcli.core.messages import Message
 from agentcli.errors import AuthError, ConfigError
+from agentcli.llm.messages import Message
 from agentcli.providers.base import ModelRequest
 from agentcli.providers.factory import make_provider
 from agentcli.providers.profiles import (

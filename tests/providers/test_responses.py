@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from agentcli.core.messages import Message
+from agentcli.llm.messages import Message
 from agentcli.providers.base import ModelRequest, ProviderConfig
 from agentcli.providers.openai_responses import OpenAIResponsesProvider, build_body, needs_responses_api
 from tests.fakes import FakeLLM, Reply, ToolCall, Usage
@@ -122,7 +122,7 @@ def test_slow_headers_time_out() -> None:
 def test_an_anthropic_transcript_is_valid_for_every_adapter_here() -> None:
     """A conversation started on Anthropic (signed thinking, toolu_ ids, an image, an error result) continues on
     Responses, Gemini and Ollama: each request passes that API's wire rules."""
-    from agentcli.core.messages import ImageBlock, TextBlock, ThinkingBlock, ToolResultBlock, ToolUseBlock
+    from agentcli.llm.messages import ImageBlock, TextBlock, ThinkingBlock, ToolResultBlock, ToolUseBlock
     from agentcli.providers import gemini, ollama
     from tests.fakes.gemini import validate_generate_request
     from tests.fakes.ollama import validate_chat

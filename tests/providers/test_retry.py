@@ -8,9 +8,17 @@ from typing import Any
 
 import pytest
 
-from agentcli.core.events import ApiRetry, MessageStop, StreamEvent, TextDelta, UsageReport
-from agentcli.core.messages import Usage
+from agentcli.core.events import (
+    ApiRetry,
+    MessageStop,
+    StreamEvent,
+    TextDelta,
+    ToolCallEnd,
+    ToolCallStart,
+    UsageReport,
+)
 from agentcli.errors import BadRequestError, OverloadedError, ProviderError, RateLimitError, UnavailableError
+from agentcli.llm.messages import Usage
 from agentcli.providers.base import ProviderConfig
 from agentcli.providers.factory import make_provider
 from agentcli.providers.retry import RetryingProvider, backoff_delay, stream_with_retries
@@ -72,14 +80,35 @@ def test_not_retryable_is_raised_at_once(fake_llm: FakeLLM) -> None:
     assert isinstance(err, BadRequestError) and events == [] and len(fake_llm.requests) == 1
 
 
-def test_break_after_output_keeps_partial_and_raises(fake_llm: FakeLLM) -> None:
-    fake_llm.push(Reply(text="abcdefghijklmnop", chunk_size=2, fault=Fault("drop_mid", after_events=5)),
-                  Reply(text="never"))
-    p = make_provider(ProviderConfig("anthropic", base_url=fake_llm.url, max_retries=3, **FAST))
-    events, err = collect_until_error(p, request())
-    assert isinstance(err, UnavailableError)
-    assert "".join(e.text for e in events if isinstance(e, TextDelta)) == "abcdef"
-    assert not any(isinstance(e, ApiRetry) for e in events) and len(fake_llm.requests) == 1
+@pytest.mark.parametrize("name", ["anthropic", "openai"])
+@pytest.mark.parametrize("with_tool", [False, True], ids=["cut-in-text", "cut-in-tool-call"])
+def test_break_mid_reply_is_retried_and_discarded(fake_llm: FakeLLM, name: str, with_tool: bool) -> None:
+    """A reply the server breaks off in the middle (an in-stream overloaded error, in text or in half a tool
+    call's arguments) is retried; the retry says the attempt's output is void, and the builder fed the whole
+    stream holds only the retried reply. (Whether an error is retryable is its class's call: a dropped
+    connection may have been billed, and the net layer decides that.)"""
+    from agentcli.core.assemble import MessageBuilder
+    from tests.fakes.script import ToolCall
+
+    calls = [ToolCall("Read", {"file_path": "a_long_file_name.py"})] if with_tool else []
+    first_text = "ab" if with_tool else "abcdefghijklmnop"
+    fake_llm.push(Reply(text=first_text, chunk_size=2, tool_calls=calls, args_chunk_size=3,
+                        fault=Fault("stream_error", 529, "Overloaded", after_events=7 if with_tool else 5)),
+                  Reply(text="second try", tool_calls=calls))
+    url = fake_llm.url if name == "anthropic" else fake_llm.openai_url
+    p = make_provider(ProviderConfig(name, base_url=url, max_retries=3, **FAST))
+    events = collect(p, request())
+    retries = [e for e in events if isinstance(e, ApiRetry)]
+    assert len(retries) == 1 and retries[0].discarded and len(fake_llm.requests) == 2
+    before = events[: events.index(retries[0])]
+    if with_tool:  # the cut fell inside the tool call's arguments
+        assert any(isinstance(e, ToolCallStart) for e in before) and not any(isinstance(e, ToolCallEnd) for e in before)
+    builder = MessageBuilder()
+    for ev in events:
+        builder.feed(ev)
+    msg = builder.message()
+    assert msg.text == "second try"
+    assert [(c.name, c.input) for c in msg.tool_uses] == [(c.name, c.args) for c in calls]
 
 
 def test_no_retries_when_disabled(fake_llm: FakeLLM) -> None:

@@ -18,7 +18,7 @@ from agentcli.core.events import (
     ToolCallStart,
     UsageReport,
 )
-from agentcli.core.messages import Usage
+from agentcli.llm.messages import Usage
 from agentcli.providers.textcalls import TextCallFilter
 
 TOOLS = ("Read", "Edit", "Bash")

@@ -6,7 +6,7 @@ import asyncio
 import subprocess
 from pathlib import Path
 
-from agentcli.core.messages import Message, TextBlock, ToolResultBlock, ToolUseBlock
+from agentcli.llm.messages import Message, TextBlock, ToolResultBlock, ToolUseBlock
 from agentcli.session.writer import SessionWriter
 
 

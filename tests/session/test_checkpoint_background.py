@@ -9,7 +9,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from agentcli.core.messages import Message, TextBlock, ToolResultBlock, ToolUseBlock
+from agentcli.llm.messages import Message, TextBlock, ToolResultBlock, ToolUseBlock
 from agentcli.session import layout
 from agentcli.session.checkpoint import BULK_FILES
 from agentcli.session.store import open_session

@@ -6,7 +6,7 @@ from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
 from agentcli.commands.sessions import main
-from agentcli.core.messages import Message, ToolUseBlock
+from agentcli.llm.messages import Message, ToolUseBlock
 from agentcli.session import layout
 from agentcli.session.index import INDEX_NAME, list_sessions
 from agentcli.session.reader import read_file

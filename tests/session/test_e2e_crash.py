@@ -10,6 +10,7 @@ import os
 import random
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 from agentcli.session import layout
@@ -30,11 +31,24 @@ def _script() -> list[Reply]:
 
 
 def _start(project: Path, env: dict[str, str], prompt: str, resume: bool) -> subprocess.Popen[bytes]:
+    """Start a run and return once it has printed `system/init`: its session file exists from then on, so the
+    random kill that follows always lands inside a session (a kill during start-up would test nothing)."""
     full = {k: v for k, v in os.environ.items() if not k.endswith(("_API_KEY", "_BASE_URL"))} | env
     args = [sys.executable, "-m", "agentcli", "-p", prompt, "--model", ANTHROPIC, "--max-turns", "50",
             "--permission-mode", "bypassPermissions", "--output-format", "stream-json", *(["-c"] if resume else [])]
-    return subprocess.Popen(args, cwd=project, env=full, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+    proc = subprocess.Popen(args, cwd=project, env=full, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                             stderr=subprocess.DEVNULL)
+    assert proc.stdout is not None
+    first = proc.stdout.readline()
+    assert b'"subtype":"init"' in first, first
+    out = proc.stdout
+
+    def drain() -> None:  # keep the pipe drained until the run exits
+        with out:
+            out.read()
+
+    threading.Thread(target=drain, daemon=True).start()
+    return proc
 
 
 def _check_valid(project: Path, before: bytes) -> bytes:
@@ -67,7 +81,7 @@ def test_sigkill_at_random_moments_then_resume(project: Path) -> None:
             i += 1
             proc = _start(project, env, f"run {i}", resume=bool(before))
             try:
-                proc.wait(timeout=rng.uniform(0.3, 1.5))
+                proc.wait(timeout=rng.uniform(0.0, 1.2))
                 STATS["finished"] += 1
             except subprocess.TimeoutExpired:
                 proc.kill()

@@ -6,7 +6,7 @@ from contextlib import redirect_stdout
 from pathlib import Path
 
 from agentcli.commands.sessions import main
-from agentcli.core.messages import Message
+from agentcli.llm.messages import Message
 from agentcli.session import layout
 from agentcli.session.reader import load
 from agentcli.session.store import fork, open_session

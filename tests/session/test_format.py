@@ -4,7 +4,7 @@ import json
 import os
 from pathlib import Path
 
-from agentcli.core.messages import Message, TextBlock, ToolResultBlock, ToolUseBlock
+from agentcli.llm.messages import Message, TextBlock, ToolResultBlock, ToolUseBlock
 from agentcli.session import layout
 from agentcli.session.reader import load, read_file
 from agentcli.session.records import SCHEMA_VERSION
@@ -90,7 +90,7 @@ def test_corrupt_middle_line_does_not_hide_history(project: Path) -> None:
 
 
 def test_message_meta_accepts_dataclasses(project: Path) -> None:
-    from agentcli.core.messages import Usage
+    from agentcli.llm.messages import Usage
 
     s = open_session(project)
     assert s.writer is not None

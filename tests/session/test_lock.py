@@ -16,7 +16,7 @@ from tests.session.helpers import text_turn
 HOLDER = """
 import sys
 from pathlib import Path
-from agentcli.core.messages import Message
+from agentcli.llm.messages import Message
 from agentcli.session.store import open_session
 s = open_session(Path(sys.argv[1]), resume=sys.argv[2])
 for i in range(200):

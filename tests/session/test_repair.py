@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from agentcli.core.messages import Message, TextBlock, ToolResultBlock, ToolUseBlock
+from agentcli.llm.messages import Message, TextBlock, ToolResultBlock, ToolUseBlock
 from agentcli.session.repair import INTERRUPTED, repair
 
 

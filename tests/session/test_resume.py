@@ -5,9 +5,9 @@ from pathlib import Path
 
 import pytest
 
-from agentcli.core.messages import Message, TextBlock, ToolResultBlock, ToolUseBlock
 from agentcli.core.sink import NullSink
 from agentcli.errors import SessionNotFoundError, UsageError
+from agentcli.llm.messages import Message, TextBlock, ToolResultBlock, ToolUseBlock
 from agentcli.session import layout
 from agentcli.session.reader import iter_replay, load
 from agentcli.session.repair import INTERRUPTED

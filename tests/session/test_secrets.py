@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from agentcli.core.messages import Message, ToolUseBlock
+from agentcli.llm.messages import Message, ToolUseBlock
 from agentcli.redact import REDACTED, Redactor
 from agentcli.session.export import to_json, to_markdown
 from agentcli.session.reader import load

@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from agentcli.tools.globmatch import compile_glob, expand_braces
+from agentcli.tools.globmatch import BadGlob, compile_glob
 from agentcli.tools.ignore import is_ignored, parse_gitignore, walk_files
 from agentcli.tools.text import HeadTail, cap_head_tail, number_lines, split_lines
 
@@ -28,16 +28,23 @@ from agentcli.tools.text import HeadTail, cap_head_tail, number_lines, split_lin
         ("[!ab]*.md", "b.md", False),
         ("*", ".hidden", True),
         ("a+b(c).txt", "a+b(c).txt", True),
+        ("[]a]x", "]x", True),
+        ("[!]]x", "ax", True),
+        ("[[:digit:]]*.txt", "1a.txt", True),
+        ("a//b", "a/b", True),
+        ("*.py", "a.py\n", False),
+        ("a{b,c{d,e}}f", "acef", True),
+        ("{x}", "{x}", True),
+        ("no{brace", "no{brace", True),
     ],
 )
 def test_glob_matching(pattern: str, path: str, expected: bool) -> None:
     assert bool(compile_glob(pattern).match(path)) is expected
 
 
-def test_brace_expansion() -> None:
-    assert expand_braces("a{b,c{d,e}}f") == ["abf", "acdf", "acef"]
-    assert expand_braces("{x}") == ["{x}"]
-    assert expand_braces("no{brace") == ["no{brace"]
+def test_brace_explosion_is_refused() -> None:
+    with pytest.raises(BadGlob, match="cannot be used"):
+        compile_glob("{a,b}" * 20)
 
 
 def test_gitignore_rules() -> None:
@@ -87,3 +94,42 @@ def test_number_lines_beyond_the_prefix_cache() -> None:
     assert number_lines(["a", "b"], 99_999) == " 99999\ta\n100000\tb"
     assert number_lines(["z"], 2_000_000) == "2000000\tz"
     assert number_lines(["x" * 2001], 1).endswith("… [line truncated, 1 more chars]")
+
+
+GITIGNORE = "trailing\\ \n" + """\
+# comment
+*.log
+!keep.log
+build/
+/top.txt
+docs/*.tmp
+**/cache/**
+a/**/b
+\\#hash
+!/build/keep
+*.[oa]
+deep/**/x.md
+"""
+CANDIDATES = [
+    ("x/a.log", False), ("keep.log", False), ("build", True), ("f/build", False), ("top.txt", False),
+    ("x/top.txt", False), ("docs/a.tmp", False), ("docs/x/a.tmp", False), ("p/cache/q.py", False),
+    ("a/b", True), ("a/x/y/b", True), ("#hash", False), ("trailing ", False), ("lib.o", False), ("lib.c", False),
+    ("deep/x.md", False), ("deep/1/2/x.md", False), ("sub/build", True), ("cache", True),
+]
+
+
+def test_gitignore_matches_git_check_ignore(tmp_path: Path) -> None:
+    """git itself is the oracle: every candidate is ignored by us exactly when `git check-ignore` says so."""
+    import subprocess
+
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    (tmp_path / ".gitignore").write_text(GITIGNORE)
+    for rel, is_dir in CANDIDATES:
+        (tmp_path / rel).mkdir(parents=True, exist_ok=True) if is_dir else None
+    names = [rel + "/" if is_dir else rel for rel, is_dir in CANDIDATES]
+    out = subprocess.run(["git", "check-ignore", "--no-index", "--stdin"], cwd=tmp_path, input="\n".join(names),
+                         capture_output=True, text=True, check=False).stdout
+    by_git = set(out.splitlines())
+    rules = parse_gitignore(GITIGNORE, "")
+    for (rel, is_dir), name in zip(CANDIDATES, names, strict=True):
+        assert is_ignored(rel, is_dir, rules) is (name in by_git), name

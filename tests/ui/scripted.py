@@ -13,9 +13,9 @@ from agentcli.assembly.runtime import Built
 from agentcli.assembly.selection import Selection
 from agentcli.core.events import MessageStop, StreamEvent, TextDelta, UsageReport
 from agentcli.core.loop import Agent, AgentOptions
-from agentcli.core.messages import Usage
 from agentcli.core.permissions import Approval, ApprovalRequest, SimplePolicy
 from agentcli.core.sink import NullSink
+from agentcli.llm.messages import Usage
 from agentcli.providers.base import ModelRequest, ProviderConfig
 from agentcli.session.store import OpenedSession
 from agentcli.settings.config import Settings

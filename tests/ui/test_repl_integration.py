@@ -28,8 +28,6 @@ from agentcli.session.checkpoint import ShadowGit
 from agentcli.session.index import SessionSummary
 from agentcli.session.store import OpenedSession
 from agentcli.session.writer import SessionWriter
-from agentcli.tools.base import ToolContext
-from agentcli.tools.exit_plan import REVIEWER_KEY, PlanDecision
 from agentcli.ui.picker import SessionPicker, age, describe, matches
 from agentcli.ui.render import Renderer
 from agentcli.ui.repl import PausingApprover, Repl
@@ -42,22 +40,21 @@ def tool_call(name: str, args: str, call_id: str = "c1") -> Script:
 
 
 class PlanRecorder:
-    """An inner approver whose plan reviewer notes whether the live region and the key reader were paused."""
+    """An inner approver that notes, for each plan review, whether the live region and the key reader were
+    paused."""
+
+    interactive = True
 
     def __init__(self, repl: Repl) -> None:
         self.repl = repl
-        self.seen: list[tuple[str, bool, bool]] = []
+        self.seen: list[tuple[str | None, bool, bool]] = []
 
     async def approve(self, request: ApprovalRequest) -> Approval:
-        return Approval("allow")
-
-    def install(self, ctx: ToolContext) -> None:
-        ctx.state[REVIEWER_KEY] = self.review
-
-    async def review(self, plan: str) -> PlanDecision:
+        if request.kind != "plan":
+            return Approval("allow")
         renderer = self.repl.renderer
-        self.seen.append((plan, renderer._live is None, self.repl.keys._loop is None))
-        return PlanDecision(True, mode="acceptEdits")
+        self.seen.append((request.plan, renderer._live is None, self.repl.keys._loop is None))
+        return Approval("allow", mode="acceptEdits")
 
 
 def test_plan_review_pauses_the_live_region(tmp_path: Path) -> None:
@@ -110,7 +107,9 @@ def test_policy_and_session_notices_show_during_the_turn(tmp_path: Path) -> None
         writer.close()
     text = out.getvalue()
     assert text.count("⚠ could not save Bash(touch made.txt)") == 1
-    assert text.count("⚠ checkpoint skipped") == len(writer.notices) >= 1  # each shown once
+    records = (tmp_path / "s.jsonl").read_text().splitlines()
+    failed = [line for line in records if '"type":"checkpoint"' in line and '"error"' in line]
+    assert failed and text.count("⚠ checkpoint skipped") == len(failed)  # each failed snapshot shown once
     assert text.index("could not save") < text.index("finished")
     assert text.index("checkpoint skipped") < text.index("finished")
 

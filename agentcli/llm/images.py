@@ -11,7 +11,7 @@ import hashlib
 import io
 from pathlib import Path
 
-from agentcli.core.messages import ContentBlock, ImageBlock, TextBlock
+from agentcli.llm.messages import ContentBlock, ImageBlock, TextBlock
 
 SUFFIXES = {".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".gif": "image/gif",
             ".webp": "image/webp"}

@@ -54,7 +54,7 @@ class ToolResultBlock:
 @dataclass(frozen=True, slots=True)
 class ImageBlock:
     """An image. With `path` (and the file's `sha256`) it is stored by reference: sessions keep the path and
-    hash, not the bytes, and read the file again on resume (agentcli.core.images)."""
+    hash, not the bytes, and read the file again on resume (agentcli.llm.images)."""
 
     media_type: str
     data: str  # base64
@@ -143,7 +143,7 @@ def _image_file(path: str, sha256: Any) -> ContentBlock:
     loads)."""
     from pathlib import Path
 
-    from agentcli.core.images import ImageError, load_image
+    from agentcli.llm.images import ImageError, load_image
 
     try:
         return load_image(Path(path), sha256 if isinstance(sha256, str) else None)

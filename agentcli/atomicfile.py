@@ -1,0 +1,67 @@
+"""The one atomic file writer: temp file in the same directory, write, fsync, rename over the target, fsync the
+directory. A crash leaves the old file or the new one, never half of each; readers never see a partial file.
+
+Sessions (repair), the session index, config and settings files, trust records, caches and the file tools all
+write through `atomic_write`. Append-only session logs are the exception by design (session/writer.py).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import stat
+from pathlib import Path
+
+__all__ = ["atomic_write"]
+
+
+def atomic_write(
+    path: Path, data: str | bytes, *, new_mode: int = 0o666, exclusive: bool = False
+) -> os.stat_result:
+    """Replace `path` with `data` (str is written as UTF-8) and return the new file's stat.
+
+    The parent directory is created when missing. An existing file keeps its permission bits; a new one gets
+    `new_mode` (less the umask). `exclusive`: create only, FileExistsError when `path` exists (a hard link
+    instead of the rename), so a new session file appears whole, its header in it, or not at all.
+    Both fsyncs cost about 1 ms on ext4, nothing beside a model turn.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    raw = data.encode("utf-8") if isinstance(data, str) else data
+    keep: int | None = None
+    with contextlib.suppress(FileNotFoundError):
+        keep = stat.S_IMODE(os.stat(path).st_mode)
+    # os.urandom, not tempfile: tempfile imports shutil and random, a measurable share of start-up.
+    tmp = path.with_name(f".{path.name}.{os.urandom(6).hex()}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), new_mode)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(raw)
+            f.flush()
+            os.fsync(f.fileno())
+        if keep is not None and not exclusive:
+            os.chmod(tmp, keep)
+        if exclusive:
+            os.link(tmp, path)
+            os.unlink(tmp)
+        else:
+            os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    _fsync_dir(path.parent)
+    return os.stat(path)
+
+
+def _fsync_dir(directory: Path) -> None:
+    """Make the rename itself durable. Some file systems refuse to open or fsync a directory: not an error."""
+    try:
+        dfd = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(dfd)
+    except OSError:
+        pass
+    finally:
+        os.close(dfd)
