@@ -23,6 +23,7 @@ SUBCOMMANDS: dict[str, str] = {
     "models": "list models (catalog for hosted providers, live probe for local servers)",
     "permissions": "list, add and remove permission rules",
     "presets": "list and show tool presets",
+    "mcp": "add, list, show and remove MCP servers",
     "sandbox": "run a command under the configured sandbox; show what it allows",
     "doctor": "one screen for a bug report: sandbox, ripgrep, providers, trust",
     "hooks": "list the hooks in force, import them from Claude Code's settings",
@@ -86,6 +87,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--append-system-prompt", help="text added to the end of the system prompt")
     p.add_argument("--system-prompt", help="replace the system prompt")
     p.add_argument("--cwd", help="run as if started in this directory")
+    p.add_argument("--mcp-config", dest="mcp_config", action="append", metavar="FILE_OR_JSON",
+                   help='MCP servers from a file or a JSON string ({"mcpServers": {...}}); repeatable')
+    p.add_argument("--strict-mcp-config", action="store_true", default=None,
+                   help="use only the --mcp-config servers, none from settings or .mcp.json")
     p.add_argument("--settings", metavar="FILE_OR_JSON",
                    help="more settings (hooks, permissions …) from a JSON file or inline JSON, as Claude Code's")
     p.add_argument("--max-turns", type=int, help="stop after this many model requests")
@@ -115,6 +120,8 @@ def _flags(ns: argparse.Namespace) -> dict[str, Any]:
         flags[key] = tuple(t for g in groups for t in g) if groups else None
     if flags.pop("dangerously_skip_permissions", False):
         flags["permission_mode"] = "bypassPermissions"
+    if flags.get("mcp_config"):
+        flags["mcp_config"] = tuple(flags["mcp_config"])
     dirs = flags.get("add_dirs")
     flags["add_dirs"] = tuple(Path(d).expanduser().resolve() for d in dirs) if dirs else None
     for key in ("prompt", "print_mode", "cwd"):
@@ -143,14 +150,31 @@ def _read_prompt(ns: argparse.Namespace) -> str:
     return text
 
 
-def _ask_trust(settings: Settings, ns: argparse.Namespace) -> Settings:
+def _untrusted(settings: Settings) -> list[str]:
+    """What the project's shared files would do before they are trusted (settings.toml grants, .mcp.json
+    servers); reading .mcp.json only when it exists and is not trusted yet."""
+    from agentcli.settings import trust
+
+    found = list(settings.untrusted)
+    root = settings.project_root
+    if trust.mcp_json_file(root).is_file() and not trust.is_mcp_trusted(root):
+        import contextlib
+
+        from agentcli.mcp.config import describe, load
+
+        with contextlib.suppress(AgentCliError):
+            found += describe(load(root).untrusted.values())
+    return found
+
+
+def _ask_trust(settings: Settings, ns: argparse.Namespace, untrusted: list[str]) -> Settings:
     """Before the first session in a project whose shared settings grant something: show it and ask."""
     from agentcli.settings import trust
     from agentcli.settings.config import load_settings
 
     path = trust.shared_settings_file(settings.project_root)
-    what = "\n".join(f"  - {g}" for g in settings.untrusted)
-    sys.stdout.write(f"This project's {path} would:\n{what}\n")
+    what = "\n".join(f"  - {g}" for g in untrusted)
+    sys.stdout.write(f"This project's shared files ({path.name}, .mcp.json) would:\n{what}\n")
     answer = input("Trust these settings for this project? [y/N] ").strip().lower()
     if answer not in ("y", "yes"):
         sys.stdout.write("Not trusted: its deny and ask rules apply, its grants do not.\n")
@@ -191,8 +215,9 @@ def run(argv: list[str], *, exit_when_done: bool = False) -> int:
             if exit_when_done:
                 exit_now(status)
             return status
-        if settings.untrusted and sys.stdin.isatty():
-            settings = _ask_trust(settings, ns)
+        untrusted = _untrusted(settings) if sys.stdin.isatty() else []
+        if untrusted:
+            settings = _ask_trust(settings, ns, untrusted)
         _require_provider(settings)
         from agentcli.ui.repl import run_repl
 

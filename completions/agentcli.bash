@@ -11,8 +11,8 @@ _agentcli() {
         --cwd|--add-dir) COMPREPLY=($(compgen -d -- "$cur")); return;;
     esac
     if [[ $COMP_CWORD -eq 1 && "$cur" != -* ]]; then
-        COMPREPLY=($(compgen -W "sessions models permissions presets sandbox doctor hooks agents usage" -- "$cur")); return
+        COMPREPLY=($(compgen -W "sessions models permissions presets mcp sandbox doctor hooks agents usage" -- "$cur")); return
     fi
-    COMPREPLY=($(compgen -W "-h --help -p --print --output-format --include-partial-messages --verbose --model --provider --base-url --effort --permission-mode --sandbox --dangerously-skip-permissions --allowedTools --allowed-tools --disallowedTools --disallowed-tools --preset --add-dir --append-system-prompt --system-prompt --cwd --settings --max-turns --max-budget-usd --max-tool-calls-per-turn --request-timeout --tool-timeout -c --continue -r --resume --fork-session --session-id --no-session-persistence -n --name -v --version" -- "$cur"))
+    COMPREPLY=($(compgen -W "-h --help -p --print --output-format --include-partial-messages --verbose --model --provider --base-url --effort --permission-mode --sandbox --dangerously-skip-permissions --allowedTools --allowed-tools --disallowedTools --disallowed-tools --preset --add-dir --append-system-prompt --system-prompt --cwd --mcp-config --strict-mcp-config --settings --max-turns --max-budget-usd --max-tool-calls-per-turn --request-timeout --tool-timeout -c --continue -r --resume --fork-session --session-id --no-session-persistence -n --name -v --version" -- "$cur"))
 }
 complete -F _agentcli agentcli

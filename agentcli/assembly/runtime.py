@@ -20,6 +20,7 @@ from agentcli.core.prompt import system_prompt
 from agentcli.errors import ConfigError, UsageError
 from agentcli.llm.messages import Usage
 from agentcli.net.http import is_loopback_url
+from agentcli.net.preload import start_for as preload_http
 from agentcli.providers import catalog
 from agentcli.providers.base import Effort, Provider
 from agentcli.sandbox.env import child_env
@@ -339,6 +340,7 @@ async def build(settings: Settings, approver: Approver) -> Built:
     if preset is not None and preset.model and not settings.model:
         settings = replace(settings, model=preset.model)
     sel = await select_provider(settings)
+    preload_http(sel.config.base_url)
     window_fn, limit = context_window_fn(settings.prices, settings, sel), auto_compact_limit(settings)
     opened = open_sink(settings, sel)
     try:
@@ -366,8 +368,9 @@ async def build(settings: Settings, approver: Approver) -> Built:
         compact_provider=compact_provider_fn(settings),
         nested_memory=nested_memory(settings),
     )
+    registry = ToolRegistry(tool_names(preset, policy.mode))
     agent = Agent(
-        provider=provider, registry=ToolRegistry(tool_names(preset, policy.mode)), policy=policy,
+        provider=provider, registry=registry, policy=policy,
         approver=approver, ctx=ctx, options=options, sink=opened.sink, history=opened.history, hooks=hooks,
     )
     opened.notices.extend(hook_warnings)
@@ -385,12 +388,57 @@ async def build(settings: Settings, approver: Approver) -> Built:
                                         redact=ctx.redact)
         agent.observers.append(recorder)
         opened.notices.extend(notes)
+    try:
+        start_mcp(settings, agent)
+    except BaseException:
+        opened.close()
+        raise
     note = await first_use_probe(sel)
     if settings.untrusted:
         opened.notices.append(untrusted_notice(settings))
     if sandbox_notice:
         opened.notices.append(sandbox_notice)
     return Built(agent, sel, opened, [note] if note else [])
+
+
+def _sandbox_wrap(settings: Settings, config: Any) -> Callable[..., Any] | None:
+    """agentcli.sandbox's one-shot wrapper, when a stdio server is to run confined (loaded only then)."""
+    wanted = [s for s in config.servers.values() if s.transport == "stdio"
+              and (s.sandbox if s.sandbox is not None else settings.mcp_sandbox)]
+    if not wanted:
+        return None
+    import functools
+
+    from agentcli.sandbox import wrap_command
+
+    return functools.partial(wrap_command, settings)
+
+
+def start_mcp(settings: Settings, agent: Agent) -> None:
+    """Configured MCP servers start connecting in the background and feed the agent's registry. With none
+    configured nothing of the `mcp` SDK is imported."""
+    from agentcli.mcp.config import load
+
+    config = load(settings.project_root, settings.mcp_config, settings.strict_mcp_config)
+    if not (config.servers or config.untrusted or config.problems):
+        return
+    from agentcli.mcp.manager import McpManager
+
+    options = agent.options
+    manager = McpManager(
+        config, settings.cwd, grace_s=settings.mcp_grace_s, connect_timeout_s=settings.mcp_connect_timeout_s,
+        tool_timeout_s=settings.mcp_tool_timeout_s, budget=settings.mcp_schema_budget,
+        window=lambda: options.context_window_fn(options.model),
+        wrap=_sandbox_wrap(settings, config), sandbox_all=settings.mcp_sandbox,
+    )
+    ctx = agent.ctx
+    ctx.secrets = tuple(sorted({*ctx.secrets, *(s for c in config.servers.values() for s in c.secrets())},
+                               key=len, reverse=True))
+    ctx.state["tool_lookup"] = agent.registry.lookup
+    ctx.state["mcp"] = manager
+    manager.accepts_images = lambda: bool(callable(ctx.state.get("accepts_images")) and ctx.state["accepts_images"]())
+    agent.registry.sources.append(manager)
+    manager.start(settings.mcp_start_delay_s)
 
 
 async def build_agent(settings: Settings, approver: Approver) -> Agent:

@@ -72,13 +72,19 @@ def _cmd_trust(ns: argparse.Namespace, root: Path) -> int:
     from agentcli.settings import trust, writer
 
     path = trust.shared_settings_file(root)
-    if not path.is_file():
+    mcp_json = trust.mcp_json_file(root)
+    if not path.is_file() and not mcp_json.is_file():
         sys.stdout.write(f"{path} does not exist: nothing to trust.\n")
         return 0
-    found = trust.grants(writer.load(path))
+    found = trust.grants(writer.load(path)) if path.is_file() else []
+    if mcp_json.is_file():
+        from agentcli.mcp.config import describe, load
+
+        found += describe(load(root).untrusted.values())
     trust.trust(root)
     what = "\n".join(f"  - {g}" for g in found) or "  (nothing that needs trust)"
-    sys.stdout.write(f"Trusted {path} as it is now. It grants:\n{what}\nChanging the file asks again.\n")
+    names = " and ".join(str(p) for p in (path, mcp_json) if p.is_file())
+    sys.stdout.write(f"Trusted {names} as it is now. It grants:\n{what}\nChanging the file asks again.\n")
     return 0
 
 

@@ -43,6 +43,7 @@ class SessionStarted:
     provider: str
     tools: tuple[str, ...]
     permission_mode: str
+    mcp_servers: tuple[tuple[str, str], ...] = ()  # (name, status): connected | pending | failed | untrusted
 
 
 @dataclass(frozen=True, slots=True)

@@ -185,7 +185,7 @@ class Agent:
 
     async def aclose(self, reason: str = "other") -> None:
         """Run SessionEnd hooks (`reason` as Claude Code names it: prompt_input_exit, clear, other …), then release
-        the provider's connections and the session file."""
+        the provider's connections, the tool sources (MCP servers) and the session file."""
         try:
             if self.ctx.subagents is not None:  # background subagents end with their session
                 await self.ctx.subagents.aclose()
@@ -193,6 +193,7 @@ class Agent:
             async for _ in fire(hooks, self.sink, "SessionEnd", reason, self.hook_payload(reason=reason)):
                 pass
             await self.provider.aclose()
+            await self.registry.aclose()
         finally:
             for observer in self.observers:
                 observer.close()
@@ -250,10 +251,11 @@ class Agent:
         st = _RunState()
         runner = ToolRunner(self.policy, self.approver, self.ctx, self.sink, self.set_mode, self.hooks)
         self._run_state = st
+        await self.registry.refresh()  # MCP servers still connecting get their grace before init lists them
         yield self._started()
         for problem in self.sink.take_problems():  # e.g. the last run's closing snapshot failed
             yield Notice("warning", problem)
-        message = prompt if isinstance(prompt, Message) else Message.user(prompt)
+        message = await self.registry.attach(prompt if isinstance(prompt, Message) else Message.user(prompt))
         hooked: list[HookOutcome] = []
         async for hev in self._prompt_hooks(message, hooked):
             yield hev
@@ -267,6 +269,9 @@ class Agent:
             while True:
                 st.turns += 1
                 self._take_inbox(st)
+                await self.registry.refresh()
+                for level, text in self.registry.notices():
+                    yield Notice("warning" if level == "warning" else "info", text)
                 tools = self.registry.tools()
                 yield TurnStarted(st.turns)
                 box: list[MessageBuilder] = []
@@ -425,7 +430,7 @@ class Agent:
     def _started(self) -> SessionStarted:
         return SessionStarted(self.session_id, str(self.ctx.project_root), self.options.model,
                               self.options.provider_name, tuple(t.name for t in self.registry.tools()),
-                              self.policy.mode)
+                              self.policy.mode, tuple(self.registry.servers()))
 
     async def _stream(
         self, builder: MessageBuilder, tools: list[Any], st: _RunState

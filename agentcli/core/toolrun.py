@@ -104,6 +104,14 @@ class ToolRunner:
     ) -> AsyncIterator[AgentEvent | _Ready]:
         tool = by_name.get(call.name)
         if tool is None:
+            # A tool source's tool not offered this turn (a deferred MCP tool), or why it cannot run.
+            lookup = self.ctx.state.get("tool_lookup")
+            found = lookup(call.name) if callable(lookup) else None
+            if isinstance(found, str):
+                yield self._fail(call, found)
+                return
+            tool = found
+        if tool is None:
             names = ", ".join(sorted(by_name)) or "none"
             yield self._fail(call, f"Unknown tool '{call.name}'. Available tools: {names}.")
             return
@@ -212,7 +220,11 @@ class ToolRunner:
             async for ev in _forward(forwarded, running):
                 yield ev
         finally:
-            running.cancel()
+            if not running.done():
+                running.cancel()
+                # A cancelled batch (Esc) may still end in an exception (an MCP call's anyio scope turns the
+                # cancellation into one); nobody wants it, and an unretrieved one is printed over the REPL.
+                running.add_done_callback(_retrieve)
         outs = running.result()
         for r, (out, ms) in zip(batch, outs, strict=True):
             if out.metadata.get("sandbox_denied"):
@@ -327,6 +339,11 @@ class ToolRunner:
         block = ToolResultBlock(call.id, message, is_error=True)
         self._results[call.id] = block
         return ToolFinished(call.id, call.name, call.input, block, 0)
+
+
+def _retrieve(fut: asyncio.Future[Any]) -> None:
+    if not fut.cancelled():
+        fut.exception()
 
 
 async def _forward(queue: asyncio.Queue[AgentEvent], running: asyncio.Future[Any]) -> AsyncIterator[AgentEvent]:

@@ -1,11 +1,19 @@
 """Network failures, as members of the agentcli error tree, so adapters need no second mapping.
 
     UnavailableError
-    ├── ConnectError         refused, DNS failure, TLS handshake failure
-    ├── ConnectionDropped    the server closed the connection before the response was complete
-    └── ProtocolError        the bytes were not valid HTTP/1.1
+    ├── ConnectError         refused, DNS failure: the request was never sent, so it may be retried
+    │   ├── LocalServerDown  nothing listens at a loopback URL: fails at once with a hint (no retries)
+    │   ├── TlsError         certificate or hostname check failed (code `tls`, not retried)
+    │   └── ProxyFailure     the proxy refused or failed the tunnel (code `proxy`, not retried)
+    ├── ConnectionDropped    the connection failed after the request was sent: not retried
+    └── ProtocolError        the bytes were not valid HTTP/1.1: not retried
     ProviderTimeoutError
-    └── NetTimeout           connect / first byte / idle read took too long (`phase` says which)
+    └── NetTimeout           no response / an idle body after the request was sent: not retried
+        └── ConnectTimeout   opening the connection took too long: retried
+
+Only failures that prove the request never left this machine are retried (plus HTTP error statuses, where the
+server said it did not do the work): a POST that may have reached the server is never sent again on its own,
+so a dropped connection can never bill a request twice.
 
 `error_from_status` / `error_from_event` turn HTTP error responses and in-stream errors into the tree;
 `redact` keeps API keys out of every message.
@@ -32,23 +40,62 @@ from agentcli.errors import (
 
 
 class ConnectError(UnavailableError):
-    """Could not open a connection (refused, unknown host, TLS failure)."""
+    """Could not open a connection (refused, unknown host): nothing was sent."""
+
+
+class LocalServerDown(ConnectError):
+    """A loopback URL refused the connection: the local model server is not running. Retrying will not start
+    it, so this fails at once with a hint naming the URL."""
+
+    retryable = False
+
+
+class TlsError(ConnectError):
+    """The server's certificate was not trusted or not valid for its name."""
+
+    code = "tls"
+    exit_status = 1
+    retryable = False
+
+
+class ProxyFailure(ConnectError):
+    """The configured proxy failed or refused the connection."""
+
+    code = "proxy"
+    exit_status = 1
+    retryable = False
 
 
 class ConnectionDropped(UnavailableError):
-    """The connection closed before the response was complete."""
+    """The connection failed after the request was sent. The server may have processed (and billed) it, so it is
+    not sent again automatically."""
+
+    retryable = False
 
 
 class ProtocolError(UnavailableError):
     """The server sent something that is not HTTP/1.1."""
 
+    retryable = False
+
 
 class NetTimeout(ProviderTimeoutError):
-    """A timeout; `phase` is connect, first_byte or read."""
+    """A timeout after the request was sent; `phase` is first_byte or read. Not retried (see ConnectionDropped)."""
 
-    def __init__(self, message: str, *, phase: str) -> None:
-        super().__init__(message)
+    retryable = False
+
+    def __init__(self, message: str, *, phase: str, hint: str | None = None) -> None:
+        super().__init__(message, hint=hint)
         self.phase = phase
+
+
+class ConnectTimeout(NetTimeout):
+    """Opening the connection timed out: nothing was sent."""
+
+    retryable = True
+
+
+NOT_RESENT = "not sent again automatically, since the server may have processed (and billed) it; run it again if needed"
 
 
 # ---- HTTP error responses → the error tree ---------------------------------------------------------------

@@ -1,77 +1,78 @@
-"""The proxied path of `HttpClient`: httpx (imported only here), behind the same `Response` shape."""
+"""Which proxy a request goes through: `HTTPS_PROXY` / `HTTP_PROXY` / `ALL_PROXY`, minus `NO_PROXY`.
+
+httpx reads these variables itself, but its `NO_PROXY` has no CIDR ranges (`10.0.0.0/8` only matches the
+address 10.0.0.0) and it would also read `.netrc`; so agentcli decides here, once, and hands httpx the answer.
+`NO_PROXY` entries, comma- or space-separated: `*`; a host name, which also covers its subdomains (`example.com`,
+`.example.com`, `*.example.com`); an IP address; a CIDR range (`10.0.0.0/8`, `fd00::/8`); any of those with
+`:port`. Loopback targets never use a proxy.
+"""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from typing import TYPE_CHECKING
+import ipaddress
+from collections.abc import Mapping
+from urllib.parse import urlsplit
 
-from agentcli.net.errors import ConnectError, ConnectionDropped, NetTimeout, ProtocolError
-from agentcli.net.http import Response, Timeouts
+from agentcli.net.addr import is_loopback
 
-if TYPE_CHECKING:
-    import httpx
-
-
-class HttpxTransport:
-    """Sends requests through `proxy` with httpx."""
-
-    def __init__(self, proxy: str) -> None:
-        import httpx
-
-        self._httpx = httpx
-        self._client = httpx.AsyncClient(proxy=proxy, trust_env=False)
-
-    async def send(
-        self, method: str, url: str, headers: dict[str, str], body: bytes | None, t: Timeouts
-    ) -> Response:
-        httpx = self._httpx
-        read = max(t.first_byte, t.read)
-        timeout = httpx.Timeout(connect=t.connect, read=read, write=t.connect, pool=t.connect)
-        req = self._client.build_request(method, url, headers=headers, content=body, timeout=timeout)
-        try:
-            resp = await self._client.send(req, stream=True)
-        except Exception as e:
-            raise map_httpx_error(e, "sending the request") from None
-        headers_out: dict[str, str] = {}
-        for k, v in resp.headers.multi_items():
-            key = k.lower()
-            headers_out[key] = f"{headers_out[key]}, {v}" if key in headers_out else v
-        return _HttpxResponse(resp, headers_out)
-
-    async def aclose(self) -> None:
-        await self._client.aclose()
+Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 
 
-class _HttpxResponse(Response):
-    def __init__(self, resp: httpx.Response, headers: dict[str, str]) -> None:
-        super().__init__(resp.status_code, resp.reason_phrase, headers)
-        self._resp = resp
+def proxy_for(url: str, env: Mapping[str, str]) -> str | None:
+    """The proxy URL to use for `url`, from the usual environment variables, or None."""
+    parts = urlsplit(url)
+    host = (parts.hostname or "").lower()
+    if not host or is_loopback(host):
+        return None
+    scheme = parts.scheme.lower()
+    names = ("HTTPS_PROXY", "https_proxy") if scheme == "https" else ("HTTP_PROXY", "http_proxy")
+    proxy = next((env[n].strip() for n in (*names, "ALL_PROXY", "all_proxy") if env.get(n, "").strip()), None)
+    if not proxy:
+        return None
+    if "://" not in proxy:
+        proxy = "http://" + proxy  # what curl assumes for `HTTPS_PROXY=host:3128`
+    port = parts.port or (443 if scheme == "https" else 80)
+    no_proxy = env.get("NO_PROXY") or env.get("no_proxy") or ""
+    for entry in no_proxy.replace(" ", ",").split(","):
+        if entry.strip() and _bypasses(entry.strip().lower(), host, port):
+            return None
+    return proxy
 
-    async def aiter_bytes(self) -> AsyncIterator[bytes]:
-        try:
-            async for piece in self._resp.aiter_raw():
-                yield piece
-        except Exception as e:
-            raise map_httpx_error(e, "reading the response") from None
-        finally:
-            await self._resp.aclose()
 
-    async def aclose(self) -> None:
-        await self._resp.aclose()
+def _bypasses(entry: str, host: str, port: int) -> bool:
+    """Whether one `NO_PROXY` entry covers `host:port`."""
+    if entry == "*":
+        return True
+    ehost, eport = _split_port(entry)
+    if eport is not None and eport != port:
+        return False
+    net = _network(ehost)
+    if net is not None:
+        addr = _address(host)
+        return addr is not None and addr.version == net.version and addr in net
+    name = ehost.lstrip("*").lstrip(".").rstrip(".")
+    return bool(name) and (host.rstrip(".") == name or host.rstrip(".").endswith("." + name))
 
 
-def map_httpx_error(e: Exception, doing: str) -> Exception:
-    """An httpx exception as the matching `agentcli.net.errors` error (others pass through)."""
-    import httpx
+def _split_port(entry: str) -> tuple[str, int | None]:
+    if entry.startswith("["):  # [::1]:8080
+        inside, _, rest = entry[1:].partition("]")
+        return inside, int(rest[1:]) if rest.startswith(":") and rest[1:].isdigit() else None
+    if entry.count(":") == 1:
+        name, _, port = entry.partition(":")
+        return (name, int(port)) if port.isdigit() else (entry, None)
+    return entry, None
 
-    if isinstance(e, httpx.ConnectTimeout):
-        return NetTimeout(f"connect timed out while {doing}", phase="connect")
-    if isinstance(e, httpx.TimeoutException):
-        return NetTimeout(f"timed out while {doing}", phase="read")
-    if isinstance(e, httpx.ConnectError | httpx.ProxyError):
-        return ConnectError(f"cannot connect while {doing}: {e}")
-    if isinstance(e, httpx.RemoteProtocolError | httpx.ReadError | httpx.WriteError):
-        return ConnectionDropped(f"connection failed while {doing}: {e}")
-    if isinstance(e, httpx.HTTPError):
-        return ProtocolError(f"HTTP failure while {doing}: {e}")
-    return e
+
+def _network(text: str) -> Network | None:
+    try:
+        return ipaddress.ip_network(text, strict=False)
+    except ValueError:
+        return None
+
+
+def _address(host: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
+    try:
+        return ipaddress.ip_address(host.strip("[]").split("%", 1)[0])
+    except ValueError:
+        return None

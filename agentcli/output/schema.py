@@ -26,7 +26,7 @@ def init_line(ev: SessionStarted) -> dict[str, Any]:
         "provider": ev.provider,
         "tools": list(ev.tools),
         "permissionMode": ev.permission_mode,
-        "mcp_servers": [],
+        "mcp_servers": [{"name": name, "status": status} for name, status in ev.mcp_servers],
         "schema_version": SCHEMA_VERSION,
         "uuid": new_uuid(),
     }

@@ -12,8 +12,8 @@ import os
 from collections.abc import AsyncIterator
 from typing import Any
 
-from agentcli.core.events import StreamEvent
 from agentcli.errors import AuthError, ConfigError
+from agentcli.llm.stream import StreamEvent
 from agentcli.net.errors import ApiIdentity
 from agentcli.providers import openai_chat
 from agentcli.providers.base import ModelRequest, ProviderConfig

@@ -12,8 +12,8 @@ import os
 from collections.abc import AsyncIterator
 from typing import Any
 
-from agentcli.core.events import StreamEvent
 from agentcli.errors import ConfigError, ProviderError
+from agentcli.llm.stream import StreamEvent
 from agentcli.net.errors import ApiIdentity, ConnectionDropped
 from agentcli.providers import anthropic as anthropic_adapter
 from agentcli.providers import gemini

@@ -33,6 +33,11 @@ SCALAR_KEYS = {
     "model_context_window": int,
     "model_auto_compact_token_limit": int,
     "compact_model": str,
+    "mcp_grace_s": float,
+    "mcp_connect_timeout_s": float,
+    "mcp_tool_timeout_s": float,
+    "mcp_schema_budget": float,
+    "mcp_sandbox": bool,
     "sandbox_mode": str,
     "sandbox_network": bool,
     "telemetry": bool,
@@ -94,6 +99,14 @@ class Settings:
     providers: dict[str, dict[str, Any]] = field(default_factory=dict)
     prices: dict[str, dict[str, Any]] = field(default_factory=dict)
     secrets: tuple[str, ...] = ()
+    mcp_config: tuple[str, ...] = ()  # --mcp-config values (files or JSON), see agentcli.mcp.config
+    strict_mcp_config: bool = False
+    mcp_grace_s: float = 2.0  # how long the first request waits for MCP servers still connecting
+    mcp_connect_timeout_s: float = 30.0
+    mcp_tool_timeout_s: float = 120.0
+    mcp_schema_budget: float = 0.10  # share of the context window MCP tool schemas may take before deferral
+    mcp_sandbox: bool = False  # run every stdio MCP server under the kernel sandbox (per server: `sandbox`)
+    mcp_start_delay_s: float = 0.0  # the REPL sets it so its prompt is drawn before MCP servers start
     sandbox_mode: str | None = None  # None: the preset's, else workspace-write (agentcli.sandbox)
     sandbox_network: bool = False
     sandbox_allowed_hosts: tuple[str, ...] = ()

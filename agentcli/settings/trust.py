@@ -4,7 +4,8 @@
 widen the file tools' reach, turn off the secret protections, or send your requests (and API key) to another
 server. Such grants take effect only once the user has trusted that exact file (its SHA-256 is recorded in
 `$AGENTCLI_HOME/trusted.json`); changing the file asks again. Deny and ask rules always apply, trusted or not.
-`settings.local.toml` is the user's own and needs no trust.
+`settings.local.toml` is the user's own and needs no trust. The project's `.mcp.json` (MCP servers, which run
+code or receive data) is trusted the same way, together with the shared file: one question, one record each.
 """
 
 from __future__ import annotations
@@ -50,6 +51,9 @@ def grants(data: dict[str, Any]) -> list[str]:
     providers = data.get("providers")
     if isinstance(providers, dict) and providers:
         out.append("configure providers " + ", ".join(sorted(str(p) for p in providers)))
+    servers = data.get("mcp_servers")
+    if isinstance(servers, dict) and servers:
+        out.append("start MCP servers " + ", ".join(sorted(str(s) for s in servers)))
     out.extend(f"run the hook command {c!r}" for c in _hook_commands(data.get("hooks")))
     if data.get("web_search"):
         out.append(f"send your web searches to {data['web_search']!r}")
@@ -68,6 +72,22 @@ def _hook_commands(hooks: Any) -> list[str]:
                 command = hook.get("command") if isinstance(hook, dict) else None
                 found.append(command if isinstance(command, str) else "(an unreadable hook)")
     return list(dict.fromkeys(found))
+
+
+def mcp_json_file(root: Path) -> Path:
+    return root / ".mcp.json"
+
+
+def _mcp_key(root: Path) -> str:
+    return f"{root.resolve()}::.mcp.json"
+
+
+def is_mcp_trusted(root: Path) -> bool:
+    """May the project's own MCP servers (.mcp.json, `[mcp_servers]` in the shared file) start? Only when both
+    files are absent or unchanged since the user trusted them."""
+    digest = _digest(mcp_json_file(root))
+    json_ok = digest is None or _load().get(_mcp_key(root)) == digest
+    return json_ok and is_trusted(root)
 
 
 def _digest(path: Path) -> str | None:
@@ -96,10 +116,14 @@ def trust(root: Path) -> None:
     from agentcli.atomicfile import atomic_write
 
     digest = _digest(shared_settings_file(root))
-    if digest is None:
+    mcp_digest = _digest(mcp_json_file(root))
+    if digest is None and mcp_digest is None:
         return
     data = _load()
-    data[str(root.resolve())] = digest
+    if digest is not None:
+        data[str(root.resolve())] = digest
+    if mcp_digest is not None:
+        data[_mcp_key(root)] = mcp_digest
     atomic_write(_trust_file(), json.dumps(data, indent=1, sort_keys=True) + "\n", new_mode=0o600)
 
 

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+from agentcli.llm.messages import ContentBlock
 from agentcli.redact import Redactor
 
 if TYPE_CHECKING:
@@ -74,3 +75,26 @@ class Tool(Protocol):
     edits_files: bool
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutput: ...
+
+
+class ToolSource(Protocol):
+    """Tools that come and go during a session (MCP servers): asked by the registry every turn."""
+
+    async def refresh(self) -> None:
+        """Called before each model request; may wait a bounded time for tools still arriving."""
+
+    def tools(self) -> list[Tool]: ...
+
+    def lookup(self, name: str) -> Tool | str | None:
+        """A tool not offered this turn by name (e.g. deferred), or why it cannot run, or None if unknown."""
+
+    def notices(self) -> list[tuple[str, str]]:
+        """(level, text) lines for the user that appeared since the last call."""
+
+    def servers(self) -> list[tuple[str, str]]:
+        """(name, status) of each server behind this source."""
+
+    async def attachments(self, text: str) -> list[ContentBlock]:
+        """Blocks a user prompt's mentions attach (MCP `@server:uri` resources)."""
+
+    async def aclose(self) -> None: ...

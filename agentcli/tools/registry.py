@@ -9,7 +9,8 @@ from __future__ import annotations
 import importlib
 from collections.abc import Iterable
 
-from agentcli.tools.base import Tool
+from agentcli.llm.messages import Message
+from agentcli.tools.base import Tool, ToolSource
 
 BUILTIN_TOOLS: dict[str, str] = {
     "Read": "agentcli.tools.read:ReadTool",
@@ -48,10 +49,12 @@ def load_tool(name: str) -> Tool:
 class ToolRegistry:
     """The tools a session may use, in a stable order. `enabled` can change between turns."""
 
-    def __init__(self, enabled: Iterable[str] = DEFAULT_TOOLS, extra: Iterable[Tool] = ()) -> None:
+    def __init__(self, enabled: Iterable[str] = DEFAULT_TOOLS, extra: Iterable[Tool] = (),
+                 sources: Iterable[ToolSource] = ()) -> None:
         self.enabled: list[str] = list(enabled)
         self._loaded: dict[str, Tool] = {}
         self._extra: dict[str, Tool] = {t.name: t for t in extra}
+        self.sources: list[ToolSource] = list(sources)
 
     def add(self, tool: Tool) -> None:
         self._extra[tool.name] = tool
@@ -65,4 +68,35 @@ class ToolRegistry:
                 self._loaded[name] = load_tool(name)
             out.append(self._loaded[name])
         out.extend(self._extra.values())
+        taken = {t.name for t in out}
+        for source in self.sources:
+            out.extend(t for t in source.tools() if t.name not in taken)
         return out
+
+    async def refresh(self) -> None:
+        """Before each request: let the sources (MCP servers) bring their current tools."""
+        for source in self.sources:
+            await source.refresh()
+
+    def lookup(self, name: str) -> Tool | str | None:
+        """A source's tool not offered this turn, or the reason it cannot run (see ToolSource.lookup)."""
+        for source in self.sources:
+            found = source.lookup(name)
+            if found is not None:
+                return found
+        return None
+
+    async def attach(self, message: Message) -> Message:
+        """`message` with what its mentions attach (MCP resources) placed before its own text."""
+        extra = [b for source in self.sources for b in await source.attachments(message.text)]
+        return Message(message.role, (*extra, *message.content)) if extra else message
+
+    def notices(self) -> list[tuple[str, str]]:
+        return [n for source in self.sources for n in source.notices()]
+
+    def servers(self) -> list[tuple[str, str]]:
+        return [s for source in self.sources for s in source.servers()]
+
+    async def aclose(self) -> None:
+        for source in self.sources:
+            await source.aclose()

@@ -74,8 +74,10 @@ def check_url(url: str, allowed_private: frozenset[str]) -> tuple[str, str, int,
 async def fetch(url: str, allowed_private: frozenset[str]) -> Page:
     import httpx
 
+    from agentcli.net.tls import trust_context  # the one trust store (SSL_CERT_FILE / SSL_CERT_DIR honoured)
+
     async with httpx.AsyncClient(timeout=httpx.Timeout(TIMEOUT_S, connect=10.0), follow_redirects=False,
-                                 trust_env=False) as client:
+                                 trust_env=False, verify=trust_context()) as client:
         for _ in range(MAX_REDIRECTS + 1):
             scheme, host, port, address = check_url(url, allowed_private)
             target = httpx.URL(url).copy_with(host=address if ":" not in address else f"[{address}]")

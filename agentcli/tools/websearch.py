@@ -47,7 +47,9 @@ async def search(config: dict[str, Any], query: str, env: dict[str, str]) -> lis
     if backend != "searxng" and not key:
         raise SearchError(f"the {backend} backend needs a key: set [web_search] api_key_env to a variable that "
                           "holds it")
-    async with httpx.AsyncClient(timeout=20.0, trust_env=True) as client:
+    from agentcli.net.tls import trust_context  # the one trust store (SSL_CERT_FILE / SSL_CERT_DIR honoured)
+
+    async with httpx.AsyncClient(timeout=20.0, trust_env=True, verify=trust_context()) as client:
         if backend == "searxng":
             r = await client.get(f"{url}/search", params={"q": query, "format": "json"})
             items = _json(r).get("results", [])

@@ -40,6 +40,7 @@ if TYPE_CHECKING:
     from agentcli.ui.render import Renderer
 
 DOUBLE_CTRL_C_S = 2.0
+MCP_START_DELAY_S = 0.3
 
 
 def run_repl(settings: Settings, initial_prompt: str | None) -> int:
@@ -275,7 +276,9 @@ class Repl:
         self._show_branch()
         from agentcli.assembly.runtime import build
 
-        return await build(self.settings, PausingApprover(self, make_approver(self)))
+        # MCP servers start once the prompt is up (the SDK import and server processes take CPU)
+        settings = dataclasses.replace(self.settings, mcp_start_delay_s=MCP_START_DELAY_S)
+        return await build(settings, PausingApprover(self, make_approver(self)))
 
     async def ensure_agent(self) -> Agent | None:
         """The agent, built now if the background build has not finished; None (error shown) if it fails."""

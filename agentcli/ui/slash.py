@@ -51,6 +51,9 @@ def command_names(repl: ReplHost) -> list[tuple[str, str]]:
 
     names = [(c.name, c.description) for c in COMMANDS.values()]
     names.extend((c.name, f"{c.description} ({c.scope})") for c in load_commands(repl.root).values())
+    from agentcli.ui.mcp_commands import prompt_names
+
+    names.extend(prompt_names(repl))
     return names
 
 
@@ -74,6 +77,11 @@ async def dispatch(repl: ReplHost, text: str) -> None:
     if custom is not None:
         await repl.send(custom.expand(args))
         return
+    if name.startswith("mcp__"):
+        from agentcli.ui.mcp_commands import run_prompt
+
+        if await run_prompt(repl, name, args):
+            return
     repl.renderer.notice(f"Unknown command /{name} — /help lists the commands", style="yellow")
 
 
@@ -381,3 +389,6 @@ async def _memory(repl: ReplHost, args: str) -> None:
     from agentcli.ui.memory import memory_command
 
     await memory_command(repl, args)
+
+
+from agentcli.ui import mcp_commands  # noqa: E402, F401  (registers /mcp; needs `command` above)

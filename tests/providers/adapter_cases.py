@@ -195,8 +195,9 @@ RETRYABLE_FAULTS = [
     (Fault.rate_limit(retry_after=0), "rate_limit"),
     (Fault.server_error(), "unavailable"),
     (Fault.overloaded(), "overloaded"),
-    (Fault("drop_before"), "unavailable"),
 ]
+# Fault("drop_before") is deliberately absent: the server had the request, so it is not sent again
+# (tests/providers/test_no_replay.py).
 MID_STREAM_FAULTS = [("drop_mid", UnavailableError), ("malformed", StreamError), ("stream_error", ProviderError)]
 
 

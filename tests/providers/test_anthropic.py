@@ -57,8 +57,9 @@ def test_text_thinking_tools_and_usage(fake_llm: FakeLLM) -> None:
                         usage=FakeUsage(120, 33, cache_read_tokens=50, cache_write_tokens=7)))
     events = collect(provider(fake_llm), request())
     assert events[0] == UsageReport(Usage(120, 1, 50, 7))
-    assert [e for e in events if isinstance(e, ThinkingDelta)] == [ThinkingDelta("let "), ThinkingDelta("me s"),
-                                                                    ThinkingDelta("ee")]
+    thinking = [e.text for e in events if isinstance(e, ThinkingDelta)]
+    # The first piece of a block is its own event; what follows is merged per network read.
+    assert thinking[0] == "let " and "".join(thinking) == "let me see" and len(thinking) >= 2
     assert ThinkingSignature("sig-fake") in events
     assert "".join(e.text for e in events if isinstance(e, TextDelta)) == "héllo 😀"
     starts = [e for e in events if isinstance(e, ToolCallStart)]
@@ -161,8 +162,8 @@ def test_loopback_needs_no_key(fake_llm: FakeLLM) -> None:
         (Fault("http", 400, "bad things"), BadRequestError, lambda e: not e.retryable),
         (Fault("stream_error", 529, "Overloaded"), OverloadedError, lambda e: e.code == "overloaded"),
         (Fault("malformed"), StreamError, lambda e: e.code == "stream_error"),
-        (Fault("drop_mid", after_events=4), UnavailableError, lambda e: e.retryable),
-        (Fault("drop_before"), UnavailableError, lambda e: e.retryable),
+        (Fault("drop_mid", after_events=4), UnavailableError, lambda e: not e.retryable),
+        (Fault("drop_before"), UnavailableError, lambda e: not e.retryable and "may have processed" in e.hint),
     ],
 )
 def test_errors_are_mapped(fake_llm: FakeLLM, fault: Fault, cls: type, check: Any) -> None:

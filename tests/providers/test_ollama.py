@@ -117,7 +117,7 @@ def test_missing_model_and_server_down_name_the_fix() -> None:
 @pytest.mark.parametrize(
     ("fault", "retried"),
     [(Fault.rate_limit(retry_after=0), "rate_limit"), (Fault.server_error(), "unavailable"),
-     (Fault.overloaded(), "overloaded"), (Fault("drop_before"), "unavailable")],
+     (Fault.overloaded(), "overloaded")],
 )
 def test_retryable_faults_are_retried(fault: Fault, retried: str) -> None:
     with FakeOllama([Reply(fault=fault), Reply(text="fine")]) as fake:

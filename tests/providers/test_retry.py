@@ -35,7 +35,7 @@ def cfg(**kw: Any) -> ProviderConfig:
 @pytest.mark.parametrize("name", ["anthropic", "openai"])
 @pytest.mark.parametrize(
     "fault",
-    [Fault.rate_limit(retry_after=0), Fault.server_error(), Fault.overloaded(), Fault("drop_before"),
+    [Fault.rate_limit(retry_after=0), Fault.server_error(), Fault.overloaded(),
      Fault("stream_error", 529, "Overloaded", after_events=1), Fault("http", 408, "timeout"),
      Fault("http", 409, "conflict")],
 )

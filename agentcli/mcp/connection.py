@@ -1,0 +1,273 @@
+"""One MCP server's connection, held open by a background task for the whole session.
+
+The task connects (bounded by the connect timeout), lists tools and prompts, then waits: change notifications
+(`notifications/tools/list_changed` through the message handler on 2025-era connections, a
+`subscriptions/listen` stream on 2026-era ones) re-list in the background. Any failure becomes `status =
+"failed"` with one readable `error`; nothing here raises into the session. Imported in a worker thread by the
+manager (the SDK takes most of a second to import), never at start-up.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import math
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TextIO
+
+import anyio
+import anyio.abc
+import mcp_types as types
+from mcp import Client
+from mcp.client.context import ClientRequestContext
+from mcp.shared.exceptions import MCPError
+from mcp_types.jsonrpc import CONNECTION_CLOSED
+
+from agentcli import __version__
+from agentcli.mcp.config import ServerConfig
+from agentcli.mcp.spawn import open_transport
+
+CLOSE_TIMEOUT_S = 3.0
+
+
+class ToolCallError(Exception):
+    """A tool call that did not produce a result (server gone, timed out, protocol error); its text is
+    what the model reads."""
+
+
+class Connection:
+    """Status is pending → connected | failed (failed again after a reconnect that fails)."""
+
+    def __init__(self, cfg: ServerConfig, cwd: Path, log_path: Path, connect_timeout_s: float,
+                 on_event: Callable[[str, str | None], None]) -> None:
+        self.cfg = cfg
+        self.cwd = cwd
+        self.log_path = log_path
+        self.connect_timeout_s = connect_timeout_s
+        self.on_event = on_event  # (kind, text): "connected" | "failed" | "tools" | "prompts"
+        self.status = "pending"
+        self.error: str | None = None
+        self.tools: list[dict[str, Any]] = []
+        self.prompts: list[dict[str, Any]] = []
+        self.instructions: str | None = None
+        self.changes = 0  # tool-list refreshes after a list_changed notification
+        self.client: Client | None = None
+        self.settled = asyncio.Event()
+        self._stop = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+        self._refresh: asyncio.Task[None] | None = None
+        self._started = 0.0
+        self._dirty = False
+
+    def start(self) -> None:
+        self.status, self.error, self._started = "pending", None, time.monotonic()
+        self.settled.clear()
+        self._stop.clear()
+        self._task = asyncio.create_task(self._run(), name=f"mcp:{self.cfg.name}")
+
+    async def _run(self) -> None:
+        log: TextIO | None = None
+        try:
+            self.log_path.parent.mkdir(parents=True, exist_ok=True)
+            log = self.log_path.open("a", encoding="utf-8", errors="replace")
+            log.write(f"--- {time.strftime('%Y-%m-%d %H:%M:%S')} starting {self.cfg.name}\n")
+            log.flush()
+            try:
+                await self._serve(log, "auto")
+            except Exception as err:
+                # Some 2025-era HTTP servers answer the 2026 `server/discover` probe with an HTTP error
+                # instead of a JSON-RPC one, which the SDK does not take as "legacy": ask them the old way.
+                if self.cfg.transport == "stdio" or self.status != "pending" or isinstance(err, TimeoutError):
+                    raise
+                log.write(f"discover failed ({describe_error(err, self.cfg)}); retrying with initialize\n")
+                await self._serve(log, "auto")
+        except Exception as err:  # every failure is one line for the user and an error for the model
+            self._fail(describe_error(err, self.cfg))
+        finally:
+            self.client = None
+            if self.status == "connected" and not self._stop.is_set():
+                self._fail("the connection closed")
+            self.settled.set()
+            if log is not None:
+                log.close()
+
+    async def _serve(self, log: TextIO, mode: str) -> None:
+        client = Client(open_transport(self.cfg, self.cwd, log), message_handler=self._on_message,
+                        list_roots_callback=self._roots, cache=None, mode=mode,
+                        client_info=types.Implementation(name="agentcli", version=__version__))
+        # One scope for connect and serve: a deadline while connecting, none after (anyio scopes must nest).
+        with anyio.CancelScope(deadline=anyio.current_time() + self.connect_timeout_s) as scope:
+            async with client:
+                await self._list(client)
+                async with anyio.create_task_group() as tg:
+                    if self._modern(client):
+                        # subscribed before "connected": a change right after connect is not missed
+                        await tg.start(self._listen, client)
+                    scope.deadline = math.inf
+                    self.client, self.instructions = client, client.instructions
+                    self.status = "connected"
+                    self.settled.set()
+                    if self._dirty:  # a change notification arrived while connecting
+                        self._refresh = asyncio.get_running_loop().create_task(self._relist())
+                    self.on_event("connected", None)
+                    await self._stop.wait()
+                    tg.cancel_scope.cancel()
+        if scope.cancelled_caught and self.status == "pending":
+            raise TimeoutError(f"no answer to initialize within {self.connect_timeout_s:.0f} s")
+
+    def _modern(self, client: Client) -> bool:
+        caps = client.server_capabilities
+        wants = bool(caps.tools and caps.tools.list_changed) or bool(caps.prompts and caps.prompts.list_changed)
+        return wants and (client.protocol_version or "") >= "2026"
+
+    async def _listen(self, client: Client, *, task_status: anyio.abc.TaskStatus[None]) -> None:
+        """2026-era servers send changes on a `subscriptions/listen` stream, not as loose notifications."""
+        started = False
+        try:
+            async with client.listen(tools_list_changed=True, prompts_list_changed=True) as sub:
+                task_status.started()
+                started = True
+                async for _event in sub:
+                    await self._relist()
+        except Exception:  # a server that cannot listen simply sends no changes
+            if not started:
+                task_status.started()
+
+    async def _list(self, client: Client) -> None:
+        caps = client.server_capabilities
+        tools: list[dict[str, Any]] = []
+        cursor: str | None = None
+        for _ in range(100):
+            page = await client.list_tools(cursor=cursor)
+            tools += [t.model_dump(by_alias=True, exclude_none=True, mode="json") for t in page.tools]
+            cursor = page.next_cursor
+            if not cursor:
+                break
+        prompts: list[dict[str, Any]] = []
+        if caps.prompts is not None:
+            with contextlib.suppress(MCPError):
+                listed = await client.list_prompts()
+                prompts = [p.model_dump(by_alias=True, exclude_none=True, mode="json") for p in listed.prompts]
+        self.tools, self.prompts = tools, prompts
+
+    async def _on_message(self, message: Any) -> None:
+        method = getattr(message, "method", None)
+        if method in ("notifications/tools/list_changed", "notifications/prompts/list_changed"):
+            if self._refresh is not None and not self._refresh.done():
+                self._dirty = True  # one more re-list when this one ends: a burst costs two, not one each
+                return
+            # Re-list outside the dispatcher's task: a request sent from inside its handler would wait on itself.
+            self._refresh = asyncio.get_running_loop().create_task(self._relist())
+
+    async def _relist(self) -> None:
+        client = self.client
+        if client is None:
+            self._dirty = True
+            return
+        before = [t.get("name") for t in self.tools]
+        for _ in range(3):
+            self._dirty = False
+            try:
+                await self._list(client)
+            except Exception as err:
+                self.on_event("warning", f"could not re-list its tools: {describe_error(err, self.cfg)}")
+                return
+            if not self._dirty:
+                break
+        self.changes += 1
+        if [t.get("name") for t in self.tools] != before:
+            self.on_event("tools", None)
+
+    async def _roots(self, context: ClientRequestContext) -> types.ListRootsResult:
+        root = types.Root.model_validate({"uri": self.cwd.resolve().as_uri(), "name": self.cwd.name})
+        return types.ListRootsResult(roots=[root])
+
+    def _lost(self, error: str) -> None:
+        if self.status == "connected":
+            self._fail(error)
+        self._stop.set()
+
+    def _fail(self, error: str) -> None:
+        self.status, self.error, self.tools, self.prompts = "failed", error, [], []
+        self.settled.set()
+        self.on_event("failed", error)
+
+    async def wait_refreshed(self, timeout_s: float) -> None:
+        """Let a re-list that a notification started finish, so the next turn sees the new tools."""
+        task = self._refresh
+        if task is not None and not task.done():
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(asyncio.shield(task), timeout_s)
+
+    async def call(self, name: str, args: dict[str, Any], timeout_s: float) -> dict[str, Any]:
+        """`tools/call` → the result as a dict (wire shape); ToolCallError with a readable message otherwise."""
+        client = self.client
+        if client is None:
+            raise ToolCallError(self.unavailable())
+        try:
+            with anyio.fail_after(timeout_s):
+                result = await client.call_tool(name, args)
+        except TimeoutError as err:
+            raise ToolCallError(f"MCP server '{self.cfg.name}' did not answer within {timeout_s:.0f} s") from err
+        except MCPError as err:
+            if err.error.code != CONNECTION_CLOSED:
+                raise ToolCallError(f"MCP server '{self.cfg.name}' returned an error: {err.error.message}") from err
+            self._lost("the server closed the connection (exited?)")
+            raise ToolCallError(self.unavailable()) from err
+        except (anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream, OSError) as err:
+            self._lost(f"disconnected ({type(err).__name__})")
+            raise ToolCallError(self.unavailable()) from err
+        return result.model_dump(by_alias=True, exclude_none=True, mode="json")
+
+    async def get_prompt(self, name: str, args: dict[str, str], timeout_s: float) -> dict[str, Any]:
+        client = self.client
+        if client is None:
+            raise ToolCallError(self.unavailable())
+        with anyio.fail_after(timeout_s):
+            result = await client.get_prompt(name, args)
+        return result.model_dump(by_alias=True, exclude_none=True, mode="json")
+
+    async def read_resource(self, uri: str, timeout_s: float) -> dict[str, Any]:
+        client = self.client
+        if client is None:
+            raise ToolCallError(self.unavailable())
+        with anyio.fail_after(timeout_s):
+            result = await client.read_resource(uri)
+        return result.model_dump(by_alias=True, exclude_none=True, mode="json")
+
+    def unavailable(self) -> str:
+        if self.status == "pending":
+            return f"MCP server '{self.cfg.name}' is still connecting; try again shortly."
+        return f"MCP server '{self.cfg.name}' is not connected ({self.error or 'stopped'}); its tools cannot run."
+
+    async def close(self) -> None:
+        self._stop.set()
+        task = self._task
+        if task is not None and not task.done():
+            try:
+                await asyncio.wait_for(asyncio.shield(task), CLOSE_TIMEOUT_S)
+            except (TimeoutError, asyncio.CancelledError):
+                task.cancel()
+            except Exception:  # closing must never fail the session's end
+                pass
+
+
+def describe_error(err: BaseException, cfg: ServerConfig) -> str:
+    """One line for an exception out of the SDK; never a URL's query string or a header value."""
+    if isinstance(err, BaseExceptionGroup):
+        inner = err.exceptions[0] if err.exceptions else err
+        return describe_error(inner, cfg)
+    if isinstance(err, FileNotFoundError) and cfg.transport == "stdio":
+        return f"command not found: {cfg.command}"
+    if isinstance(err, PermissionError) and cfg.transport == "stdio":
+        return f"command not executable: {cfg.command}"
+    if isinstance(err, TimeoutError):
+        return str(err) or "timed out"
+    text = err.error.message if isinstance(err, MCPError) else (str(err) or type(err).__name__)
+    for secret in cfg.secrets():
+        text = text.replace(secret, "[redacted]")
+    if cfg.url:
+        text = text.replace(cfg.url, cfg.target)
+    return " ".join(text.split())[:300]

@@ -1,0 +1,233 @@
+"""Every configured MCP server of a session, as one source of tools for the registry.
+
+Start-up never waits: `start()` schedules a background task that imports the SDK in a worker thread and connects
+all servers in parallel. The loop calls `refresh()` before each request; the first one waits for servers still
+connecting until `grace_s` after start, later ones only for a re-list a change notification started. A server
+that fails becomes one notice line, and calling one of its tools an error the model reads.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import importlib
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from agentcli import paths
+from agentcli.llm.messages import ContentBlock
+from agentcli.mcp.config import McpConfig, ServerConfig
+from agentcli.mcp.search import SEARCH_TOOL, DeferredTools
+from agentcli.tools.base import Tool
+
+if TYPE_CHECKING:
+    from agentcli.mcp.connection import Connection
+    from agentcli.mcp.spawn import Wrap
+
+DEFAULT_WINDOW = 128_000
+REFRESH_WAIT_S = 2.0
+
+
+class McpManager:
+    """Implements agentcli.tools.base.ToolSource."""
+
+    def __init__(self, config: McpConfig, cwd: Path, *, grace_s: float = 2.0, connect_timeout_s: float = 30.0,
+                 tool_timeout_s: float = 120.0, budget: float = 0.10,
+                 window: Callable[[], int | None] = lambda: None, wrap: Wrap | None = None,
+                 sandbox_all: bool = False) -> None:
+        self.config = config
+        self.cwd = cwd
+        self.grace_s = grace_s
+        self.connect_timeout_s = connect_timeout_s
+        self.tool_timeout_s = tool_timeout_s
+        self.connections: dict[str, Connection] = {}
+        self.deferred = DeferredTools(budget, window, DEFAULT_WINDOW)
+        self.accepts_images: Callable[[], bool] = lambda: False  # does the session's model take images?
+        self.wrap = wrap
+        self.sandbox_all = sandbox_all
+        self._notices: list[tuple[str, str]] = [("warning", p) for p in config.problems]
+        self._started = 0.0
+        self._boot: asyncio.Task[None] | None = None
+        self._first_refresh = True
+        self._tools_cache: tuple[tuple[int, ...], list[Tool]] | None = None
+        if config.untrusted:
+            names = ", ".join(sorted(config.untrusted))
+            self._notices.append(("warning", f"MCP servers of this project not started until you trust it: {names} "
+                                             "(agentcli permissions trust)"))
+
+    # ---- life cycle ---------------------------------------------------------------------------------------
+
+    def start(self, delay_s: float = 0.0) -> None:
+        """Connect every server in the background, after `delay_s` (the REPL lets its prompt draw first: the
+        SDK import and three server processes would otherwise compete with it for the CPU)."""
+        if self._boot is None and self.config.servers:
+            self._started = time.monotonic() + delay_s
+            self._boot = asyncio.create_task(self._start_all(delay_s), name="mcp:boot")
+
+    async def _start_all(self, delay_s: float) -> None:
+        if delay_s > 0:
+            await asyncio.sleep(delay_s)
+        try:
+            # The SDK takes most of a second to import: never on the thread that draws the prompt.
+            mod = await asyncio.to_thread(importlib.import_module, "agentcli.mcp.connection")
+        except Exception as err:
+            self._notices.append(("warning", f"MCP unavailable: cannot load the mcp package ({err})"))
+            return
+        for cfg in self.config.servers.values():
+            try:
+                run_cfg = await self._confined(cfg)
+            except Exception as err:  # a sandbox that cannot start this server: one line, the others go on
+                self._notices.append(("warning", f"MCP server '{cfg.name}' not started: sandbox: {err}"))
+                continue
+            conn: Connection = mod.Connection(run_cfg, self.cwd, log_file(cfg.name), self.connect_timeout_s,
+                                              self._event_handler(cfg))
+            self.connections[cfg.name] = conn
+            conn.start()
+
+    async def _confined(self, cfg: ServerConfig) -> ServerConfig:
+        wanted = cfg.sandbox if cfg.sandbox is not None else self.sandbox_all
+        if cfg.transport != "stdio" or not wanted or self.wrap is None:
+            return cfg
+        from agentcli.mcp.spawn import sandboxed
+
+        return await asyncio.to_thread(sandboxed, cfg, self.cwd, self.wrap)
+
+    def _event_handler(self, cfg: ServerConfig) -> Callable[[str, str | None], None]:
+        def on_event(kind: str, text: str | None) -> None:
+            conn = self.connections.get(cfg.name)
+            if kind == "failed":
+                where = f" (log: {log_file(cfg.name)})" if cfg.transport == "stdio" else ""
+                self._notices.append(("warning", f"MCP server '{cfg.name}' failed: {text}{where}"))
+            elif kind == "connected" and conn is not None and not self._first_refresh:
+                self._notices.append(("info", f"MCP server '{cfg.name}' connected ({len(conn.tools)} tools)"))
+            elif kind == "tools" and conn is not None:
+                self._notices.append(("info", f"MCP server '{cfg.name}' changed its tools ({len(conn.tools)} now)"))
+            elif kind == "warning":
+                self._notices.append(("warning", f"MCP server '{cfg.name}' {text}"))
+        return on_event
+
+    async def refresh(self) -> None:
+        """Before a request: the first waits out the grace for servers still connecting, later ones for
+        re-lists in flight (bounded)."""
+        if self._boot is None:
+            return
+        if self._first_refresh:
+            left = self._started + self.grace_s - time.monotonic()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._settle(), max(0.0, left))
+            self._first_refresh = False
+            slow = [n for n, status in self.servers() if status == "pending"]
+            self._notices += [("warning", f"MCP server '{n}' is still connecting after {self.grace_s:g} s; going on "
+                                          "without it (its tools appear when it is ready)") for n in slow]
+            return
+        await asyncio.gather(*(c.wait_refreshed(REFRESH_WAIT_S) for c in self.connections.values()))
+
+    async def _settle(self) -> None:
+        assert self._boot is not None
+        await asyncio.shield(self._boot)
+        await asyncio.gather(*(c.settled.wait() for c in self.connections.values()))
+
+    async def reconnect(self, name: str | None = None) -> list[str]:
+        """Restart one server (or every failed one); returns the names restarted."""
+        targets = [c for n, c in self.connections.items() if (n == name if name else c.status == "failed")]
+        for conn in targets:
+            await conn.close()
+            conn.start()
+        await asyncio.gather(*(asyncio.wait_for(c.settled.wait(), self.connect_timeout_s) for c in targets),
+                             return_exceptions=True)
+        return [c.cfg.name for c in targets]
+
+    async def aclose(self) -> None:
+        if self._boot is not None and not self._boot.done():
+            self._boot.cancel()
+            with contextlib.suppress(BaseException):
+                await self._boot
+        await asyncio.gather(*(c.close() for c in self.connections.values()), return_exceptions=True)
+
+    # ---- what the registry asks ---------------------------------------------------------------------------
+
+    def all_tools(self) -> list[Tool]:
+        """Every tool of every connected server (cached until a server's tool list changes)."""
+        key = tuple(id(c.tools) for c in self.connections.values())
+        if self._tools_cache is None or self._tools_cache[0] != key:
+            from agentcli.mcp.tool import McpTool
+
+            seen: set[str] = set()
+            out: list[Tool] = []
+            for conn in self.connections.values():
+                for info in conn.tools:
+                    tool = McpTool(conn, info, self.tool_timeout_s)
+                    if tool.name not in seen:
+                        seen.add(tool.name)
+                        out.append(tool)
+            self._tools_cache = (key, out)
+        return self._tools_cache[1]
+
+    def tools(self) -> list[Tool]:
+        """What the model is offered this turn: every MCP tool, or, past the schema budget, the ones it has
+        loaded plus the search tool that loads the others."""
+        return self.deferred.offer(self.all_tools())
+
+    def lookup(self, name: str) -> Tool | str | None:
+        """For a call to a tool not offered this turn: the tool (deferred: loaded now), or why it cannot run."""
+        if not name.startswith("mcp__"):
+            return None
+        for tool in self.all_tools():
+            if tool.name == name:
+                self.deferred.load([name])
+                return tool
+        server = name[5:].split("__", 1)[0]
+        conn = self.connections.get(server)
+        if conn is not None and conn.status != "connected":
+            return conn.unavailable()
+        if server in self.config.untrusted:
+            return f"MCP server '{server}' was not started: the project's MCP servers are not trusted."
+        if server in self.config.servers and conn is None:
+            return f"MCP server '{server}' is still connecting; try again shortly."
+        return None
+
+    async def attachments(self, text: str) -> list[ContentBlock]:
+        if "@" not in text or not self.connections:
+            return []
+        from agentcli.mcp.mentions import resource_blocks
+
+        return await resource_blocks(self, text, self.accepts_images())
+
+    def notices(self) -> list[tuple[str, str]]:
+        out, self._notices = self._notices, []
+        return out
+
+    def servers(self) -> list[tuple[str, str]]:
+        """(name, status) for every configured server, in Claude Code's vocabulary plus `untrusted`."""
+        out = [(n, c.status) for n, c in self.connections.items()]
+        out += [(n, "pending") for n in self.config.servers if n not in self.connections]
+        out += [(n, "untrusted") for n in self.config.untrusted]
+        return out
+
+    def status_lines(self) -> list[str]:
+        """/mcp: one line per server with what it runs, its state and its tools."""
+        lines: list[str] = []
+        for name, status in self.servers():
+            conn = self.connections.get(name)
+            cfg = self.config.servers.get(name) or self.config.untrusted.get(name)
+            target = f" — {cfg.transport}: {cfg.target}" if cfg else ""
+            detail = f", {len(conn.tools)} tools" if conn is not None and status == "connected" else ""
+            error = f": {conn.error}" if conn is not None and conn.error and status == "failed" else ""
+            lines.append(f"{name} [{status}{detail}{error}]{target}")
+        return lines
+
+    def prompts(self) -> list[tuple[str, Connection, dict[str, Any]]]:
+        """(`mcp__server__prompt`, connection, prompt) for every prompt of every connected server."""
+        from agentcli.mcp.tool import tool_name
+
+        return [(tool_name(n, str(p.get("name", ""))), c, p) for n, c in self.connections.items() for p in c.prompts]
+
+
+def log_file(name: str) -> Path:
+    """Where a stdio server's stderr goes (never onto the screen)."""
+    return paths.home() / "logs" / "mcp" / f"{name}.log"
+
+
+__all__ = ["SEARCH_TOOL", "McpManager", "log_file"]

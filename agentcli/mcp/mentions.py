@@ -1,0 +1,102 @@
+"""Resources and prompts of MCP servers, as the user reaches them.
+
+- `@server:uri` in a prompt attaches that resource (`resources/read`), before the prompt, as `@file` does.
+- `/mcp__server__prompt arg…` runs a server's prompt (`prompts/get`) and sends what it returns.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from typing import TYPE_CHECKING, Any
+
+from agentcli.llm.messages import ContentBlock, ImageBlock, TextBlock
+from agentcli.mcp.tool import IMAGE_TYPES
+
+if TYPE_CHECKING:
+    from agentcli.mcp.manager import McpManager
+
+MENTION = re.compile(r"(?<![\w@])@([A-Za-z0-9-]+(?:_[A-Za-z0-9-]+)*):(\S+)")
+MAX_RESOURCE_CHARS = 100_000
+TIMEOUT_S = 30.0
+
+
+def mentions(text: str, servers: set[str]) -> list[tuple[str, str]]:
+    """(server, uri) for each `@server:uri` naming a configured server, in order, without repeats."""
+    out: list[tuple[str, str]] = []
+    for m in MENTION.finditer(text):
+        pair = (m.group(1), m.group(2).rstrip(".,;!?)"))
+        if pair[0] in servers and pair not in out:
+            out.append(pair)
+    return out
+
+
+async def resource_blocks(manager: McpManager, text: str, images_ok: bool) -> list[ContentBlock]:
+    """The blocks `@server:uri` mentions in `text` attach; a resource that cannot be read says why."""
+    blocks: list[ContentBlock] = []
+    for server, uri in mentions(text, set(manager.connections)):
+        conn = manager.connections[server]
+        try:
+            result = await conn.read_resource(uri, TIMEOUT_S)
+        except Exception as err:  # the prompt still goes; the model reads why the resource is missing
+            blocks.append(TextBlock(f"Could not attach @{server}:{uri}: {type(err).__name__}: {err}"))
+            continue
+        for item in result.get("contents") or []:
+            blocks.append(_content_block(server, uri, item, images_ok))
+    return blocks
+
+
+def _content_block(server: str, uri: str, item: dict[str, Any], images_ok: bool) -> ContentBlock:
+    mime = str(item.get("mimeType", ""))
+    if isinstance(item.get("text"), str):
+        text = item["text"]
+        cut = ""
+        if len(text) > MAX_RESOURCE_CHARS:
+            text, cut = text[:MAX_RESOURCE_CHARS], f"\n[… cut at {MAX_RESOURCE_CHARS} characters]"
+        return TextBlock(f"Contents of @{server}:{item.get('uri', uri)} (MCP resource):\n```\n{text}\n```{cut}")
+    if images_ok and mime in IMAGE_TYPES and isinstance(item.get("blob"), str):
+        return ImageBlock(mime, item["blob"])
+    return TextBlock(f"@{server}:{uri} is binary ({mime or 'unknown type'}); not attached.")
+
+
+def prompt_arguments(prompt: dict[str, Any], text: str) -> dict[str, str]:
+    """`/mcp__s__p a b` or `/mcp__s__p key=value …`: positional words fill the declared arguments in order."""
+    declared = [str(a.get("name")) for a in prompt.get("arguments") or [] if isinstance(a, dict)]
+    try:
+        words = shlex.split(text)
+    except ValueError:
+        words = text.split()
+    out: dict[str, str] = {}
+    positional: list[str] = []
+    for w in words:
+        key, eq, value = w.partition("=")
+        if eq and key in declared:
+            out[key] = value
+        else:
+            positional.append(w)
+    free = [d for d in declared if d not in out]
+    for name, value in zip(free, positional, strict=False):
+        out[name] = value
+    if len(positional) > len(free) and free:
+        out[free[-1]] = " ".join([out[free[-1]], *positional[len(free):]])
+    return out
+
+
+def missing_arguments(prompt: dict[str, Any], args: dict[str, str]) -> list[str]:
+    return [str(a.get("name")) for a in prompt.get("arguments") or []
+            if isinstance(a, dict) and a.get("required") and str(a.get("name")) not in args]
+
+
+def prompt_text(result: dict[str, Any]) -> str:
+    """What a `prompts/get` result asks, as one user message (assistant turns quoted as such)."""
+    parts: list[str] = []
+    for msg in result.get("messages") or []:
+        content = msg.get("content") or {}
+        if isinstance(content, dict) and content.get("type") == "text":
+            text = str(content.get("text", ""))
+        elif isinstance(content, dict) and content.get("type") == "resource":
+            text = str((content.get("resource") or {}).get("text", ""))
+        else:
+            continue
+        parts.append(text if msg.get("role") == "user" else f"(assistant) {text}")
+    return "\n\n".join(p for p in parts if p)

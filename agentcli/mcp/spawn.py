@@ -1,0 +1,52 @@
+"""How a server is reached: the one place a stdio server's process is described, and the transports.
+
+`stdio_parameters` is the single spawn point, so the kernel sandbox (agentcli/sandbox) can wrap every stdio
+server's command here. The child gets the SDK's small safe environment (HOME, PATH, USER …) plus the server's
+own `env`: never agentcli's provider keys.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import TextIO
+
+from mcp.client._transport import Transport
+from mcp.client.sse import sse_client
+from mcp.client.stdio import StdioServerParameters, stdio_client
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
+
+from agentcli.mcp.config import ServerConfig
+
+
+def stdio_parameters(cfg: ServerConfig, cwd: Path) -> StdioServerParameters:
+    """The process a stdio server runs as. Wrap here to sandbox it."""
+    return StdioServerParameters(
+        command=cfg.command, args=list(cfg.args), env=dict(cfg.env) or None, cwd=cfg.cwd or str(cwd),
+        encoding_error_handler="replace",
+    )
+
+
+Wrap = Callable[[list[str], Path, dict[str, str]], tuple[list[str], dict[str, str]]]
+BASE_ENV = ("HOME", "PATH", "USER", "LOGNAME", "SHELL", "TERM")
+
+
+def sandboxed(cfg: ServerConfig, cwd: Path, wrap: Wrap) -> ServerConfig:
+    """`cfg` with its command line confined by `wrap` (agentcli.sandbox.wrap_command): what the server may
+    write and reach is then the sandbox's (workspace-write: the project; network only if the settings allow).
+    Blocking (the sandbox checks itself once): call it off the event loop."""
+    env = {**{k: os.environ[k] for k in BASE_ENV if k in os.environ}, **cfg.env}
+    argv, env = wrap([cfg.command, *cfg.args], Path(cfg.cwd or cwd), env)
+    return dataclasses.replace(cfg, command=argv[0], args=tuple(argv[1:]), env=env)
+
+
+def open_transport(cfg: ServerConfig, cwd: Path, errlog: TextIO) -> Transport:
+    """An un-entered transport for `cfg`; stdio servers' stderr goes to `errlog` (a log file)."""
+    if cfg.transport == "stdio":
+        return stdio_client(stdio_parameters(cfg, cwd), errlog=errlog)
+    if cfg.transport == "sse":
+        return sse_client(cfg.url, headers=dict(cfg.headers))
+    return streamable_http_client(cfg.url, http_client=create_mcp_http_client(headers=dict(cfg.headers)))

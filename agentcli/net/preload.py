@@ -1,0 +1,40 @@
+"""Loads the HTTP stack in a background thread while the run is being assembled, so the first request does not
+wait for it.
+
+httpx with httpcore, h11 and anyio costs ~40–70 ms of imports here, and loading the CA bundle ~20 ms; a `-p`
+run spends longer than that reading settings, opening its session and building its prompt before its first
+request. Starting this thread first overlaps the two. Nothing depends on it: if it has not finished (or failed),
+the first request imports what it needs itself (Python's import lock makes the two meet safely).
+"""
+
+from __future__ import annotations
+
+import threading
+
+
+def start_for(base_url: str | None) -> threading.Thread:
+    """`start` for a provider whose base URL is `base_url` (None: the provider's default, an https API)."""
+    return start(tls=not base_url or base_url.lower().startswith("https:"))
+
+
+def start(tls: bool) -> threading.Thread:
+    """Begin loading in a daemon thread; `tls`: also load the trust store (an https base URL)."""
+    t = threading.Thread(target=_load, args=(tls,), name="agentcli-preload-http", daemon=True)
+    t.start()
+    return t
+
+
+def _load(tls: bool) -> None:
+    try:
+        import anyio._backends._asyncio  # noqa: F401 - what httpcore loads at its first connection
+        import httpcore._async.http11  # noqa: F401
+
+        import agentcli.net.mapping  # httpx itself
+        import agentcli.net.reads  # noqa: F401
+
+        if tls:
+            from agentcli.net.tls import trust_context
+
+            trust_context()
+    except Exception:  # the first request loads it and reports any error itself
+        pass

@@ -1,0 +1,86 @@
+"""`/mcp` (servers, their tools, reconnect) and `/mcp__server__prompt` (a server's prompt) in the REPL."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from agentcli.ui.slash import command
+
+if TYPE_CHECKING:
+    from agentcli.mcp.manager import McpManager
+    from agentcli.ui.host import ReplHost as Repl
+
+USAGE = "/mcp [tools [server] | reconnect [server]]"
+
+
+async def manager_of(repl: Repl) -> McpManager | None:
+    agent = await repl.ensure_agent()
+    if agent is None:
+        return None
+    found: Any = agent.ctx.state.get("mcp")
+    if found is None:
+        repl.renderer.notice("No MCP servers configured. Add one: agentcli mcp add NAME -- COMMAND [ARG…]")
+    return found  # type: ignore[no-any-return]
+
+
+@command("mcp", "MCP servers: status, their tools, reconnect", "[tools [server] | reconnect [server]]")
+async def _mcp(repl: Repl, args: str) -> None:
+    manager = await manager_of(repl)
+    if manager is None:
+        return
+    await manager.refresh()  # servers still connecting get the grace the first request would give them
+    words = args.split()
+    verb, name = [*words, "", ""][:2]
+    if verb in ("", "status"):
+        lines = manager.status_lines() or ["(none)"]
+        repl.renderer.notice("MCP servers:\n" + "\n".join(f"  {ln}" for ln in lines))
+    elif verb == "tools":
+        rows = [f"  {t.name}{'  (read-only)' if t.read_only else ''}" for t in manager.all_tools()
+                if not name or t.name.startswith(f"mcp__{name}__")]
+        repl.renderer.notice("MCP tools:\n" + ("\n".join(rows) or "  (none)"))
+    elif verb == "reconnect":
+        if name and name not in manager.connections:
+            repl.renderer.notice(f"No connected-or-failed MCP server named '{name}'", style="yellow")
+            return
+        done = await manager.reconnect(name or None)
+        repl.renderer.notice(f"Reconnected: {', '.join(done) or 'nothing to reconnect'}")
+        repl.renderer.notice("\n".join(f"  {ln}" for ln in manager.status_lines()))
+    else:
+        repl.renderer.notice(f"Usage: {USAGE}", style="yellow")
+
+
+def prompt_names(repl: Repl) -> list[tuple[str, str]]:
+    """(`mcp__server__prompt`, description) of the connected servers' prompts, for completion and /help."""
+    agent = repl.agent
+    manager: Any = agent.ctx.state.get("mcp") if agent is not None else None
+    if manager is None:
+        return []
+    return [(name, str(p.get("description") or "MCP prompt")) for name, _, p in manager.prompts()]
+
+
+async def run_prompt(repl: Repl, name: str, args: str) -> bool:
+    """`/mcp__server__prompt args`: fetch the prompt and send it; False when no such prompt exists."""
+    from agentcli.mcp.mentions import missing_arguments, prompt_arguments, prompt_text
+
+    manager = await manager_of(repl)
+    if manager is None:
+        return False
+    await manager.refresh()
+    for full, conn, prompt in manager.prompts():
+        if full != name:
+            continue
+        values = prompt_arguments(prompt, args)
+        missing = missing_arguments(prompt, values)
+        if missing:
+            repl.renderer.notice(f"/{name} needs: {', '.join(missing)}", style="yellow")
+            return True
+        try:
+            result = await conn.get_prompt(str(prompt.get("name")), values, 30.0)
+        except Exception as err:  # a server failing its prompt is a notice, not a crash
+            repl.renderer.notice(f"/{name} failed: {type(err).__name__}: {err}", style="yellow")
+            return True
+        text = prompt_text(result)
+        if text:
+            await repl.send(text)
+        return True
+    return False

@@ -1,0 +1,89 @@
+"""Pure pieces: result conversion, schema deferral and search, prompt arguments, resource mentions."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from agentcli.llm.messages import ImageBlock
+from agentcli.mcp.mentions import mentions, missing_arguments, prompt_arguments, prompt_text
+from agentcli.mcp.search import SEARCH_TOOL, DeferredTools, schema_tokens
+from agentcli.mcp.tool import believed_read_only, object_schema, result_output
+
+
+@dataclass
+class T:
+    name: str
+    description: str = "does things"
+    input_schema: dict[str, Any] = field(default_factory=lambda: {"type": "object"})
+    read_only: bool = False
+
+
+def test_result_output_text_images_resources_and_errors() -> None:
+    result = {"content": [
+        {"type": "text", "text": "hello"},
+        {"type": "image", "mimeType": "image/png", "data": "iVBOR"},
+        {"type": "resource", "resource": {"uri": "file:///a.txt", "text": "inside"}},
+        {"type": "resource_link", "uri": "file:///b", "name": "b"},
+        {"type": "audio", "mimeType": "audio/wav", "data": "x"},
+    ], "isError": True}
+    out = result_output(result, 10_000, images_ok=True)
+    assert out.is_error
+    assert out.metadata["attachments"] == [ImageBlock("image/png", "iVBOR")]
+    assert "hello" in out.content and "[resource file:///a.txt]\ninside" in out.content
+    assert "[resource: file:///b b]" in out.content and "audio/wav (not supported)" in out.content
+    text_only = result_output(result, 10_000, images_ok=False)
+    assert "attachments" not in text_only.metadata and "not shown to this model" in text_only.content
+    assert result_output({"content": [], "structuredContent": {"a": 1}}, 100, False).content == '{"a": 1}'
+    assert "truncated" in result_output({"content": [{"type": "text", "text": "x" * 500}]}, 100, False).content
+
+
+def test_annotations_and_schema_guards() -> None:
+    ro = {"readOnlyHint": True}
+    assert believed_read_only(ro, True)
+    assert not believed_read_only(ro, False)
+    assert not believed_read_only({**ro, "openWorldHint": True}, True)
+    assert not believed_read_only({**ro, "destructiveHint": True}, True)
+    assert not believed_read_only("read-only please", True)
+    assert object_schema({"type": "string"}) == {"type": "object", "properties": {}}
+    assert object_schema(None) == {"type": "object", "properties": {}}
+
+
+def test_deferral_under_and_over_budget() -> None:
+    tools = [T(f"mcp__s__t{i}", "word " * 100) for i in range(10)]
+    cost = sum(schema_tokens(t) for t in tools)
+    assert DeferredTools(1.0, lambda: cost + 1, 1).offer(tools) == tools  # fits: nothing deferred
+    deferred = DeferredTools(1.0, lambda: cost // 2, 1)
+    offered = deferred.offer(tools)
+    assert [t.name for t in offered] == [SEARCH_TOOL]
+    deferred.load(["mcp__s__t3"])
+    assert [t.name for t in deferred.offer(tools)] == ["mcp__s__t3", SEARCH_TOOL]
+    assert DeferredTools(0.1, lambda: None, 10_000_000).limit() == 1_000_000  # unknown window: the default
+
+
+def test_search_ranks_names_before_descriptions() -> None:
+    tools = [T("mcp__gh__create_issue", "Create an issue"), T("mcp__gh__list_prs", "List pull requests"),
+             T("mcp__jira__search", "Search issues in jira")]
+    deferred = DeferredTools(0.0, lambda: 1, 1)
+    search: Any = deferred.offer(tools)[0]
+    assert [t.name for t in search.find("jira issue", 5)] == ["mcp__gh__create_issue", "mcp__jira__search"]
+    assert search.find("create issue", 1)[0].name == "mcp__gh__create_issue"
+    assert [t.name for t in search.find("select:mcp__gh__list_prs", 5)] == ["mcp__gh__list_prs"]
+    assert search.find("nothing-matches", 5) == []
+    assert "mcp__jira__search" in search.description
+
+
+def test_prompt_arguments() -> None:
+    prompt = {"arguments": [{"name": "city", "required": True}, {"name": "state"}]}
+    assert prompt_arguments(prompt, "Paris") == {"city": "Paris"}
+    assert prompt_arguments(prompt, 'state=TX "San Antonio"') == {"state": "TX", "city": "San Antonio"}
+    assert prompt_arguments(prompt, "New York NY extra") == {"city": "New", "state": "York NY extra"}
+    assert missing_arguments(prompt, {}) == ["city"]
+    assert prompt_text({"messages": [{"role": "user", "content": {"type": "text", "text": "hi"}},
+                                     {"role": "assistant", "content": {"type": "text", "text": "yo"}}]}) \
+        == "hi\n\n(assistant) yo"
+
+
+def test_mentions_only_name_configured_servers() -> None:
+    text = "read @docs:file:///a.md, and @other:x and mail@docs:y and @docs:file:///a.md"
+    assert mentions(text, {"docs"}) == [("docs", "file:///a.md")]
