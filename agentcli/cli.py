@@ -43,6 +43,7 @@ EXIT_STATUSES = """exit statuses:
   75  a retryable provider failure outlasted the retries (rate limit, overload, timeout)
   130 / 129 / 143  -p stopped by SIGINT / SIGHUP / SIGTERM (every process it started is killed; the result
       line is still printed, is_error true, error code interrupted or terminated)
+  141 stdout was closed early (e.g. `| head -1`): the run was stopped quietly
 """
 
 
@@ -141,6 +142,8 @@ def _cwd(ns: argparse.Namespace) -> Path:
 def _read_prompt(ns: argparse.Namespace) -> str:
     """With -p the prompt is the argument, or stdin when no argument was given."""
     if ns.prompt is not None:
+        if not str(ns.prompt).strip():
+            raise UsageError("-p got an empty prompt", hint='agentcli -p "your task"')
         return str(ns.prompt)
     if sys.stdin is None or sys.stdin.isatty():
         raise UsageError("-p needs a prompt", hint='agentcli -p "your task", or pipe it: echo "task" | agentcli -p')
@@ -205,9 +208,10 @@ def run(argv: list[str], *, exit_when_done: bool = False) -> int:
         return status
     ns = build_parser().parse_args(argv)
     try:
+        from agentcli.assembly.resumed import with_session_setup
         from agentcli.settings.config import load_settings
 
-        settings = load_settings(_cwd(ns), _flags(ns))
+        settings = with_session_setup(load_settings(_cwd(ns), _flags(ns)))
         if ns.print_mode:
             from agentcli.output.headless import run_headless
 
@@ -249,6 +253,8 @@ def exit_now(status: int) -> None:
         try:
             if stream is not None:
                 stream.flush()
+        except BrokenPipeError:  # `| head -1` left early: the same quiet status in every output format
+            status = 141 if stream is sys.stdout else status
         except (OSError, ValueError):
             pass
     os._exit(status)

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from agentcli.assembly import selection
 from agentcli.assembly.firstrun import require_configured
+from agentcli.assembly.resumed import carry_usage, public_url, with_session_setup
 from agentcli.core.hooks import Hooks
 from agentcli.core.loop import Agent, AgentOptions, NestedMemory
 from agentcli.core.permissions import Approver, Policy
@@ -37,10 +38,13 @@ async def select_provider(settings: Settings) -> selection.Selection:
     """The provider and model for this run; on a first run with nothing configured, a ConfigError that says
     how to configure one and which local servers are listening."""
     await require_configured(settings.model, settings.provider, settings.base_url)
-    return selection.select(
+    sel = selection.select(
         settings.model, settings.provider, settings.base_url, settings.providers,
         request_timeout_s=settings.request_timeout_s, max_retries=settings.max_retries,
     )
+    from agentcli.assembly.served import name_served_model
+
+    return await name_served_model(sel, named=bool(settings.model))
 
 
 def make_provider(sel: selection.Selection) -> Provider:
@@ -262,7 +266,8 @@ def open_sink(settings: Settings, sel: selection.Selection) -> OpenedSession:
         settings.project_root,
         cwd=settings.cwd,
         model=sel.model,
-        provider=sel.config.name,
+        provider=sel.pricing_provider,
+        base_url=public_url(sel.config.base_url),
         continue_=settings.continue_,
         resume=settings.resume,
         fork_session=settings.fork_session,
@@ -302,21 +307,31 @@ class Built:
 TOOL_CALLING = {
     "native": "calls tools natively",
     "text": "writes tool calls as text (agentcli extracts them)",
-    "none": "does not call tools",
+    "none": ("does not call tools: the server's chat template drops them, so the model never sees agentcli's "
+             "tools and can only answer in text. Use a model whose template supports tools (e.g. Qwen2.5/Qwen3, "
+             "Llama 3.1+), or start llama-server with --jinja and a tool-capable --chat-template-file"),
     "unknown": "tool calling not reported by the server (text tool calls are extracted if they appear)",
 }
+
+
+def _probe_url(sel: selection.Selection) -> str | None:
+    """The local endpoint the first-use probe reads (Ollama's native root, or an OpenAI-compatible base)."""
+    if sel.config.name not in ("ollama", "openai"):
+        return None
+    url = sel.config.base_url
+    if sel.config.name == "ollama":
+        from agentcli.providers.ollama import ollama_base_url
+
+        url = ollama_base_url(url)
+    return url if url is not None and is_loopback_url(url) else None
 
 
 async def first_use_probe(sel: selection.Selection) -> str | None:
     """On the first use of a local endpoint with a model, read what it says about itself (no model call):
     context window and, where the server tells, tool calling. Cached under $AGENTCLI_HOME/cache."""
-    kind = "ollama" if sel.config.name == "ollama" else "openai" if sel.config.name == "openai" else None
-    url = sel.config.base_url
-    if kind == "ollama":
-        from agentcli.providers.ollama import ollama_base_url
-
-        url = ollama_base_url(url)
-    if kind is None or url is None or not is_loopback_url(url):
+    kind = "ollama" if sel.config.name == "ollama" else "openai"
+    url = _probe_url(sel)
+    if url is None:
         return None
     from agentcli.providers import probe
 
@@ -330,12 +345,23 @@ async def first_use_probe(sel: selection.Selection) -> str | None:
     return f"First use of {url} ({sel.model}): {window}; {TOOL_CALLING.get(found.tool_calling, found.tool_calling)}."
 
 
+async def probe_note(sel: selection.Selection, opened: OpenedSession) -> str | None:
+    """The first-use probe's note: an aside, or a warning (yellow; on stderr with -p) when the server's chat
+    template drops tools."""
+    note = await first_use_probe(sel)
+    if note is not None and note.endswith(TOOL_CALLING["none"] + "."):
+        opened.notices.append(note)
+        return None
+    return note
+
+
 def untrusted_notice(settings: Settings) -> str:
     return (f"This project's .agentcli/settings.toml is not trusted, so its grants were ignored: "
             f"{'; '.join(settings.untrusted)}. Read it, then trust it with: agentcli permissions trust")
 
 
 async def build(settings: Settings, approver: Approver) -> Built:
+    settings = with_session_setup(settings)
     preset = load_preset(settings)
     if preset is not None and preset.model and not settings.model:
         settings = replace(settings, model=preset.model)
@@ -353,6 +379,7 @@ async def build(settings: Settings, approver: Approver) -> Built:
     except BaseException:
         opened.close()
         raise
+    note = await probe_note(sel, opened)
     options = AgentOptions(
         model=sel.model,
         provider_name=sel.config.name,
@@ -373,6 +400,7 @@ async def build(settings: Settings, approver: Approver) -> Built:
         provider=provider, registry=registry, policy=policy,
         approver=approver, ctx=ctx, options=options, sink=opened.sink, history=opened.history, hooks=hooks,
     )
+    carry_usage(agent, opened.replay)
     opened.notices.extend(hook_warnings)
     publish_web(ctx, policy, settings)
     publish_model(agent, settings)
@@ -393,7 +421,6 @@ async def build(settings: Settings, approver: Approver) -> Built:
     except BaseException:
         opened.close()
         raise
-    note = await first_use_probe(sel)
     if settings.untrusted:
         opened.notices.append(untrusted_notice(settings))
     if sandbox_notice:

@@ -92,6 +92,7 @@ def _merge_into(dest: Path, hooks: dict[str, Any]) -> int:
     import tomlkit
 
     from agentcli.atomicfile import atomic_write
+    from agentcli.settings.writer import keep_local_out_of_git
 
     text = dest.read_text(encoding="utf-8") if dest.exists() else ""
     doc = tomlkit.parse(text)
@@ -114,4 +115,5 @@ def _merge_into(dest: Path, hooks: dict[str, Any]) -> int:
         table[event] = array
         added += len(new)
     atomic_write(dest, tomlkit.dumps(doc), new_mode=0o600)
+    keep_local_out_of_git(dest)
     return added

@@ -64,6 +64,10 @@ async def _collect(ns: argparse.Namespace) -> tuple[list[ModelEntry], list[str],
 
     name = canonical(ns.provider) if ns.provider else None
     notes: list[str] = []
+    if name is None and ns.base_url:  # the server at that URL, in the wire format its URL suggests
+        from agentcli.providers.profiles import infer_provider
+
+        name = infer_provider(ns.base_url)
     if name is None:
         entries = probe.catalog_models()
         found = await probe.gather_live(_local_targets(), ns.timeout)
@@ -71,7 +75,7 @@ async def _collect(ns: argparse.Namespace) -> tuple[list[ModelEntry], list[str],
             if isinstance(result, str):
                 notes.append(f"{server}: not reachable ({result})")
             else:
-                entries += result
+                entries += [_named(e) for e in result]
         return entries, notes, None
     if name in HOSTED and not ns.base_url:
         entries = probe.catalog_models(name)
@@ -80,6 +84,8 @@ async def _collect(ns: argparse.Namespace) -> tuple[list[ModelEntry], list[str],
         return entries, notes, None
     kind, url, key = _endpoint(name, ns.base_url, get_profile(name))
     entries = await probe.list_live(kind, url, api_key=key, timeout_s=max(ns.timeout, 5.0 if key else 0))
+    if kind == "openai":
+        entries = await _name_local(entries, url)
     probed = None
     if ns.probe:
         probed = (await probe.probe("ollama" if kind == "ollama" else "openai", url, ns.probe, api_key=key)).to_dict()
@@ -124,3 +130,27 @@ def render_table(entries: list[ModelEntry]) -> str:
               price(e.output_price), e.source) for e in entries]
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     return "".join("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() + "\n" for r in rows)
+
+
+async def _name_local(entries: list[ModelEntry], url: str) -> list[ModelEntry]:
+    """A llama.cpp server says so at /props (with its runtime context): name it and its model as it serves them."""
+    import dataclasses
+
+    from agentcli.assembly.served import display_name
+    from agentcli.providers import probe
+
+    props = await probe.llamacpp_props(url)
+    if props is None:
+        return [_named(e) for e in entries]
+    n_ctx = (props.get("default_generation_settings") or {}).get("n_ctx")
+    return [dataclasses.replace(e, provider="llamacpp", name=display_name(e.name),
+                                context_window=n_ctx if isinstance(n_ctx, int) and n_ctx > 0 else e.context_window)
+            for e in entries]
+
+
+def _named(entry: ModelEntry) -> ModelEntry:
+    import dataclasses
+
+    from agentcli.assembly.served import display_name
+
+    return dataclasses.replace(entry, name=display_name(entry.name))

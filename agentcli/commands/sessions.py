@@ -35,6 +35,7 @@ def _parser() -> argparse.ArgumentParser:
     a = sub.add_parser("list", help="sessions of this project, newest first")
     a.add_argument("--json", action="store_true", help="one JSON array")
     a.add_argument("-n", "--limit", type=int, default=0, help="show at most N")
+    a.add_argument("--all", action="store_true", help="also sessions with no reply (e.g. the server was down)")
     a.set_defaults(handler=_list)
     a = sub.add_parser("show", help="the records of a session's current branch")
     a.add_argument("id", help="session id, unique prefix or name")
@@ -103,7 +104,7 @@ def _age(ts: float) -> str:
 
 
 def _list(ns: argparse.Namespace, directory: Path) -> int:
-    rows = list_sessions(directory)
+    rows = [s for s in list_sessions(directory) if ns.all or s.worth_listing]
     if ns.limit:
         rows = rows[: ns.limit]
     if ns.json:

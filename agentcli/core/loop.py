@@ -34,7 +34,7 @@ from agentcli.core.events import (
 from agentcli.core.hooks import HookOutcome, Hooks, fire
 from agentcli.core.permissions import PERMISSION_MODES, Approver, Policy
 from agentcli.core.sink import NullSink, SessionSink
-from agentcli.core.tokens import estimate_usage
+from agentcli.core.tokens import estimate_usage, rough_usage
 from agentcli.core.toolrun import TODOS_KEY, ToolRunner
 from agentcli.errors import AgentCliError, ContextOverflowError, LimitReachedError, PermissionDeniedError, UsageError
 from agentcli.llm.messages import (
@@ -160,11 +160,14 @@ class Agent:
             self.policy.mode = mode
             self.sink.record("mode", {"mode": mode})
 
-    async def switch_model(self, provider: Provider, model: str, provider_name: str) -> None:
-        """Answer with `model` of `provider` from the next turn on; the old provider's connections close."""
+    async def switch_model(self, provider: Provider, model: str, provider_name: str, *,
+                           recorded_provider: str | None = None, base_url: str | None = None) -> None:
+        """Answer with `model` of `provider` from the next turn on; the old provider's connections close. The
+        session records the provider (its profile name, `recorded_provider`) and base URL, so resume finds it."""
         old, self.provider = self.provider, provider
         self.options.model, self.options.provider_name = model, provider_name
-        self.sink.record("model_switch", {"model": model, "provider": provider_name})
+        self.sink.record("model_switch", {"model": model, "provider": recorded_provider or provider_name,
+                                          "base_url": base_url})
         if old is not provider:
             with contextlib.suppress(Exception):  # the old client failing to close must not undo the switch
                 await old.aclose()
@@ -450,6 +453,7 @@ class Agent:
                 builder.feed(ev)
                 yield ev
         except BaseException as exc:
+            self._account_partial(builder, request, st)
             kept = self._keep_partial(builder)
             if kept is not None and not isinstance(exc, GeneratorExit):  # a closing generator may not yield
                 yield kept
@@ -472,8 +476,17 @@ class Agent:
         partial = Message("assistant", tuple(b for b in partial.content if not isinstance(b, ToolUseBlock)))
         if not partial.content:
             return None
-        self.append(partial, partial=True, model=self.options.model)
+        self.append(partial, partial=True, model=self.options.model, usage=builder.usage.to_dict())
         return AssistantMessage(partial, builder.usage, self.options.model, "error", partial=True)
+
+    def _account_partial(self, builder: MessageBuilder, request: ModelRequest, st: _RunState) -> None:
+        """A stream stopped by Esc or an error still cost tokens once output came: count what the provider
+        reported, else an estimate, so /cost and the status line do not show 0."""
+        if not builder.output_seen:
+            return
+        if builder.usage.estimated or builder.usage == Usage():
+            builder.usage = rough_usage(request, builder.message(complete_calls_only=True))
+        self._account(st, builder.usage)
 
     def _account(self, st: _RunState, usage: Usage) -> None:
         model = self.options.model

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import os
 import signal
 import sys
 from typing import TYPE_CHECKING, Any
@@ -24,12 +26,28 @@ class HeadlessApprover(DenyingApprover):
     interactive = False
 
 
+STDOUT_CLOSED = 141  # what a shell reports for a process ended by SIGPIPE
+
+
 def run_headless(settings: Settings, prompt: str) -> int:
     printer = make_printer(
         settings.output_format, sys.stdout, sys.stderr,
         include_partial=settings.include_partial_messages, verbose=settings.verbose,
     )
-    return asyncio.run(_run(settings, prompt, printer))
+    try:
+        return asyncio.run(_run(settings, prompt, printer))
+    except BrokenPipeError:
+        silence_stdout()
+        return STDOUT_CLOSED
+
+
+def silence_stdout() -> None:
+    """The reader of stdout went away (`| head -1`): later writes, and the interpreter's final flush, go to
+    /dev/null instead of raising BrokenPipeError again."""
+    with contextlib.suppress(OSError, ValueError, AttributeError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
 
 
 async def _run(settings: Settings, prompt: str, printer: Printer) -> int:
@@ -60,10 +78,16 @@ async def _run(settings: Settings, prompt: str, printer: Printer) -> int:
             raise
         task.uncancel()
         return _stopped_result(agent, printer, settings, stopped[0])
+    except BrokenPipeError:
+        # stdout's reader left (`| head -1`): stop the run as SIGPIPE would, quietly, after the run has closed
+        # its session and provider (below)
+        silence_stdout()
+        return STDOUT_CLOSED
     finally:
         for sig in STOP_SIGNALS:
             loop.remove_signal_handler(sig)
-        printer.flush()
+        with contextlib.suppress(BrokenPipeError):
+            printer.flush()
         await agent.aclose()
         if agent.ctx.sandbox is not None:  # its allowlist proxy, if one runs (the process may end by os._exit)
             agent.ctx.sandbox.close()
@@ -93,16 +117,23 @@ def _stopped_result(agent: Agent, printer: Printer, settings: Settings, sig: int
 
 async def _drive(agent: Agent, prompt: str, printer: Printer, settings: Settings, pending: list[Notice]) -> int:
     status = 1
-    async for ev in agent.run(_with_images(prompt, agent, settings)):
-        printer.feed(ev)
-        if pending and isinstance(ev, SessionStarted):
-            for notice in pending:
-                printer.feed(notice)
-            pending = []
-        if isinstance(ev, RunFinished):
-            status = ev.result.exit_status
-            if ev.result.is_error and settings.output_format != "text":
-                sys.stderr.write(f"agentcli: {ev.result.error_message} [{ev.result.error_code}]\n")
+    events = agent.run(_with_images(prompt, agent, settings))
+    try:
+        async for ev in events:
+            printer.feed(ev)
+            if pending and isinstance(ev, SessionStarted):
+                for notice in pending:
+                    printer.feed(notice)
+                pending = []
+            if isinstance(ev, RunFinished):
+                status = ev.result.exit_status
+                if ev.result.is_error and settings.output_format != "text":
+                    sys.stderr.write(f"agentcli: {ev.result.error_message} [{ev.result.error_code}]\n")
+    finally:
+        # a failed write (BrokenPipeError) closes the run now, so it records what it has
+        aclose = getattr(events, "aclose", None)
+        if aclose is not None:
+            await aclose()
     return status
 
 

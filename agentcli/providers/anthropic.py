@@ -13,6 +13,7 @@ import re
 from collections.abc import AsyncIterable, AsyncIterator
 from typing import Any
 
+from agentcli import paths
 from agentcli.errors import AgentCliError, AuthError, StreamError
 from agentcli.llm.messages import (
     ContentBlock,
@@ -95,7 +96,7 @@ class AnthropicProvider(HttpProvider):
             return
         if is_loopback_url(self.base_url):
             return
-        raise AuthError("ANTHROPIC_API_KEY is not set", hint="export it or put it in ~/.agentcli/config.toml")
+        raise AuthError("ANTHROPIC_API_KEY is not set", hint=f"export it or put it in {paths.user_config_file()}")
 
     def build_body(self, req: ModelRequest) -> dict[str, Any]:
         return self.build_body_for(req, self.cfg.options)

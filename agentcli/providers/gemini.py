@@ -259,9 +259,13 @@ class GeminiProvider(HttpProvider):
             base = join_url(base, f"/{API_VERSION}")
         return join_url(base, f"/models/{quote(model, safe='.-_')}:streamGenerateContent") + "?alt=sse"
 
-    async def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
+    def check_credentials(self) -> None:
+        """Raise AuthError before any request when Google's endpoint would need a key we do not have."""
         if not self.cfg.api_key and self.base_url == DEFAULT_BASE_URL:
             raise AuthError("no Gemini API key", hint="set GEMINI_API_KEY (or GOOGLE_API_KEY)")
+
+    async def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
+        self.check_credentials()
         try:
             resp = await open_stream(
                 self._client, self.url(request.model), headers=self.headers(),

@@ -21,6 +21,7 @@ from collections.abc import AsyncIterable, AsyncIterator
 from typing import Any
 from urllib.parse import urlsplit
 
+from agentcli import paths
 from agentcli.errors import AgentCliError, AuthError, StreamError
 from agentcli.llm.messages import ImageBlock, Message, TextBlock, ToolResultBlock, ToolSpec, ToolUseBlock, Usage
 from agentcli.llm.stream import (
@@ -78,7 +79,7 @@ class OpenAIChatProvider(HttpProvider):
         if required is None:
             required = not is_loopback(self._host)
         if required and not self.cfg.api_key:
-            raise AuthError(f"{self.key_env} is not set", hint="export it or put it in ~/.agentcli/config.toml")
+            raise AuthError(f"{self.key_env} is not set", hint=f"export it or put it in {paths.user_config_file()}")
 
     def build_body(self, req: ModelRequest) -> dict[str, Any]:
         o = self.options

@@ -83,8 +83,9 @@ async def _get_json(client: HttpClient, url: str, who: ApiIdentity, headers: dic
 def _context_of(entry: dict[str, Any]) -> int | None:
     """The context length an OpenAI-compatible `/models` entry states (vLLM, llama.cpp, OpenRouter …)."""
     meta = entry.get("meta") if isinstance(entry.get("meta"), dict) else {}
+    # llama.cpp: `n_ctx` is the context the server runs with (`-c`), `n_ctx_train` only what the model allows
     for value in (entry.get("max_model_len"), entry.get("context_length"), entry.get("max_context_length"),
-                  (meta or {}).get("n_ctx_train")):
+                  (meta or {}).get("n_ctx"), (meta or {}).get("n_ctx_train")):
         if isinstance(value, int) and value > 0:
             return value
     return None
@@ -213,7 +214,8 @@ async def _probe_openai(client: HttpClient, base: str, model: str, api_key: str 
         window = None
     window = window or await _llamacpp_n_ctx(client, base)  # also when /models failed: /props may answer
     if not chat:
-        return ProbeResult(base, model, "unknown", window, time.time())
+        drops = await template_drops_tools(client, base)
+        return ProbeResult(base, model, "none" if drops else "unknown", window, time.time())
     body = {"model": model, "messages": [{"role": "user", "content": PROBE_PROMPT}], "tools": [PROBE_TOOL],
             "max_tokens": 128, "stream": False}
     try:
@@ -225,6 +227,28 @@ async def _probe_openai(client: HttpClient, base: str, model: str, api_key: str 
     return ProbeResult(base, model, tools, window, time.time())
 
 
+async def template_drops_tools(client: HttpClient, base: str) -> bool | None:
+    """Does a llama.cpp server's chat template leave tools out of the prompt (SmolLM2's does, so the model
+    never sees them)? Its `/props` says so (`chat_template_caps`); an older server renders a prompt with a
+    probe tool at `/apply-template`. None when the server does not tell (not llama.cpp)."""
+    root = base[: -len("/v1")] if base.rstrip("/").endswith("/v1") else base
+    who = ApiIdentity("llama.cpp")
+    try:
+        props = await _get_json(client, join_url(root, "/props"), who)
+    except Exception:  # not llama.cpp
+        return None
+    caps = (props or {}).get("chat_template_caps") if isinstance(props, dict) else None
+    if isinstance(caps, dict) and isinstance(caps.get("supports_tools"), bool):
+        return not caps["supports_tools"]
+    body = {"messages": [{"role": "user", "content": PROBE_PROMPT}], "tools": [PROBE_TOOL]}
+    try:
+        rendered = await _get_json(client, join_url(root, "/apply-template"), who, body=body)
+    except Exception:  # an older server without the endpoint: it does not tell
+        return None
+    prompt = rendered.get("prompt") if isinstance(rendered, dict) else None
+    return "get_time" not in prompt if isinstance(prompt, str) else None  # PROBE_TOOL's name
+
+
 async def _llamacpp_n_ctx(client: HttpClient, base: str) -> int | None:
     """llama.cpp's server tells its runtime context (`-c`) at `/props`, beside `/v1`."""
     root = base[: -len("/v1")] if base.rstrip("/").endswith("/v1") else base
@@ -234,6 +258,20 @@ async def _llamacpp_n_ctx(client: HttpClient, base: str) -> int | None:
         return None
     n = ((props or {}).get("default_generation_settings") or {}).get("n_ctx")
     return n if isinstance(n, int) else None
+
+
+async def llamacpp_props(base: str, *, timeout_s: float = 2.0) -> dict[str, Any] | None:
+    """llama.cpp's `/props` (beside `/v1`): runtime context, chat template, model path, … — None when the
+    server is not llama.cpp or does not answer."""
+    root = base[: -len("/v1")] if base.rstrip("/").endswith("/v1") else base
+    client = _client(timeout_s)
+    try:
+        props = await _get_json(client, join_url(root.rstrip("/"), "/props"), ApiIdentity("llama.cpp"))
+    except Exception:  # not llama.cpp, or not answering: the caller goes on without it
+        return None
+    finally:
+        await client.aclose()
+    return props if isinstance(props, dict) else None
 
 
 async def gather_live(targets: list[tuple[str, str]], timeout_s: float) -> dict[str, list[ModelEntry] | str]:

@@ -18,7 +18,7 @@ from agentcli.atomicfile import atomic_write
 from agentcli.session import layout
 
 INDEX_NAME = ".index.json"
-_VERSION = 1
+_VERSION = 2  # 2: base_url
 _PROMPT_CHARS = 200
 
 
@@ -31,16 +31,23 @@ class SessionSummary:
     name: str | None = None
     model: str = ""
     provider: str = ""
+    base_url: str | None = None  # the provider's base URL (never a key): what `-c` / `-r` reconnect to
     git_branch: str | None = None
     cwd: str = ""
     first_prompt: str = ""
     turns: int = 0
+    replies: int = 0  # assistant messages: a session with none (e.g. the server was down) is not listed
     records: int = 0
     parent_session: str | None = None
     fork_record: str | None = None
     size: int = 0
     mtime_ns: int = 0
     offset: int = 0
+
+    @property
+    def worth_listing(self) -> bool:
+        """Has a model reply, or is a fork (its history lives in its parent)."""
+        return self.replies > 0 or self.parent_session is not None
 
     @property
     def title(self) -> str:
@@ -94,6 +101,8 @@ def _scan_line(s: SessionSummary, line: bytes) -> None:
     """Update a summary from one line; json-decodes only the few kinds of line that matter."""
     if line.startswith(b'{"type":"message"'):
         s.records += 1
+        if b'"role":"assistant"' in line:
+            s.replies += 1
         if b'"role":"user"' in line and b'"type":"text"' in line:
             rec = json_object(line)
             blocks = rec.get("message", {}).get("content", []) if rec else []
@@ -111,6 +120,7 @@ def _scan_line(s: SessionSummary, line: bytes) -> None:
         s.created = str(rec.get("created", rec.get("ts", "")))
         s.name = rec.get("name") or None
         s.model, s.provider = str(rec.get("model", "")), str(rec.get("provider", ""))
+        s.base_url = rec.get("base_url") or None
         s.git_branch, s.cwd = rec.get("git_branch"), str(rec.get("cwd", ""))
         s.parent_session, s.fork_record = rec.get("parent_session"), rec.get("fork_record")
         return
@@ -120,6 +130,8 @@ def _scan_line(s: SessionSummary, line: bytes) -> None:
     elif kind in ("resumed", "model_switch"):
         s.model = str(data.get("model") or s.model)
         s.provider = str(data.get("provider") or s.provider)
+        if "base_url" in data:
+            s.base_url = data.get("base_url") or None
 
 
 def json_object(line: bytes) -> dict[str, Any] | None:

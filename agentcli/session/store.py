@@ -16,6 +16,7 @@ process writes that session; `--fork-session` is offered) and `UsageError` (a `s
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 from dataclasses import dataclass, field
@@ -48,10 +49,21 @@ class OpenedSession:
     replay: list[Record] = field(default_factory=list)  # stored records of the branch, for the renderer
     resumed_from: str | None = None
     writer: SessionWriter | None = None
+    fresh: bool = False  # a new session (not resumed or forked)
 
     def close(self) -> None:
         if self.writer is not None:
             self.writer.close()
+
+    def close_or_discard(self) -> None:
+        """Close; a new session that got no message (the REPL was opened and left without a prompt) is
+        removed, so it does not pile up in `sessions list`, the picker and `-c`."""
+        self.close()
+        if self.writer is None or not self.fresh or self.writer.messages_written:
+            return
+        for path in (self.writer.path, self.writer.path.with_suffix(".lock"), self.writer.path.with_suffix(".index")):
+            with contextlib.suppress(OSError):
+                path.unlink()
 
 
 def open_session(
@@ -60,6 +72,7 @@ def open_session(
     cwd: Path | None = None,
     model: str = "",
     provider: str = "",
+    base_url: str | None = None,
     continue_: bool = False,
     resume: str | None = None,
     fork_session: bool = False,
@@ -79,10 +92,10 @@ def open_session(
         if no_persistence:
             return OpenedSession(sid, NullSink(sid))
         _check_free(directory, sid)
-        header = new_header(sid, root, cwd or Path.cwd(), model, provider, name)
+        header = new_header(sid, root, cwd or Path.cwd(), model, provider, name, base_url)
         writer = create(directory, header, Redactor(secrets), _shadow(directory, sid, root, checkpoints, secrets))
         writer.warm_checkpoints()
-        return OpenedSession(sid, writer, writer=writer)
+        return OpenedSession(sid, writer, writer=writer, fresh=True)
     old_id = resolve_session(directory, resume)
     with paused_gc():
         loaded = load_from_boundary(directory, old_id) or load(directory, old_id)
@@ -96,6 +109,7 @@ def open_session(
         sid = session_id or layout.new_session_id()
         _check_free(directory, sid)
         header = fork_header(sid, loaded, root, cwd or Path.cwd(), model, provider, name, loaded.leaf_id)
+        header["base_url"] = base_url
         writer = create(directory, header, Redactor(secrets), _shadow(directory, sid, root, checkpoints, secrets))
     else:
         if session_id is not None and session_id != old_id:
@@ -104,7 +118,8 @@ def open_session(
         lock = SessionLock(layout.lock_file(directory, sid), sid).acquire()
         writer = SessionWriter(loaded.path, sid, redactor=Redactor(secrets), leaf_id=loaded.leaf_id, lock=lock,
                                shadow=_shadow(directory, sid, root, checkpoints, secrets))
-        writer.record(RESUMED, {"model": model, "provider": provider, "cwd": str(cwd or Path.cwd())})
+        writer.record(RESUMED, {"model": model, "provider": provider, "base_url": base_url,
+                                "cwd": str(cwd or Path.cwd())})
         if name:
             writer.record("rename", {"name": name})
     if fixed.tail is not None:
@@ -196,17 +211,18 @@ def fork(directory: Path, source_id: str, at: str | None = None, *, name: str | 
     return sid
 
 
-def new_header(sid: str, root: Path, cwd: Path, model: str, provider: str, name: str | None) -> Record:
+def new_header(sid: str, root: Path, cwd: Path, model: str, provider: str, name: str | None,
+               base_url: str | None = None) -> Record:
     return {"type": HEADER, "schema_version": SCHEMA_VERSION, "id": sid, "parent_id": None, "ts": now_iso(),
             "created": now_iso(), "cwd": str(cwd), "project_root": str(root), "git_branch": layout.git_branch(root),
-            "model": model, "provider": provider, "name": name, "title": name, "parent_session": None,
-            "fork_record": None, "agentcli_version": __version__}
+            "model": model, "provider": provider, "base_url": base_url, "name": name, "title": name,
+            "parent_session": None, "fork_record": None, "agentcli_version": __version__}
 
 
 def fork_header(sid: str, parent: LoadedSession, root: Path, cwd: Path, model: str, provider: str,
                 name: str | None, point: str | None) -> Record:
     header = new_header(sid, root, cwd, model or str(parent.header.get("model", "")),
-                        provider or str(parent.header.get("provider", "")), name)
+                        provider or str(parent.header.get("provider", "")), name, parent.header.get("base_url"))
     header.update(parent_session=parent.session_id, fork_record=point)
     return header
 

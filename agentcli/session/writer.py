@@ -60,6 +60,7 @@ class SessionWriter:
         self._fd: int | None = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o600)
         self._ckpt_lock = asyncio.Lock()
         self._dirty_tree = False
+        self.messages_written = 0
         self._terminate_torn_line()
 
     @property
@@ -81,6 +82,7 @@ class SessionWriter:
     # ---- SessionSink ------------------------------------------------------------------------------
 
     def message(self, message: Message, **meta: Any) -> str:
+        self.messages_written += 1
         return self.append(message_record(message, self.leaf_id, meta))
 
     def record(self, kind: str, data: dict[str, Any]) -> str:

@@ -34,9 +34,27 @@ def load(path: Path) -> dict[str, Any]:
         raise ConfigError(f"invalid TOML in {path}: {e}", hint="fix or delete the file") from e
 
 
+LOCAL_SETTINGS = "settings.local.toml"
+
+
+def keep_local_out_of_git(local: Path) -> None:
+    """Personal settings stay out of git (as Claude Code's settings.local.json), whoever writes them first:
+    approvals "for this project", `permissions add`, `hooks import` …"""
+    if local.name != LOCAL_SETTINGS or local.parent.name != ".agentcli":
+        return
+    ignore = local.parent / ".gitignore"
+    try:
+        lines = ignore.read_text(encoding="utf-8").splitlines() if ignore.exists() else []
+    except OSError:
+        return
+    if local.name not in lines and f"/{local.name}" not in lines:
+        atomic_write(ignore, "\n".join([*lines, local.name]) + "\n", new_mode=0o644)
+
+
 def write(path: Path, data: Mapping[str, Any]) -> None:
     """Replace the whole file with `data` serialized as TOML."""
     atomic_write(path, dumps(data), new_mode=CONFIG_MODE)
+    keep_local_out_of_git(path)
 
 
 def dumps(data: Mapping[str, Any]) -> str:
@@ -68,6 +86,7 @@ def update_table(path: Path, table: str, values: Mapping[str, Any]) -> None:
             continue
         current[key] = _plain(value)
     atomic_write(path, doc.as_string(), new_mode=CONFIG_MODE)
+    keep_local_out_of_git(path)
 
 
 def _parse(path: Path) -> TOMLDocument:

@@ -100,6 +100,13 @@ class EditTool:
         return _success(path, text, new_text, count, first_at, new_s, ctx)
 
 
+def edited_text(text: str, args: dict[str, Any], path: Path) -> str | None:
+    """The file's text after the Edit call `args` (what the approval prompt diffs), None if it would fail."""
+    result = _replace(text, str(args.get("old_string", "")), str(args.get("new_string", "")),
+                      bool(args.get("replace_all", False)), path)
+    return None if isinstance(result, ToolOutput) else result[0]
+
+
 def _replace(text: str, old_s: str, new_s: str, replace_all: bool, path: Path) -> tuple[str, int, int] | ToolOutput:
     """(new text, occurrences replaced, index of the first) or an error result the model can act on."""
     if old_s == "":

@@ -16,6 +16,7 @@ if TYPE_CHECKING:
 async def switch_model(repl: ReplHost, name: str) -> None:
     """`/model name`: a bare name stays with this session's provider setup; `provider/model` picks another."""
     from agentcli.assembly import runtime, selection
+    from agentcli.assembly.resumed import public_url
 
     settings = repl.settings
     same_setup = "/" not in name
@@ -27,14 +28,32 @@ async def switch_model(repl: ReplHost, name: str) -> None:
         request_timeout_s=settings.request_timeout_s,
         max_retries=settings.max_retries,
     )
+    provider = runtime.make_provider(sel)
+    try:
+        _check_credentials(provider)  # refused now, not at the next prompt: nothing is switched
+    except AgentCliError:
+        await provider.aclose()
+        raise
     agent = repl.agent
     repl.settings.model, repl.settings.provider = sel.label, None
     repl.status.model = sel.model
     if agent is None:
+        await provider.aclose()
         repl.cancel_build()
         return
-    await agent.switch_model(runtime.make_provider(sel), sel.model, sel.config.name)
+    await agent.switch_model(provider, sel.model, sel.config.name, recorded_provider=sel.pricing_provider,
+                             base_url=public_url(sel.config.base_url))
     repl.refresh_status()
+
+
+def _check_credentials(provider: object) -> None:
+    """The adapter's own key check (under the retry and text-call wrappers): AuthError when a key is missing."""
+    while provider is not None:
+        check = getattr(provider, "check_credentials", None)
+        if callable(check):
+            check()
+            return
+        provider = getattr(provider, "inner", None)
 
 
 async def switch_preset(repl: ReplHost, name: str) -> None:
@@ -121,7 +140,7 @@ async def pick_session(repl: ReplHost) -> str | None:
     from agentcli.ui.picker import SessionPicker
 
     current = repl.agent.session_id if repl.agent is not None else None
-    sessions = [s for s in list_sessions(sessions_dir(repl.root)) if s.id != current]
+    sessions = [s for s in list_sessions(sessions_dir(repl.root)) if s.id != current and s.worth_listing]
     if not sessions:
         repl.renderer.notice("No stored sessions in this project to resume.", style="yellow")
         return None

@@ -21,6 +21,7 @@ from typing import Any
 
 from prompt_toolkit import PromptSession
 from prompt_toolkit.input import Input
+from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.output import Output
 
 from agentcli import paths
@@ -50,10 +51,13 @@ class TerminalApprover:
         input: Input | None = None,
         output: Output | None = None,
         show_plan: Callable[[str], None] | None = None,
+        stop_turn: Callable[[], None] | None = None,
     ) -> None:
         self.project_root = project_root
         self.show_plan = show_plan
+        self.stop_turn = stop_turn
         self._session: PromptSession[str] = PromptSession(input=input, output=output)
+        self._keys: PromptSession[str] = PromptSession(input=input, output=output)
         self._out = output
 
     def say(self, text: str) -> None:
@@ -67,15 +71,13 @@ class TerminalApprover:
         return await self._session.prompt_async(message, default=default, multiline=multiline)
 
     async def choose(self, title: str, options: Sequence[str]) -> int:
-        """A numbered menu; returns the 0-based choice. Ctrl-C / Ctrl-D raise KeyboardInterrupt / EOFError."""
+        """A numbered menu answered by one key (no Enter); returns the 0-based choice. Esc / Ctrl-C raise
+        KeyboardInterrupt, Ctrl-D EOFError; other keys are ignored."""
         self.say(title)
         for i, o in enumerate(options, 1):
             self.say(f"  {i}. {o}")
-        while True:
-            answer = (await self.ask(f"choice [1-{len(options)}]: ")).strip().lower()
-            if answer.isdigit() and 1 <= int(answer) <= len(options):
-                return int(answer) - 1
-            self.say(f"type a number from 1 to {len(options)}")
+        answer = await self._keys.prompt_async(f"choice [1-{len(options)}]: ", key_bindings=_one_key(len(options)))
+        return int(answer) - 1
 
     async def approve(self, request: ApprovalRequest) -> Approval:
         if request.kind == "plan":
@@ -83,7 +85,13 @@ class TerminalApprover:
         try:
             return await self._approve(request)
         except (KeyboardInterrupt, EOFError):
-            return Approval("deny", reason="The user declined (interrupted the prompt).")
+            self._stop_turn()
+            return Approval("deny", reason="The user interrupted: they stopped this turn.")
+
+    def _stop_turn(self) -> None:
+        """Esc / Ctrl-C at a question stop the whole turn, as they do while the agent works."""
+        if self.stop_turn is not None:
+            self.stop_turn()
 
     async def _approve(self, request: ApprovalRequest) -> Approval:
         self.say(self.describe(request))
@@ -172,8 +180,39 @@ class TerminalApprover:
                 feedback = (await self.ask("what should change? ")).strip()
                 return Approval("deny", reason=feedback or None)
         except (KeyboardInterrupt, EOFError):
+            self._stop_turn()
             return Approval("deny", reason="The user interrupted the plan review.")
         return Approval("allow", mode="acceptEdits" if choice == 0 else "default")
+
+
+def _one_key(count: int) -> KeyBindings:
+    """Keys of a numbered menu: a digit answers at once (and stays shown), Esc / Ctrl-C interrupt, Ctrl-D
+    ends, anything else (Enter included) does nothing."""
+    kb = KeyBindings()
+
+    @kb.add("<any>")
+    def _ignore(event: KeyPressEvent) -> None:
+        pass
+
+    def answer(digit: str) -> None:
+        @kb.add(digit)
+        def _pick(event: KeyPressEvent) -> None:
+            event.current_buffer.text = digit
+            event.app.exit(result=digit)
+
+    for i in range(1, min(count, 9) + 1):
+        answer(str(i))
+
+    @kb.add("escape", eager=True)
+    @kb.add("c-c")
+    def _interrupt(event: KeyPressEvent) -> None:
+        event.app.exit(exception=KeyboardInterrupt())
+
+    @kb.add("c-d")
+    def _end(event: KeyPressEvent) -> None:
+        event.app.exit(exception=EOFError())
+
+    return kb
 
 
 def _diff_lines(tool: str, args: dict[str, Any], root: Path) -> list[str]:
@@ -181,14 +220,19 @@ def _diff_lines(tool: str, args: dict[str, Any], root: Path) -> list[str]:
 
     path = str(args.get("file_path", ""))
     full = Path(path) if os.path.isabs(path) else root / path
+    try:
+        current = full.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        current = ""
     if tool == "Edit":
-        old, new = str(args.get("old_string", "")), str(args.get("new_string", ""))
+        from agentcli.tools.edit import edited_text
+
+        # the whole file before and after, so line numbers and the end of the file are the real ones
+        after = edited_text(current, args, full) if current else None
+        old, new = ((current, after) if after is not None
+                    else (str(args.get("old_string", "")), str(args.get("new_string", ""))))
     else:
-        try:
-            old = full.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError):
-            old = ""
-        new = str(args.get("content", ""))
+        old, new = current, str(args.get("content", ""))
     text = unified_diff(old, new, path).text or f"(no change to {path})"
     shown = text.splitlines()
     if len(shown) > _MAX_SHOWN_LINES:

@@ -17,6 +17,8 @@ PASTE_LINES = 10
 PASTE_CHARS = 1_000
 _MENTION = re.compile(r"(?<![\w@])@(\"[^\"]+\"|[^\s\"]+)")
 _PASTE = re.compile(r"\[Pasted text #(\d+) \+\d+ lines\]")
+_SHELL_INTRO = "The user ran a shell command in the terminal:\n$ "
+_SHELL = re.compile(re.escape(_SHELL_INTRO) + r"(.*)\n\(exit status (-?\d+)\)\n<output>\n(.*)\n</output>", re.S)
 
 
 def is_large_paste(text: str) -> bool:
@@ -97,6 +99,19 @@ def shell_context(command: str, status: int, output: str) -> str:
         f"The user ran a shell command in the terminal:\n$ {command}\n(exit status {status})\n"
         f"<output>\n{output.rstrip()}\n</output>"
     )
+
+
+def parse_shell_context(text: str) -> tuple[str, int, str] | None:
+    """(command, status, output) of a block made by `shell_context`, for showing it again on resume."""
+    found = _SHELL.fullmatch(text) if text.startswith(_SHELL_INTRO) else None
+    return (found.group(1), int(found.group(2)), found.group(3)) if found else None
+
+
+def is_attachment(text: str) -> bool:
+    """A block made by `attachment` (the user saw only their `@path`, not the file's text)."""
+    first = text.split("\n", 1)[0]
+    return first.endswith("(attached with @):") or first.endswith("; not attached.") or (
+        first.startswith("Could not attach ") and "\n" not in text)
 
 
 def shell_tool_context(settings: Settings) -> ToolContext:

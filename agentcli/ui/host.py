@@ -5,7 +5,7 @@ internals, so the REPL can change behind it and a command can be tested against 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator
@@ -63,6 +63,10 @@ class ReplHost(Protocol):
 
     async def command(self, events: AsyncIterator[AgentEvent], phase: str = "Working") -> None:
         """Render the events of an agent command (`/compact`) like a turn: spinner, Esc cancels."""
+        ...
+
+    def edited_calls(self) -> dict[str, dict[str, Any]]:
+        """Tool calls of the resumed session that the user edited before they ran (for the replay)."""
         ...
 
     async def rebuild(self, *, resume: str | None, fork: bool, name: str | None = None, clear: bool = False) -> bool:

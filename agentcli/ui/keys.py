@@ -78,7 +78,8 @@ class TurnKeys:
     def guard_terminal(self) -> None:
         """For the REPL's lifetime: remember the terminal's settings (restored by `release_terminal`, at exit,
         and on SIGTERM / SIGHUP, cursor shown), and stop the tty driver turning Ctrl-C into SIGINT — between two
-        prompts a Ctrl-C then waits as a key for the next prompt instead of killing the session."""
+        prompts a Ctrl-C then waits as a key for the next prompt instead of killing the session, and an Enter
+        stays an Enter (no CR → LF translation)."""
         if self.fd < 0 or not os.isatty(self.fd):
             return
         import termios
@@ -87,6 +88,8 @@ class TurnKeys:
             self._sane = termios.tcgetattr(self.fd)
         mode = termios.tcgetattr(self.fd)
         mode[3] &= ~termios.ISIG
+        # Enter stays "\r" while no prompt is up, so a key typed ahead is still an Enter, not a Ctrl-J (new line)
+        mode[0] &= ~termios.ICRNL
         _set_attrs(self.fd, mode)
         self._guard()
 
@@ -138,19 +141,59 @@ class TurnKeys:
             data = data.replace(BACK_TAB, b"")
         if data.startswith(ESC):
             return
-        text = self.typed
-        for ch in data.decode("utf-8", "ignore"):
-            if ch in "\x7f\x08":
-                text = text[:-1]
-            elif ch == "\x15":
-                text = ""
-            elif ch in "\r\n":
-                text += "\n"
-            elif ch.isprintable() or ch == "\t":
-                text += ch
+        text = edit_typed(self.typed, data)
         if text != self.typed:
             self.typed = text
             self.on_typed(text)
+
+    def take_pending(self) -> str:
+        """Keys typed while nobody read the keyboard (start-up, between a turn and the next prompt), as text:
+        Enter is "\n". The tty driver has already turned those Enters into line feeds, which the prompt would
+        take for Ctrl-J (a new line); read here, they can be submitted as the Enter they were."""
+        if self.fd < 0 or self._loop is not None or not os.isatty(self.fd):
+            return ""
+        import termios
+
+        try:
+            saved = termios.tcgetattr(self.fd)
+        except termios.error:
+            return ""
+        mode = termios.tcgetattr(self.fd)
+        mode[3] &= ~termios.ICANON  # an unfinished line is readable too
+        mode[6][termios.VMIN] = 0
+        mode[6][termios.VTIME] = 0
+        data = b""
+        try:
+            termios.tcsetattr(self.fd, termios.TCSANOW, mode)
+            while chunk := _read_nowait(self.fd):
+                data += chunk
+        finally:
+            _set_attrs(self.fd, saved)
+        import re
+
+        # arrow keys and other escape sequences typed ahead are dropped, not turned into stray text
+        return edit_typed("", re.sub(rb"\x1b(\[[0-9;?]*[ -/]*[@-~]|O.|.)?", b"", data, flags=re.S))
+
+
+def edit_typed(text: str, data: bytes) -> str:
+    """`text` after the keys in `data`: printable characters, Backspace, Ctrl-U; Enter adds a line break."""
+    for ch in data.decode("utf-8", "ignore"):
+        if ch in "\x7f\x08":
+            text = text[:-1]
+        elif ch == "\x15":
+            text = ""
+        elif ch in "\r\n":
+            text += "\n"
+        elif ch.isprintable() or ch == "\t":
+            text += ch
+    return text
+
+
+def _read_nowait(fd: int) -> bytes:
+    try:
+        return os.read(fd, 4096)
+    except (BlockingIOError, InterruptedError, OSError):
+        return b""
 
 
 def _stdin_fd() -> int:

@@ -246,8 +246,19 @@ class Renderer:
         line.append(text)
         self._print_item(line)
 
-    def replay(self, messages: Iterable[Message], last: int | None = REPLAY_LAST) -> None:
-        """Rebuild the screen of a stored session by feeding its (`last`) messages through the same paths."""
+    def shell_output(self, command: str, status: int, output: str) -> None:
+        """A `!command` the user ran and the end of its output (live, and again on resume)."""
+        shown = output.rstrip("\n").splitlines()
+        body = "\n".join(shown[-20:]) if shown else "(no output)"
+        if len(shown) > 20:
+            body = f"… {len(shown) - 20} lines above\n{body}"
+        self.notice(f"$ {command}" + (f"  (exit status {status})" if status else ""), style="bold")
+        self._print_item(Text(body, style="red" if status else ""))
+
+    def replay(self, messages: Iterable[Message], edited: dict[str, dict[str, Any]] | None = None,
+               last: int | None = REPLAY_LAST) -> None:
+        """Rebuild the screen of a stored session by feeding its (`last`) messages through the same paths.
+        `edited`: tool calls the user changed at the approval prompt (tool_use_id → the input that ran)."""
         pending: dict[str, ToolUseBlock] = {}
         shown = list(messages)
         if last is not None and len(shown) > last:
@@ -258,8 +269,18 @@ class Renderer:
             shown = shown[len(earlier) :]
         for msg in shown:
             for block in msg.content:
-                self._replay_block(msg, block, pending)
+                self._replay_block(msg, block, pending, edited or {})
             self.flush()
+
+    def _replay_user_text(self, text: str) -> None:
+        """What the user saw: their prompt and `!cmd` output, not the wording the model reads."""
+        from agentcli.ui.attach import is_attachment, parse_shell_context
+
+        shell = parse_shell_context(text)
+        if shell is not None:
+            self.shell_output(*shell)
+        elif not is_attachment(text):
+            self.user_message(text)
 
     # ---- text and thinking --------------------------------------------------------------------------------
 
@@ -367,14 +388,15 @@ class Renderer:
 
     # ---- replay -----------------------------------------------------------------------------------------
 
-    def _replay_block(self, msg: Message, block: Any, pending: dict[str, ToolUseBlock]) -> None:
+    def _replay_block(self, msg: Message, block: Any, pending: dict[str, ToolUseBlock],
+                      edited: dict[str, dict[str, Any]]) -> None:
         match block:
             case TextBlock(text) if msg.role == "user" and text.startswith(SUMMARY_MARK):
                 self._print_item(Text("✻ Earlier conversation compacted into a summary", style="cyan"))
             case TextBlock(text) if msg.role == "user" and any(isinstance(b, ToolResultBlock) for b in msg.content):
                 pass  # a nested memory file appended to tool results: not something the user typed
             case TextBlock(text) if msg.role == "user":
-                self.user_message(text)
+                self._replay_user_text(text)
             case TextBlock(text):
                 self._text(text)
                 self._close_text()
@@ -385,7 +407,7 @@ class Renderer:
                 pending[block.id] = block
             case ToolResultBlock(tool_use_id):
                 use = pending.pop(tool_use_id, None)
-                name, args = (use.name, use.input) if use else ("tool", {})
+                name, args = (use.name, edited.get(tool_use_id, use.input)) if use else ("tool", {})
                 self._tool_finished(ToolFinished(tool_use_id, name, args, block, 0))
 
     # ---- live region ------------------------------------------------------------------------------------

@@ -116,6 +116,11 @@ class Repl:
             await self.submit(initial_prompt)
         last_ctrl_c = 0.0
         while not self.exit_requested:
+            typed_line = self._typed_ahead_line()
+            if typed_line is not None:
+                self.renderer.user_message(typed_line)
+                await self.submit(typed_line)
+                continue
             try:
                 text = await self.session.prompt_async(default=self.keys.typed)
             except CtrlCOnEmpty:
@@ -143,7 +148,7 @@ class Repl:
         agent = await self.ensure_agent()
         if agent is None:
             return False
-        self.renderer.replay(agent.messages)
+        self.renderer.replay(agent.messages, edited=self.edited_calls())
         if agent.todos:
             from agentcli.core.events import TodosUpdated
 
@@ -235,8 +240,6 @@ class Repl:
 
     async def shell(self, command: str) -> None:
         """`!cmd`: run it here, show its output, and hand that output to the model with the next message."""
-        from rich.text import Text
-
         from agentcli.ui.attach import run_shell, shell_context, shell_tool_context
 
         if not command:
@@ -249,12 +252,7 @@ class Repl:
         if not await self.guard(task):
             return
         status, output = task.result()
-        shown = output.rstrip("\n").splitlines()
-        body = "\n".join(shown[-20:]) if shown else "(no output)"
-        if len(shown) > 20:
-            body = f"… {len(shown) - 20} lines above\n{body}"
-        self.renderer.notice(f"$ {command}" + (f"  (exit status {status})" if status else ""), style="bold")
-        self.console.print(Text(body, style="red" if status else ""), highlight=False)
+        self.renderer.shell_output(command, status, output)
         self.context.append(shell_context(command, status, output))
 
     # ---- the agent ----------------------------------------------------------------------------------------
@@ -360,7 +358,7 @@ class Repl:
             if self.built.agent.ctx.sandbox is not None:
                 self.built.agent.ctx.sandbox.close()
             with contextlib.suppress(Exception):
-                self.built.session.close()
+                self.built.session.close_or_discard()
 
     async def rebuild(
         self, *, resume: str | None, fork: bool, name: str | None = None, clear: bool = False
@@ -429,6 +427,23 @@ class Repl:
             self.renderer.notice(f"✗ {err.one_line()} [{err.code}]", style="bold red")
         else:
             self.renderer.notice(f"✗ internal error: {type(err).__name__}: {err}", style="bold red")
+
+    def edited_calls(self) -> dict[str, dict[str, Any]]:
+        """Tool calls of the resumed session that the user edited before they ran (for the replay)."""
+        records = self.built.session.replay if self.built is not None else []
+        return {str(r["data"]["tool_use_id"]): r["data"]["updated_input"] for r in records
+                if r.get("type") == "permission" and isinstance(r.get("data"), dict)
+                and isinstance(r["data"].get("updated_input"), dict)}
+
+    def _typed_ahead_line(self) -> str | None:
+        """A line typed with Enter before the prompt was up (see TurnKeys.take_pending): to be sent as if typed
+        at the prompt. What follows it, and an unfinished line, become the next prompt's text."""
+        text = self.keys.typed + self.keys.take_pending()
+        line, enter, rest = text.partition("\n")
+        self.keys.typed = rest if enter else text
+        if "renderer" in self.__dict__:  # (not built yet at start-up: rich loads after the first prompt)
+            self.renderer.typeahead = self.keys.typed  # what the live region shows as typed ahead
+        return line if enter and line.strip() else None
 
     def _typed(self, text: str) -> None:
         self.renderer.typeahead = text
@@ -515,7 +530,7 @@ def make_approver(repl: Repl) -> Approver:
         module = importlib.import_module("agentcli.ui.approval")
     except ImportError:
         return _AskApprover(repl.console)
-    approver: Approver = module.TerminalApprover(repl.root, show_plan=repl.show_plan)
+    approver: Approver = module.TerminalApprover(repl.root, show_plan=repl.show_plan, stop_turn=repl.cancel_turn)
     return approver
 
 

@@ -120,7 +120,7 @@ def _session_choices(repl: ReplHost) -> list[tuple[str, str]]:
         from agentcli.session.index import list_sessions
         from agentcli.session.layout import sessions_dir
 
-        return [(s.id[:8], s.title) for s in list_sessions(sessions_dir(repl.root))[:30]]
+        return [(s.id[:8], s.title) for s in list_sessions(sessions_dir(repl.root)) if s.worth_listing][:30]
     except Exception:  # a broken index must not break completion
         return []
 
@@ -310,7 +310,7 @@ async def _resume(repl: ReplHost, args: str) -> None:
         _say(repl, "That is the current session.")
         return
     if await repl.rebuild(resume=args, fork=False) and repl.agent is not None:
-        repl.renderer.replay(repl.agent.messages)
+        repl.renderer.replay(repl.agent.messages, edited=repl.edited_calls())
         _say(repl, f"Resumed session {repl.agent.session_id}")
 
 

@@ -38,7 +38,7 @@ def test_child_progress_and_labelled_approval(term: Term, fake_llm: FakeLLM) -> 
     term.line("how long is a.txt?")
     term.expect("[general-purpose] Read(a.txt)")
     term.expect("[subagent general-purpose] Allow Bash?")
-    term.line("3")
+    term.send("3")  # one key, no Enter
     term.expect("tell the agent why")
     term.line("not now")
     term.expect("The file has one line.")

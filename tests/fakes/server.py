@@ -56,6 +56,7 @@ class FakeLLM:
         self.loop = loop
         self.strict = strict
         self.requests: list[RecordedRequest] = []
+        self.get_routes: dict[str, Any] = {}  # GET path → JSON body (e.g. "/v1/models", llama.cpp's "/props")
         self.arrivals: list[dict[str, Any]] = []  # every request, model endpoints included: method, path, received_at
         self.ids = Ids()
         self.stopping = threading.Event()
@@ -177,6 +178,9 @@ class _Handler(BaseHTTPRequestHandler):
             return
         if _path_only(self.path) == "/props" and self.fake.n_ctx is not None:
             self._json(200, {"default_generation_settings": {"n_ctx": self.fake.n_ctx}, "total_slots": 1})
+            return
+        if _path_only(self.path) in self.fake.get_routes:
+            self._json(200, self.fake.get_routes[_path_only(self.path)])
             return
         self._json(404, {"error": {"message": f"no such endpoint {self.path}"}})
 

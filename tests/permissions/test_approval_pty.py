@@ -54,7 +54,7 @@ BASH = {"tool": "Bash", "input": {"command": "git diff && npm test -- -w"}, "rea
 
 
 def test_yes_once_shows_what_will_run(root: Path) -> None:
-    result, shown = drive(root, BASH, [("choice", "1\r")])
+    result, shown = drive(root, BASH, [("choice", "1")])
     assert result == {"behavior": "allow", "reason": None, "updated_input": None, "remember": None, "scope": None}
     assert "git diff && npm test -- -w" in shown and "`npm test` needs approval" in shown
 
@@ -68,7 +68,7 @@ def test_yes_once_shows_what_will_run(root: Path) -> None:
     ],
 )
 def test_remember_each_scope(root: Path, which: str, duration: str, rule: str, file: str | None) -> None:
-    result, shown = drive(root, BASH, [("choice", "2\r"), ("choice", which + "\r"), ("choice", duration + "\r")])
+    result, shown = drive(root, BASH, [("choice", "2"), ("choice", which), ("choice", duration)])
     assert result["behavior"] == "allow" and result["remember"] == rule
     assert f"saving: {rule}" in shown
     if file is None:
@@ -82,7 +82,7 @@ def test_remember_each_scope(root: Path, which: str, duration: str, rule: str, f
 
 def test_remember_a_path_glob(root: Path) -> None:
     req = {"tool": "Edit", "input": {"file_path": "src/a.py", "old_string": "a = 1", "new_string": "a = 2"}}
-    result, shown = drive(root, req, [("choice", "2\r"), ("choice", "2\r"), ("choice", "2\r")])
+    result, shown = drive(root, req, [("choice", "2"), ("choice", "2"), ("choice", "2")])
     assert result["remember"] == "Edit(src/**)" and result["scope"] == "local"
     assert "-a = 1" in shown and "+a = 2" in shown  # the diff was shown
     saved = tomllib.loads((root / ".agentcli/settings.local.toml").read_text())
@@ -90,20 +90,20 @@ def test_remember_a_path_glob(root: Path) -> None:
 
 
 def test_deny_with_reason_reaches_the_model(root: Path) -> None:
-    result, _ = drive(root, {"loop": "touch x.txt"}, [("choice", "3\r"), ("why", "use the Write tool\r")])
+    result, _ = drive(root, {"loop": "touch x.txt"}, [("choice", "3"), ("why", "use the Write tool\r")])
     assert result["is_error"] and "use the Write tool" in result["told"]
     assert not (root / "x.txt").exists()
 
 
 def test_edit_runs_the_edited_command_and_says_so(root: Path) -> None:
     # the prompt starts with the command as default text: erase it and type another
-    result, _ = drive(root, {"loop": "echo one > out.txt"}, [("choice", "4\r"), ("edit", "\x15echo two > out.txt\r")])
+    result, _ = drive(root, {"loop": "echo one > out.txt"}, [("choice", "4"), ("edit", "\x15echo two > out.txt\r")])
     assert (root / "out.txt").read_text() == "two\n"
     assert "echo two > out.txt" in result["told"] and not result["is_error"]
 
 
 def test_edit_in_the_editor(root: Path) -> None:
-    result, shown = drive(root, {"loop": "echo one > out.txt"}, [("choice", "5\r")], editor="sed -i s/one/three/")
+    result, shown = drive(root, {"loop": "echo one > out.txt"}, [("choice", "5")], editor="sed -i s/one/three/")
     assert "edit in sed" in shown
     assert (root / "out.txt").read_text() == "three\n" and "echo three > out.txt" in result["told"]
 
@@ -114,8 +114,8 @@ def test_interrupt_denies(root: Path) -> None:
 
 
 def test_plan_review(root: Path) -> None:
-    result, shown = drive(root, {"plan": "1. do a\n2. do b"}, [("choice", "1\r")])
+    result, shown = drive(root, {"plan": "1. do a\n2. do b"}, [("choice", "1")])
     assert result == {"behavior": "allow", "mode": "acceptEdits", "reason": None}
     assert "2. do b" in shown
-    result, _ = drive(root, {"plan": "p"}, [("choice", "3\r"), ("change", "add tests\r")])
+    result, _ = drive(root, {"plan": "p"}, [("choice", "3"), ("change", "add tests\r")])
     assert result == {"behavior": "deny", "mode": None, "reason": "add tests"}

@@ -5,6 +5,7 @@ from typing import Any
 
 import pytest
 
+from agentcli import paths
 from agentcli.core.events import (
     MessageStop,
     RedactedThinking,
@@ -138,7 +139,7 @@ def test_missing_key_fails_before_any_request() -> None:
     p = AnthropicProvider(ProviderConfig("anthropic"))
     _, err = collect_until_error(p, request())
     assert isinstance(err, AuthError)
-    assert err.one_line() == "ANTHROPIC_API_KEY is not set — export it or put it in ~/.agentcli/config.toml"
+    assert err.one_line() == f"ANTHROPIC_API_KEY is not set — export it or put it in {paths.user_config_file()}"
 
 
 def test_loopback_needs_no_key(fake_llm: FakeLLM) -> None:

@@ -144,3 +144,19 @@ def test_a_missing_wheel_fails_with_the_install_command(monkeypatch: pytest.Monk
     monkeypatch.setattr(importlib.util, "find_spec", lambda name: None)
     with pytest.raises(pytest.fail.Exception, match=r"xllamacpp wheel .*pip install"):
         model_path()
+
+
+def test_a_template_that_drops_tools_is_detected_and_said_once(llama: str, dirs: tuple[Path, Path]) -> None:
+    """SmolLM2's chat template has no place for tools: llama.cpp renders the prompt without them. The first run
+    against the server says so (with what to do instead), and names the model it serves; later runs do not repeat it."""
+    args = [*COMMON, "--base-url", f"{llama}/v1", "Say hello."]
+    code, lines, err = agentcli(args, *dirs)
+    check_run(code, lines, err)
+    notices = [x["text"] for x in lines if x.get("subtype") == "notice"]
+    dropped = [t for t in notices if "chat template drops them" in t]
+    assert len(dropped) == 1 and "Qwen" in dropped[0], notices
+    assert lines[0]["model"] == "SmolLM2-135M-Instruct.Q4_1.gguf"
+    assert "context window 4096 tokens" in dropped[0]  # what the server runs with (-c), not n_ctx_train
+    code, lines, err = agentcli(args, *dirs)
+    check_run(code, lines, err)
+    assert not [x for x in lines if "chat template drops them" in str(x.get("text"))]

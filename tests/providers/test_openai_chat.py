@@ -6,6 +6,7 @@ from typing import Any
 
 import pytest
 
+from agentcli import paths
 from agentcli.core.events import (
     MessageStop,
     StreamEvent,
@@ -115,7 +116,7 @@ def test_official_host_uses_max_completion_tokens() -> None:
 def test_key_rules() -> None:
     _, err = collect_until_error(OpenAIChatProvider(ProviderConfig("openai")), request())
     assert isinstance(err, AuthError)
-    assert err.one_line() == "OPENAI_API_KEY is not set — export it or put it in ~/.agentcli/config.toml"
+    assert err.one_line() == f"OPENAI_API_KEY is not set — export it or put it in {paths.user_config_file()}"
     p = OpenAIChatProvider(ProviderConfig("openai", base_url="https://api.groq.com/openai/v1",
                                           options={"key_env": "GROQ_API_KEY", "label": "Groq"}))
     _, err = collect_until_error(p, request())

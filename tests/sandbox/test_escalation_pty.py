@@ -57,7 +57,7 @@ def test_accepting_the_offer_runs_the_command_once_outside(
     t.line("write outside")
     shown = t.expect("choice [1-")
     assert "sandbox stopped it" in shown and "Read-only file system" in shown and command in shown
-    t.line("1")
+    t.send("1")  # one key, no Enter
     t.expect("Finished.")
     t.prompt()
     assert (outside / "made").exists()
@@ -66,7 +66,7 @@ def test_accepting_the_offer_runs_the_command_once_outside(
     # Once means once: the next command outside is stopped and offered again.
     t.line("again")
     t.expect("choice [1-")
-    t.line("3")
+    t.send("3")  # one key, no Enter
     t.expect("why")
     t.line("")
     t.expect("Done.")
@@ -96,20 +96,20 @@ def test_remembering_for_this_project_saves_it_and_stops_asking(
     t = _repl(project, fake_llm, terms)
     t.line("first")
     t.expect("choice [1-")
-    t.line("2")  # yes, and remember…
+    t.send("2")  # one key: yes, and remember…
     t.expect("Remember which rule?")
     t.expect("choice [1-")
-    t.line("1")  # the exact command
+    t.send("1")  # one key: the exact command
     t.expect("For how long?")
     t.expect("choice [1-")
-    t.line("2")  # this project
+    t.send("2")  # one key: this project
     t.expect("First.")
     t.prompt()
     saved = (project / ".agentcli" / "settings.local.toml").read_text()
     assert "[sandbox]" in saved and command in saved
     t.line("second")  # another command outside: asked again, declined
     t.expect("choice [1-")
-    t.line("3")
+    t.send("3")  # one key, no Enter
     t.expect("why")
     t.line("")
     t.expect("Second.")

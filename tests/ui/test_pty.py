@@ -201,7 +201,7 @@ def test_approval_prompt_inline_then_tool_runs(project: Path, fake_llm: FakeLLM,
     t.line("run echo")
     t.expect("Allow Bash?")
     t.expect("choice [1-")
-    t.line("1")
+    t.send("1")  # one key, no Enter
     t.expect("approved-run")
     t.expect("It printed.")
     t.prompt()

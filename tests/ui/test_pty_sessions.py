@@ -66,13 +66,13 @@ def test_plan_review_keep_planning_then_accept_edits(project: Path, fake_llm: Fa
     t.line("plan the change")
     t.expect("Approve this plan?")
     t.expect("choice [1-3]")
-    t.line("3")
+    t.send("3")  # one key, no Enter
     t.expect("what should change?")
     t.line("also add tests")
     t.expect("Add tests")
     t.expect("choice [1-3]")
     assert "also add tests" in body(fake_llm, 2)  # the feedback reached the model
-    t.line("1")
+    t.send("1")
     t.expect("All done.")
     t.prompt()
     assert (project / "a.txt").read_text() == "ALPHA\nbeta\n", t.out[-3000:]
