@@ -15,10 +15,10 @@ from agentcli.assembly import selection
 from agentcli.assembly.firstrun import require_configured
 from agentcli.assembly.resumed import carry_usage, public_url, with_session_setup
 from agentcli.core.hooks import Hooks
-from agentcli.core.loop import Agent, AgentOptions
+from agentcli.core.loop import Agent, AgentOptions, NestedMemory
 from agentcli.core.permissions import Approver, Policy
 from agentcli.core.prompt import system_prompt
-from agentcli.errors import UsageError
+from agentcli.errors import ConfigError, UsageError
 from agentcli.llm.messages import Usage
 from agentcli.net.http import is_loopback_url
 from agentcli.net.preload import start_for as preload_http
@@ -60,14 +60,96 @@ def cost_fn(prices: dict[str, dict[str, Any]], provider: str) -> Callable[[str, 
     return cost
 
 
-def context_window_fn(prices: dict[str, dict[str, Any]], probed: tuple[str, int] | None = None,
-                      ) -> Callable[[str], int | None]:
-    """The catalog's window, else what a local server said about `probed` = (model, window)."""
+def context_window_fn(prices: dict[str, dict[str, Any]], settings: Settings | None = None,
+                      sel: selection.Selection | None = None) -> Callable[[str], int | None]:
+    """A model's context window: `model_context_window` (the provider's table, then the top level), what the
+    local server reported for this model (llama.cpp /props, Ollama num_ctx or /api/show), then the catalog."""
+    fixed = _setting_window(settings, sel)
+    reported: dict[str, int | None] = {}
+
     def window(model: str) -> int | None:
-        known = catalog.context_window(model, prices)
-        return known if known or probed is None or probed[0] != model else probed[1]
+        if fixed:
+            return fixed
+        if sel is not None and model == sel.model:
+            if not reported.get(model):  # the first-use probe may fill the cache after the build
+                reported[model] = _server_window(sel)
+            if reported[model]:
+                return reported[model]
+        return catalog.context_window(model, prices)
 
     return window
+
+
+def _setting_window(settings: Settings | None, sel: selection.Selection | None) -> int | None:
+    if settings is None:
+        return None
+    conf = settings.providers.get(sel.config.profile or sel.config.name, {}) if sel is not None else {}
+    value = conf.get("model_context_window") or settings.model_context_window
+    if value is None:
+        return None
+    try:
+        n = int(value)
+    except (TypeError, ValueError):
+        raise ConfigError(f"model_context_window must be a number of tokens, got {value!r}") from None
+    if n < 1024:
+        raise ConfigError(f"model_context_window must be at least 1024 tokens, got {n}")
+    return n
+
+
+def _server_window(sel: selection.Selection) -> int | None:
+    """What a local server said about its context (cached by the first-use probe); Ollama's num_ctx option
+    is what it really uses."""
+    url = sel.config.base_url
+    if sel.config.name == "ollama":
+        num_ctx = sel.config.options.get("num_ctx")
+        if isinstance(num_ctx, int) and num_ctx > 0:
+            return num_ctx
+        from agentcli.providers.ollama import ollama_base_url
+
+        url = ollama_base_url(url)
+    if url is None or not is_loopback_url(url):
+        return None
+    from agentcli.providers import probe
+
+    found = probe.cached(url, sel.model)
+    return found.context_window if found is not None else None
+
+
+def compact_provider_fn(settings: Settings) -> Callable[[], tuple[Provider, str]] | None:
+    """`compact_model`: the summaries come from another (cheaper or local) model, built on first use."""
+    name = settings.compact_model
+    if not name:
+        return None
+    made: list[tuple[Provider, str]] = []
+
+    def provider() -> tuple[Provider, str]:
+        if not made:
+            same_setup = "/" not in name
+            sel = selection.select(name, settings.provider if same_setup else None,
+                                   settings.base_url if same_setup else None, settings.providers,
+                                   request_timeout_s=settings.request_timeout_s, max_retries=settings.max_retries)
+            made.append((make_provider(sel), sel.model))
+        return made[0]
+
+    return provider
+
+
+def auto_compact_limit(settings: Settings) -> int | None:
+    limit = settings.model_auto_compact_token_limit
+    if limit is not None and limit < 1000:
+        raise ConfigError(f"model_auto_compact_token_limit must be at least 1000 tokens, got {limit}")
+    return limit
+
+
+def restore_todos(opened: OpenedSession, ctx: ToolContext) -> None:
+    """A resumed session's todo list: the last one recorded on its branch."""
+    from agentcli.core.compactor import todos_from
+    from agentcli.core.toolrun import TODOS_KEY
+
+    for rec in reversed(opened.replay):
+        if rec.get("type") in ("todos", "compaction") and isinstance(rec.get("data"), dict):
+            ctx.state[TODOS_KEY] = todos_from(rec["data"].get("todos"))
+            return
 
 
 def tool_context(settings: Settings) -> ToolContext:
@@ -157,8 +239,14 @@ def load_preset(settings: Settings) -> Preset | None:
 
 def remembered_rules(opened: OpenedSession) -> list[str]:
     """Rules the user allowed "for this session" in earlier runs of a resumed session."""
-    return [str(r["data"]["rule"]) for r in opened.replay
-            if r.get("type") == "rule" and r.get("data", {}).get("scope") == "session"]
+    rules: list[str] = []
+    for r in opened.replay:
+        data: dict[str, Any] = r["data"] if isinstance(r.get("data"), dict) else {}
+        if r.get("type") == "compaction":  # a session loaded from its last compaction: the rules until then
+            rules = [str(x) for x in data.get("rules") or () if isinstance(x, str)]
+        elif r.get("type") == "rule" and data.get("scope") == "session":
+            rules.append(str(data["rule"]))
+    return rules
 
 
 def tool_names(preset: Preset | None, mode: str) -> list[str]:
@@ -188,6 +276,12 @@ def open_sink(settings: Settings, sel: selection.Selection) -> OpenedSession:
         name=settings.name,
         secrets=settings.secrets,
     )
+
+
+def nested_memory(settings: Settings) -> NestedMemory:
+    from agentcli.settings.memory import NestedMemoryFiles
+
+    return NestedMemoryFiles(settings.cwd, settings.project_root)
 
 
 def build_prompt(settings: Settings, preset: Preset | None = None) -> str:
@@ -251,17 +345,6 @@ async def first_use_probe(sel: selection.Selection) -> str | None:
     return f"First use of {url} ({sel.model}): {window}; {TOOL_CALLING.get(found.tool_calling, found.tool_calling)}."
 
 
-def probed_window(sel: selection.Selection) -> tuple[str, int] | None:
-    """(model, context window) a local server reported on first use (cached by the probe), if any."""
-    url = _probe_url(sel)
-    if url is None:
-        return None
-    from agentcli.providers import probe
-
-    found = probe.cached(url, sel.model)
-    return (sel.model, found.context_window) if found is not None and found.context_window else None
-
-
 async def probe_note(sel: selection.Selection, opened: OpenedSession) -> str | None:
     """The first-use probe's note: an aside, or a warning (yellow; on stderr with -p) when the server's chat
     template drops tools."""
@@ -284,11 +367,13 @@ async def build(settings: Settings, approver: Approver) -> Built:
         settings = replace(settings, model=preset.model)
     sel = await select_provider(settings)
     preload_http(sel.config.base_url)
+    window_fn, limit = context_window_fn(settings.prices, settings, sel), auto_compact_limit(settings)
     opened = open_sink(settings, sel)
     try:
         provider = make_provider(sel)
         ctx = tool_context(settings)
         policy = make_policy(settings, ctx, preset, remembered_rules(opened))
+        restore_todos(opened, ctx)
         sandbox_notice = attach_sandbox(settings, ctx, policy, preset)
         hooks, hook_warnings = make_hooks(settings, ctx, opened)
     except BaseException:
@@ -305,7 +390,10 @@ async def build(settings: Settings, approver: Approver) -> Built:
         max_tokens=settings.max_tokens,
         effort=_effort(settings.effort),
         cost_fn=cost_fn(settings.prices, sel.pricing_provider),
-        context_window_fn=context_window_fn(settings.prices, probed_window(sel)),
+        context_window_fn=window_fn,
+        auto_compact_limit=limit,
+        compact_provider=compact_provider_fn(settings),
+        nested_memory=nested_memory(settings),
     )
     registry = ToolRegistry(tool_names(preset, policy.mode))
     agent = Agent(

@@ -106,6 +106,46 @@ class ToolResultsMessage:
 
 
 @dataclass(frozen=True, slots=True)
+class CompactionStarted:
+    """Compaction begins. `trigger`: auto | manual (Claude Code's words); `reason`: threshold | overflow |
+    manual; `pre_tokens`: the estimated size of the next request before compaction."""
+
+    trigger: Literal["auto", "manual"]
+    reason: str
+    pre_tokens: int
+
+
+@dataclass(frozen=True, slots=True)
+class CompactBoundary:
+    """Compaction finished and was recorded: the conversation now continues from its result.
+    `phases` ran in order (prune, summarise, truncate); `post_tokens` is the new request size estimate."""
+
+    trigger: Literal["auto", "manual"]
+    reason: str
+    pre_tokens: int
+    post_tokens: int
+    phases: tuple[str, ...]
+    pruned: int = 0
+    dropped: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class TodoItem:
+    """One TodoWrite entry (Claude Code's shape). `status`: pending | in_progress | completed."""
+
+    content: str
+    status: str
+    active_form: str
+
+
+@dataclass(frozen=True, slots=True)
+class TodosUpdated:
+    """The agent's todo list changed (TodoWrite ran, or it was restored on resume)."""
+
+    todos: tuple[TodoItem, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class HookStarted:
     """A hook command is about to run. `name` is `Event:target` (e.g. `PreToolUse:Bash`), as Claude Code names it."""
 
@@ -186,6 +226,9 @@ AgentEvent: TypeAlias = (
     | ToolStarted
     | ToolFinished
     | ToolResultsMessage
+    | CompactionStarted
+    | CompactBoundary
+    | TodosUpdated
     | HookStarted
     | HookFinished
     | SubagentEvent

@@ -15,7 +15,9 @@ from contextlib import aclosing
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from agentcli.core import compactor
 from agentcli.core.assemble import MessageBuilder
+from agentcli.core.context import ContextMeter
 from agentcli.core.events import (
     AgentEvent,
     AssistantMessage,
@@ -25,6 +27,7 @@ from agentcli.core.events import (
     RunResult,
     SessionStarted,
     SubagentEvent,
+    TodoItem,
     ToolResultsMessage,
     TurnStarted,
 )
@@ -32,8 +35,8 @@ from agentcli.core.hooks import HookOutcome, Hooks, fire
 from agentcli.core.permissions import PERMISSION_MODES, Approver, Policy
 from agentcli.core.sink import NullSink, SessionSink
 from agentcli.core.tokens import estimate_usage, rough_usage
-from agentcli.core.toolrun import ToolRunner
-from agentcli.errors import AgentCliError, LimitReachedError, PermissionDeniedError, UsageError
+from agentcli.core.toolrun import TODOS_KEY, ToolRunner
+from agentcli.errors import AgentCliError, ContextOverflowError, LimitReachedError, PermissionDeniedError, UsageError
 from agentcli.llm.messages import (
     Message,
     TextBlock,
@@ -51,6 +54,18 @@ INTERRUPTED = "[Request interrupted by user]"
 MAX_STOP_HOOK_CONTINUES = 8  # a Stop hook that always blocks must not keep a run going for ever
 
 
+class NestedMemory(Protocol):
+    """Memory files in subdirectories, picked up as the agent works there (agentcli.settings.memory)."""
+
+    def __call__(self, paths: list[str], /) -> list[str]:
+        """Texts of memory files newly applying to these tool paths."""
+        ...
+
+    def texts(self) -> list[str]:
+        """Every nested memory text loaded so far (re-injected after a compaction)."""
+        ...
+
+
 @dataclass(slots=True)
 class AgentOptions:
     model: str
@@ -63,6 +78,9 @@ class AgentOptions:
     effort: Effort | None = None
     cost_fn: Callable[[str, Usage], float] = lambda model, usage: 0.0
     context_window_fn: Callable[[str], int | None] = lambda model: None
+    auto_compact_limit: int | None = None  # tokens; None: 80 % of the window (when it is known)
+    compact_provider: Callable[[], tuple[Provider, str]] | None = None  # `compact_model`: another model
+    nested_memory: NestedMemory | None = None
     subagent: bool = False  # a Task child: SubagentStop instead of Stop; no SessionStart/SessionEnd hooks
 
 
@@ -118,6 +136,8 @@ class Agent:
         self.hooks = hooks
         self.observers: list[Observer] = []
         self._session_start: str | None = None if options.subagent else "resume" if self.messages else "startup"
+        self.meter = ContextMeter()
+        self._run_state: _RunState | None = None
 
     @property
     def session_id(self) -> str:
@@ -164,6 +184,7 @@ class Agent:
         """Continue from `messages`: the history a rewind restored (agentcli.session.rewind.apply_rewind has
         recorded it in the session file, where the transcript lives)."""
         self.messages = list(messages)
+        self.meter.forget_reported()  # the provider's last count was of another history
 
     async def aclose(self, reason: str = "other") -> None:
         """Run SessionEnd hooks (`reason` as Claude Code names it: prompt_input_exit, clear, other …), then release
@@ -172,7 +193,7 @@ class Agent:
             if self.ctx.subagents is not None:  # background subagents end with their session
                 await self.ctx.subagents.aclose()
             hooks = None if self.options.subagent else self.hooks
-            async for _ in fire(hooks, self.sink, "SessionEnd", reason, self._hook_payload(reason=reason)):
+            async for _ in fire(hooks, self.sink, "SessionEnd", reason, self.hook_payload(reason=reason)):
                 pass
             await self.provider.aclose()
             await self.registry.aclose()
@@ -185,7 +206,7 @@ class Agent:
         """How this session began, for the SessionStart hooks of the next run: startup, resume, clear, compact."""
         self._session_start = source
 
-    def _hook_payload(self, **fields: Any) -> dict[str, Any]:
+    def hook_payload(self, **fields: Any) -> dict[str, Any]:
         return {"session_id": self.session_id, "permission_mode": self.policy.mode, **fields}
 
     async def _prompt_hooks(self, prompt: Message, out: list[HookOutcome]) -> AsyncIterator[AgentEvent]:
@@ -193,13 +214,13 @@ class Agent:
         outcomes: list[HookOutcome] = []
         if self._session_start is not None:
             source, self._session_start = self._session_start, None
-            async for ev in fire(self.hooks, self.sink, "SessionStart", source, self._hook_payload(source=source)):
+            async for ev in fire(self.hooks, self.sink, "SessionStart", source, self.hook_payload(source=source)):
                 if isinstance(ev, HookOutcome):
                     outcomes.append(ev)
                 else:
                     yield ev
         async for ev in fire(self.hooks, self.sink, "UserPromptSubmit", None,
-                             self._hook_payload(prompt=prompt.text)):
+                             self.hook_payload(prompt=prompt.text)):
             if isinstance(ev, HookOutcome):
                 outcomes.append(ev)
             else:
@@ -209,7 +230,7 @@ class Agent:
         out.append(last)
 
     async def _stop_hooks(self, st: _RunState, out: list[HookOutcome]) -> AsyncIterator[AgentEvent]:
-        payload = self._hook_payload(stop_hook_active=st.stop_hook_continues > 0)
+        payload = self.hook_payload(stop_hook_active=st.stop_hook_continues > 0)
         event = "SubagentStop" if self.options.subagent else "Stop"
         async for ev in fire(self.hooks, self.sink, event, None, payload):
             if isinstance(ev, HookOutcome):
@@ -232,6 +253,7 @@ class Agent:
     async def _run(self, prompt: str | Message) -> AsyncGenerator[AgentEvent, None]:
         st = _RunState()
         runner = ToolRunner(self.policy, self.approver, self.ctx, self.sink, self.set_mode, self.hooks)
+        self._run_state = st
         await self.registry.refresh()  # MCP servers still connecting get their grace before init lists them
         yield self._started()
         for problem in self.sink.take_problems():  # e.g. the last run's closing snapshot failed
@@ -254,12 +276,12 @@ class Agent:
                 for level, text in self.registry.notices():
                     yield Notice("warning" if level == "warning" else "info", text)
                 tools = self.registry.tools()
-                builder = MessageBuilder(provider=self.options.provider_name)
                 yield TurnStarted(st.turns)
-                # aclosing: if our consumer closes us mid-stream, the turn's stream is closed now, keeping its text.
-                async with aclosing(self._stream(builder, tools, st)) as stream:
-                    async for ev in stream:
+                box: list[MessageBuilder] = []
+                async with aclosing(self._request(box, tools, st)) as request:
+                    async for ev in request:
                         yield ev
+                builder = box[-1]
                 msg = builder.message()
                 self.append(msg, usage=builder.usage.to_dict(), model=self.options.model,
                             cost_usd=self.options.cost_fn(self.options.model, builder.usage))
@@ -285,7 +307,8 @@ class Agent:
                     if isinstance(ev, SubagentEvent) and isinstance(ev.event, RunFinished):
                         self._add_child(st, ev.event.result)
                     yield ev
-                results = Message("user", (*runner.results_for(calls), *runner.take_attachments()))
+                results = Message("user", (*runner.results_for(calls), *runner.take_attachments(),
+                                           *self._nested_memory(calls)))
                 self.append(results)
                 yield ToolResultsMessage(results)
                 self.sink.end_turn()
@@ -306,6 +329,106 @@ class Agent:
             self._repair_after_interrupt()
             internal = AgentCliError(f"internal error: {type(err).__name__}: {err}", code="internal")
             yield self._finish(st, runner, "error_during_execution", internal)
+
+    async def compact(self, focus: str | None = None) -> AsyncIterator[AgentEvent]:
+        """`/compact [focus]`: compact the history now (prune, summarise, truncate) and record it."""
+        if not any(m.role == "assistant" for m in self.messages):
+            yield Notice("info", "Nothing to compact yet.")
+            return
+        async for ev in compactor.compact(self, "manual", "manual", focus or None):
+            yield ev
+
+    async def _request(self, box: list[MessageBuilder], tools: list[Any], st: _RunState
+                       ) -> AsyncGenerator[AgentEvent, None]:
+        """One model request. A "prompt too long" answer before any output compacts the history and retries
+        the same turn once; a second one ends the run (never a loop). A request that would pass the compaction
+        threshold is compacted first."""
+        threshold = self.compact_limit()
+        if threshold is not None and len(self.messages) > 1 and self.context_tokens() > threshold:
+            async for ev in compactor.compact(self, "auto", "threshold"):
+                yield ev
+        for attempt in (1, 2):
+            builder = MessageBuilder(provider=self.options.provider_name)
+            box.append(builder)
+            try:
+                # aclosing: if our consumer closes us mid-stream, the turn's stream is closed now, keeping its text.
+                async with aclosing(self._stream(builder, tools, st)) as stream:
+                    async for ev in stream:
+                        yield ev
+                return
+            except ContextOverflowError as err:
+                if builder.output_seen:
+                    raise
+                if attempt == 2:
+                    raise ContextOverflowError(
+                        f"the conversation is still too long for {self.options.model} after compacting it "
+                        f"(~{self.context_tokens():,} tokens): {err.message}",
+                        hint="start a new session (/clear), lower model_auto_compact_token_limit, or use a model "
+                             "with a larger window", status=err.status) from err
+                async for ev in compactor.compact(self, "auto", "overflow"):
+                    yield ev
+
+    def set_system_prompt(self, text: str) -> None:
+        """A rebuilt system prompt (memory files edited with /memory): used from the next request."""
+        self.options.system_prompt = text
+
+    # ---- context size and compaction state ----------------------------------------------------------------
+
+    def window(self) -> int | None:
+        return self.options.context_window_fn(self.options.model)
+
+    def compact_limit(self) -> int | None:
+        """Tokens past which the next request is compacted first."""
+        return self.options.auto_compact_limit or compactor.default_limit(self.window())
+
+    def request_tokens(self, messages: list[Message]) -> int:
+        """The estimated size (tiktoken) of a request carrying `messages`, system prompt and tools included."""
+        return self.meter.request_tokens(self.options.system_prompt, self.registry.tools(), messages)
+
+    def message_size(self, m: Message) -> int:
+        return self.meter.message_size(m)
+
+    def context_tokens(self) -> int:
+        """The size of the next request (agentcli.core.context); the status line and /context show it."""
+        return self.meter.next_request(self.options.system_prompt, self.registry.tools(), self.messages,
+                                       self.compact_limit())
+
+    def replace_history(self, messages: list[Message], tokens: int) -> None:
+        """After a compaction: continue from `messages` (already recorded by the compactor)."""
+        self.messages = list(messages)
+        self.meter.reported(len(self.messages), tokens)
+        self.meter.keep_only(self.messages)
+
+    def compaction_provider(self) -> tuple[Provider, str]:
+        if self.options.compact_provider is not None:
+            return self.options.compact_provider()
+        return self.provider, self.options.model
+
+    def count_usage(self, model: str, usage: Usage) -> None:
+        """A request outside a turn (the summariser) costs like any other, in this run's result too."""
+        st = self._run_state
+        if st is not None:
+            st.usage = st.usage + usage
+            st.by_model[model] = st.by_model.get(model, Usage()) + usage
+        self.total_usage = self.total_usage + usage
+        self.total_cost_usd += self.options.cost_fn(model, usage)
+
+    @property
+    def todos(self) -> tuple[TodoItem, ...]:
+        todos: tuple[TodoItem, ...] = self.ctx.state.get(TODOS_KEY, ())
+        return todos
+
+    def nested_memory_texts(self) -> tuple[str, ...]:
+        return tuple(self.options.nested_memory.texts()) if self.options.nested_memory else ()
+
+    def _nested_memory(self, calls: list[ToolUseBlock]) -> list[TextBlock]:
+        """Memory files of subdirectories the tools just worked in, appended to the results once."""
+        if self.options.nested_memory is None:
+            return []
+        paths = [str(c.input[k]) for c in calls for k in ("file_path", "path") if isinstance(c.input.get(k), str)]
+        if self.ctx.shell_cwd is not None:
+            paths.append(str(self.ctx.shell_cwd))
+        return [TextBlock(t) for t in self.options.nested_memory(paths)]
 
     def _started(self) -> SessionStarted:
         return SessionStarted(self.session_id, str(self.ctx.project_root), self.options.model,
@@ -372,6 +495,7 @@ class Agent:
         self.total_usage = self.total_usage + usage
         self.total_cost_usd += self.options.cost_fn(model, usage)
         self.last_input_tokens = usage.input_tokens + usage.cache_read_tokens + usage.cache_write_tokens
+        self.meter.reported(len(self.messages), self.last_input_tokens + usage.output_tokens)
 
     def _limit_after_response(self, st: _RunState, calls: list[ToolUseBlock]) -> LimitReachedError | None:
         budget = self.options.max_budget_usd
@@ -436,6 +560,7 @@ class Agent:
     def _finish(
         self, st: _RunState, runner: ToolRunner, subtype: str, err: AgentCliError | None = None
     ) -> RunFinished:
+        self._run_state = None
         denials = tuple(runner.denials)
         status = err.exit_status if err else (3 if denials else 0)
         result = RunResult(

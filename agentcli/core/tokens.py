@@ -44,6 +44,16 @@ def estimate_usage(request: ModelRequest, reply: Message) -> Usage:
                  estimated=True)
 
 
+def message_tokens(m: Message) -> int:
+    """One message's tokens, counted the way `estimate_usage` counts a request."""
+    return count_tokens(_message_text(m))
+
+
+def fixed_tokens(system: str, tools: list[dict[str, Any]]) -> int:
+    """What every request carries besides the messages: the system prompt and the tool definitions."""
+    return count_tokens("\n".join([system, *(json.dumps(t) for t in tools)]))
+
+
 def rough_usage(request: ModelRequest, reply: Message) -> Usage:
     """About four characters a token, at once: for a stream stopped by Esc, which must not wait for an
     encoder to load or a long text to be tokenized."""

@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from agentcli.core.calls import CallScope, current_call
-from agentcli.core.events import AgentEvent, Notice, PermissionDecision, ToolFinished, ToolStarted
+from agentcli.core.events import AgentEvent, Notice, PermissionDecision, TodosUpdated, ToolFinished, ToolStarted
 from agentcli.core.hooks import HookOutcome, Hooks, fire
 from agentcli.core.permissions import ApprovalRequest, Approver, DenyingApprover, Policy, Verdict
 from agentcli.core.sink import SessionSink
@@ -22,6 +22,8 @@ from agentcli.llm.messages import ContentBlock, ToolResultBlock, ToolUseBlock
 from agentcli.tools.base import Tool, ToolContext, ToolOutput
 from agentcli.tools.paths import outside_approved
 from agentcli.tools.validate import unusable_strings, validate_args
+
+TODOS_KEY = "todos"  # ctx.state: the TodoWrite list (agentcli.core.loop reads it)
 
 
 @dataclass(slots=True)
@@ -236,11 +238,25 @@ class ToolRunner:
             async for ev in self._post_hooks(r, out.is_error, content, post):
                 yield ev
             content += "".join(f"\n\n{name} hook: {text}" for name, text in _post_feedback(post[0], out.is_error))
+            todos = self._take_todos(out.metadata)
             self._attachments += out.metadata.get("attachments", [])
             block = ToolResultBlock(r.call.id, content, out.is_error)
             self._results[r.call.id] = block
             display = self.ctx.redact(out.display) if out.display else None
             yield ToolFinished(r.call.id, r.tool.name, r.args, block, ms, display)
+            if todos is not None:
+                yield todos
+
+    def _take_todos(self, meta: dict[str, Any]) -> TodosUpdated | None:
+        """TodoWrite ran: keep the list in the session state and the session file."""
+        if "todos" not in meta:
+            return None
+        from agentcli.core.compactor import todos_data, todos_from
+
+        todos = todos_from(meta["todos"])
+        self.ctx.state[TODOS_KEY] = todos
+        self.sink.record("todos", {"todos": todos_data(todos)})
+        return TodosUpdated(todos)
 
     def _post_hooks(
         self, r: _Ready, failed: bool, content: str, out: list[HookOutcome]

@@ -102,7 +102,8 @@ NOT_RESENT = "not sent again automatically, since the server may have processed 
 
 _CONTEXT_WORDING = re.compile(
     r"context[ _-]?(length|window|size)|prompt is too long|maximum context|too many tokens|"
-    r"exceeds? the (available )?context|input is too long|reduce the length",
+    r"exceeds? the (available )?context|input is too long|reduce the length|"
+    r"exceeds the maximum number of tokens|input token count",
     re.IGNORECASE,
 )
 _KEY_SHAPES = re.compile(r"\b(sk-[A-Za-z0-9_\-]{6,}|AIza[0-9A-Za-z_\-]{20,}|gsk_[A-Za-z0-9]{10,})")

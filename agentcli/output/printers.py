@@ -14,6 +14,8 @@ from agentcli.core.events import (
     AgentEvent,
     ApiRetry,
     AssistantMessage,
+    CompactBoundary,
+    CompactionStarted,
     HookFinished,
     HookStarted,
     MessageStop,
@@ -26,6 +28,7 @@ from agentcli.core.events import (
     TextDelta,
     ThinkingDelta,
     ThinkingSignature,
+    TodosUpdated,
     ToolCallDelta,
     ToolCallEnd,
     ToolCallStart,
@@ -76,10 +79,14 @@ class TextPrinter:
             case ToolStarted(_, name, args):
                 if self.verbose:
                     self.err.write(f"· {name} {_short(args)}\n")
+            case CompactBoundary(_, reason, pre, post, phases):
+                ran = " + ".join(phases) or "nothing to do"
+                self.err.write(f"agentcli: compacted the conversation ({reason}, {ran}): {pre:,} → {post:,} tokens\n")
             case (SessionStarted() | TurnStarted() | AssistantMessage() | PermissionDecision() | ToolFinished()
                   | ToolResultsMessage() | TextDelta() | ThinkingDelta() | ThinkingSignature() | RedactedThinking()
                   | ToolCallStart() | ToolCallDelta() | ToolCallEnd() | UsageReport() | MessageStop()
-                  | HookStarted() | HookFinished() | SubagentEvent() | WebSearchResults()):
+                  | HookStarted() | HookFinished() | SubagentEvent() | WebSearchResults() | CompactionStarted()
+                  | TodosUpdated()):
                 pass  # the text format shows only the result (and, verbose, progress on stderr)
             case _:
                 assert_never(ev)
@@ -103,7 +110,7 @@ class JsonPrinter:
                   | ToolFinished() | ToolResultsMessage() | Notice() | ApiRetry() | TextDelta() | ThinkingDelta()
                   | ThinkingSignature() | RedactedThinking() | ToolCallStart() | ToolCallDelta() | ToolCallEnd()
                   | UsageReport() | MessageStop() | HookStarted() | HookFinished() | SubagentEvent()
-                  | WebSearchResults()):
+                  | WebSearchResults() | CompactionStarted() | CompactBoundary() | TodosUpdated()):
                 pass  # one object at the end: nothing before it
             case _:
                 assert_never(ev)
@@ -154,6 +161,10 @@ class StreamJsonPrinter:
             case Notice(level, text):
                 self._emit({"type": "system", "subtype": "notice", "level": level, "text": text,
                             "session_id": self.session_id, "uuid": new_uuid()})
+            case CompactBoundary():
+                self._emit(schema.compact_boundary_line(ev, self.session_id))
+            case TodosUpdated(todos):
+                self._emit(schema.todos_line(todos, self.session_id))
             case HookStarted(hook_id, event, name, _):
                 self._emit({"type": "system", "subtype": "hook_started", "hook_id": hook_id, "hook_name": name,
                             "hook_event": event, "session_id": self.session_id, "uuid": new_uuid()})
@@ -172,7 +183,7 @@ class StreamJsonPrinter:
                   | ToolCallStart() | ToolCallDelta() | ToolCallEnd() | UsageReport() | MessageStop()):
                 if self.include_partial:
                     self._stream_event(self.partials.setdefault(parent, PartialMapper()).map(ev), parent)
-            case PermissionDecision() | ToolStarted() | ToolFinished():
+            case PermissionDecision() | ToolStarted() | ToolFinished() | CompactionStarted():
                 pass
             case _:
                 assert_never(ev)

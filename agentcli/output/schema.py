@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from agentcli.core.events import ModelUsage, RunResult, SessionStarted
+from agentcli.core.events import CompactBoundary, ModelUsage, RunResult, SessionStarted, TodoItem
 from agentcli.ids import new_uuid
 from agentcli.llm.messages import Message, Usage
 
@@ -51,6 +51,36 @@ def message_line(
         "type": msg.role,
         "message": body,
         "parent_tool_use_id": parent_tool_use_id,
+        "session_id": session_id,
+        "uuid": new_uuid(),
+    }
+
+
+def compact_boundary_line(ev: CompactBoundary, session_id: str) -> dict[str, Any]:
+    """Claude Code's `compact_boundary` line; `compact_metadata` adds our `post_tokens`, `reason`, `phases`."""
+    return {
+        "type": "system",
+        "subtype": "compact_boundary",
+        "session_id": session_id,
+        "uuid": new_uuid(),
+        "compact_metadata": {
+            "trigger": ev.trigger,
+            "pre_tokens": ev.pre_tokens,
+            "post_tokens": ev.post_tokens,
+            "reason": ev.reason,
+            "phases": list(ev.phases),
+            "pruned_results": ev.pruned,
+            "dropped_messages": ev.dropped,
+        },
+    }
+
+
+def todos_line(todos: tuple[TodoItem, ...], session_id: str) -> dict[str, Any]:
+    """The agent's todo list after a TodoWrite (the items in TodoWrite's own argument shape)."""
+    return {
+        "type": "system",
+        "subtype": "todos",
+        "todos": [{"content": t.content, "status": t.status, "activeForm": t.active_form} for t in todos],
         "session_id": session_id,
         "uuid": new_uuid(),
     }

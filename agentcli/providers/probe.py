@@ -210,9 +210,9 @@ async def _probe_openai(client: HttpClient, base: str, model: str, api_key: str 
     try:
         listed = await list_live("openai", base, api_key=api_key, timeout_s=5.0)
         window = next((m.context_window for m in listed if m.name == model), None)
-        window = window or await _llamacpp_n_ctx(client, base)
     except Exception:  # the context window is a bonus; the tool probe below is the point
         window = None
+    window = window or await _llamacpp_n_ctx(client, base)  # also when /models failed: /props may answer
     if not chat:
         drops = await template_drops_tools(client, base)
         return ProbeResult(base, model, "none" if drops else "unknown", window, time.time())

@@ -122,8 +122,9 @@ def _file_entries(path: Path, since: str | None) -> Iterator[Entry]:
             if kind in ("resumed", "model_switch"):
                 provider = str((rec.get("data") or {}).get("provider") or provider)
                 continue
-            meta = rec.get("meta")
-            if kind != "message" or not isinstance(meta, dict) or not isinstance(meta.get("usage"), dict):
+            meta = rec.get("data") if kind == "compaction" else rec.get("meta")  # a summarising request
+            if kind not in ("message", "compaction") or not isinstance(meta, dict) \
+                    or not isinstance(meta.get("usage"), dict):
                 continue
             ts = str(rec.get("ts") or "")
             if since is not None and ts < since:

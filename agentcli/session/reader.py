@@ -13,7 +13,7 @@ from pathlib import Path
 from agentcli.errors import SessionNotFoundError
 from agentcli.llm.messages import Message
 from agentcli.session import layout
-from agentcli.session.records import MESSAGE, ParsedFile, Problem, Record, parse, paused_gc, to_message
+from agentcli.session.records import COMPACTION, MESSAGE, ParsedFile, Problem, Record, parse, paused_gc, to_message
 
 MAX_FORK_DEPTH = 256
 
@@ -42,7 +42,11 @@ class LoadedSession:
         return self.chain[-1]["id"] if self.chain else None
 
     def messages(self) -> list[Message]:
-        return [m for m in (to_message(r) for r in self.chain) if m is not None]
+        """The conversation to continue: from the last compaction on the branch (its stored history, then the
+        messages after it), so a compacted session loads with no model call and never re-reads what the
+        compaction replaced."""
+        start, history = boundary(self.chain)
+        return history + [m for m in (to_message(r) for r in self.chain[start:]) if m is not None]
 
     def find(self, record_id: str) -> Record | None:
         """A record of the active branch or of this file, by id or unique id prefix."""
@@ -86,6 +90,38 @@ def _load(directory: Path, session_id: str) -> LoadedSession:
     return LoadedSession(session_id, path, parsed.header, parsed.records, chain, problems)
 
 
+_BOUNDARY = b'\n{"type":"' + COMPACTION.encode() + b'"'
+
+
+def load_from_boundary(directory: Path, session_id: str) -> LoadedSession | None:
+    """Load a compacted session reading only its header and the lines from its last compaction on: the
+    history before a compaction is never needed to continue. None when that is not enough (no compaction in
+    the file, or the active branch does not pass through the last one: a rewind to before it); then `load`."""
+    path = layout.session_file(directory, session_id)
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise SessionNotFoundError(f"no session file {path}") from None
+    at = raw.rfind(_BOUNDARY)
+    if at < 0:
+        return None
+    with paused_gc():
+        head = parse(raw[: raw.find(b"\n") + 1])
+        tail = parse(raw[at + 1 :])
+        if not head.header or not tail.records or tail.records[0].get("type") != COMPACTION:
+            return None
+        first = tail.records[0]
+        walked: list[str] = []
+        chain = _walk([ParsedFile(head.header, tail.records, tail.problems)], tail.records[-1]["id"], walked)
+        # The only parent allowed to be missing is the compaction's own (it lies before the boundary): any
+        # other means the branch leaves the tail (a rewind to before it), which only a whole read can follow.
+        expected = f"record {first['id']} points at missing record {first.get('parent_id')}"
+        if not chain or chain[0] is not first or walked not in ([], [expected]) or boundary(chain[:1])[0] != 1:
+            return None
+    problems = [f"{path.name}: {p}" for p in tail.problems if p.kind == "torn"]
+    return LoadedSession(session_id, path, head.header, tail.records, chain, problems)
+
+
 def _walk(files: list[ParsedFile], leaf: object, problems: list[str]) -> list[Record]:
     """Follow parent ids back from `leaf`. A parent lost to a corrupt line falls back to the record
     written just before, so one bad line never hides the history behind it."""
@@ -122,6 +158,23 @@ def _walk(files: list[ParsedFile], leaf: object, problems: list[str]) -> list[Re
             cur = (fi, ri - 1) if ri > 0 else None
     chain.reverse()
     return chain
+
+
+def boundary(chain: list[Record]) -> tuple[int, list[Message]]:
+    """(index after the last valid compaction record of `chain`, the history it holds); (0, []) if none."""
+    for i in range(len(chain) - 1, -1, -1):
+        rec = chain[i]
+        if rec.get("type") != COMPACTION:
+            continue
+        data = rec.get("data")
+        stored = data.get("messages") if isinstance(data, dict) else None
+        if not isinstance(stored, list):
+            continue
+        try:
+            return i + 1, [Message.from_dict(d) for d in stored]
+        except (KeyError, ValueError, TypeError, AttributeError):
+            continue  # a damaged compaction record: an earlier boundary (or the whole branch) still loads
+    return 0, []
 
 
 def iter_replay(directory: Path, session_id: str) -> Iterator[Record]:

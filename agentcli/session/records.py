@@ -26,6 +26,7 @@ REWIND = "rewind"
 RENAME = "rename"
 RESUMED = "resumed"
 REPAIR = "repair"
+COMPACTION = "compaction"
 RESERVED = frozenset({HEADER, MESSAGE})
 
 Record = dict[str, Any]

@@ -32,7 +32,7 @@ from agentcli.session import layout
 from agentcli.session.checkpoint import ShadowGit
 from agentcli.session.index import list_sessions
 from agentcli.session.lock import SessionLock
-from agentcli.session.reader import LoadedSession, load, read_file
+from agentcli.session.reader import LoadedSession, load, load_from_boundary, read_file
 from agentcli.session.records import HEADER, REPAIR, RESUMED, SCHEMA_VERSION, Record, encode, now_iso, paused_gc
 from agentcli.session.repair import repair
 from agentcli.session.writer import SessionWriter
@@ -98,7 +98,7 @@ def open_session(
         return OpenedSession(sid, writer, writer=writer, fresh=True)
     old_id = resolve_session(directory, resume)
     with paused_gc():
-        loaded = load(directory, old_id)
+        loaded = load_from_boundary(directory, old_id) or load(directory, old_id)
         fixed = repair(loaded.messages())
         side_problems = [p for side in sidechains(directory, old_id) for p in side.problems]
     notices = [*loaded.problems, *fixed.notes, *side_problems]

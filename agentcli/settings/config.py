@@ -30,6 +30,9 @@ SCALAR_KEYS = {
     "preset": str,
     "append_system_prompt": str,
     "show_thinking": bool,
+    "model_context_window": int,
+    "model_auto_compact_token_limit": int,
+    "compact_model": str,
     "mcp_grace_s": float,
     "mcp_connect_timeout_s": float,
     "mcp_tool_timeout_s": float,
@@ -75,6 +78,9 @@ class Settings:
     include_partial_messages: bool = False
     verbose: bool = False
     show_thinking: bool = True
+    model_context_window: int | None = None  # overrides the catalog and what a local server reports
+    model_auto_compact_token_limit: int | None = None  # compact past this many tokens (default: 80 % of window)
+    compact_model: str | None = None  # the model that writes compaction summaries (default: the session's)
     sandbox_hooks: bool = True  # hook commands run in the kernel sandbox, as Bash does
     telemetry: bool = False  # OpenTelemetry export (also AGENTCLI_ENABLE_TELEMETRY=1); see docs/telemetry.md
     telemetry_log_prompts: bool = False  # export prompts and tool inputs/outputs too (redacted)

@@ -21,6 +21,8 @@ from agentcli.core.events import (
     AgentEvent,
     ApiRetry,
     AssistantMessage,
+    CompactBoundary,
+    CompactionStarted,
     HookFinished,
     HookStarted,
     MessageStop,
@@ -33,6 +35,7 @@ from agentcli.core.events import (
     TextDelta,
     ThinkingDelta,
     ThinkingSignature,
+    TodosUpdated,
     ToolCallDelta,
     ToolCallEnd,
     ToolCallStart,
@@ -137,7 +140,7 @@ class TelemetryRecorder:
                 self._end_run(t, result)
             case (ThinkingSignature() | RedactedThinking() | ToolCallDelta() | ToolCallEnd() | UsageReport()
                   | MessageStop() | Notice() | ToolResultsMessage() | HookStarted() | HookFinished()
-                  | WebSearchResults()):
+                  | WebSearchResults() | CompactionStarted() | CompactBoundary() | TodosUpdated()):
                 pass  # no span or metric of their own (usage comes with the assistant message)
             case _:
                 assert_never(ev)

@@ -22,6 +22,7 @@ BUILTIN_TOOLS: dict[str, str] = {
     "BashOutput": "agentcli.tools.background:BashOutputTool",
     "KillShell": "agentcli.tools.background:KillShellTool",
     "ExitPlanMode": "agentcli.tools.exit_plan:ExitPlanModeTool",
+    "TodoWrite": "agentcli.tools.todo:TodoWriteTool",
     "WebFetch": "agentcli.tools.webfetch:WebFetchTool",
     "WebSearch": "agentcli.tools.websearch:WebSearchTool",
     "NotebookEdit": "agentcli.tools.notebook:NotebookEditTool",

@@ -89,36 +89,46 @@ async def switch_preset(repl: ReplHost, name: str) -> None:
     repl.renderer.notice(f"Preset {name}: {', '.join(agent.registry.enabled)} · mode {agent.mode}")
 
 
-def context_report(agent: Agent) -> str:
-    """`/context`: what fills the window, estimated at ~4 characters a token where the provider has not said."""
-    from agentcli.llm.messages import block_to_dict
-
-    def tokens(chars: int) -> int:
-        return chars // 4
+def context_report(agent: Agent, memory: str = "") -> str:
+    """`/context`: the window, what fills it by kind, and where compaction starts. The total is the figure the
+    status line shows (the provider's count of the last request plus what was added since); the kinds are
+    tiktoken counts, scaled to that total."""
+    from agentcli.core.tokens import count_tokens, message_tokens
+    from agentcli.llm.messages import Message, ToolResultBlock
 
     tools = agent.registry.tools()
-    schema = sum(len(json.dumps(t.input_schema)) + len(t.description) for t in tools)
-    messages = sum(len(json.dumps(block_to_dict(b))) for m in agent.messages for b in m.content)
-    rows = [
-        ("system prompt", tokens(len(agent.options.system_prompt))),
-        (f"tools ({len(tools)})", tokens(schema)),
-        (f"messages ({len(agent.messages)})", tokens(messages)),
+    system = agent.options.system_prompt
+    memory_in_system = memory if memory and memory in system else ""
+    nested = "\n\n".join(agent.nested_memory_texts())
+    results = [Message("user", tuple(b for b in m.content if isinstance(b, ToolResultBlock))) for m in agent.messages]
+    others = [Message(m.role, tuple(b for b in m.content if not isinstance(b, ToolResultBlock)))
+              for m in agent.messages]
+    kinds = [
+        ("system prompt", count_tokens(system.replace(memory_in_system, ""))),
+        (f"tools ({len(tools)})", count_tokens("".join(json.dumps(t.input_schema) + t.description for t in tools))),
+        ("memory files", count_tokens(memory_in_system) + count_tokens(nested)),
+        (f"messages ({len(agent.messages)})", sum(message_tokens(m) for m in others if m.content)
+         - count_tokens(nested)),
+        ("tool results", sum(message_tokens(m) for m in results if m.content)),
     ]
-    total = sum(n for _, n in rows)
-    window = agent.options.context_window_fn(agent.options.model)
+    used = agent.context_tokens()
+    raw = sum(max(0, n) for _, n in kinds) or 1
+    window = agent.window()
+    limit = agent.compact_limit()
     lines = [f"Context ({agent.options.model}):"]
-    for label, n in rows:
-        share = f" ({100 * n / window:.1f}%)" if window else ""
-        lines.append(f"  {label:<18} ~{n:,} tokens{share}")
-    if agent.last_input_tokens:
-        lines.append(f"  last request       {agent.last_input_tokens:,} tokens (reported by the provider)")
-    # what the status line shows: the provider's count of the last request, the estimate only before one
-    used = agent.last_input_tokens or total
-    lines.append(
-        f"  window             {window:,} tokens, {100 * used / window:.0f}% used"
-        if window
-        else f"  window             unknown for this model (~{total:,} tokens used)"
-    )
+    for label, n in kinds:
+        share = used * max(0, n) / raw
+        pct = f" ({100 * share / window:.1f}%)" if window else ""
+        lines.append(f"  {label:<18} ~{round(share):,} tokens{pct}")
+    if window:
+        lines.append(f"  used               {used:,} of {window:,} tokens ({min(100, round(100 * used / window))}%)")
+    else:
+        lines.append(f"  used               {used:,} tokens (window unknown: set model_context_window)")
+    if limit:
+        where = f" ({round(100 * limit / window)}% of the window)" if window else ""
+        lines.append(f"  compacts at        {limit:,} tokens{where}; /compact [focus] compacts now")
+    else:
+        lines.append("  compacts           only when the provider says the prompt is too long, or on /compact")
     return "\n".join(lines)
 
 

@@ -8,9 +8,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
+    from collections.abc import AsyncIterator
+
     from rich.console import Console
 
     from agentcli.assembly.runtime import Built
+    from agentcli.core.events import AgentEvent
     from agentcli.core.loop import Agent
     from agentcli.llm.messages import Message
     from agentcli.settings.config import Settings
@@ -57,6 +60,10 @@ class ReplHost(Protocol):
     async def send(self, prompt: str | Message) -> None: ...
 
     async def ensure_agent(self) -> Agent | None: ...
+
+    async def command(self, events: AsyncIterator[AgentEvent], phase: str = "Working") -> None:
+        """Render the events of an agent command (`/compact`) like a turn: spinner, Esc cancels."""
+        ...
 
     def edited_calls(self) -> dict[str, dict[str, Any]]:
         """Tool calls of the resumed session that the user edited before they ran (for the replay)."""

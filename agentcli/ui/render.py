@@ -16,10 +16,13 @@ from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderR
 from rich.segment import Segment
 from rich.text import Text
 
+from agentcli.core.compaction import SUMMARY_MARK
 from agentcli.core.events import (
     AgentEvent,
     ApiRetry,
     AssistantMessage,
+    CompactBoundary,
+    CompactionStarted,
     HookFinished,
     HookStarted,
     MessageStop,
@@ -32,6 +35,8 @@ from agentcli.core.events import (
     TextDelta,
     ThinkingDelta,
     ThinkingSignature,
+    TodoItem,
+    TodosUpdated,
     ToolCallDelta,
     ToolCallEnd,
     ToolCallStart,
@@ -51,6 +56,25 @@ if TYPE_CHECKING:
     from rich.markdown import Markdown
 
 CODE_THEME = "monokai"
+REPLAY_LAST = 60  # messages redrawn on resume: a screenful or two, not a long session's whole history
+_TODO_MARKS = {"completed": ("☒", "dim strike"), "in_progress": ("◐", "bold"), "pending": ("☐", "")}
+
+
+def compact_line(ev: CompactBoundary) -> str:
+    """The line that ends a compaction: what ran and the tokens before → after."""
+    phases = " + ".join(ev.phases) or "nothing to compact"
+    return f"✻ Compacted ({phases}): {ev.pre_tokens:,} → {ev.post_tokens:,} tokens"
+
+
+def todo_list(todos: tuple[TodoItem, ...]) -> Text:
+    out = Text("Todos", style="bold")
+    for t in todos:
+        mark, style = _TODO_MARKS.get(t.status, ("☐", ""))
+        out.append(f"\n  {mark} ")
+        out.append(t.active_form if t.status == "in_progress" else t.content, style=style)
+    if not todos:
+        out.append("\n  (empty)", style="dim")
+    return out
 
 
 class Renderer:
@@ -136,6 +160,16 @@ class Renderer:
                 self._tool_finished(event)
             case Notice(level, text):
                 self._print_item(Text(("⚠ " if level == "warning" else "ℹ ") + text, style=_NOTICE[level]))
+            case CompactionStarted(_, reason, pre):
+                why = {"overflow": "the provider said the prompt is too long", "threshold": "the context is nearly "
+                       "full", "manual": "/compact"}.get(reason, reason)
+                self._print_item(Text(f"✻ Compacting the conversation ({why}) · {pre:,} tokens…", style="cyan"))
+                self._phase = "Compacting"
+            case CompactBoundary():
+                self._print_item(Text(compact_line(event), style="cyan"))
+                self._phase = "Thinking"
+            case TodosUpdated(todos):
+                self._print_item(todo_list(todos))
             case WebSearchResults(provider, queries, sources):
                 self._print_item(Text(toolfmt.web_sources(provider, queries, sources), style="dim"))
             case HookStarted(_, _, name, _):
@@ -169,6 +203,10 @@ class Renderer:
                 self._print_item(Text(f"  ⎿ [{agent}] {name} denied: {reason or ''}", style="dim"))
             case TurnStarted():
                 self._phase = f"{agent}: thinking"
+            case CompactBoundary():
+                self._print_item(Text(f"  ⎿ [{agent}] {compact_line(ev)}", style="dim"))
+            case (CompactionStarted() | TodosUpdated()):
+                self._phase = f"{agent}: compacting" if isinstance(ev, CompactionStarted) else self._phase
             case (PermissionDecision() | SessionStarted() | AssistantMessage() | ToolFinished() | ToolResultsMessage()
                   | Notice() | RunFinished() | HookStarted() | HookFinished() | TextDelta() | ThinkingDelta()
                   | ThinkingSignature() | RedactedThinking() | ToolCallStart() | ToolCallDelta() | ToolCallEnd()
@@ -217,11 +255,19 @@ class Renderer:
         self.notice(f"$ {command}" + (f"  (exit status {status})" if status else ""), style="bold")
         self._print_item(Text(body, style="red" if status else ""))
 
-    def replay(self, messages: Iterable[Message], edited: dict[str, dict[str, Any]] | None = None) -> None:
-        """Rebuild the screen of a stored session by feeding its messages through the same paths. `edited`:
-        tool calls the user changed at the approval prompt (tool_use_id → the input that ran)."""
+    def replay(self, messages: Iterable[Message], edited: dict[str, dict[str, Any]] | None = None,
+               last: int | None = REPLAY_LAST) -> None:
+        """Rebuild the screen of a stored session by feeding its (`last`) messages through the same paths.
+        `edited`: tool calls the user changed at the approval prompt (tool_use_id → the input that ran)."""
         pending: dict[str, ToolUseBlock] = {}
-        for msg in messages:
+        shown = list(messages)
+        if last is not None and len(shown) > last:
+            earlier = shown[: len(shown) - last]
+            pending = {b.id: b for m in earlier for b in m.content if isinstance(b, ToolUseBlock)}
+            self._print_item(Text(f"… {len(earlier):,} earlier messages (the agent still has them; /context)",
+                                  style="dim"))
+            shown = shown[len(earlier) :]
+        for msg in shown:
             for block in msg.content:
                 self._replay_block(msg, block, pending, edited or {})
             self.flush()
@@ -345,6 +391,10 @@ class Renderer:
     def _replay_block(self, msg: Message, block: Any, pending: dict[str, ToolUseBlock],
                       edited: dict[str, dict[str, Any]]) -> None:
         match block:
+            case TextBlock(text) if msg.role == "user" and text.startswith(SUMMARY_MARK):
+                self._print_item(Text("✻ Earlier conversation compacted into a summary", style="cyan"))
+            case TextBlock(text) if msg.role == "user" and any(isinstance(b, ToolResultBlock) for b in msg.content):
+                pass  # a nested memory file appended to tool results: not something the user typed
             case TextBlock(text) if msg.role == "user":
                 self._replay_user_text(text)
             case TextBlock(text):

@@ -14,7 +14,7 @@ import functools
 import os
 import sys
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import AsyncIterator, Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from prompt_toolkit.application import get_app_or_none
@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from agentcli.assembly.runtime import Built
+    from agentcli.core.events import AgentEvent
     from agentcli.core.loop import Agent
     from agentcli.core.permissions import Approval, ApprovalRequest, Approver
     from agentcli.llm.messages import Message
@@ -148,6 +149,10 @@ class Repl:
         if agent is None:
             return False
         self.renderer.replay(agent.messages, edited=self.edited_calls())
+        if agent.todos:
+            from agentcli.core.events import TodosUpdated
+
+            self.renderer.feed(TodosUpdated(agent.todos))
         self.renderer.notice(f"Resumed session {agent.session_id}")
         return True
 
@@ -204,8 +209,16 @@ class Repl:
             return False
         return True
 
+    async def command(self, events: AsyncIterator[AgentEvent], phase: str = "Working") -> None:
+        """Render the events of an agent command (`/compact`) like a turn: spinner, Esc cancels."""
+        self.renderer.begin_turn(phase)
+        await self.guard(asyncio.create_task(self._render(events)))
+        self.refresh_status()
+
     async def _consume(self, agent: Agent, message: Message) -> None:
-        events = agent.run(message)
+        await self._render(agent.run(message))
+
+    async def _render(self, events: AsyncIterator[AgentEvent]) -> None:
         renderer = self.renderer
         breath = time.monotonic()
         try:
@@ -314,7 +327,7 @@ class Repl:
         self.status.model = agent.options.model
         self.status.mode = agent.mode
         self.status.cost_usd = agent.total_cost_usd
-        self.status.context_tokens = agent.last_input_tokens
+        self.status.context_tokens = agent.context_tokens()
         try:
             self.status.context_window = agent.options.context_window_fn(agent.options.model)
         except Exception:  # a catalog problem must not break the status line

@@ -242,11 +242,13 @@ def _today() -> str:
 
 @command("context", "what fills the context window")
 async def _context(repl: ReplHost, args: str) -> None:
+    from agentcli.settings.memory import load_memory
     from agentcli.ui.actions import context_report
 
     agent = await repl.ensure_agent()
     if agent is not None:
-        _say(repl, context_report(agent), "")
+        repl.refresh_status()
+        _say(repl, context_report(agent, load_memory(repl.cwd, repl.root).text), "")
 
 
 @command("clear", "start a new session (the current one stays stored)")
@@ -288,9 +290,11 @@ async def _agents(repl: ReplHost, args: str) -> None:
         _say(repl, "\n".join(lines), "")
 
 
-@command("compact", "not yet available: will summarise the conversation to free context", "[focus]")
+@command("compact", "summarise the conversation to free context; optionally say what to focus on", "[focus]")
 async def _compact(repl: ReplHost, args: str) -> None:
-    _say(repl, "/compact is not available yet in this version; /clear starts a fresh session.", "yellow")
+    agent = await repl.ensure_agent()
+    if agent is not None:
+        await repl.command(agent.compact(args or None), "Compacting")
 
 
 @command("resume", "resume a stored session of this project (no id: pick one)", "[id|name]")
@@ -380,15 +384,11 @@ async def _init(repl: ReplHost, args: str) -> None:
     await repl.send(INIT_PROMPT + (f"\n\nAlso: {args}" if args else ""))
 
 
-@command("memory", "show which memory files (AGENTS.md …) were loaded")
+@command("memory", "show the memory files (AGENTS.md …); edit one in $EDITOR", "[edit [user|project|N]]")
 async def _memory(repl: ReplHost, args: str) -> None:
-    from agentcli.settings.memory import load_memory
+    from agentcli.ui.memory import memory_command
 
-    mem = load_memory(repl.cwd, repl.root)
-    if not mem.files:
-        _say(repl, "No memory files loaded. Add an AGENTS.md at the project root (or run /init).")
-        return
-    _say(repl, "Memory files loaded into the system prompt:\n" + "\n".join(f"  {f}" for f in mem.files), "")
+    await memory_command(repl, args)
 
 
 from agentcli.ui import mcp_commands  # noqa: E402, F401  (registers /mcp; needs `command` above)

@@ -51,6 +51,24 @@ class Fault:
     def context_overflow() -> Fault:
         return Fault("http", 400, "prompt is too long: 250000 tokens > 200000 maximum")
 
+    @staticmethod
+    def too_long(wire: str, tokens: int = 250_000, window: int = 200_000) -> Fault:
+        """The "prompt is too long" answer each provider really sends (wire: anthropic | openai | responses |
+        gemini | llamacpp), as an HTTP 400 with that provider's error body."""
+        messages = {
+            "anthropic": (f"prompt is too long: {tokens} tokens > {window} maximum", "invalid_request_error"),
+            "openai": (f"This model's maximum context length is {window} tokens. However, your messages resulted "
+                       f"in {tokens} tokens. Please reduce the length of the messages.", "invalid_request_error"),
+            "responses": ("Your input exceeds the context window of this model. Please adjust your input and try "
+                          "again.", "invalid_request_error"),
+            "gemini": (f"The input token count ({tokens}) exceeds the maximum number of tokens allowed ({window}).",
+                       "INVALID_ARGUMENT"),
+            "llamacpp": ("the request exceeds the available context size, try increasing it",
+                         "exceed_context_size_error"),
+        }
+        message, etype = messages[wire]
+        return Fault("http", 400, message, error_type=etype)
+
 
 @dataclass(frozen=True)
 class ToolCall:

@@ -20,7 +20,7 @@ import socket
 import sys
 import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -42,8 +42,13 @@ class RecordedRequest:
 class FakeLLM:
     """A scripted model server in a daemon thread. Thread-safe script and request log."""
 
-    def __init__(self, replies: Iterable[Reply] = (), *, loop: bool = False, strict: bool = True) -> None:
+    def __init__(self, replies: Iterable[Reply] = (), *, loop: bool = False, strict: bool = True,
+                 responder: Responder | None = None, max_input_tokens: int | None = None) -> None:
         load_builtin()
+        self.responder = responder  # consulted first: a Reply answers this request instead of the script
+        self.max_input_tokens = max_input_tokens  # a model window: bigger requests get the "too long" error
+        self.too_long: list[int] = []  # sizes of the requests refused for that
+        self.n_ctx: int | None = None  # set: answer llama.cpp's GET /props with this runtime context
         self._lock = threading.Lock()
         self._script: list[Reply] = list(replies)
         self._next = 0
@@ -171,6 +176,9 @@ class _Handler(BaseHTTPRequestHandler):
         if _path_only(self.path) == "/_fake/arrivals":  # for benchmarks running the fake as a process
             self._json(200, self.fake.arrivals)
             return
+        if _path_only(self.path) == "/props" and self.fake.n_ctx is not None:
+            self._json(200, {"default_generation_settings": {"n_ctx": self.fake.n_ctx}, "total_slots": 1})
+            return
         if _path_only(self.path) in self.fake.get_routes:
             self._json(200, self.fake.get_routes[_path_only(self.path)])
             return
@@ -198,7 +206,10 @@ class _Handler(BaseHTTPRequestHandler):
         if rec.violations and self.fake.strict:
             self._json(400, renderer.error_body(400, "; ".join(rec.violations), None))
             return
-        taken = self.fake.take(raw.decode("utf-8", "replace"))
+        if self._too_long(path, body, renderer):
+            return
+        answer = self.fake.responder(path, body) if self.fake.responder is not None else None
+        taken = (-1, answer) if answer is not None else self.fake.take(raw.decode("utf-8", "replace"))
         if taken is None:
             self._json(400, renderer.error_body(400, "fake LLM: the script has no reply left", None))
             return
@@ -209,6 +220,20 @@ class _Handler(BaseHTTPRequestHandler):
             self._json(200, renderer.complete(reply, body, self.fake.ids))
             return
         self._stream(self.fake.rendered(i, path, renderer, reply, body), reply, renderer)
+
+    def _too_long(self, path: str, body: dict[str, Any], renderer: Renderer) -> bool:
+        """Like a real server with a window: a request over `max_input_tokens` gets the provider's error."""
+        limit = self.fake.max_input_tokens
+        if limit is None:
+            return False
+        size = request_tokens(body)
+        if size <= limit:
+            return False
+        self.fake.too_long.append(size)
+        wire = _wire(path)
+        fault = Fault.too_long(wire, size, limit)
+        self._json(400, renderer.error_body(400, fault.message, fault.error_type))
+        return True
 
     def _fault_before_stream(self, fault: Fault, renderer: Renderer) -> bool:
         """Apply a fault that happens before the body; True when the request is fully handled."""
@@ -280,6 +305,42 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(data)
         self.wfile.flush()
+
+
+Responder = Callable[[str, dict[str, Any]], "Reply | None"]
+
+
+def request_tokens(body: dict[str, Any]) -> int:
+    """A request's size as a server counts it: tiktoken over the text it renders into its prompt (every
+    string in the body: system, messages, tool calls and results, tool names, descriptions and schemas), not
+    over the wire format's JSON punctuation, which differs between providers for the same conversation."""
+    from agentcli.core.tokens import count_tokens
+
+    parts: list[str] = []
+
+    def walk(v: Any) -> None:
+        if isinstance(v, str):
+            parts.append(v)
+        elif isinstance(v, dict):
+            for k, x in v.items():
+                parts.append(str(k))
+                walk(x)
+        elif isinstance(v, list):
+            for x in v:
+                walk(x)
+
+    walk({k: v for k, v in body.items() if k not in ("stream", "stream_options", "model")})
+    return count_tokens(" ".join(parts))
+
+
+def _wire(path: str) -> str:
+    if path.endswith("/messages"):
+        return "anthropic"
+    if path.endswith("/responses"):
+        return "responses"
+    if ":streamGenerateContent" in path or ":generateContent" in path:
+        return "gemini"
+    return "openai"
 
 
 def _path_only(path: str) -> str:

@@ -96,3 +96,54 @@ def test_sigkill_at_random_moments_then_resume(project: Path) -> None:
         _check_valid(project, before)
     print(f"crash loop: {STATS}")
     assert STATS["killed"] == LOOPS
+
+
+def test_sigkill_during_compaction_then_resume(project: Path) -> None:
+    """Issue 12 acceptance 6: kills land inside compactions (at the moment the summarising request arrives,
+    deterministically, and at random moments between); every time the session loads a valid transcript."""
+    import json
+    import signal
+
+    from tests.compaction.helpers import is_summary_request, kinds, session_records, set_window
+
+    set_window(8_000)
+    chatty = "Here is what I found while looking through the log file and what it means for the task. " * 30
+    script = [Reply(text=f"step {i}. {chatty}", tool_calls=[ToolCall("Bash", {"command": f"echo {i} >> log.txt"})])
+              for i in range(40)]
+    rng = random.Random(int(os.environ.get("AGENTCLI_CRASH_SEED", "12")))
+    current: dict[str, subprocess.Popen[bytes] | bool] = {"kill_at_summary": False}
+    killed_in_summary = 0
+
+    def responder(path: str, body: dict[str, object]) -> Reply | None:
+        nonlocal killed_in_summary
+        if not is_summary_request(body):
+            return None
+        proc = current.get("proc")
+        if current["kill_at_summary"] and isinstance(proc, subprocess.Popen) and proc.poll() is None:
+            proc.send_signal(signal.SIGKILL)
+            killed_in_summary += 1
+        return Reply(text="## Task\nkeep logging\n## Next\nmore steps")
+
+    with FakeLLM([*script, Reply(text="finished")], loop=True, responder=responder) as fake:
+        env = provider_env(fake, ANTHROPIC)
+        before = b""
+        for i in range(LOOPS):
+            current["kill_at_summary"] = i % 2 == 0
+            proc = _start(project, env, f"run {i}", resume=bool(before))
+            current["proc"] = proc
+            try:
+                proc.wait(timeout=rng.uniform(0.5, 2.0) if i % 2 else 30)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+            proc.wait()
+            before = _check_valid(project, before)
+        fake.responder = lambda path, body: Reply(text="finished")
+        final = agentcli(["-p", "finish", "-c", "--model", ANTHROPIC, "--max-turns", "50",
+                          "--permission-mode", "bypassPermissions", "--output-format", "json"], project, env)
+        assert final.status == 0, final.stderr
+        assert fake.violations == []
+        _check_valid(project, before)
+    assert killed_in_summary >= LOOPS // 2
+    records = kinds(session_records(project), "compaction")
+    assert records, "no compaction finished between the kills"
+    assert all(json.loads(json.dumps(r["data"]["messages"])) for r in records)

@@ -213,8 +213,8 @@ def test_context_uses_the_probed_window_and_agrees_with_the_status_line(
     t.expect("short answer")
     t.prompt()
     t.line("/context")
-    shown = t.expect("% used")
-    assert "window             8,192 tokens, 50% used" in shown, shown[-800:]
+    shown = t.expect("compacts at")
+    assert "of 8,192 tokens (50%)" in shown, shown[-800:]  # /context's "used" line (issue 12's format)
     assert "ctx 50%" in t.expect("ctx 50%")  # the status line says the same
     assert fake_llm.requests[-1].body["model"] == "served-model"
 
