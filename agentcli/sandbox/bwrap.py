@@ -72,6 +72,8 @@ class Bubblewrap:
         if not spec.network:
             out.append("--unshare-net")
         out += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
+        for path in _runtime_under_tmp():  # before the writable roots: a project inside stays writable
+            out += ["--ro-bind", path, path]
         bind = "--bind" if mode == "workspace-write" else "--ro-bind"
         for root in spec.writable:
             out += [bind, str(root), str(root)]
@@ -102,3 +104,15 @@ def _hide(path: Path) -> list[str]:
         # be neither renamed nor removed.
         return ["--ro-bind", "/dev/null", real]
     return []
+
+
+def _runtime_under_tmp() -> list[str]:
+    """What agentcli itself runs from, when it lives under /tmp (a checkout and its venv there, as in CI): the
+    private /tmp would hide it from commands that call it (the venv's python, the proxy bridge), so it stays
+    visible, read-only."""
+    found: list[str] = []
+    for place in (sys.prefix, sys.base_prefix, str(Path(__file__).resolve().parents[2])):
+        real = os.path.realpath(place)
+        if (real == "/tmp" or real.startswith("/tmp/")) and real not in found:
+            found.append(real)
+    return found
