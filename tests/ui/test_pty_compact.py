@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import os
 import stat
-import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,15 +16,6 @@ from tests.compaction.helpers import is_summary_request, set_window, summariser
 from tests.fakes import FakeLLM, Reply, ToolCall
 from tests.ui.ptyterm import Term
 from tests.ui.test_pty import bodies_text, start
-
-
-@pytest.fixture
-def project(tmp_path: Path) -> Path:
-    root = tmp_path / "proj"
-    root.mkdir()
-    (root / "a.txt").write_text("alpha\nbeta\n")
-    subprocess.run(["git", "init", "-q"], cwd=root, check=True)
-    return root
 
 
 @pytest.fixture

@@ -6,7 +6,6 @@ import json
 import os
 import re
 import subprocess
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -15,23 +14,6 @@ from tests.fakes import FakeLLM, Reply, ToolCall, Usage
 from tests.ui.ptyterm import AGENTCLI, Term, child_env
 
 MODEL = ["--model", "openai/fake-model"]
-
-
-@pytest.fixture
-def project(tmp_path: Path) -> Path:
-    root = tmp_path / "proj"
-    root.mkdir()
-    (root / "a.txt").write_text("alpha\nbeta\n")
-    subprocess.run(["git", "init", "-q"], cwd=root, check=True)
-    return root
-
-
-@pytest.fixture
-def terms() -> Iterator[list[Term]]:
-    made: list[Term] = []
-    yield made
-    for t in made:
-        t.close()
 
 
 def spawn(terms: list[Term], project: Path, env: dict[str, str], *args: str) -> Term:

@@ -7,12 +7,9 @@ import json
 import os
 import re
 import signal
-import subprocess
-from collections.abc import Iterator
 from pathlib import Path
 
 import pexpect  # type: ignore[import-untyped]
-import pytest
 
 from agentcli.llm.messages import Message, TextBlock
 from agentcli.session import layout
@@ -23,23 +20,6 @@ from tests.fakes import FakeLLM, Reply, ToolCall
 from tests.ui.ptyterm import AGENTCLI, CPR_REQUEST, Term, child_env
 
 MODEL = ["--model", "openai/fake-model"]
-
-
-@pytest.fixture
-def project(tmp_path: Path) -> Path:
-    root = tmp_path / "proj"
-    root.mkdir()
-    (root / "a.txt").write_text("alpha\nbeta\n")
-    subprocess.run(["git", "init", "-q"], cwd=root, check=True)
-    return root
-
-
-@pytest.fixture
-def terms() -> Iterator[list[Term]]:
-    started: list[Term] = []
-    yield started
-    for t in started:
-        t.close()
 
 
 def start(terms: list[Term], project: Path, fake: FakeLLM, *args: str) -> Term:
