@@ -7,7 +7,6 @@ import os
 import signal
 import subprocess
 import sys
-import threading
 from pathlib import Path
 from typing import Any
 
@@ -154,16 +153,13 @@ def test_a_child_cannot_use_what_the_parent_may_not_nor_go_deeper(tmp_path: Path
 
 def test_sigkill_during_a_child_then_resume(tmp_path: Path, fake_llm: FakeLLM) -> None:
     proj = git_repo(tmp_path / "proj", {"a.py": "a\n"})
-    arrived = threading.Event()
     fake_llm.push(Reply(tool_calls=[task("slow child", call_id="toolu_k")]),
                   Reply(text="late", when="slow child", fault=Fault("slow_first_byte", delay_s=30)))
     env = {k: v for k, v in os.environ.items() if not k.endswith(("_API_KEY", "_BASE_URL"))}
     env |= provider_env(fake_llm, ANTHROPIC)
     proc = subprocess.Popen([sys.executable, "-m", "agentcli", "-p", "go", "--model", ANTHROPIC], cwd=proj, env=env,
                             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    watcher = threading.Thread(target=_wait_requests, args=(fake_llm, 2, arrived, proc), daemon=True)
-    watcher.start()
-    assert arrived.wait(30), "the child's request never arrived"
+    assert fake_llm.wait_for_requests(2, 30), "the child's request never arrived"
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait()
     fake_llm.push(Reply(text="resumed fine"))
@@ -175,15 +171,6 @@ def test_sigkill_during_a_child_then_resume(tmp_path: Path, fake_llm: FakeLLM) -
     sid = resumed.json()["session_id"]
     shown = agentcli(["sessions", "show", sid, "--sidechain", "toolu_k"], proj)
     assert shown.status == 0 and "slow child" in shown.stdout, shown.stderr
-
-
-def _wait_requests(fake: FakeLLM, n: int, done: threading.Event, proc: subprocess.Popen[bytes]) -> None:
-    """Set `done` once `n` requests reached the fake (it records them as they arrive) or the process ended."""
-    while not done.is_set() and proc.poll() is None:
-        if len(fake.requests) >= n:
-            done.set()
-            return
-        fake.stopping.wait(0.02)
 
 
 def test_a_subagent_defined_in_code_through_the_python_api(tmp_path: Path, fake_llm: FakeLLM) -> None:

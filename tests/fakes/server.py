@@ -56,6 +56,7 @@ class FakeLLM:
         self.loop = loop
         self.strict = strict
         self.requests: list[RecordedRequest] = []
+        self._arrived = threading.Condition()
         self.get_routes: dict[str, Any] = {}  # GET path → JSON body (e.g. "/v1/models", llama.cpp's "/props")
         self.arrivals: list[dict[str, Any]] = []  # every request, model endpoints included: method, path, received_at
         self.ids = Ids()
@@ -88,6 +89,11 @@ class FakeLLM:
                     self._next += 1
                 return i, reply
             return None
+
+    def wait_for_requests(self, n: int, timeout: float) -> bool:
+        """Block until `n` model requests have arrived (each arrival wakes the waiter); False at the timeout."""
+        with self._arrived:
+            return self._arrived.wait_for(lambda: len(self.requests) >= n, timeout)
 
     @property
     def remaining(self) -> int:
@@ -194,7 +200,9 @@ class _Handler(BaseHTTPRequestHandler):
             body = None
         rec = RecordedRequest("POST", path, {k.lower(): v for k, v in self.headers.items()}, body,
                               received_at=self.received_at)
-        self.fake.requests.append(rec)
+        with self.fake._arrived:
+            self.fake.requests.append(rec)
+            self.fake._arrived.notify_all()
         renderer = renderer_for(path)
         if renderer is None:
             self._json(404, {"error": {"message": f"fake LLM has no renderer for {path}"}})
