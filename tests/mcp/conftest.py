@@ -8,7 +8,7 @@ import shutil
 import socket
 import subprocess
 import sys
-import time
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -51,17 +51,16 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def wait_listening(port: int, proc: subprocess.Popen[bytes], timeout: float = 20.0) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError(f"server exited with {proc.returncode}")
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
-                return
-        except OSError:
-            time.sleep(0.05)  # polling a condition (the port), not sleeping in place of one
-    raise RuntimeError(f"nothing listening on {port}")
+def wait_announced(proc: subprocess.Popen[bytes], port: int) -> threading.Thread:
+    """Read the server's stderr until it says it listens on `port` (server-everything prints "… on port N" once
+    its socket is bound); then keep draining it on a thread so the pipe never fills."""
+    assert proc.stderr is not None
+    for raw in proc.stderr:
+        if f"port {port}".encode() in raw:
+            drain = threading.Thread(target=proc.stderr.read, daemon=True)
+            drain.start()
+            return drain
+    raise RuntimeError(f"the server exited ({proc.wait()}) without listening on {port}")
 
 
 @pytest.fixture
@@ -78,10 +77,15 @@ def everything_sse(node: str) -> Iterator[str]:
 def _serve(node: str, transport: str, path: str) -> Iterator[str]:
     port = free_port()
     proc = subprocess.Popen([node, str(require(EVERYTHING)), transport], env={**os.environ, "PORT": str(port)},
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL)
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
+    drain: threading.Thread | None = None
     try:
-        wait_listening(port, proc)
+        drain = wait_announced(proc, port)
         yield f"http://127.0.0.1:{port}{path}"
     finally:
         proc.terminate()
         proc.wait(timeout=10)
+        if drain is not None:
+            drain.join(10)  # ends at EOF, now that the server is gone
+        assert proc.stderr is not None
+        proc.stderr.close()
