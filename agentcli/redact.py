@@ -1,56 +1,103 @@
-"""Secret redaction for tool output and everything written to a session file.
+"""The one redactor: what keeps secrets out of session files, error messages, telemetry, hook and MCP output.
 
-Two layers: the exact secrets we were given (API keys from env/config) and a pattern net for common key
-shapes, so a key printed by `env` in a Bash result never reaches the model or the disk.
+Two layers: the exact secrets we were given (API keys from env/config, MCP headers) and a pattern net for
+secret shapes we were not told about:
+
+- provider keys: `sk-…`, `sk-ant-…`, `AIza…`, `ghp_…`, `github_pat_…`, `xox…-`, `AKIA…`, `hf_…`, `gsk_…`;
+- bearer tokens: `Bearer <token>`;
+- header values: `Authorization:`, `Proxy-Authorization:`, `x-api-key:`, `api-key:`, `x-goog-api-key:`,
+  `x-auth-token:` (as an HTTP header line, a curl `-H`, or a JSON/dict entry with a quoted value);
+- URLs with credentials: `scheme://user:password@host` keeps the user, `scheme://<token>@host` loses it;
+- secret query parameters: `?key=…`, `&api_key=…`, `access_token`, `token`, `sig`, `password`.
+
+Shapes that would also match ordinary code (`authorization: AuthHeader`, `f"Bearer {key}"`) are told apart by
+requiring a credential-like value: at least 8 characters, a digit among them, and no call or subscript after it.
+Tool output the model reads uses the given secrets only (`patterns=False`): a project's test fixtures are
+legitimate output there, and the session file's redactor still catches the shapes on the way to disk.
 """
 
 from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterable
 from typing import Any
 
 REDACTED = "[REDACTED]"
 
 # Lookbehinds keep "task-…" from matching "sk-…"; the `\n`/`\t` alternatives catch a key at a line start.
 _EDGE = r"(?:(?<![A-Za-z0-9_])|(?<=\\n)|(?<=\\t))"
-_PATTERN = re.compile(
+_KEYS = re.compile(
     _EDGE
     + r"(?:"
     r"sk-ant-[A-Za-z0-9_\-]{20,}"
-    r"|sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}"
-    r"|AIza[0-9A-Za-z_\-]{35}"
+    r"|sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{6,}"
+    r"|AIza[0-9A-Za-z_\-]{20,}"
     r"|gh[pousr]_[A-Za-z0-9]{36,}"
     r"|github_pat_[A-Za-z0-9_]{40,}"
     r"|xox[abprs]-[A-Za-z0-9\-]{10,}"
     r"|AKIA[0-9A-Z]{16}"
     r"|hf_[A-Za-z0-9]{30,}"
-    r"|gsk_[A-Za-z0-9]{40,}"
+    r"|gsk_[A-Za-z0-9]{10,}"
     r")"
 )
+# Cheap substring checks first: the key pattern is slow to scan over long tool output.
+_KEY_PREFIXES = ("sk-", "AIza", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "xox", "AKIA", "hf_", "gsk_")
+
+# A credential-like value: ≥ 8 token characters with a digit among them, not followed by more of an expression.
+_TOKEN = r"(?=[A-Za-z0-9._~+/\-]*\d)[A-Za-z0-9._~+/\-]{8,}=*(?![A-Za-z0-9._~+/\-=(\[{])"
+_HEADER_NAMES = r"(?:proxy-)?authorization|x-api-key|api-key|x-goog-api-key|x-auth-token"
+_SCHEMES = r"(?:(?:bearer|basic|token|bot|digest)\s+)?"
+_HEADERS = re.compile(
+    r"(?i)(?<![A-Za-z0-9_\-])"
+    rf"(?P<keep>(?:(?P<q>[\"'])(?:{_HEADER_NAMES})(?P=q)\s*:\s*[\"']|(?:{_HEADER_NAMES}):[ \t]*){_SCHEMES})"
+    + _TOKEN
+)
+_BEARER = re.compile(r"(?i)(?<![A-Za-z0-9_\-])(?P<keep>bearer\s+)" + _TOKEN)
+_URL_USERINFO = re.compile(
+    r"(?<=://)(?:(?P<keep>[^/\s:@\"'<>]*:)[^/\s@\"'<>]+|(?=[^/\s:@]*\d)[A-Za-z0-9._~%\-]{8,})(?=@)"
+)
+_QUERY = re.compile(
+    r"(?i)(?P<keep>[?&](?:api[_-]?key|key|access[_-]?token|token|sig|signature|password)=)[^&\s\"'#{}<>]{6,}"
+)
+# Each shape with a cheap test for whether it can occur at all (most text has none of them).
+_SHAPES: tuple[tuple[re.Pattern[str], re.Pattern[str]], ...] = (
+    (_HEADERS, re.compile(r"(?i)authorization|api-key|auth-token")),
+    (_BEARER, re.compile(r"(?i)bearer")),
+    (_URL_USERINFO, re.compile(r"://[^/\s]*@")),
+    (_QUERY, re.compile(r"[?&][A-Za-z_\-]+=")),
+)
 _MIN_SECRET_LEN = 6
-# Cheap substring checks first: the pattern itself is slow to scan over long tool output.
-_PREFIXES = ("sk-", "AIza", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "xox", "AKIA", "hf_", "gsk_")
+
+
+def _keep(m: re.Match[str]) -> str:
+    return (m.group("keep") or "") + REDACTED
 
 
 class Redactor:
-    """Replaces configured secrets and (unless `patterns=False`) key-shaped strings with `[REDACTED]`. Secrets
+    """Replaces configured secrets and (unless `patterns=False`) secret-shaped strings with `[REDACTED]`. Secrets
     shorter than six characters are ignored: redacting them would mangle ordinary text."""
 
-    def __init__(self, secrets: tuple[str, ...] = (), *, patterns: bool = True) -> None:
-        self.given = secrets
+    def __init__(self, secrets: Iterable[str | None] = (), *, patterns: bool = True) -> None:
+        self.given = tuple(secrets) if not isinstance(secrets, tuple) else secrets
         self.patterns = patterns
-        found = {s for s in secrets if s and len(s) >= _MIN_SECRET_LEN}
+        found = {s for s in self.given if s and len(s) >= _MIN_SECRET_LEN}
         # The JSON-escaped form too, for secrets read back out of JSON text by a tool.
         found |= {json.dumps(s, ensure_ascii=False)[1:-1] for s in list(found)}
         self.secrets = tuple(sorted(found, key=len, reverse=True))
 
-    def text(self, s: str) -> str:
+    def text(self, s: str, *, patterns: bool | None = None) -> str:
+        """`s` redacted; `patterns` overrides the instance's choice of the pattern net for this call."""
         for secret in self.secrets:
             if secret in s:
                 s = s.replace(secret, REDACTED)
-        if self.patterns and any(p in s for p in _PREFIXES):
-            s = _PATTERN.sub(REDACTED, s)
+        if not (self.patterns if patterns is None else patterns):
+            return s
+        if any(p in s for p in _KEY_PREFIXES):
+            s = _KEYS.sub(REDACTED, s)
+        for pattern, hint in _SHAPES:
+            if hint.search(s):
+                s = pattern.sub(_keep, s)
         return s
 
     def obj(self, value: Any) -> Any:
@@ -66,6 +113,11 @@ class Redactor:
         if value is None or isinstance(value, bool | int | float):
             return value
         return self.obj(_jsonable(value))
+
+
+def redact(text: str, secrets: Iterable[str | None] = ()) -> str:
+    """`text` without the given secrets and without anything secret-shaped (the full pattern net)."""
+    return Redactor(secrets).text(text)
 
 
 def _jsonable(value: Any) -> Any:
