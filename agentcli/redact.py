@@ -120,6 +120,23 @@ def redact(text: str, secrets: Iterable[str | None] = ()) -> str:
     return Redactor(secrets).text(text)
 
 
+def public_url(url: str) -> str:
+    """`url` fit to show or store: scheme, host, port and path, without credentials, query or fragment (any of
+    them may carry a secret); `(invalid URL)` when it cannot be parsed."""
+    from urllib.parse import urlsplit, urlunsplit
+
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError:
+        return "(invalid URL)"
+    host = parts.hostname or ""
+    netloc = f"[{host}]" if ":" in host else host
+    if port is not None:
+        netloc += f":{port}"
+    return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
+
+
 def _jsonable(value: Any) -> Any:
     """Dataclasses and objects with `to_dict()` become dicts; anything else its `str()`."""
     to_dict = getattr(value, "to_dict", None)

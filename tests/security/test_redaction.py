@@ -172,3 +172,11 @@ def test_a_run_sends_no_shape_to_the_session_file_or_telemetry(tmp_path: Path, f
     assert collector.raw and _leaks(b"".join(collector.raw)) == []
     sessions = list((home / "projects").rglob("*.jsonl"))
     assert sessions and all(_leaks(p.read_bytes()) == [] for p in sessions)
+
+
+def test_urls_shown_or_stored_lose_credentials_query_and_fragment() -> None:
+    from agentcli.redact import public_url
+
+    assert public_url("http://u:pw@[::1]:8080/v1?key=AIzaSecret#frag") == "http://[::1]:8080/v1"
+    assert public_url("https://t0ken@api.example.com/v1/") == "https://api.example.com/v1/"
+    assert public_url("http://h:99999/") == "(invalid URL)"
