@@ -5,11 +5,8 @@ from __future__ import annotations
 
 import os
 import sys
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -24,6 +21,7 @@ from agentcli.tools.base import ToolContext
 from tests.cli.helpers import ANTHROPIC, agentcli, git_repo, provider_env
 from tests.fakes.script import Reply, ToolCall
 from tests.fakes.server import FakeLLM
+from tests.telemetry.test_otel_e2e import Receiver
 
 # (what it is, the text it appears in, the secret part that must go). None of these is a configured secret.
 SHAPES: list[tuple[str, str, str]] = [
@@ -119,38 +117,16 @@ def test_tool_context_keeps_shapes_for_the_model_but_not_for_telemetry(tmp_path:
     assert Redactor(("configured-secret",), patterns=False).text(ALL) == ALL
 
 
-class _Collector:
-    """An OTLP/HTTP endpoint that keeps the raw bodies (protobuf carries strings as UTF-8 bytes)."""
-
-    def __init__(self) -> None:
-        self.raw: list[bytes] = []
-        raw = self.raw
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:
-                raw.append(self.rfile.read(int(self.headers.get("content-length") or 0)))
-                self.send_response(200)
-                self.send_header("content-length", "0")
-                self.end_headers()
-
-            def log_message(self, *args: Any) -> None:
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
-
 @pytest.fixture
-def collector() -> Iterator[_Collector]:
-    c = _Collector()
-    yield c
-    c.server.shutdown()
-    c.server.server_close()
+def collector() -> Iterator[Receiver]:
+    r = Receiver()
+    yield r
+    r.server.shutdown()
+    r.server.server_close()
 
 
 def test_a_run_sends_no_shape_to_the_session_file_or_telemetry(tmp_path: Path, fake_llm: FakeLLM,
-                                                               collector: _Collector) -> None:
+                                                               collector: Receiver) -> None:
     """Bash prints every shape, a PostToolUse hook prints them again (to the model, exit 2), the model repeats
     them: the session file and the exported spans (prompts included) hold none."""
     home = Path(os.environ["AGENTCLI_HOME"])
