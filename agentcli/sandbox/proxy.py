@@ -37,6 +37,8 @@ from dataclasses import dataclass
 
 import h11
 
+from agentcli.sandbox.bridge import pipe
+
 MAX_HEAD = 65536
 CONNECT_TIMEOUT_S = 30.0
 _HOP_BY_HOP = {b"connection", b"proxy-connection", b"keep-alive", b"proxy-authorization", b"proxy-authenticate",
@@ -222,7 +224,9 @@ def resolve(target: Target, how: str) -> list[tuple[int, str]]:
 
 
 def _internal(address: str) -> bool:
-    ip = ipaddress.ip_address(address.split("%", 1)[0])
+    ip: ipaddress.IPv4Address | ipaddress.IPv6Address = ipaddress.ip_address(address.split("%", 1)[0])
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        ip = ip.ipv4_mapped  # ::ffff:127.0.0.1 is the loopback too
     return ip.is_loopback or ip.is_link_local or ip.is_unspecified or ip.is_multicast or ip.is_reserved
 
 
@@ -318,9 +322,9 @@ def _tunnel(client: socket.socket, conn: h11.Connection, upstream: socket.socket
     early, _ = conn.trailing_data  # what the client sent after the head, before our answer (a TLS hello)
     if early:
         upstream.sendall(early)
-    back = threading.Thread(target=_pipe, args=(upstream, client), daemon=True)
+    back = threading.Thread(target=pipe, args=(upstream, client), daemon=True)
     back.start()
-    _pipe(client, upstream)
+    pipe(client, upstream)
     back.join()
 
 
@@ -367,14 +371,6 @@ def _end_to_end(headers: Sequence[tuple[bytes, bytes]]) -> list[tuple[bytes, byt
 def _framing(headers: Sequence[tuple[bytes, bytes]]) -> list[tuple[bytes, bytes]]:
     """The framing header h11 accepted (one of them, never both), to frame the re-sent body the same way."""
     return [(k, v) for k, v in headers if k in (b"content-length", b"transfer-encoding")][:1]
-
-
-def _pipe(src: socket.socket, dst: socket.socket) -> None:
-    with contextlib.suppress(OSError):
-        while data := src.recv(65536):
-            dst.sendall(data)
-    with contextlib.suppress(OSError):
-        dst.shutdown(socket.SHUT_WR)
 
 
 class _Handler(socketserver.BaseRequestHandler):

@@ -241,3 +241,7 @@ def test_a_wildcard_never_reaches_an_internal_address_but_an_exact_entry_may() -
         resolve(Target("CONNECT", "localhost", 443), "wildcard")
     assert refused.value.status == 403
     assert all(addr for _, addr in resolve(Target("CONNECT", "localhost", 443), "exact"))
+    from agentcli.sandbox.proxy import _internal
+
+    assert _internal("::ffff:127.0.0.1") and _internal("169.254.169.254") and _internal("fe80::1%eth0")
+    assert not _internal("140.82.112.3") and not _internal("10.1.2.3")  # private networks stay reachable
