@@ -41,8 +41,6 @@ _KEYS = re.compile(
     r"|gsk_[A-Za-z0-9]{10,}"
     r")"
 )
-# Cheap substring checks first: the key pattern is slow to scan over long tool output.
-_KEY_PREFIXES = ("sk-", "AIza", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "xox", "AKIA", "hf_", "gsk_")
 
 # A credential-like value: ≥ 8 token characters with a digit among them, not followed by more of an expression.
 _TOKEN = r"(?=[A-Za-z0-9._~+/\-]*\d)[A-Za-z0-9._~+/\-]{8,}=*(?![A-Za-z0-9._~+/\-=(\[{])"
@@ -60,18 +58,42 @@ _URL_USERINFO = re.compile(
 _QUERY = re.compile(
     r"(?i)(?P<keep>[?&](?:api[_-]?key|key|access[_-]?token|token|sig|signature|password)=)[^&\s\"'#{}<>]{6,}"
 )
-# Each shape with a cheap test for whether it can occur at all (most text has none of them).
-_SHAPES: tuple[tuple[re.Pattern[str], re.Pattern[str]], ...] = (
-    (_HEADERS, re.compile(r"(?i)authorization|api-key|auth-token")),
-    (_BEARER, re.compile(r"(?i)bearer")),
-    (_URL_USERINFO, re.compile(r"://[^/\s]*@")),
-    (_QUERY, re.compile(r"[?&][A-Za-z_\-]+=")),
+# Each shape with a gate (substrings of the text, or of its lower-case form, one of which it must contain) and a
+# cheap pattern for where it can occur: the full pattern, slow to try at every position of a long text, runs only
+# over the lines the cheap one found (no shape spans a line).
+_KEY_PREFIXES = ("sk-", "AIza", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "xox", "AKIA", "hf_", "gsk_")
+_SHAPES: tuple[tuple[re.Pattern[str], re.Pattern[str], tuple[str, ...], bool], ...] = (
+    (_KEYS, re.compile(r"sk-|AIza|gh[pousr]_|github_pat_|xox|AKIA|hf_|gsk_"), _KEY_PREFIXES, False),
+    (_HEADERS, re.compile(r"(?i)authorization|api-key|auth-token"), ("authorization", "api-key", "auth-token"),
+     True),
+    (_BEARER, re.compile(r"(?i)bearer"), ("bearer",), True),
+    (_URL_USERINFO, re.compile(r"://[^/\s]*@"), ("://",), False),
+    (_QUERY, re.compile(r"[?&][A-Za-z_\-]+="), ("?", "&"), False),
 )
 _MIN_SECRET_LEN = 6
 
 
 def _keep(m: re.Match[str]) -> str:
-    return (m.group("keep") or "") + REDACTED
+    keep: str | None = m.groupdict().get("keep")
+    return (keep or "") + REDACTED
+
+
+def _sub_lines(pattern: re.Pattern[str], hint: re.Pattern[str], s: str) -> str:
+    """`pattern.sub(_keep, s)`, run only over the lines where `hint` matches."""
+    out: list[str] = []
+    done = 0
+    for m in hint.finditer(s):
+        if m.start() < done:
+            continue
+        start = s.rfind("\n", 0, m.start()) + 1
+        end = s.find("\n", m.end())
+        end = len(s) if end < 0 else end
+        out += [s[done:start], pattern.sub(_keep, s[start:end])]
+        done = end
+    if not out:
+        return s
+    out.append(s[done:])
+    return "".join(out)
 
 
 class Redactor:
@@ -93,11 +115,10 @@ class Redactor:
                 s = s.replace(secret, REDACTED)
         if not (self.patterns if patterns is None else patterns):
             return s
-        if any(p in s for p in _KEY_PREFIXES):
-            s = _KEYS.sub(REDACTED, s)
-        for pattern, hint in _SHAPES:
-            if hint.search(s):
-                s = pattern.sub(_keep, s)
+        low = s.lower()
+        for pattern, hint, gate, lower in _SHAPES:
+            if any(g in (low if lower else s) for g in gate):
+                s = _sub_lines(pattern, hint, s)
         return s
 
     def obj(self, value: Any) -> Any:
