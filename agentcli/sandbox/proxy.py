@@ -369,8 +369,11 @@ def _end_to_end(headers: Sequence[tuple[bytes, bytes]]) -> list[tuple[bytes, byt
 
 
 def _framing(headers: Sequence[tuple[bytes, bytes]]) -> list[tuple[bytes, bytes]]:
-    """The framing header h11 accepted (one of them, never both), to frame the re-sent body the same way."""
-    return [(k, v) for k, v in headers if k in (b"content-length", b"transfer-encoding")][:1]
+    """The framing h11 read the body with, to frame the re-sent body the same way: chunked whenever
+    Transfer-Encoding is present (it beats Content-Length, RFC 9112 6.3), else the Content-Length."""
+    if any(k == b"transfer-encoding" for k, _ in headers):
+        return [(b"transfer-encoding", b"chunked")]
+    return [(k, v) for k, v in headers if k == b"content-length"][:1]
 
 
 class _Handler(socketserver.BaseRequestHandler):

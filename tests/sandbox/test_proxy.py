@@ -245,3 +245,11 @@ def test_a_wildcard_never_reaches_an_internal_address_but_an_exact_entry_may() -
 
     assert _internal("::ffff:127.0.0.1") and _internal("169.254.169.254") and _internal("fe80::1%eth0")
     assert not _internal("140.82.112.3") and not _internal("10.1.2.3")  # private networks stay reachable
+
+
+def test_a_response_body_is_framed_as_h11_read_it() -> None:
+    from agentcli.sandbox.proxy import _framing
+
+    both = [(b"content-length", b"5"), (b"transfer-encoding", b"chunked")]
+    assert _framing(both) == [(b"transfer-encoding", b"chunked")]
+    assert _framing([(b"content-length", b"5")]) == [(b"content-length", b"5")] and _framing([]) == []
