@@ -397,7 +397,8 @@ class HostProxy:
         self.socket_path = os.path.join(self.dir, "proxy.sock")
         self.server = _Server(self.socket_path, _Handler)
         self.server.allowed = allowed
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        # A short poll: `close()` (at the end of every run that used the proxy) waits for the loop to notice.
+        self.thread = threading.Thread(target=self.server.serve_forever, args=(0.05,), daemon=True)
         self.thread.start()
 
         atexit.register(self.close)
