@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Callable
-from typing import TYPE_CHECKING
+import time
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
 
 from agentcli import __version__
 from agentcli.core.events import AgentEvent
@@ -15,10 +16,10 @@ from agentcli.errors import ConfigError
 from agentcli.llm.messages import Usage
 
 if TYPE_CHECKING:
+    from agentcli.telemetry.otlp import Signal, Target
     from agentcli.telemetry.recorder import TelemetryRecorder
 
-FLUSH_TIMEOUT_MS = 2000  # the longest a run's exit waits for the collector
-EXPORT_TIMEOUT_S = 1.5  # per export, retries included (the exporters' default of 10 s would hold every exit)
+EXIT_WAIT_MS = 1000  # the longest a run's exit waits for the collector (OTEL_BSP_EXPORT_TIMEOUT overrides)
 
 
 class DeferredRecorder:
@@ -63,7 +64,7 @@ def check_installed() -> None:
     """Fail now, with the fix, rather than on the import thread."""
     import importlib.util
 
-    for name in ("opentelemetry.sdk", "opentelemetry.exporter.otlp.proto.http"):
+    for name in ("opentelemetry.sdk", "opentelemetry.exporter.otlp.proto.common"):
         try:
             found = importlib.util.find_spec(name) is not None
         except ModuleNotFoundError:
@@ -73,48 +74,84 @@ def check_installed() -> None:
                               hint="pip install 'agentcli[telemetry]', or turn telemetry off")
 
 
+def exit_wait_s(env: Mapping[str, str] | None = None) -> float:
+    raw = (os.environ if env is None else env).get("OTEL_BSP_EXPORT_TIMEOUT", "").strip()
+    try:
+        return max(0.0, float(raw) / 1000) if raw else EXIT_WAIT_MS / 1000
+    except ValueError:
+        raise ConfigError(f"OTEL_BSP_EXPORT_TIMEOUT={raw} is not a number of milliseconds") from None
+
+
 def make_recorder(cost_fn: Callable[[str, Usage], float], *, log_prompts: bool,
                   redact: Callable[[str], str]) -> tuple[DeferredRecorder, list[str]]:
-    """The session's recorder (built in the background), and notices (an unsupported protocol)."""
+    """The session's recorder (built in the background), and notices (an unsupported protocol). The
+    configuration is read here, so a bad endpoint or timeout is an error before the run starts."""
     check_installed()
+    from agentcli.telemetry.otlp import Target, enabled, protocol_of
+
     notices: list[str] = []
-    protocol = (os.environ.get("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL")
-                or os.environ.get("OTEL_EXPORTER_OTLP_PROTOCOL") or "http/protobuf")
-    if protocol != "http/protobuf":
-        notices.append(f"OTEL_EXPORTER_OTLP_PROTOCOL={protocol} is not supported; telemetry is sent as "
-                       "http/protobuf")
-    return DeferredRecorder(lambda: _build(cost_fn, log_prompts, redact)), notices
+    targets: dict[Signal, Target] = {}
+    for signal in ("traces", "metrics"):
+        if enabled(signal):
+            targets[signal] = Target.from_env(signal)
+            if (note := protocol_of(signal)[1]) and note not in notices:
+                notices.append(note)
+    wait = exit_wait_s()
+    return DeferredRecorder(lambda: _build(targets, wait, cost_fn, log_prompts, redact)), notices
 
 
-def _build(
-    cost_fn: Callable[[str, Usage], float], log_prompts: bool, redact: Callable[[str], str]
-) -> TelemetryRecorder:
-    from opentelemetry.exporter.otlp.proto.http.metric_exporter import OTLPMetricExporter
-    from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
-    from opentelemetry.sdk.metrics import MeterProvider
-    from opentelemetry.sdk.metrics.export import PeriodicExportingMetricReader
+def _build(targets: Mapping[Signal, Target], wait_s: float, cost_fn: Callable[[str, Usage], float],
+           log_prompts: bool, redact: Callable[[str], str]) -> TelemetryRecorder:
+    """The SDK's providers with our exporters; only the signals that are on are set up (and imported)."""
     from opentelemetry.sdk.resources import Resource
     from opentelemetry.sdk.trace import TracerProvider
     from opentelemetry.sdk.trace.export import BatchSpanProcessor
 
+    from agentcli.telemetry.exporters import OtlpSpanExporter
+    from agentcli.telemetry.otlp import Sender
     from agentcli.telemetry.recorder import Instruments, TelemetryRecorder
 
     defaults = {"service.version": __version__}
     if not os.environ.get("OTEL_SERVICE_NAME"):
         defaults["service.name"] = "agentcli"
     resource = Resource.create(defaults)
-    tracer_provider = TracerProvider(resource=resource)
-    timeout = None if os.environ.get("OTEL_EXPORTER_OTLP_TIMEOUT") else EXPORT_TIMEOUT_S
-    tracer_provider.add_span_processor(BatchSpanProcessor(OTLPSpanExporter(timeout=timeout)))
-    reader = PeriodicExportingMetricReader(OTLPMetricExporter(timeout=timeout), export_interval_millis=60_000)
-    meter_provider = MeterProvider(resource=resource, metric_readers=[reader])
+    # shutdown_on_exit off: the exit's flush is ours, bounded (the SDK's atexit hook would wait unbounded)
+    tracer_provider = TracerProvider(resource=resource, shutdown_on_exit=False)
+    senders: list[Sender] = []
+    if "traces" in targets:
+        senders.append(Sender("traces", targets["traces"]))
+        tracer_provider.add_span_processor(BatchSpanProcessor(OtlpSpanExporter(senders[-1])))
+    meter_provider: Any = None
+    if "metrics" in targets:
+        from opentelemetry.sdk.metrics import MeterProvider
+        from opentelemetry.sdk.metrics.export import PeriodicExportingMetricReader
+
+        from agentcli.telemetry.exporters import metric_exporter
+
+        senders.append(Sender("metrics", targets["metrics"]))
+        reader = PeriodicExportingMetricReader(metric_exporter(senders[-1]), export_interval_millis=60_000)
+        meter_provider = MeterProvider(resource=resource, metric_readers=[reader], shutdown_on_exit=False)
+        meter = meter_provider.get_meter("agentcli", __version__)
+    else:
+        from opentelemetry.metrics import NoOpMeter
+
+        meter = NoOpMeter("agentcli", __version__)
+
+    def final_flush() -> None:
+        tracer_provider.force_flush()
+        tracer_provider.shutdown()
+        if meter_provider is not None:
+            meter_provider.shutdown(timeout_millis=wait_s * 1000)
 
     def flush() -> None:
-        tracer_provider.force_flush(FLUSH_TIMEOUT_MS)
-        meter_provider.force_flush(FLUSH_TIMEOUT_MS)
-        tracer_provider.shutdown()
-        meter_provider.shutdown(timeout_millis=FLUSH_TIMEOUT_MS)
+        """Everything still queued goes out now; the exit waits for it `wait_s` at most (then gives up: the
+        daemon thread dies with the process)."""
+        deadline = time.monotonic() + wait_s
+        for s in senders:
+            s.deadline = deadline
+        t = threading.Thread(target=final_flush, name="agentcli-telemetry-flush", daemon=True)
+        t.start()
+        t.join(wait_s)
 
-    return TelemetryRecorder(tracer_provider.get_tracer("agentcli", __version__),
-                             Instruments.create(meter_provider.get_meter("agentcli", __version__)), flush,
-                             cost_fn=cost_fn, log_prompts=log_prompts, redact=redact)
+    return TelemetryRecorder(tracer_provider.get_tracer("agentcli", __version__), Instruments.create(meter),
+                             flush, cost_fn=cost_fn, log_prompts=log_prompts, redact=redact)
