@@ -9,6 +9,7 @@ import json
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
 from opentelemetry.sdk.trace import ReadableSpan
 from opentelemetry.sdk.trace.export import SpanExporter, SpanExportResult
 
@@ -44,8 +45,6 @@ class OtlpSpanExporter(SpanExporter):
         self.sender = sender
 
     def export(self, spans: Sequence[ReadableSpan]) -> SpanExportResult:
-        from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
-
         body = serialize(encode_spans(spans), self.sender.target.protocol)
         return SpanExportResult.SUCCESS if self.sender.post(body) else SpanExportResult.FAILURE
 
@@ -57,7 +56,8 @@ class OtlpSpanExporter(SpanExporter):
 
 
 def metric_exporter(sender: Sender) -> MetricExporter:
-    """Made on demand, so the metrics SDK is imported only when metrics are on."""
+    """Made on demand, so the metrics SDK is imported only when metrics are on (and, like the encoders and the
+    HTTP client, while the run starts: never on the exit's path)."""
     from opentelemetry.exporter.otlp.proto.common.metrics_encoder import encode_metrics
     from opentelemetry.sdk.metrics.export import MetricExporter, MetricExportResult
 

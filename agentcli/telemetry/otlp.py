@@ -35,7 +35,7 @@ Protocol = Literal["http/protobuf", "http/json"]
 
 DEFAULT_ENDPOINT = "http://localhost:4318"
 EXPORT_TIMEOUT_S = 1.5  # per export, retries included (the SDK's default of 10 s would hold a REPL's flush)
-_RETRYABLE = frozenset({429, 502, 503, 504})
+_RETRYABLE: frozenset[int | str] = frozenset({429, 502, 503, 504, "ConnectError"})
 
 log = logging.getLogger("agentcli.telemetry")
 
@@ -75,7 +75,7 @@ class Target:
         url = e.get(f"OTEL_EXPORTER_OTLP_{signal.upper()}_ENDPOINT", "").strip()
         if not url:  # the general endpoint is a base the signal's path is appended to; the per-signal one is whole
             url = f"{(e.get('OTEL_EXPORTER_OTLP_ENDPOINT', '').strip() or DEFAULT_ENDPOINT).rstrip('/')}/v1/{signal}"
-        if not url.lower().startswith(("http://", "https://")):
+        if not _usable(url):
             raise ConfigError(f"OTLP endpoint {url!r} is not an http(s) URL",
                               hint="set OTEL_EXPORTER_OTLP_ENDPOINT to e.g. http://localhost:4318")
         protocol, _ = protocol_of(signal, e)
@@ -104,9 +104,10 @@ class Sender:
     def __init__(self, signal: Signal, target: Target, env: Mapping[str, str] | None = None) -> None:
         self.signal, self.target = signal, target
         self._env = os.environ if env is None else env
-        self._client: httpx.Client | None = None
+        self._client: httpx.Client | None = self._open()  # now, on the import thread, not at the exit
         self._lock = threading.Lock()
         self.deadline: float | None = None  # monotonic; set when the run ends: no retry, nothing past it
+        self._reported = False
 
     def _open(self) -> httpx.Client:
         import httpx
@@ -117,7 +118,8 @@ class Sender:
                             proxy=proxy_for(self.target.url, self._env), follow_redirects=False)
 
     def post(self, body: bytes) -> bool:
-        """Send one export request; True when the collector took it."""
+        """Send one export request; True when the collector took it. Connection failures and 429/502/503/504
+        are retried with a backoff within the export's timeout, but not once the run is ending."""
         if self.target.gzip:
             body = gzip.compress(body, 6)
         end = time.monotonic() + self.target.timeout_s
@@ -129,29 +131,33 @@ class Sender:
                 if self.deadline is not None:
                     end = min(end, self.deadline)
                 left = end - time.monotonic()
-                if left <= 0:
-                    log.warning("OTLP %s export to %s timed out", self.signal, self.target.url)
-                    return False
-                status = self._attempt(self._client, body, left)
-                if status is not None and 200 <= status < 300:
+                status = self._attempt(self._client, body, left) if left > 0 else "timed out"
+                if status == 200:
                     return True
-                if (status is not None and status not in _RETRYABLE) or self.deadline is not None \
-                        or time.monotonic() + delay >= end:
-                    log.warning("OTLP %s export to %s failed (%s)", self.signal, self.target.url,
-                                status or "no connection")
+                if status not in _RETRYABLE or self.deadline is not None or time.monotonic() + delay >= end:
+                    self._failed(status)
                     return False
                 time.sleep(delay)  # a backoff between attempts, on the exporter's own thread
                 delay *= 2
 
-    def _attempt(self, client: httpx.Client, body: bytes, left: float) -> int | None:
+    def _failed(self, why: int | str) -> None:
+        if not self._reported:  # once: a collector that is down would otherwise speak every few seconds
+            self._reported = True
+            log.warning("telemetry: OTLP %s export to %s failed (%s); further failures are not reported",
+                        self.signal, _shown(self.target.url), f"HTTP {why}" if isinstance(why, int) else why)
+
+    def _attempt(self, client: httpx.Client, body: bytes, left: float) -> int | str:
+        """The response's status (any 2xx as 200), or why there was none."""
         import httpx
 
         try:
             resp = client.post(self.target.url, content=body, headers=self.target.headers, timeout=left)
             resp.read()
-            return resp.status_code
-        except httpx.HTTPError:
-            return None
+        except httpx.TimeoutException:
+            return "timed out"
+        except httpx.HTTPError as e:
+            return type(e).__name__
+        return 200 if 200 <= resp.status_code < 300 else resp.status_code
 
     def close(self) -> None:
         client, self._client = self._client, None
@@ -177,3 +183,23 @@ def _ssl_context(signal: Signal, url: str, env: Mapping[str, str]) -> ssl.SSLCon
         raise ConfigError(f"cannot load the OTLP client certificate {cert}: {e}",
                           hint="OTEL_EXPORTER_OTLP_CLIENT_CERTIFICATE / _CLIENT_KEY must be PEM files") from None
     return ctx
+
+
+def _shown(url: str) -> str:
+    """`url` without user:password@ (a collector's credentials never reach a message)."""
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    host = f"[{host}]" if ":" in host else host
+    return f"{parts.scheme}://{host}{f':{parts.port}' if parts.port else ''}{parts.path}"
+
+
+def _usable(url: str) -> bool:
+    from urllib.parse import urlsplit
+
+    try:
+        parts = urlsplit(url)
+        return parts.scheme.lower() in ("http", "https") and bool(parts.hostname) and parts.port != 0
+    except ValueError:  # a port that is not a number, or out of range
+        return False

@@ -4,6 +4,7 @@ the standard environment variables (`OTEL_EXPORTER_OTLP_ENDPOINT`, `…_HEADERS`
 
 from __future__ import annotations
 
+import logging
 import os
 import threading
 import time
@@ -19,15 +20,20 @@ if TYPE_CHECKING:
     from agentcli.telemetry.otlp import Signal, Target
     from agentcli.telemetry.recorder import TelemetryRecorder
 
-EXIT_WAIT_MS = 1000  # the longest a run's exit waits for the collector (OTEL_BSP_EXPORT_TIMEOUT overrides)
+EXIT_WAIT_MS = 1000  # the longest a run's exit waits for telemetry (OTEL_BSP_EXPORT_TIMEOUT overrides)
+
+log = logging.getLogger("agentcli.telemetry")
 
 
 class DeferredRecorder:
-    """The OpenTelemetry SDK and exporters take ~200 ms of CPU to import: that happens on a thread while the
-    session starts and the first request goes out; events seen meanwhile are kept and replayed, in order."""
+    """The OpenTelemetry SDK, the OTLP encoder (protobuf) and their set-up take ~50–75 ms of CPU here: that
+    happens on a thread while the session starts and the first request goes out; events seen meanwhile are kept
+    and replayed, in order. The exit waits `exit_wait_s` at most, for the rest of that and the last export
+    together."""
 
-    def __init__(self, build: Callable[[], TelemetryRecorder]) -> None:
+    def __init__(self, build: Callable[[], TelemetryRecorder], exit_wait_s: float) -> None:
         self._build = build
+        self.exit_wait_s = exit_wait_s
         self._ready: TelemetryRecorder | None = None
         self._error: BaseException | None = None
         self._pending: list[AgentEvent] = []
@@ -54,10 +60,16 @@ class DeferredRecorder:
             recorder.feed(ev)
 
     def close(self) -> None:
-        self._thread.join(10)
+        deadline = time.monotonic() + self.exit_wait_s
+        self._thread.join(self.exit_wait_s)
         if self._ready is not None:
             self._drain(self._ready)
-            self._ready.close()
+            self._ready.close(deadline)
+        elif self._error is not None:
+            log.warning("telemetry could not start: %s", self._error)
+        else:
+            log.warning("telemetry was not ready within %.0f ms of the exit; nothing was exported",
+                        self.exit_wait_s * 1000)
 
 
 def check_installed() -> None:
@@ -96,12 +108,11 @@ def make_recorder(cost_fn: Callable[[str, Usage], float], *, log_prompts: bool,
             targets[signal] = Target.from_env(signal)
             if (note := protocol_of(signal)[1]) and note not in notices:
                 notices.append(note)
-    wait = exit_wait_s()
-    return DeferredRecorder(lambda: _build(targets, wait, cost_fn, log_prompts, redact)), notices
+    return DeferredRecorder(lambda: _build(targets, cost_fn, log_prompts, redact), exit_wait_s()), notices
 
 
-def _build(targets: Mapping[Signal, Target], wait_s: float, cost_fn: Callable[[str, Usage], float],
-           log_prompts: bool, redact: Callable[[str], str]) -> TelemetryRecorder:
+def _build(targets: Mapping[Signal, Target], cost_fn: Callable[[str, Usage], float], log_prompts: bool,
+           redact: Callable[[str], str]) -> TelemetryRecorder:
     """The SDK's providers with our exporters; only the signals that are on are set up (and imported)."""
     from opentelemetry.sdk.resources import Resource
     from opentelemetry.sdk.trace import TracerProvider
@@ -141,17 +152,16 @@ def _build(targets: Mapping[Signal, Target], wait_s: float, cost_fn: Callable[[s
         tracer_provider.force_flush()
         tracer_provider.shutdown()
         if meter_provider is not None:
-            meter_provider.shutdown(timeout_millis=wait_s * 1000)
+            meter_provider.shutdown()  # the metric reader's last collect and export
 
-    def flush() -> None:
-        """Everything still queued goes out now; the exit waits for it `wait_s` at most (then gives up: the
-        daemon thread dies with the process)."""
-        deadline = time.monotonic() + wait_s
+    def flush(deadline: float) -> None:
+        """Everything still queued goes out now; the exit waits for it until `deadline` at most (then gives up:
+        the daemon thread ends with the process), and no export retries or outlives it."""
         for s in senders:
             s.deadline = deadline
         t = threading.Thread(target=final_flush, name="agentcli-telemetry-flush", daemon=True)
         t.start()
-        t.join(wait_s)
+        t.join(max(0.0, deadline - time.monotonic()))
 
     return TelemetryRecorder(tracer_provider.get_tracer("agentcli", __version__), Instruments.create(meter),
                              flush, cost_fn=cost_fn, log_prompts=log_prompts, redact=redact)
