@@ -72,12 +72,14 @@ class Target:
     @staticmethod
     def from_env(signal: Signal, env: Mapping[str, str] | None = None) -> Target:
         e = os.environ if env is None else env
-        url = e.get(f"OTEL_EXPORTER_OTLP_{signal.upper()}_ENDPOINT", "").strip()
+        var = f"OTEL_EXPORTER_OTLP_{signal.upper()}_ENDPOINT"
+        url = e.get(var, "").strip()
         if not url:  # the general endpoint is a base the signal's path is appended to; the per-signal one is whole
-            url = f"{(e.get('OTEL_EXPORTER_OTLP_ENDPOINT', '').strip() or DEFAULT_ENDPOINT).rstrip('/')}/v1/{signal}"
+            var, base = "OTEL_EXPORTER_OTLP_ENDPOINT", e.get("OTEL_EXPORTER_OTLP_ENDPOINT", "").strip()
+            url = f"{(base or DEFAULT_ENDPOINT).rstrip('/')}/v1/{signal}"
         if not _usable(url):
-            raise ConfigError(f"OTLP endpoint {url!r} is not an http(s) URL",
-                              hint="set OTEL_EXPORTER_OTLP_ENDPOINT to e.g. http://localhost:4318")
+            raise ConfigError(f"{var}={_shown(e.get(var, ''))} is not an http(s) URL",
+                              hint="set it to the collector's OTLP/HTTP address, e.g. http://localhost:4318")
         protocol, _ = protocol_of(signal, e)
         headers = {"content-type": "application/json" if protocol == "http/json" else "application/x-protobuf",
                    "user-agent": "agentcli-otlp"}
@@ -140,11 +142,17 @@ class Sender:
                 time.sleep(delay)  # a backoff between attempts, on the exporter's own thread
                 delay *= 2
 
+    @property
+    def where(self) -> str:
+        return _shown(self.target.url)
+
     def _failed(self, why: int | str) -> None:
+        if why == "timed out" and self.deadline is not None:
+            return  # the exit reports a collector that did not answer in time (it may end before this thread)
         if not self._reported:  # once: a collector that is down would otherwise speak every few seconds
             self._reported = True
             log.warning("telemetry: OTLP %s export to %s failed (%s); further failures are not reported",
-                        self.signal, _shown(self.target.url), f"HTTP {why}" if isinstance(why, int) else why)
+                        self.signal, self.where, f"HTTP {why}" if isinstance(why, int) else why)
 
     def _attempt(self, client: httpx.Client, body: bytes, left: float) -> int | str:
         """The response's status (any 2xx as 200), or why there was none."""
@@ -189,10 +197,15 @@ def _shown(url: str) -> str:
     """`url` without user:password@ (a collector's credentials never reach a message)."""
     from urllib.parse import urlsplit
 
-    parts = urlsplit(url)
-    host = parts.hostname or ""
-    host = f"[{host}]" if ":" in host else host
-    return f"{parts.scheme}://{host}{f':{parts.port}' if parts.port else ''}{parts.path}"
+    try:
+        parts = urlsplit(url)
+        if not parts.scheme or not parts.netloc:
+            raise ValueError
+        host = parts.hostname or ""
+        host = f"[{host}]" if ":" in host else host
+        return f"{parts.scheme}://{host}{f':{parts.port}' if parts.port else ''}{parts.path}"
+    except ValueError:
+        return url.rsplit("@", 1)[-1]
 
 
 def _usable(url: str) -> bool:

@@ -162,6 +162,10 @@ def _build(targets: Mapping[Signal, Target], cost_fn: Callable[[str, Usage], flo
         t = threading.Thread(target=final_flush, name="agentcli-telemetry-flush", daemon=True)
         t.start()
         t.join(max(0.0, deadline - time.monotonic()))
+        if t.is_alive():
+            log.warning("telemetry: the collector (%s) did not take the last export before the exit's deadline; "
+                        "it is lost (OTEL_BSP_EXPORT_TIMEOUT sets how long the exit waits, in ms)",
+                        ", ".join(dict.fromkeys(s.where for s in senders)))
 
     return TelemetryRecorder(tracer_provider.get_tracer("agentcli", __version__), Instruments.create(meter),
                              flush, cost_fn=cost_fn, log_prompts=log_prompts, redact=redact)
