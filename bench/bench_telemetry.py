@@ -5,7 +5,8 @@ has already loaded, httpx and the agent, is loaded first), of the recorder
 for 20,000 streamed deltas, and the wall time of `close()` (the flush a run's exit waits for) against a local
 collector, a slow one (answers after 5 s) and an unreachable one (a closed port).
 
-Whole process: a 20,000-token `-p` run and a one-reply `-p` run, telemetry off / on (traces and metrics) / on
+Whole process: a 20,000-token `-p` run, a one-reply `-p` run (the fake answers at once) and one whose answer
+starts 300 ms after the request (as a real API's does), telemetry off / on (traces and metrics) / on
 with traces only (`OTEL_METRICS_EXPORTER=none`), exporting to a local OTLP/HTTP sink, interleaved (one of each
 in turn, so a change in the machine's load hits all variants alike). CPU is the process's user + system time;
 "+CPU" is the median of the per-round differences against the off run of the same round. `--tree DIR` adds the
@@ -22,6 +23,7 @@ import compileall
 import os
 import socket
 import statistics
+import subprocess
 import tempfile
 import threading
 import time
@@ -30,7 +32,10 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-from bench.bench_headless import PY, ROOT, SCENARIOS, TARGETS, clean_env, fake_server, timed
+from bench.bench_headless import PY, ROOT, SCENARIOS, TARGETS, clean_env, fake_server, reply
+
+# a reply that, like a real API's, starts 300 ms after the request (the SDK's import overlaps that wait)
+WAITED = [reply("Done.", fault={"kind": "slow_first_byte", "delay_s": 0.3})]
 
 
 def sink(delay_s: float = 0.0) -> ThreadingHTTPServer:
@@ -125,6 +130,25 @@ def in_process() -> None:
     slow.shutdown()
 
 
+def timed(cmd: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, float, float]:
+    """(wall, CPU, result line → exit) seconds of one whole `-p --output-format json` process: the last is what
+    the run's exit costs after its answer is out (closing the session and provider, telemetry's last export)."""
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            stdin=subprocess.DEVNULL)
+    assert proc.stdout is not None and proc.stderr is not None
+    line = proc.stdout.readline()
+    t_result = time.perf_counter()
+    _, status, usage = os.wait4(proc.pid, 0)
+    t_exit = time.perf_counter()
+    err = proc.stderr.read().decode()
+    proc.stdout.close()
+    proc.stderr.close()
+    if status != 0 or not line.startswith(b'{"type":"result"'):
+        raise SystemExit(f"{' '.join(cmd)} failed ({status}): {err}")
+    return t_exit - t0, usage.ru_utime + usage.ru_stime, t_exit - t_result
+
+
 def whole_process(runs: int, tree: Path | None) -> None:
     collector = sink()
     otel = {"AGENTCLI_ENABLE_TELEMETRY": "1", "OTEL_EXPORTER_OTLP_ENDPOINT": f"http://127.0.0.1:{collector.server_port}"}
@@ -137,29 +161,31 @@ def whole_process(runs: int, tree: Path | None) -> None:
     with tempfile.TemporaryDirectory() as tmp_s:
         tmp = Path(tmp_s)
         (tmp / "proj").mkdir()
-        for scenario in ("20k", "one-reply"):
-            with fake_server(SCENARIOS[scenario], tmp, target) as url:
+        for scenario, script in (("20k", SCENARIOS["20k"]), ("one-reply", SCENARIOS["one-reply"]),
+                                 ("one-reply, first byte after 300 ms", WAITED)):
+            with fake_server(script, tmp, target) as url:
                 env = {**clean_env(tmp / "home"), **target.env(url)}
-                cmd = [PY, "-m", "agentcli", "-p", "go", *target.args, "--no-session-persistence"]
-                got: dict[str, list[tuple[float, float]]] = {v: [] for v in variants}
+                cmd = [PY, "-m", "agentcli", "-p", "go", *target.args, "--no-session-persistence",
+                       "--output-format", "json"]
+                got: dict[str, list[tuple[float, float, float]]] = {v: [] for v in variants}
                 for _ in range(runs):
                     for name, extra in variants.items():
-                        got[name].append(timed(cmd, tmp / "proj", {**env, **extra})[:2])
+                        got[name].append(timed(cmd, tmp / "proj", {**env, **extra}))
             _report(scenario, got)
     collector.shutdown()
 
 
-def _report(scenario: str, got: dict[str, list[tuple[float, float]]]) -> None:
+def _report(scenario: str, got: dict[str, list[tuple[float, float, float]]]) -> None:
     off = got["off"]
-    print(f"\n{scenario}: median wall / CPU; +CPU and +wall = median of per-round differences against off")
+    print(f"\n{scenario}: medians; +X = median of the per-round differences against off; exit = result line → exit")
     for name, xs in got.items():
-        wall, cpu = statistics.median(x[0] for x in xs), statistics.median(x[1] for x in xs)
-        line = f"  {name:>22}: {wall * 1000:5.0f} ms wall / {cpu * 1000:5.0f} ms CPU"
+        wall, cpu, ex = (statistics.median(x[i] for x in xs) for i in range(3))
+        line = f"  {name:>22}: {wall * 1000:5.0f} ms wall / {cpu * 1000:4.0f} ms CPU / exit {ex * 1000:4.1f} ms"
         if name != "off":
-            d_cpu = statistics.median(x[1] - o[1] for x, o in zip(xs, off, strict=True))
-            d_wall = statistics.median(x[0] - o[0] for x, o in zip(xs, off, strict=True))
+            d_wall, d_cpu, d_exit = (statistics.median(x[i] - o[i] for x, o in zip(xs, off, strict=True))
+                                     for i in range(3))
             line += (f"; +CPU {d_cpu * 1000:4.0f} ms ({d_cpu / statistics.median(o[1] for o in off) * 100:+.1f} %)"
-                     f", +wall {d_wall * 1000:4.0f} ms")
+                     f", +exit {d_exit * 1000:5.1f} ms, +wall {d_wall * 1000:4.0f} ms")
         print(line)
 
 
