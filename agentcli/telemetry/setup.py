@@ -9,6 +9,7 @@ import os
 import threading
 import time
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from agentcli import __version__
@@ -17,7 +18,7 @@ from agentcli.errors import ConfigError
 from agentcli.llm.messages import Usage
 
 if TYPE_CHECKING:
-    from agentcli.telemetry.otlp import Signal, Target
+    from agentcli.telemetry.otlp import Sender, Signal, Target
     from agentcli.telemetry.recorder import TelemetryRecorder
 
 EXIT_WAIT_MS = 1000  # the longest a run's exit waits for telemetry (OTEL_BSP_EXPORT_TIMEOUT overrides)
@@ -48,7 +49,8 @@ class DeferredRecorder:
 
     def feed(self, event: AgentEvent) -> None:
         if self._ready is None:
-            self._pending.append(event)
+            if self._error is None:  # (a failed start keeps nothing: close() reports it)
+                self._pending.append(event)
             return
         if self._pending:
             self._drain(self._ready)
@@ -148,24 +150,33 @@ def _build(targets: Mapping[Signal, Target], cost_fn: Callable[[str, Usage], flo
 
         meter = NoOpMeter("agentcli", __version__)
 
-    def final_flush() -> None:
-        tracer_provider.force_flush()
-        tracer_provider.shutdown()
-        if meter_provider is not None:
-            meter_provider.shutdown()  # the metric reader's last collect and export
+    return TelemetryRecorder(tracer_provider.get_tracer("agentcli", __version__), Instruments.create(meter),
+                             _LastExport(tracer_provider, meter_provider, senders), cost_fn=cost_fn,
+                             log_prompts=log_prompts, redact=redact)
 
-    def flush(deadline: float) -> None:
-        """Everything still queued goes out now; the exit waits for it until `deadline` at most (then gives up:
-        the daemon thread ends with the process), and no export retries or outlives it."""
-        for s in senders:
+
+@dataclass(slots=True)
+class _LastExport:
+    """The exit's flush: everything still queued goes out now, and the exit waits for it until `deadline` at
+    most (then gives up: the daemon thread ends with the process); no export retries or outlives the deadline."""
+
+    tracer_provider: Any
+    meter_provider: Any
+    senders: list[Sender]
+
+    def __call__(self, deadline: float) -> None:
+        for s in self.senders:
             s.deadline = deadline
-        t = threading.Thread(target=final_flush, name="agentcli-telemetry-flush", daemon=True)
+        t = threading.Thread(target=self._flush, name="agentcli-telemetry-flush", daemon=True)
         t.start()
         t.join(max(0.0, deadline - time.monotonic()))
         if t.is_alive():
             log.warning("telemetry: the collector (%s) did not take the last export before the exit's deadline; "
                         "it is lost (OTEL_BSP_EXPORT_TIMEOUT sets how long the exit waits, in ms)",
-                        ", ".join(dict.fromkeys(s.where for s in senders)))
+                        ", ".join(dict.fromkeys(s.where for s in self.senders)))
 
-    return TelemetryRecorder(tracer_provider.get_tracer("agentcli", __version__), Instruments.create(meter),
-                             flush, cost_fn=cost_fn, log_prompts=log_prompts, redact=redact)
+    def _flush(self) -> None:
+        self.tracer_provider.force_flush()
+        self.tracer_provider.shutdown()
+        if self.meter_provider is not None:
+            self.meter_provider.shutdown()  # the metric reader's last collect and export
