@@ -40,9 +40,16 @@ def _hex_ids(node: Any) -> Any:
     return node
 
 
+def _ready_for(protocol: str) -> None:
+    """Load now (while the run starts) what the first export will need, so the exit does not pay for it."""
+    if protocol == "http/json":
+        import google.protobuf.json_format  # type: ignore[import-untyped]  # noqa: F401
+
+
 class OtlpSpanExporter(SpanExporter):
     def __init__(self, sender: Sender) -> None:
         self.sender = sender
+        _ready_for(sender.target.protocol)
 
     def export(self, spans: Sequence[ReadableSpan]) -> SpanExportResult:
         body = serialize(encode_spans(spans), self.sender.target.protocol)
@@ -60,6 +67,8 @@ def metric_exporter(sender: Sender) -> MetricExporter:
     HTTP client, while the run starts: never on the exit's path)."""
     from opentelemetry.exporter.otlp.proto.common.metrics_encoder import encode_metrics
     from opentelemetry.sdk.metrics.export import MetricExporter, MetricExportResult
+
+    _ready_for(sender.target.protocol)
 
     class OtlpMetricExporter(MetricExporter):
         def export(self, metrics_data: MetricsData, timeout_millis: float = 10_000,
