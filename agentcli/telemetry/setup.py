@@ -27,20 +27,36 @@ EXIT_WAIT_MS = 1000  # the longest a run's exit waits for telemetry (OTEL_BSP_EX
 log = logging.getLogger("agentcli.telemetry")
 
 
+RecorderFactory = Callable[[Callable[[str, Usage], float], bool, Callable[[str], str]], "TelemetryRecorder"]
+
+
 class DeferredRecorder:
     """The OpenTelemetry SDK, the OTLP encoder (protobuf) and their set-up take ~50–75 ms of CPU here: that
-    happens on a thread while the session starts and the first request goes out; events seen meanwhile are kept
-    and replayed, in order. The exit waits `exit_wait_s` at most, for the rest of that and the last export
-    together."""
+    happens on a thread started as soon as the provider is chosen, so it overlaps the rest of the session's
+    assembly (mostly waiting on files and git) and the first request; events seen meanwhile are kept and
+    replayed, in order. `bind` gives it what the recorder needs from the assembled run. The exit waits
+    `exit_wait_s` at most, for the rest of the import and the last export together."""
 
-    def __init__(self, build: Callable[[], TelemetryRecorder], exit_wait_s: float) -> None:
+    def __init__(self, build: Callable[[], RecorderFactory], exit_wait_s: float, log_prompts: bool) -> None:
         self._build = build
         self.exit_wait_s = exit_wait_s
-        self._ready: TelemetryRecorder | None = None
+        self._log_prompts = log_prompts
+        self._factory: RecorderFactory | None = None
+        self._bound: tuple[Callable[[str, Usage], float], Callable[[str], str]] | None = None
+        self._recorder: TelemetryRecorder | None = None
         self._error: BaseException | None = None
         self._pending: list[AgentEvent] = []
         self._thread = threading.Thread(target=self._make, name="agentcli-telemetry-import", daemon=True)
         self._thread.start()
+
+    def bind(self, cost_fn: Callable[[str, Usage], float], redact: Callable[[str], str]) -> DeferredRecorder:
+        self._bound = (cost_fn, redact)
+        return self
+
+    def _ready(self) -> TelemetryRecorder | None:
+        if self._recorder is None and self._factory is not None and self._bound is not None:
+            self._recorder = self._factory(self._bound[0], self._log_prompts, self._bound[1])
+        return self._recorder
 
     def _make(self) -> None:
         # The import allocates tens of thousands of objects that live as long as the process (modules, classes,
@@ -51,7 +67,7 @@ class DeferredRecorder:
         was = gc.isenabled()
         gc.disable()
         try:
-            self._ready = self._build()
+            self._factory = self._build()
             gc.freeze()
         except BaseException as err:  # reported by close(); telemetry must never break a run
             self._error = err
@@ -60,13 +76,14 @@ class DeferredRecorder:
                 gc.enable()
 
     def feed(self, event: AgentEvent) -> None:
-        if self._ready is None:
+        recorder = self._ready()
+        if recorder is None:
             if self._error is None:  # (a failed start keeps nothing: close() reports it)
                 self._pending.append(event)
             return
         if self._pending:
-            self._drain(self._ready)
-        self._ready.feed(event)
+            self._drain(recorder)
+        recorder.feed(event)
 
     def _drain(self, recorder: TelemetryRecorder) -> None:
         pending, self._pending = self._pending, []
@@ -76,12 +93,13 @@ class DeferredRecorder:
     def close(self) -> None:
         deadline = time.monotonic() + self.exit_wait_s
         self._thread.join(self.exit_wait_s)
-        if self._ready is not None:
-            self._drain(self._ready)
-            self._ready.close(deadline)
+        recorder = self._ready()
+        if recorder is not None:
+            self._drain(recorder)
+            recorder.close(deadline)
         elif self._error is not None:
             log.warning("telemetry could not start: %s", self._error)
-        else:
+        elif self._factory is None:
             log.warning("telemetry was not ready within %.0f ms of the exit; nothing was exported",
                         self.exit_wait_s * 1000)
 
@@ -108,10 +126,10 @@ def exit_wait_s(env: Mapping[str, str] | None = None) -> float:
         raise ConfigError(f"OTEL_BSP_EXPORT_TIMEOUT={raw} is not a number of milliseconds") from None
 
 
-def make_recorder(cost_fn: Callable[[str, Usage], float], *, log_prompts: bool,
-                  redact: Callable[[str], str]) -> tuple[DeferredRecorder, list[str]]:
-    """The session's recorder (built in the background), and notices (an unsupported protocol). The
-    configuration is read here, so a bad endpoint or timeout is an error before the run starts."""
+def start(*, log_prompts: bool) -> tuple[DeferredRecorder, list[str]]:
+    """Begin loading telemetry in the background (`bind` the recorder once the run is assembled), and notices
+    (an unsupported protocol). The configuration is read here, so a bad endpoint or timeout is an error before
+    the run starts."""
     check_installed()
     from agentcli.telemetry.otlp import Target, enabled, protocol_of
 
@@ -122,12 +140,19 @@ def make_recorder(cost_fn: Callable[[str, Usage], float], *, log_prompts: bool,
             targets[signal] = Target.from_env(signal)
             if (note := protocol_of(signal)[1]) and note not in notices:
                 notices.append(note)
-    return DeferredRecorder(lambda: _build(targets, cost_fn, log_prompts, redact), exit_wait_s()), notices
+    return DeferredRecorder(lambda: _build(targets), exit_wait_s(), log_prompts), notices
 
 
-def _build(targets: Mapping[Signal, Target], cost_fn: Callable[[str, Usage], float], log_prompts: bool,
-           redact: Callable[[str], str]) -> TelemetryRecorder:
-    """The SDK's providers with our exporters; only the signals that are on are set up (and imported)."""
+def make_recorder(cost_fn: Callable[[str, Usage], float], *, log_prompts: bool,
+                  redact: Callable[[str], str]) -> tuple[DeferredRecorder, list[str]]:
+    """`start` and `bind` at once."""
+    recorder, notices = start(log_prompts=log_prompts)
+    return recorder.bind(cost_fn, redact), notices
+
+
+def _build(targets: Mapping[Signal, Target]) -> RecorderFactory:
+    """The SDK's providers with our exporters (only the signals that are on are set up, and imported), as a
+    factory of the recorder that feeds them."""
     from opentelemetry.sdk.resources import Resource
     from opentelemetry.sdk.trace import TracerProvider
     from opentelemetry.sdk.trace.export import BatchSpanProcessor
@@ -162,9 +187,16 @@ def _build(targets: Mapping[Signal, Target], cost_fn: Callable[[str, Usage], flo
 
         meter = NoOpMeter("agentcli", __version__)
 
-    return TelemetryRecorder(tracer_provider.get_tracer("agentcli", __version__), Instruments.create(meter),
-                             _LastExport(tracer_provider, meter_provider, senders), cost_fn=cost_fn,
-                             log_prompts=log_prompts, redact=redact)
+    tracer = tracer_provider.get_tracer("agentcli", __version__)
+    instruments = Instruments.create(meter)
+    last_export = _LastExport(tracer_provider, meter_provider, senders)
+
+    def factory(cost_fn: Callable[[str, Usage], float], log_prompts: bool,
+                redact: Callable[[str], str]) -> TelemetryRecorder:
+        return TelemetryRecorder(tracer, instruments, last_export, cost_fn=cost_fn, log_prompts=log_prompts,
+                                 redact=redact)
+
+    return factory
 
 
 @dataclass(slots=True)
