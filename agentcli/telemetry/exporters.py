@@ -73,6 +73,8 @@ def metric_exporter(sender: Sender) -> MetricExporter:
     class OtlpMetricExporter(MetricExporter):
         def export(self, metrics_data: MetricsData, timeout_millis: float = 10_000,
                    **kwargs: Any) -> MetricExportResult:
+            if sender.closed:  # the reader's last collection, after the exit's flush sent the same figures
+                return MetricExportResult.FAILURE
             body = serialize(encode_metrics(metrics_data), sender.target.protocol)
             return MetricExportResult.SUCCESS if sender.post(body) else MetricExportResult.FAILURE
 
