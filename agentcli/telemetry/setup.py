@@ -7,6 +7,7 @@ from __future__ import annotations
 import gc
 import logging
 import os
+import sys
 import threading
 import time
 from collections.abc import Callable, Mapping
@@ -63,12 +64,14 @@ class DeferredRecorder:
         # functions). Left to the cyclic GC they trigger extra collections meanwhile, and a full one later that
         # rescans them all: ~40 ms of a 20k-token run's CPU (measured, bench/RESULTS.md). So the collector
         # pauses while they are made, and they are then moved out of its sight (`gc.freeze`), as long-lived
-        # servers do after start-up; refcounting still frees everything as before.
+        # servers do after start-up; refcounting still frees everything as before. The freeze covers the whole
+        # heap, so only when the process is the `agentcli` command, never a program embedding the Python API.
         was = gc.isenabled()
         gc.disable()
         try:
             self._factory = self._build()
-            gc.freeze()
+            if _owns_process():
+                gc.freeze()
         except BaseException as err:  # reported by close(); telemetry must never break a run
             self._error = err
         finally:
@@ -102,6 +105,17 @@ class DeferredRecorder:
         elif self._factory is None:
             log.warning("telemetry was not ready within %.0f ms of the exit; nothing was exported",
                         self.exit_wait_s * 1000)
+
+
+def _owns_process() -> bool:
+    """Whether this process is the `agentcli` command: `python -m agentcli`, or the console script (whose
+    `__main__` runs `from agentcli.__main__ import main`)."""
+    main = sys.modules.get("__main__")
+    spec = getattr(main, "__spec__", None)
+    if spec is not None and spec.name == "agentcli.__main__":
+        return True
+    entry = sys.modules.get("agentcli.__main__")
+    return entry is not None and getattr(main, "main", None) is getattr(entry, "main", None)
 
 
 def check_installed() -> None:
