@@ -421,8 +421,8 @@ async def build(settings: Settings, approver: Approver) -> Built:
 
         opened.notices.extend(attach(agent, settings, sel, approver,
                                      None if settings.no_session_persistence else opened.session_id))
-    if telemetry is not None:
-        agent.observers.append(telemetry[0].bind(options.cost_fn, ctx.redact))
+    if telemetry is not None:  # what leaves the machine is redacted of key-shaped strings too (`shapes`)
+        agent.observers.append(telemetry[0].bind(options.cost_fn, lambda text: ctx.redact(text, shapes=True)))
         opened.notices.extend(telemetry[1])
     try:
         start_mcp(settings, agent)
