@@ -226,9 +226,13 @@ def run(argv: list[str], *, exit_when_done: bool = False) -> int:
     """Parse `argv`, run, and return the exit status. Errors become one clear line on stderr.
 
     `exit_when_done` (the `agentcli` command itself, never a caller in-process): a finished `-p` run ends the
-    process at once (`exit_now`) instead of returning."""
+    process at once (`exit_now`) instead of returning, and the cyclic GC that agentcli/__main__.py paused for
+    start-up is resumed when start-up is over (`start_up_done`)."""
+    started = start_up_done if exit_when_done else None
     values = fast_values(argv)
     if values is None:
+        if started:
+            started()
         from agentcli.cli_app import dispatch
 
         outcome = dispatch(argv)
@@ -243,7 +247,7 @@ def run(argv: list[str], *, exit_when_done: bool = False) -> int:
         if values.get("print_mode"):
             from agentcli.output.headless import run_headless
 
-            status = run_headless(settings, _read_prompt(values.get("prompt")))
+            status = run_headless(settings, _read_prompt(values.get("prompt")), on_ready=started)
             if exit_when_done:
                 exit_now(status)
             return status
@@ -251,6 +255,8 @@ def run(argv: list[str], *, exit_when_done: bool = False) -> int:
         if untrusted:
             settings = _ask_trust(settings, values, untrusted)
         _require_provider(settings)
+        if started:
+            started()
         from agentcli.ui.repl import run_repl
 
         return run_repl(settings, values.get("prompt"))
@@ -260,6 +266,16 @@ def run(argv: list[str], *, exit_when_done: bool = False) -> int:
     except KeyboardInterrupt:
         sys.stderr.write("agentcli: interrupted\n")
         return 130
+
+
+def start_up_done() -> None:
+    """The process's start-up is over (see agentcli/__main__.py): what exists now (modules, classes, settings,
+    the agent) mostly lives as long as the process, so it is frozen out of the cyclic GC's later scans, which
+    then see only what the run itself creates; and collection resumes."""
+    import gc
+
+    gc.freeze()
+    gc.enable()
 
 
 def exit_now(status: int) -> None:

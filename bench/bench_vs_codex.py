@@ -10,6 +10,8 @@ does the same work with its own tool (`exec_command`: cat, sed -i, true), since 
 Both run without approvals or sandbox (`bypassPermissions`, `--dangerously-bypass-approvals-and-sandbox`).
 
 `--before DIR`: also the agentcli package found in DIR (a worktree at an earlier commit), via PYTHONPATH.
+`--floor`: also `bench/floor_httpx.py`, the same requests through httpx in a bare script (interpreter, asyncio,
+httpx, nothing of agentcli; for `--version`, the interpreter alone): the floor of any httpx-based agentcli.
 Runs are interleaved (after, before, codex, after, …) so a change in the machine's load hits all alike; the
 figures are medians of wall and CPU (user+sys of the process and the children it waited for). Codex is installed
 into a bench-local prefix: `npm install --prefix bench/.codex @openai/codex` (the default `--codex`).
@@ -76,8 +78,10 @@ def main() -> int:
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--codex", default=str(ROOT / "bench/.codex/node_modules/.bin/codex"))
     ap.add_argument("--before", type=Path, help="a directory holding an earlier agentcli package")
+    ap.add_argument("--floor", action="store_true", help="also the bare-httpx floor (bench/floor_httpx.py)")
     args = ap.parse_args()
-    variants = ["after"] + (["before"] if args.before else []) + (["codex"] if Path(args.codex).exists() else [])
+    variants = (["after"] + (["before"] if args.before else []) + (["floor"] if args.floor else [])
+                + (["codex"] if Path(args.codex).exists() else []))
     for tree in [ROOT] + ([args.before] if args.before else []):
         compileall.compile_dir(tree / "agentcli", quiet=1)
     load0, started = os.getloadavg(), time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
@@ -100,9 +104,14 @@ def main() -> int:
         if args.before:
             envs["before"] = {**base, "PYTHONPATH": str(args.before.resolve())}
         envs["codex"] = {**base, "CODEX_HOME": str(tmp / "codex"), "FAKE_KEY": "sk-bench-000000"}
+        envs["floor"] = base
         codex_config(tmp / "codex", "http://127.0.0.1:9")
 
         def cmd(variant: str, scenario: str) -> list[str]:
+            if variant == "floor":
+                if scenario == "version":
+                    return [PY, "-c", "pass"]
+                return [PY, str(ROOT / "bench" / "floor_httpx.py"), "4" if scenario == "4-turn" else "1"]
             if variant == "codex":
                 if scenario == "version":
                     return [args.codex, "--version"]

@@ -7,9 +7,10 @@ import contextlib
 import os
 import signal
 import sys
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from agentcli.core.events import Notice, RunFinished, SessionStarted
+from agentcli.core.events import Notice, RunFinished, SessionStarted, TurnStarted
 from agentcli.core.permissions import DenyingApprover
 from agentcli.errors import AgentCliError
 from agentcli.llm.messages import Message
@@ -29,13 +30,15 @@ class HeadlessApprover(DenyingApprover):
 STDOUT_CLOSED = 141  # what a shell reports for a process ended by SIGPIPE
 
 
-def run_headless(settings: Settings, prompt: str) -> int:
+def run_headless(settings: Settings, prompt: str, on_ready: Callable[[], None] | None = None) -> int:
+    """Run one task. `on_ready` is called once start-up is over: at the first event of the model's reply (the
+    agent is assembled and the HTTP stack loaded by then), or with the result of a run that got none."""
     printer = make_printer(
         settings.output_format, sys.stdout, sys.stderr,
         include_partial=settings.include_partial_messages, verbose=settings.verbose,
     )
     try:
-        return asyncio.run(_run(settings, prompt, printer))
+        return asyncio.run(_run(settings, prompt, printer, on_ready))
     except BrokenPipeError:
         silence_stdout()
         return STDOUT_CLOSED
@@ -50,7 +53,7 @@ def silence_stdout() -> None:
         os.close(devnull)
 
 
-async def _run(settings: Settings, prompt: str, printer: Printer) -> int:
+async def _run(settings: Settings, prompt: str, printer: Printer, on_ready: Callable[[], None] | None) -> int:
     from agentcli.assembly.runtime import build
 
     try:
@@ -72,7 +75,7 @@ async def _run(settings: Settings, prompt: str, printer: Printer) -> int:
     for sig in STOP_SIGNALS:
         loop.add_signal_handler(sig, _stop, task, stopped, sig)
     try:
-        return await _drive(agent, prompt, printer, settings, pending)
+        return await _drive(agent, prompt, printer, settings, pending, on_ready)
     except asyncio.CancelledError:
         if not stopped:
             raise
@@ -115,12 +118,16 @@ def _stopped_result(agent: Agent, printer: Printer, settings: Settings, sig: int
     return status
 
 
-async def _drive(agent: Agent, prompt: str, printer: Printer, settings: Settings, pending: list[Notice]) -> int:
+async def _drive(agent: Agent, prompt: str, printer: Printer, settings: Settings, pending: list[Notice],
+                 on_ready: Callable[[], None] | None) -> int:
     status = 1
     events = agent.run(_with_images(prompt, agent, settings))
     try:
         async for ev in events:
             printer.feed(ev)
+            if on_ready is not None and not isinstance(ev, SessionStarted | TurnStarted | Notice):
+                on_ready()
+                on_ready = None
             if pending and isinstance(ev, SessionStarted):
                 for notice in pending:
                     printer.feed(notice)

@@ -68,6 +68,9 @@ class ShadowGit:
     _lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False, compare=False)
     _children: _Children = field(default_factory=lambda: _Children(), init=False, repr=False, compare=False)
     _warmer: threading.Thread | None = field(default=None, init=False, repr=False, compare=False)
+    # The tree last written from the index, and the index's identity then (see `_identity`): a tree is a
+    # function of the index alone, so while the index is the same, `write-tree` would print the same id.
+    _last_tree: tuple[bytes, str] | None = field(default=None, init=False, repr=False, compare=False)
 
     def snapshot(self) -> Snapshot:
         """Record the tree as it is now; return its id. Thread-safe: concurrent calls take turns."""
@@ -123,8 +126,18 @@ class ShadowGit:
             keep, big = self._sort_out(names[start : start + CHUNK_FILES])
             self._update_index(keep, big)
             hashed, skipped = hashed + len(keep), skipped + big
+        return Snapshot(self._write_tree(), hashed, tuple(os.fsdecode(b) for b in skipped))
+
+    def _write_tree(self) -> str:
+        """The tree of the index; without running git when the index is the one the last tree came from
+        (nothing changed since: a turn that only read files, or ran a command that changed nothing)."""
+        before = _identity(self.index)
+        if self._last_tree is not None and before is not None and self._last_tree[0] == before:
+            return self._last_tree[1]
         tree = self._git("write-tree").decode().strip()
-        return Snapshot(tree, hashed, tuple(os.fsdecode(b) for b in skipped))
+        after = _identity(self.index)  # write-tree may have rewritten the index (its cached trees)
+        self._last_tree = (after, tree) if after is not None else None
+        return tree
 
     def _update_index(self, keep: list[bytes], big: list[bytes]) -> None:
         if keep:
@@ -318,6 +331,18 @@ def _sweep_stale_packs(pack_dir: Path, age_s: float = 3600) -> None:
         with contextlib.suppress(OSError):
             if tmp.stat().st_mtime < cutoff:
                 tmp.unlink()
+
+
+def _identity(index: Path) -> bytes | None:
+    """What identifies an index's content: the SHA-1 of it that git writes as its last 20 bytes. None when
+    unreadable or when git left the checksum out (zeros: `index.skipHash`, which a user's config may set)."""
+    try:
+        with open(index, "rb") as f:
+            f.seek(-20, os.SEEK_END)
+            trailer = f.read(20)
+    except OSError:
+        return None
+    return trailer if len(trailer) == 20 and trailer != bytes(20) else None
 
 
 def _clean_env() -> dict[str, str]:
