@@ -172,7 +172,7 @@ def attach_sandbox(settings: Settings, ctx: ToolContext, policy: Policy, preset:
     preset_mode = preset.extra.get("sandbox_mode") if preset else None
     ctx.sandbox = for_settings(
         settings, preset_mode=preset_mode if isinstance(preset_mode, str) else None,
-        read_denied=getattr(policy, "read_denied", None), current_permission_mode=lambda: policy.mode,
+        read_denied=lambda path: policy.denied_matcher()[0](path), current_permission_mode=lambda: policy.mode,
     )
     if settings.sandbox_unconfined:
         from agentcli.core.escalation import UNSANDBOXED_KEY

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import fnmatch
 import os
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -58,6 +59,7 @@ SYSTEM_SOCKETS = (
 _SKIP_DIRS = frozenset({".git", "node_modules", ".venv", "venv", "__pycache__", ".mypy_cache", ".ruff_cache",
                         ".tox", "target", ".pytest_cache"})
 MAX_WALK_ENTRIES = 20_000
+_SECRET_NAME = re.compile("|".join(fnmatch.translate(p) for p in SECRET_NAMES))
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,6 +74,8 @@ class SandboxSpec:
     allowed_hosts: tuple[str, ...] = ()
     home: Path = field(default_factory=Path.home)
     agentcli_home: Path = field(default_factory=paths.home)
+    # Whether a Read deny rule protects an absolute, normalized path, judged on the path alone (no I/O: the walk
+    # below calls it for every entry of the project).
     read_denied: Callable[[str], bool] | None = None
 
     def protected(self) -> list[Path]:
@@ -113,10 +117,11 @@ def _walk(root: Path, denied: Callable[[str], bool] | None, out: list[Path], bud
             continue
         for e in entries:
             budget[0] -= 1
-            secret = any(fnmatch.fnmatchcase(e.name, p) for p in SECRET_NAMES)
+            secret = _SECRET_NAME.match(e.name) is not None
             if not secret and denied is not None:
                 try:
-                    secret = denied(e.path)
+                    # The link bit comes with the listing (no lstat per entry): a link is judged by its target too.
+                    secret = denied(e.path) or (e.is_symlink() and denied(os.path.realpath(e.path)))
                 except Exception:  # a broken rule must not break every command; the policy still applies
                     secret = False
             if secret:

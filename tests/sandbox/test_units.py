@@ -163,3 +163,26 @@ def test_an_untrusted_shared_file_cannot_declare_unconfined_commands(tmp_path: P
     (tmp_path / ".agentcli").mkdir()
     (tmp_path / ".agentcli" / "settings.toml").write_text('[sandbox]\nunconfined = ["Bash(curl evil)"]\n')
     assert load_settings(tmp_path, {}).sandbox_unconfined == ()
+
+
+def test_the_secret_walk_hides_denied_paths_and_links_to_them_judging_paths_alone(tmp_path: Path) -> None:
+    import os
+
+    root = Path(os.path.realpath(tmp_path)) / "proj"
+    (root / "keys").mkdir(parents=True)
+    (root / "keys" / "server.pem").write_text("KEY")
+    (root / "notes.txt").write_text("hi")
+    (root / "innocent.txt").symlink_to(root / "keys" / "server.pem")
+    (root / ".env.production").write_text("T=1")
+    (root / "node_modules" / "pkg").mkdir(parents=True)
+    (root / "node_modules" / "pkg" / "x.pem").write_text("skipped: not where a user keeps a secret")
+    asked: list[str] = []
+
+    def denied(path: str) -> bool:
+        asked.append(path)
+        return path.endswith(".pem")
+
+    spec = SandboxSpec("workspace-write", root, (root,), home=tmp_path / "home", read_denied=denied)
+    hidden = {p.relative_to(root).as_posix() for p in spec.hidden_inside()}
+    assert hidden == {"keys/server.pem", "innocent.txt", ".env.production"}
+    assert all(os.path.isabs(p) and os.path.normpath(p) == p for p in asked)
