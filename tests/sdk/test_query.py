@@ -64,7 +64,7 @@ def test_partial_messages_arrive_as_stream_events(tmp_path: Path, fake_llm: Fake
     events = [m.event for m in messages if isinstance(m, StreamEvent)]
     deltas = "".join(e["delta"]["text"] for e in events if e["type"] == "content_block_delta")
     assert deltas == "one two three"
-    assert [e["type"] for e in events][0] == "message_start" and events[-1]["type"] == "message_stop"
+    assert events[0]["type"] == "message_start" and events[-1]["type"] == "message_stop"
     assert isinstance(messages[-1], ResultMessage)
 
 
