@@ -45,7 +45,7 @@ ROOT_FLAGS: tuple[Flag, ...] = (
     flag("--input-format", choices=("text", "stream-json"), panel=RUN,
          help="stream-json: user messages and control requests as JSON lines on stdin (the Claude Agent SDK's "
               "protocol; needs --output-format stream-json)"),
-    flag("--permission-prompt-tool", metavar="TOOL", panel=PERMS,
+    flag("--permission-prompt-tool", choices=("stdio",), panel=PERMS,
          help="stdio: with --input-format stream-json, ask the SDK's can_use_tool callback"),
     flag("--include-partial-messages", kind="switch", panel=RUN,
          help="with stream-json: also emit stream_event lines for each delta"),
