@@ -43,6 +43,7 @@ complete -c agentcli -n __agentcli_at_root_start -a usage -d 'tokens and cost ov
 complete -c agentcli -n '__agentcli_at ""' -s p -l print -d 'run one task headless and print the result (prompt as argument or on stdin)'
 complete -c agentcli -n '__agentcli_at ""' -l output-format -x -a 'text json stream-json' -d 'with -p: text (default), json or stream-json'
 complete -c agentcli -n '__agentcli_at ""' -l input-format -x -a 'text stream-json' -d 'stream-json: user messages and control requests as JSON lines on stdin (the Claude Agent SDK\'s protocol; needs --output-format stream-json)'
+complete -c agentcli -n '__agentcli_at ""' -l replay-user-messages -d 'with --input-format stream-json: echo each user message on stdout, with its session record id'
 complete -c agentcli -n '__agentcli_at ""' -l permission-prompt-tool -x -a 'stdio' -d 'stdio: with --input-format stream-json, ask the SDK\'s can_use_tool callback'
 complete -c agentcli -n '__agentcli_at ""' -l include-partial-messages -d 'with stream-json: also emit stream_event lines for each delta'
 complete -c agentcli -n '__agentcli_at ""' -l verbose -d 'more detail on stderr'

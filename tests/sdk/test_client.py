@@ -93,3 +93,30 @@ def test_status_requests_answer(tmp_path: Path, fake_llm: FakeLLM) -> None:
     assert mcp == {"mcpServers": []}
     assert usage["model"] == "claude-sonnet-4-5" and usage["totalTokens"] > 0 and usage["rawMaxTokens"] == 200_000
     assert info is not None and info["models"][0]["value"] == "claude-sonnet-4-5"
+
+
+async def edit_then_rewind(sdk: Sdk) -> tuple[str, list[Any]]:
+    from claude_agent_sdk import UserMessage
+
+    options = sdk.options(permission_mode="acceptEdits", enable_file_checkpointing=True,
+                          extra_args={"replay-user-messages": None})
+    async with ClaudeSDKClient(options) as client:
+        await turn(client, "write v1")
+        second = await turn(client, "now make it v2")
+        echoed = [m for m in second if isinstance(m, UserMessage) and isinstance(m.content, str)]
+        assert [m.content for m in echoed] == ["now make it v2"] and echoed[0].uuid
+        between = (sdk.proj / "doc.txt").read_text()
+        await client.rewind_files(echoed[0].uuid)
+        return between, second
+
+
+def test_rewind_files_to_a_user_message(tmp_path: Path, fake_llm: FakeLLM) -> None:
+    sdk = make_sdk(tmp_path, fake_llm)
+    fake_llm.push(Reply(tool_calls=[ToolCall("Write", {"file_path": "doc.txt", "content": "v1\n"})]),
+                  Reply(text="wrote v1"),
+                  Reply(tool_calls=[ToolCall("Write", {"file_path": "doc.txt", "content": "v2\n"})]),
+                  Reply(text="wrote v2"))
+    between, second = asyncio.run(edit_then_rewind(sdk))
+    assert between == "v2\n"
+    assert (sdk.proj / "doc.txt").read_text() == "v1\n"  # as it was when the second prompt arrived
+    assert isinstance(second[-1], ResultMessage) and second[-1].result == "wrote v2"
