@@ -133,3 +133,17 @@ def test_hooks_in_code_add_context_and_fail_closed_when_asked(tmp_path: Path, fa
     assert bash.get("is_error") and "guard crashed" in bash["content"]
     assert write.get("is_error") and "unknown permissionDecision 'Deny'" in write["content"]
     assert not (sdk.proj / "a.txt").exists() and not (sdk.proj / "b.txt").exists()
+
+
+def test_deny_with_interrupt_stops_the_turn(tmp_path: Path, fake_llm: FakeLLM) -> None:
+    sdk = make_sdk(tmp_path, fake_llm)
+    fake_llm.push(Reply(tool_calls=[ToolCall("Bash", {"command": "touch a.txt"})]), Reply(text="never asked"))
+
+    async def can_use_tool(name: str, args: dict[str, Any], ctx: ToolPermissionContext) -> Any:
+        return PermissionResultDeny(message="stop everything", interrupt=True)
+
+    messages = asyncio.run(run("go", sdk.options(can_use_tool=can_use_tool)))
+    result = messages[-1]
+    assert isinstance(result, ResultMessage) and result.subtype == "error_during_execution"
+    assert result.errors == ["[Request interrupted by user]"]
+    assert len(fake_llm.requests) == 1 and not (sdk.proj / "a.txt").exists()
