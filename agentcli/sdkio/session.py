@@ -32,6 +32,7 @@ from agentcli.core.events import (
     SessionStarted,
     TurnStarted,
 )
+from agentcli.core.loop import INTERRUPTED
 from agentcli.errors import AgentCliError
 from agentcli.llm.messages import Message, Usage
 from agentcli.output.printers import StreamJsonPrinter
@@ -99,6 +100,7 @@ class StreamSession:
         self.built: Built | None = None
         self.current: asyncio.Task[RunResult | None] | None = None
         self.interrupted = False
+        self.signal: int | None = None  # the signal that is ending the session
         self.bad_lines = 0
         self.pending_notices: list[Notice] = []
         self.deferred: list[Any] = []  # work to do between turns (a model switch), as coroutine functions
@@ -127,17 +129,16 @@ class StreamSession:
     async def main(self) -> int:
         main = asyncio.current_task()
         assert main is not None
-        stopped: list[int] = []
         loop = asyncio.get_running_loop()
         for sig in STOP_SIGNALS:
-            loop.add_signal_handler(sig, _stop, main, stopped, sig)
+            loop.add_signal_handler(sig, self._stop, main, sig)
         try:
             return await self._serve()
         except asyncio.CancelledError:
-            if not stopped:
+            if self.signal is None:
                 raise
             main.uncancel()
-            return 128 + stopped[0]
+            return 128 + self.signal
         finally:
             for sig in STOP_SIGNALS:
                 loop.remove_signal_handler(sig)
@@ -196,6 +197,9 @@ class StreamSession:
                 message = user_message(item.data, item.line_no)
             except BadInput as err:
                 self._problem(err.message)
+                # one result per user line, so a caller waiting for this turn's result is not left waiting
+                self.printer.feed(RunFinished(failed_result(self.agent.session_id, err.code, err.message,
+                                                            err.exit_status)))
                 continue
             for work in self.deferred:
                 await work()
@@ -226,9 +230,14 @@ class StreamSession:
         try:
             return await self._drive(message, seen)
         except asyncio.CancelledError:
+            if self.signal is not None:  # the session ends; the turn still gets its result line, as with -p
+                name = signal.Signals(self.signal).name
+                code = "interrupted" if self.signal == signal.SIGINT else "terminated"
+                self.printer.feed(RunFinished(self._stopped_result(seen, code, f"run stopped by {name}")))
+                raise
             if not self.interrupted:
                 raise
-            result = self._interrupted_result(seen)
+            result = self._stopped_result(seen, "interrupted", INTERRUPTED)
             self.printer.feed(RunFinished(result))
             return result
 
@@ -266,21 +275,19 @@ class StreamSession:
         self.channel.send({"type": "user", "message": prompt, "parent_tool_use_id": None,
                            "session_id": self.agent.session_id, "uuid": record or _uuid(), "isReplay": True})
 
-    def _interrupted_result(self, seen: _Turn) -> RunResult:
+    def _stopped_result(self, seen: _Turn, code: str, text: str) -> RunResult:
         """Claude Code's shape for an interrupted turn: error_during_execution, is_error (exit status 0 here)."""
-        text = "[Request interrupted by user]"
         return RunResult(
             subtype="error_during_execution", is_error=True, result=text, session_id=self.agent.session_id,
             num_turns=seen.turns, duration_ms=int((time.monotonic() - seen.started) * 1000), duration_api_ms=0,
             total_cost_usd=self.agent.total_cost_usd - seen.cost_before, usage=seen.usage,
-            error_code="interrupted", error_message=text, exit_status=130,
+            error_code=code, error_message=text, exit_status=130,
         )
 
-
-def _stop(task: asyncio.Task[Any], stopped: list[int], sig: int) -> None:
-    if not stopped:
-        stopped.append(sig)
-        task.cancel()
+    def _stop(self, task: asyncio.Task[Any], sig: int) -> None:
+        if self.signal is None:
+            self.signal = sig
+            task.cancel()
 
 
 def _uuid() -> str:
