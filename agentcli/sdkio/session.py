@@ -20,7 +20,7 @@ import os
 import signal
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, TextIO
 
 from agentcli.core.events import (
@@ -33,11 +33,11 @@ from agentcli.core.events import (
     TurnStarted,
 )
 from agentcli.core.loop import INTERRUPTED
-from agentcli.errors import AgentCliError
+from agentcli.errors import AgentCliError, UsageError
 from agentcli.llm.messages import Message, Usage
 from agentcli.output.printers import StreamJsonPrinter
 from agentcli.output.schema import failed_result
-from agentcli.sdkio.channel import ControlChannel, open_reader
+from agentcli.sdkio.channel import ControlChannel, UserLine, open_reader
 from agentcli.sdkio.inbound import BadInput, user_message
 
 if TYPE_CHECKING:
@@ -58,8 +58,11 @@ class Pipes:
 
 def take_pipes() -> Pipes:
     """Move stdin/stdout to private descriptors; fd 0 reads /dev/null, fd 1 writes to stderr."""
-    stdin_fd = os.dup(0)
-    out_fd = os.dup(1)
+    try:
+        stdin_fd = os.dup(0)
+        out_fd = os.dup(1)
+    except OSError as err:
+        raise UsageError(f"--input-format stream-json needs stdin and stdout open ({err.strerror})") from err
     devnull = os.open(os.devnull, os.O_RDONLY)
     os.dup2(devnull, 0)
     os.close(devnull)
@@ -104,6 +107,10 @@ class StreamSession:
         self.bad_lines = 0
         self.pending_notices: list[Notice] = []
         self.deferred: list[Any] = []  # work to do between turns (a model switch), as coroutine functions
+        self.start_build = asyncio.Event()  # initialize (or another request) arrived: build now
+        self.init_agents: tuple[Any, ...] = ()  # subagents it defines, for the build
+        self.init_callbacks: list[Any] = []  # its hooks registered in code (agentcli.sdkio.hooks.Callback)
+        self.ready = asyncio.Event()  # the agent is built
 
     @property
     def agent(self) -> Agent:
@@ -144,25 +151,35 @@ class StreamSession:
                 loop.remove_signal_handler(sig)
 
     async def _serve(self) -> int:
-        status = await self._build()
-        if status is not None:
-            return status
+        """Read stdin from the start: the SDK's `initialize` (its subagents shape the agent) comes before the
+        build, which waits for it or for the first user line (a caller driving agentcli by hand may not send
+        one); requests that need the agent wait for `ready`."""
         from agentcli.sdkio.handlers import register
 
         register(self)
         reader = asyncio.ensure_future(self.channel.read(await open_reader(self.pipes.stdin_fd)))
+        first = asyncio.ensure_future(self.channel.inbox.get())
         try:
-            return await self._turns()
+            seen = asyncio.ensure_future(self.start_build.wait())
+            await asyncio.wait({first, seen}, return_when=asyncio.FIRST_COMPLETED)
+            seen.cancel()
+            status = await self._build()
+            if status is not None:
+                return status
+            self.ready.set()
+            return await self._turns(first)
         finally:
+            first.cancel()
             reader.cancel()
             with contextlib.suppress(BaseException):
                 await reader
             await self.channel.aclose()
             with contextlib.suppress(BrokenPipeError, ValueError):
                 self.out.flush()
-            await self.agent.aclose()
-            if self.agent.ctx.sandbox is not None:
-                self.agent.ctx.sandbox.close()
+            if self.built is not None:
+                await self.agent.aclose()
+                if self.agent.ctx.sandbox is not None:
+                    self.agent.ctx.sandbox.close()
 
     async def _build(self) -> int | None:
         """Build the agent; on failure print the failed result and return the exit status."""
@@ -172,50 +189,60 @@ class StreamSession:
 
         approver = (StdioApprover(self.channel, self.interrupt) if self.prompt_tool == "stdio"
                     else HeadlessApprover())
+        settings = self.settings
+        if self.init_agents:
+            settings = replace(settings, agents=(*settings.agents, *self.init_agents))
         try:
-            self.built = await build(self.settings, approver)
+            self.built = await build(settings, approver)
         except AgentCliError as err:
             self.printer.feed(RunFinished(failed_result(self.settings.session_id or "", err.code, err.one_line(),
                                                         err.exit_status)))
             sys.stderr.write(f"agentcli: {err.one_line()} [{err.code}]\n")
             return err.exit_status
         self.agent.ctx.state["sdk_channel"] = self.channel
+        if self.init_callbacks:
+            from agentcli.sdkio.hooks import SdkHooks
+
+            self.agent.use_hooks(SdkHooks(self.channel, self.init_callbacks, self.agent.hooks,
+                                          str(self.settings.cwd)))
         writer = self.built.session.writer
         self.printer.record_id = (lambda: writer.leaf_id) if writer is not None else None
         self.pending_notices = ([Notice("warning", t) for t in self.built.session.notices]
                                 + [Notice("info", t) for t in self.built.info])
         return None
 
-    async def _turns(self) -> int:
-        last: RunResult | None = None
-        last_interrupted = False
-        while True:
+    async def _turns(self, first: asyncio.Future[UserLine | None]) -> int:
+        """One turn per user line until EOF; the exit status."""
+        last: tuple[RunResult | None, bool] = (None, False)  # the last turn's result, and whether interrupted
+        item = await first
+        while item is not None:
+            last = await self._one(item) or last
             item = await self.channel.inbox.get()
-            if item is None:
-                break
-            try:
-                message = user_message(item.data, item.line_no)
-            except BadInput as err:
-                self._problem(err.message)
-                # one result per user line, so a caller waiting for this turn's result is not left waiting
-                self.printer.feed(RunFinished(failed_result(self.agent.session_id, err.code, err.message,
-                                                            err.exit_status)))
-                continue
-            for work in self.deferred:
-                await work()
-            self.deferred.clear()
-            self.interrupted = False
-            self.current = asyncio.ensure_future(self._turn(message, item.data["message"]))
-            try:
-                last = await self.current
-            finally:
-                self.current = None
-            last_interrupted = self.interrupted
+        result, interrupted = last
         if self.bad_lines:
             return 2
-        if last is None or not last.is_error or last_interrupted:
+        if result is None or not result.is_error or interrupted:
             return 0
-        return last.exit_status
+        return result.exit_status
+
+    async def _one(self, item: UserLine) -> tuple[RunResult | None, bool] | None:
+        try:
+            message = user_message(item.data, item.line_no)
+        except BadInput as err:
+            self._problem(err.message)
+            # one result per user line, so a caller waiting for this turn's result is not left waiting
+            self.printer.feed(RunFinished(failed_result(self.agent.session_id, err.code, err.message,
+                                                        err.exit_status)))
+            return None
+        for work in self.deferred:
+            await work()
+        self.deferred.clear()
+        self.interrupted = False
+        self.current = asyncio.ensure_future(self._turn(message, item.data["message"]))
+        try:
+            return await self.current, self.interrupted
+        finally:
+            self.current = None
 
     def interrupt(self) -> bool:
         """Stop the running turn (the `interrupt` request, or a `can_use_tool` answer with interrupt: true)."""
