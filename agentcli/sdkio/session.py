@@ -20,6 +20,7 @@ import os
 import signal
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, TextIO
 
@@ -42,6 +43,7 @@ from agentcli.sdkio.inbound import BadInput, user_message
 
 if TYPE_CHECKING:
     from agentcli.assembly.runtime import Built
+    from agentcli.core.hooks import Hooks
     from agentcli.core.loop import Agent
     from agentcli.settings.config import Settings
 
@@ -193,23 +195,31 @@ class StreamSession:
         if self.init_agents:
             settings = replace(settings, agents=(*settings.agents, *self.init_agents))
         try:
-            self.built = await build(settings, approver)
+            self.built = await build(settings, approver, self._hooks_in_code() if self.init_callbacks else None)
         except AgentCliError as err:
             self.printer.feed(RunFinished(failed_result(self.settings.session_id or "", err.code, err.one_line(),
                                                         err.exit_status)))
             sys.stderr.write(f"agentcli: {err.one_line()} [{err.code}]\n")
             return err.exit_status
         self.agent.ctx.state["sdk_channel"] = self.channel
-        if self.init_callbacks:
-            from agentcli.sdkio.hooks import SdkHooks
-
-            self.agent.use_hooks(SdkHooks(self.channel, self.init_callbacks, self.agent.hooks,
-                                          str(self.settings.cwd)))
         writer = self.built.session.writer
         self.printer.record_id = (lambda: writer.leaf_id) if writer is not None else None
         self.pending_notices = ([Notice("warning", t) for t in self.built.session.notices]
                                 + [Notice("info", t) for t in self.built.info])
         return None
+
+    def _hooks_in_code(self) -> Callable[[Hooks | None], Hooks]:
+        """The SDK's callbacks beside the configured hooks (the transcript path is known once the session is)."""
+        from agentcli.sdkio.hooks import SdkHooks
+
+        def wrap(inner: Hooks | None) -> Hooks:
+            return SdkHooks(self.channel, self.init_callbacks, inner, str(self.settings.cwd), self._transcript)
+
+        return wrap
+
+    def _transcript(self) -> str | None:
+        writer = self.built.session.writer if self.built is not None else None
+        return str(writer.path) if writer is not None else None
 
     async def _turns(self, first: asyncio.Future[UserLine | None]) -> int:
         """One turn per user line until EOF; the exit status."""
