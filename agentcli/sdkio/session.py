@@ -123,9 +123,10 @@ class StreamSession:
         self.out.write(line)
         self.out.flush()
 
-    def _problem(self, text: str) -> None:
-        self.bad_lines += 1
-        self.warn(text, "bad_input")
+    def _problem(self, text: str, bad: bool = True) -> None:
+        """A stdin line that was skipped; `bad` ones (not valid) make the exit status 2."""
+        self.bad_lines += bad
+        self.warn(text, "bad_input" if bad else "ignored_input")
 
     def warn(self, text: str, code: str) -> None:
         """Shown on stderr and, as a system line, to the SDK."""
