@@ -89,15 +89,16 @@ class _Handlers:
         return {"mode": mode}
 
     async def set_model(self, req: dict[str, Any]) -> dict[str, Any]:
-        name = req.get("model") or self.s.settings.model
-        if not isinstance(name, str) or not name:
-            raise UsageError("set_model needs a model name (no default model is configured)")
+        name = req.get("model")
+        if name is not None and (not isinstance(name, str) or not name.strip()):
+            raise UsageError("set_model needs a model name, or null for the session's first model")
         switch = await _prepare_switch(self.s, name)
         if self.s.current is None:
             await switch()
         else:
             self.s.deferred.append(switch)  # the running turn keeps its provider; the next one uses the new
-        return {"model": name}
+        assert self.s.built is not None
+        return {"model": name or self.s.built.selection.model}
 
     async def mcp_status(self, req: dict[str, Any]) -> dict[str, Any]:
         servers = self.s.agent.registry.servers()
@@ -133,16 +134,21 @@ class _Handlers:
         return rewind_files(self.s.built, self.s.settings, target)
 
 
-async def _prepare_switch(session: StreamSession, name: str) -> Any:
-    """Check the model can be used now (its provider, its key); returns the switch to apply."""
+async def _prepare_switch(session: StreamSession, name: str | None) -> Any:
+    """Check the model can be used now (its provider, its key); returns the switch to apply. A bare name stays
+    with the session's provider setup, `provider/model` picks another, None goes back to the session's first."""
     from agentcli.assembly import runtime, selection
     from agentcli.assembly.resumed import public_url
 
     settings = session.settings
-    same_setup = "/" not in name
-    sel = selection.select(name, settings.provider if same_setup else None, settings.base_url if same_setup else None,
-                           settings.providers, request_timeout_s=settings.request_timeout_s,
-                           max_retries=settings.max_retries)
+    assert session.built is not None
+    if name is None:
+        sel = session.built.selection
+    else:
+        same = "/" not in name
+        sel = selection.select(name, settings.provider if same else None, settings.base_url if same else None,
+                               settings.providers, request_timeout_s=settings.request_timeout_s,
+                               max_retries=settings.max_retries)
     provider = runtime.make_provider(sel)
     try:
         _check_credentials(provider)

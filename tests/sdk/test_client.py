@@ -27,7 +27,9 @@ async def three_turns(sdk: Sdk) -> list[ResultMessage]:
         second = await turn(client, "write the plan")
         await client.set_model("claude-haiku-4-5")
         third = await turn(client, "and now?")
-        for msgs in (first, second, third):
+        await client.set_model(None)  # back to the session's first model
+        fourth = await turn(client, "and back")
+        for msgs in (first, second, third, fourth):
             assert isinstance(msgs[-1], ResultMessage)
             results.append(msgs[-1])
     return results
@@ -41,14 +43,15 @@ def test_three_turns_one_session_with_mode_and_model_changes(tmp_path: Path, fak
         Reply(tool_calls=[ToolCall("Write", {"file_path": "plan.md", "content": "the plan\n"})]),
         Reply(text="written"),
         Reply(text="from haiku"),
+        Reply(text="from sonnet again"),
     )
     results = asyncio.run(three_turns(sdk))
-    assert [r.result for r in results] == ["hi", "written", "from haiku"]
+    assert [r.result for r in results] == ["hi", "written", "from haiku", "from sonnet again"]
     assert len({r.session_id for r in results}) == 1
     assert all(not r.is_error and not r.permission_denials for r in results)
     assert (sdk.proj / "plan.md").read_text() == "the plan\n"
     models = [r.body["model"] for r in fake_llm.requests]
-    assert models == ["claude-sonnet-4-5"] * 3 + ["claude-haiku-4-5"]
+    assert models == ["claude-sonnet-4-5"] * 3 + ["claude-haiku-4-5", "claude-sonnet-4-5"]
     assert "say hi" in sdk.sent(3) and "written" in sdk.sent(3)  # one conversation throughout
 
 
