@@ -57,6 +57,7 @@ class ControlChannel:
         self.closed = False  # stdin reached EOF: no more requests can be answered
         self.problems = 0  # lines that were not valid
         self.sdk_mcp_servers: tuple[str, ...] = ()  # declared by the SDK (set by the initialize handler)
+        self.received: set[str] = set()  # subtypes of the requests read so far (in stdin order, before answering)
         self._pending: dict[str, asyncio.Future[dict[str, Any]]] = {}
         self._serving: dict[str, asyncio.Task[None]] = {}
         self._counter = 0
@@ -152,6 +153,7 @@ class ControlChannel:
         if not isinstance(request_id, str) or not isinstance(request, dict):
             self._problem(f"stdin line {line_no}: a control_request needs request_id and a request object")
             return
+        self.received.add(str(request.get("subtype")))
         task = asyncio.ensure_future(self._answer(request_id, request))
         self._serving[request_id] = task
         task.add_done_callback(lambda _t: self._serving.pop(request_id, None))

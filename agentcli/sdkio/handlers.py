@@ -55,6 +55,7 @@ class _Handlers:
         if self.initialized:
             raise UsageError("already initialized")
         self.initialized = True
+        late = self.s.building  # a user line came first: the agent is built without what this request brings
         try:
             self.s.init_callbacks, warnings = parse_callbacks(req.get("hooks"))
             self.s.init_agents = sdk_agents(req.get("agents"))
@@ -62,6 +63,8 @@ class _Handlers:
             self.s.start_build.set()
         await self.s.ready.wait()
         agent = self.s.agent
+        if late and (self.s.init_callbacks or self.s.init_agents):
+            warnings.append("initialize came after the first user message: its hooks and agents were not applied")
         for text in warnings:
             self.s.warn(text, "unsupported")
         model = agent.options.model
@@ -74,7 +77,7 @@ class _Handlers:
             "account": {},
             "pid": __import__("os").getpid(),
             "hook_on_failure_supported": True,
-            "hooks_applied": True,
+            "hooks_applied": not late,
         }
 
     async def interrupt(self, req: dict[str, Any]) -> dict[str, Any]:

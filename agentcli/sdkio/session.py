@@ -113,6 +113,7 @@ class StreamSession:
         self.init_agents: tuple[Any, ...] = ()  # subagents it defines, for the build
         self.init_callbacks: list[Any] = []  # its hooks registered in code (agentcli.sdkio.hooks.Callback)
         self.ready = asyncio.Event()  # the agent is built
+        self.building = False  # the build has begun: an initialize now comes too late to shape it
 
     @property
     def agent(self) -> Agent:
@@ -166,6 +167,9 @@ class StreamSession:
             seen = asyncio.ensure_future(self.start_build.wait())
             await asyncio.wait({first, seen}, return_when=asyncio.FIRST_COMPLETED)
             seen.cancel()
+            if "initialize" in self.channel.received:  # read before the user line, not yet handled: it comes first
+                await self.start_build.wait()
+            self.building = True
             status = await self._build()
             if status is not None:
                 return status
