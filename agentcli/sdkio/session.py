@@ -35,7 +35,7 @@ from agentcli.core.events import (
 )
 from agentcli.core.loop import INTERRUPTED
 from agentcli.errors import AgentCliError, UsageError
-from agentcli.llm.messages import Message, Usage
+from agentcli.llm.messages import Message, TextBlock, Usage
 from agentcli.output.printers import StreamJsonPrinter
 from agentcli.output.schema import failed_result
 from agentcli.sdkio.channel import ControlChannel, UserLine, open_reader
@@ -253,7 +253,10 @@ class StreamSession:
             await work()
         self.deferred.clear()
         self.interrupted = False
-        self.current = asyncio.ensure_future(self._turn(message, item.data["message"]))
+        command = message.text.strip() if all(isinstance(b, TextBlock) for b in message.content) else ""
+        turn = self._compact(command[len("/compact"):].strip()) if command.split(" ")[0] == "/compact" \
+            else self._turn(message, item.data["message"])
+        self.current = asyncio.ensure_future(turn)
         try:
             return await self.current, self.interrupted
         finally:
@@ -309,6 +312,22 @@ class StreamSession:
                 self._replay(seen.prompt)
         elif isinstance(ev, AssistantMessage):
             seen.usage = seen.usage + ev.usage
+
+    async def _compact(self, focus: str) -> RunResult:
+        """`/compact [focus]`, as in Claude Code's SDK sessions: a compact_boundary line, then a result."""
+        started, cost = time.monotonic(), self.agent.total_cost_usd
+        try:
+            async for ev in self.agent.compact(focus or None):
+                self.printer.feed(ev)
+        except AgentCliError as err:
+            failed = failed_result(self.agent.session_id, err.code, err.one_line(), err.exit_status)
+            self.printer.feed(RunFinished(failed))
+            return failed
+        result = RunResult(subtype="success", is_error=False, result="", session_id=self.agent.session_id,
+                           num_turns=0, duration_ms=int((time.monotonic() - started) * 1000), duration_api_ms=0,
+                           total_cost_usd=self.agent.total_cost_usd - cost, usage=Usage())
+        self.printer.feed(RunFinished(result))
+        return result
 
     def _replay(self, prompt: dict[str, Any]) -> None:
         """`--replay-user-messages`: the prompt, as stored (at the first turn the prompt is the session's newest

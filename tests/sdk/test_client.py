@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 from pathlib import Path
 from typing import Any
 
@@ -123,3 +124,21 @@ def test_rewind_files_to_a_user_message(tmp_path: Path, fake_llm: FakeLLM) -> No
     assert between == "v2\n"
     assert (sdk.proj / "doc.txt").read_text() == "v1\n"  # as it was when the second prompt arrived
     assert isinstance(second[-1], ResultMessage) and second[-1].result == "wrote v2"
+
+
+async def compacting(sdk: Sdk) -> list[Any]:
+    async with ClaudeSDKClient(sdk.options()) as client:
+        await turn(client, "the codename is heron")
+        return await turn(client, "/compact keep the codename")
+
+
+def test_compact_command_compacts_and_ends_with_a_result(tmp_path: Path, fake_llm: FakeLLM) -> None:
+    from claude_agent_sdk import SystemMessage
+
+    sdk = make_sdk(tmp_path, fake_llm)
+    fake_llm.push(Reply(text="Noted: heron."), Reply(text="Summary: the codename is heron."))
+    messages = asyncio.run(compacting(sdk))
+    boundary = next(m for m in messages if isinstance(m, SystemMessage) and m.subtype == "compact_boundary")
+    assert boundary.data["compact_metadata"]["trigger"] == "manual"
+    assert isinstance(messages[-1], ResultMessage) and not messages[-1].is_error
+    assert "keep the codename" in json.dumps(fake_llm.requests[1].body)  # the summariser was told the focus
