@@ -170,6 +170,8 @@ class StreamSession:
             seen.cancel()
             if "initialize" in self.channel.received:  # read before the user line, not yet handled: it comes first
                 await self.start_build.wait()
+            if first.done() and first.result() is None and not self.start_build.is_set():
+                return 0  # stdin closed before anything was asked: nothing to build
             self.building = True
             status = await self._build()
             if status is not None:

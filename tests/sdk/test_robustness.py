@@ -173,3 +173,9 @@ def test_a_user_frame_sent_twice_runs_once(tmp_path: Path, fake_llm: FakeLLM) ->
     status, lines, err = p.finish()
     assert status == 0 and [x["result"] for x in lines if x["type"] == "result"] == ["once"]
     assert "already received" in err and len(fake_llm.requests) == 1
+
+
+def test_empty_input_ends_at_once(tmp_path: Path, fake_llm: FakeLLM) -> None:
+    sdk = make_sdk(tmp_path, fake_llm)
+    status, lines, err = raw(sdk).finish()
+    assert (status, lines, err) == (0, [], "")
