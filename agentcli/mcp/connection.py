@@ -15,7 +15,7 @@ import math
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 import anyio
 import anyio.abc
@@ -29,6 +29,9 @@ from agentcli import __version__
 from agentcli.mcp.config import ServerConfig
 from agentcli.mcp.spawn import open_transport
 
+if TYPE_CHECKING:
+    from agentcli.mcp.sdk_transport import SdkRequest
+
 CLOSE_TIMEOUT_S = 3.0
 
 
@@ -41,8 +44,10 @@ class Connection:
     """Status is pending → connected | failed (failed again after a reconnect that fails)."""
 
     def __init__(self, cfg: ServerConfig, cwd: Path, log_path: Path, connect_timeout_s: float,
-                 on_event: Callable[[str, str | None], None]) -> None:
+                 on_event: Callable[[str, str | None], None],
+                 sdk: Callable[[], SdkRequest | None] = lambda: None) -> None:
         self.cfg = cfg
+        self.sdk = sdk  # the SDK's control channel, asked for when an `sdk` server connects
         self.cwd = cwd
         self.log_path = log_path
         self.connect_timeout_s = connect_timeout_s
@@ -79,7 +84,7 @@ class Connection:
             except Exception as err:
                 # Some 2025-era HTTP servers answer the 2026 `server/discover` probe with an HTTP error
                 # instead of a JSON-RPC one, which the SDK does not take as "legacy": ask them the old way.
-                if self.cfg.transport == "stdio" or self.status != "pending" or isinstance(err, TimeoutError):
+                if self.cfg.transport in ("stdio", "sdk") or self.status != "pending" or isinstance(err, TimeoutError):
                     raise
                 log.write(f"discover failed ({describe_error(err, self.cfg)}); retrying with initialize\n")
                 await self._serve(log, "auto")
@@ -94,7 +99,7 @@ class Connection:
                 log.close()
 
     async def _serve(self, log: TextIO, mode: str) -> None:
-        client = Client(open_transport(self.cfg, self.cwd, log), message_handler=self._on_message,
+        client = Client(open_transport(self.cfg, self.cwd, log, self.sdk()), message_handler=self._on_message,
                         list_roots_callback=self._roots, cache=None, mode=mode,
                         client_info=types.Implementation(name="agentcli", version=__version__))
         # One scope for connect and serve: a deadline while connecting, none after (anyio scopes must nest).

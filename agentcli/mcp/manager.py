@@ -24,6 +24,7 @@ from agentcli.tools.base import Tool
 
 if TYPE_CHECKING:
     from agentcli.mcp.connection import Connection
+    from agentcli.mcp.sdk_transport import SdkRequest
     from agentcli.mcp.spawn import Wrap
 
 DEFAULT_WINDOW = 128_000
@@ -47,6 +48,7 @@ class McpManager:
         self.accepts_images: Callable[[], bool] = lambda: False  # does the session's model take images?
         self.wrap = wrap
         self.sandbox_all = sandbox_all
+        self.sdk: SdkRequest | None = None  # the Claude Agent SDK's control channel, when one drives this run
         self._notices: list[tuple[str, str]] = [("warning", p) for p in config.problems]
         self._started = 0.0
         self._boot: asyncio.Task[None] | None = None
@@ -58,6 +60,12 @@ class McpManager:
                                              "(agentcli permissions trust)"))
 
     # ---- life cycle ---------------------------------------------------------------------------------------
+
+    def attach_sdk(self, request: SdkRequest) -> None:
+        """Route `"type": "sdk"` servers over the SDK's control channel (`request("mcp_message", …)`). Attach
+        right after `build()`: servers connect in a task that asks for the channel once the `mcp` package has
+        loaded in a worker thread; one connecting without it fails with a notice (`/mcp reconnect` retries)."""
+        self.sdk = request
 
     def start(self, delay_s: float = 0.0) -> None:
         """Connect every server in the background, after `delay_s` (the REPL lets its prompt draw first: the
@@ -82,7 +90,7 @@ class McpManager:
                 self._notices.append(("warning", f"MCP server '{cfg.name}' not started: sandbox: {err}"))
                 continue
             conn: Connection = mod.Connection(run_cfg, self.cwd, log_file(cfg.name), self.connect_timeout_s,
-                                              self._event_handler(cfg))
+                                              self._event_handler(cfg), lambda: self.sdk)
             self.connections[cfg.name] = conn
             conn.start()
 
