@@ -463,6 +463,8 @@ def start_mcp(settings: Settings, agent: Agent) -> None:
                                key=len, reverse=True))
     ctx.state["tool_lookup"] = agent.registry.lookup
     ctx.state["mcp"] = manager
+    # `"type": "sdk"` servers talk through the SDK's control channel, published here by agentcli.sdkio after build()
+    manager.sdk = lambda: getattr(ctx.state.get("sdk_channel"), "request", None)
     manager.accepts_images = lambda: bool(callable(ctx.state.get("accepts_images")) and ctx.state["accepts_images"]())
     agent.registry.sources.append(manager)
     manager.start(settings.mcp_start_delay_s)

@@ -48,7 +48,8 @@ class McpManager:
         self.accepts_images: Callable[[], bool] = lambda: False  # does the session's model take images?
         self.wrap = wrap
         self.sandbox_all = sandbox_all
-        self.sdk: SdkRequest | None = None  # the Claude Agent SDK's control channel, when one drives this run
+        # Where the Claude Agent SDK's control channel is found when one drives this run (asked at connect time).
+        self.sdk: Callable[[], SdkRequest | None] = lambda: None
         self._notices: list[tuple[str, str]] = [("warning", p) for p in config.problems]
         self._started = 0.0
         self._boot: asyncio.Task[None] | None = None
@@ -65,7 +66,7 @@ class McpManager:
         """Route `"type": "sdk"` servers over the SDK's control channel (`request("mcp_message", …)`). Attach
         right after `build()`: servers connect in a task that asks for the channel once the `mcp` package has
         loaded in a worker thread; one connecting without it fails with a notice (`/mcp reconnect` retries)."""
-        self.sdk = request
+        self.sdk = lambda: request
 
     def start(self, delay_s: float = 0.0) -> None:
         """Connect every server in the background, after `delay_s` (the REPL lets its prompt draw first: the
@@ -90,7 +91,7 @@ class McpManager:
                 self._notices.append(("warning", f"MCP server '{cfg.name}' not started: sandbox: {err}"))
                 continue
             conn: Connection = mod.Connection(run_cfg, self.cwd, log_file(cfg.name), self.connect_timeout_s,
-                                              self._event_handler(cfg), lambda: self.sdk)
+                                              self._event_handler(cfg), lambda: self.sdk())
             self.connections[cfg.name] = conn
             conn.start()
 
