@@ -42,6 +42,11 @@ ROOT_FLAGS: tuple[Flag, ...] = (
     flag("-p", "--print", dest="print_mode", kind="switch", panel=RUN,
          help="run one task headless and print the result (prompt as argument or on stdin)"),
     flag("--output-format", choices=OUTPUT_FORMATS, panel=RUN, help="with -p: text (default), json or stream-json"),
+    flag("--input-format", choices=("text", "stream-json"), panel=RUN,
+         help="stream-json: user messages and control requests as JSON lines on stdin (the Claude Agent SDK's "
+              "protocol; needs --output-format stream-json)"),
+    flag("--permission-prompt-tool", metavar="TOOL", panel=PERMS,
+         help="stdio: with --input-format stream-json, ask the SDK's can_use_tool callback"),
     flag("--include-partial-messages", kind="switch", panel=RUN,
          help="with stream-json: also emit stream_event lines for each delta"),
     flag("--verbose", kind="switch", panel=RUN, help="more detail on stderr"),
@@ -132,7 +137,7 @@ def settings_flags(values: dict[str, Any]) -> dict[str, Any]:
         flags["permission_mode"] = "bypassPermissions"
     if "add_dirs" in flags:
         flags["add_dirs"] = tuple(Path(d).expanduser().resolve() for d in flags["add_dirs"])
-    for key in ("prompt", "print_mode", "cwd", "help", "version"):
+    for key in ("prompt", "print_mode", "cwd", "help", "version", "input_format", "permission_prompt_tool"):
         flags.pop(key, None)
     return flags
 
@@ -240,6 +245,13 @@ def run(argv: list[str], *, exit_when_done: bool = False) -> int:
         from agentcli.settings.config import load_settings
 
         settings = with_session_setup(load_settings(_cwd(values), settings_flags(values)))
+        if values.get("input_format") == "stream-json" or values.get("permission_prompt_tool") is not None:
+            from agentcli.sdkio.cli import run_stream
+
+            status = run_stream(settings, values)
+            if exit_when_done:
+                exit_now(status)
+            return status
         if values.get("print_mode"):
             from agentcli.output.headless import run_headless
 

@@ -1,0 +1,275 @@
+"""The stream-json session: one agent, one turn per `user` line, until stdin closes.
+
+    agentcli --output-format stream-json --input-format stream-json [--permission-prompt-tool stdio] …
+
+Start: the SDK's pipes are moved off fd 0 and 1 (close-on-exec copies), so nothing agentcli starts can read the
+SDK's input or write to its output; fd 0 becomes /dev/null and fd 1 stderr. Then the agent is built, the control
+handlers are registered (agentcli.sdkio.handlers) and stdin is read. Each user message runs as a task that
+`interrupt` cancels (Esc's path: the transcript is repaired and a result line still ends the turn). Messages that
+arrive during a turn wait their turn. At EOF the running turn (and any queued) finishes, then the session closes.
+
+Exit status: 0, or the last turn's when it failed (not when it was interrupted: the caller asked for that); 2 when
+a stdin line was not valid; 128+N when a signal ended the session.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import signal
+import sys
+import time
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, TextIO
+
+from agentcli.core.events import (
+    AgentEvent,
+    AssistantMessage,
+    Notice,
+    RunFinished,
+    RunResult,
+    SessionStarted,
+    TurnStarted,
+)
+from agentcli.errors import AgentCliError
+from agentcli.llm.messages import Message, Usage
+from agentcli.output.printers import StreamJsonPrinter
+from agentcli.output.schema import failed_result
+from agentcli.sdkio.channel import ControlChannel, open_reader
+from agentcli.sdkio.inbound import BadInput, user_message
+
+if TYPE_CHECKING:
+    from agentcli.assembly.runtime import Built
+    from agentcli.core.loop import Agent
+    from agentcli.settings.config import Settings
+
+STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
+
+
+@dataclass(frozen=True, slots=True)
+class Pipes:
+    """The SDK's pipes, on private close-on-exec descriptors."""
+
+    stdin_fd: int
+    out: TextIO
+
+
+def take_pipes() -> Pipes:
+    """Move stdin/stdout to private descriptors; fd 0 reads /dev/null, fd 1 writes to stderr."""
+    stdin_fd = os.dup(0)
+    out_fd = os.dup(1)
+    devnull = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(devnull, 0)
+    os.close(devnull)
+    os.dup2(2, 1)
+    return Pipes(stdin_fd, os.fdopen(out_fd, "w", encoding="utf-8", errors="replace", newline="\n"))
+
+
+def run_stream_session(settings: Settings, permission_prompt_tool: str | None) -> int:
+    pipes = take_pipes()
+    session = StreamSession(settings, pipes, permission_prompt_tool)
+    try:
+        return asyncio.run(session.main())
+    except BrokenPipeError:
+        return 141  # the SDK went away
+
+
+@dataclass(slots=True)
+class _Turn:
+    """What the result of an interrupted turn reports (the loop's own result never comes)."""
+
+    started: float = field(default_factory=time.monotonic)
+    turns: int = 0
+    usage: Usage = field(default_factory=Usage)
+    cost_before: float = 0.0
+
+
+class StreamSession:
+    def __init__(self, settings: Settings, pipes: Pipes, permission_prompt_tool: str | None) -> None:
+        self.settings = settings
+        self.pipes = pipes
+        self.out = pipes.out
+        self.printer = StreamJsonPrinter(self.out, settings.include_partial_messages)
+        self.channel = ControlChannel(self._write, self._problem)
+        self.prompt_tool = permission_prompt_tool
+        self.built: Built | None = None
+        self.current: asyncio.Task[RunResult | None] | None = None
+        self.interrupted = False
+        self.bad_lines = 0
+        self.pending_notices: list[Notice] = []
+        self.deferred: list[Any] = []  # work to do between turns (a model switch), as coroutine functions
+
+    @property
+    def agent(self) -> Agent:
+        assert self.built is not None
+        return self.built.agent
+
+    def _write(self, line: str) -> None:
+        self.out.write(line)
+        self.out.flush()
+
+    def _problem(self, text: str) -> None:
+        self.bad_lines += 1
+        self.warn(text, "bad_input")
+
+    def warn(self, text: str, code: str) -> None:
+        """Shown on stderr and, as a system line, to the SDK."""
+        sys.stderr.write(f"agentcli: {text} [{code}]\n")
+        sys.stderr.flush()
+        self.channel.send({"type": "system", "subtype": "notice", "level": "error", "text": text, "code": code,
+                           "session_id": self.built.agent.session_id if self.built else "",
+                           "uuid": _uuid()})
+
+    async def main(self) -> int:
+        main = asyncio.current_task()
+        assert main is not None
+        stopped: list[int] = []
+        loop = asyncio.get_running_loop()
+        for sig in STOP_SIGNALS:
+            loop.add_signal_handler(sig, _stop, main, stopped, sig)
+        try:
+            return await self._serve()
+        except asyncio.CancelledError:
+            if not stopped:
+                raise
+            main.uncancel()
+            return 128 + stopped[0]
+        finally:
+            for sig in STOP_SIGNALS:
+                loop.remove_signal_handler(sig)
+
+    async def _serve(self) -> int:
+        status = await self._build()
+        if status is not None:
+            return status
+        from agentcli.sdkio.handlers import register
+
+        register(self)
+        reader = asyncio.ensure_future(self.channel.read(await open_reader(self.pipes.stdin_fd)))
+        try:
+            return await self._turns()
+        finally:
+            reader.cancel()
+            with contextlib.suppress(BaseException):
+                await reader
+            await self.channel.aclose()
+            with contextlib.suppress(BrokenPipeError, ValueError):
+                self.out.flush()
+            await self.agent.aclose()
+            if self.agent.ctx.sandbox is not None:
+                self.agent.ctx.sandbox.close()
+
+    async def _build(self) -> int | None:
+        """Build the agent; on failure print the failed result and return the exit status."""
+        from agentcli.assembly.runtime import build
+        from agentcli.output.headless import HeadlessApprover
+        from agentcli.sdkio.approver import StdioApprover
+
+        approver = (StdioApprover(self.channel, self.interrupt) if self.prompt_tool == "stdio"
+                    else HeadlessApprover())
+        try:
+            self.built = await build(self.settings, approver)
+        except AgentCliError as err:
+            self.printer.feed(RunFinished(failed_result(self.settings.session_id or "", err.code, err.one_line(),
+                                                        err.exit_status)))
+            sys.stderr.write(f"agentcli: {err.one_line()} [{err.code}]\n")
+            return err.exit_status
+        self.agent.ctx.state["sdk_channel"] = self.channel
+        self.pending_notices = ([Notice("warning", t) for t in self.built.session.notices]
+                                + [Notice("info", t) for t in self.built.info])
+        return None
+
+    async def _turns(self) -> int:
+        last: RunResult | None = None
+        last_interrupted = False
+        while True:
+            item = await self.channel.inbox.get()
+            if item is None:
+                break
+            try:
+                message = user_message(item.data, item.line_no)
+            except BadInput as err:
+                self._problem(err.message)
+                continue
+            for work in self.deferred:
+                await work()
+            self.deferred.clear()
+            self.interrupted = False
+            self.current = asyncio.ensure_future(self._turn(message))
+            try:
+                last = await self.current
+            finally:
+                self.current = None
+            last_interrupted = self.interrupted
+        if self.bad_lines:
+            return 2
+        if last is None or not last.is_error or last_interrupted:
+            return 0
+        return last.exit_status
+
+    def interrupt(self) -> bool:
+        """Stop the running turn (the `interrupt` request, or a `can_use_tool` answer with interrupt: true)."""
+        if self.current is None or self.current.done():
+            return False
+        self.interrupted = True
+        self.current.cancel()
+        return True
+
+    async def _turn(self, message: Message) -> RunResult | None:
+        seen = _Turn(cost_before=self.agent.total_cost_usd)
+        try:
+            return await self._drive(message, seen)
+        except asyncio.CancelledError:
+            if not self.interrupted:
+                raise
+            result = self._interrupted_result(seen)
+            self.printer.feed(RunFinished(result))
+            return result
+
+    async def _drive(self, message: Message, seen: _Turn) -> RunResult | None:
+        result: RunResult | None = None
+        events = self.agent.run(message)
+        try:
+            async for ev in events:
+                self._feed(ev, seen)
+                if isinstance(ev, RunFinished):
+                    result = ev.result
+        finally:
+            aclose = getattr(events, "aclose", None)
+            if aclose is not None:
+                await aclose()
+        return result
+
+    def _feed(self, ev: AgentEvent, seen: _Turn) -> None:
+        self.printer.feed(ev)
+        if isinstance(ev, SessionStarted) and self.pending_notices:
+            for notice in self.pending_notices:
+                self.printer.feed(notice)
+            self.pending_notices = []
+        elif isinstance(ev, TurnStarted):
+            seen.turns += 1
+        elif isinstance(ev, AssistantMessage):
+            seen.usage = seen.usage + ev.usage
+
+    def _interrupted_result(self, seen: _Turn) -> RunResult:
+        """Claude Code's shape for an interrupted turn: error_during_execution, is_error (exit status 0 here)."""
+        text = "[Request interrupted by user]"
+        return RunResult(
+            subtype="error_during_execution", is_error=True, result=text, session_id=self.agent.session_id,
+            num_turns=seen.turns, duration_ms=int((time.monotonic() - seen.started) * 1000), duration_api_ms=0,
+            total_cost_usd=self.agent.total_cost_usd - seen.cost_before, usage=seen.usage,
+            error_code="interrupted", error_message=text, exit_status=130,
+        )
+
+
+def _stop(task: asyncio.Task[Any], stopped: list[int], sig: int) -> None:
+    if not stopped:
+        stopped.append(sig)
+        task.cancel()
+
+
+def _uuid() -> str:
+    from agentcli.ids import new_uuid
+
+    return new_uuid()
