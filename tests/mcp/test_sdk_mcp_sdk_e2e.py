@@ -1,0 +1,127 @@
+"""Issue 18, acceptance 4: the real Claude Agent SDK from PyPI drives agentcli (`cli_path`) against the fake LLM;
+an in-process SDK MCP server (`@tool` + `create_sdk_mcp_server`) is offered to the model, the model calls it, the
+Python function runs in the test's own process, and the model's next request carries its result."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from claude_agent_sdk import (
+    AssistantMessage,
+    ClaudeAgentOptions,
+    ClaudeSDKClient,
+    ResultMessage,
+    SystemMessage,
+    ToolUseBlock,
+    create_sdk_mcp_server,
+    query,
+    tool,
+)
+
+from tests.cli.helpers import ANTHROPIC, git_repo, provider_env
+from tests.fakes.script import Reply, ToolCall
+from tests.fakes.server import FakeLLM
+from tests.mcp.test_acceptance_e2e import results, text
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def cli_path(directory: Path) -> Path:
+    """What the SDK starts instead of `claude`: this interpreter running agentcli from this checkout."""
+    path = directory / "agentcli-for-sdk"
+    path.write_text(f"#!/bin/sh\nPYTHONPATH={ROOT}${{PYTHONPATH:+:$PYTHONPATH}} exec {sys.executable} "
+                    "-m agentcli \"$@\"\n")
+    path.chmod(0o755)
+    return path
+
+
+class Calculator:
+    """Tools whose calls the test can see: they run here, in the SDK application's process."""
+
+    def __init__(self) -> None:
+        self.calls: list[dict[str, Any]] = []
+
+        @tool("add", "Add two numbers", {"a": float, "b": float})
+        async def add(args: dict[str, Any]) -> dict[str, Any]:
+            self.calls.append(args)
+            return {"content": [{"type": "text", "text": f"Sum: {args['a'] + args['b']:g}"}]}
+
+        @tool("divide", "Divide a by b", {"a": float, "b": float})
+        async def divide(args: dict[str, Any]) -> dict[str, Any]:
+            self.calls.append(args)
+            return {"content": [{"type": "text", "text": f"Quotient: {args['a'] / args['b']:g}"}]}
+
+        self.server = create_sdk_mcp_server("calculator", version="2.0.0", tools=[add, divide])
+
+
+def options(tmp_path: Path, fake: FakeLLM, **kw: Any) -> ClaudeAgentOptions:
+    # a generous grace: the first request waits until the SDK server has connected (it returns as soon as it has)
+    proj = git_repo(tmp_path / "proj", {"README.md": "x\n", ".agentcli/settings.local.toml": "mcp_grace_s = 60\n"})
+    return ClaudeAgentOptions(cli_path=cli_path(tmp_path), cwd=proj, model=ANTHROPIC,
+                              env=provider_env(fake, ANTHROPIC), **kw)
+
+
+def offered(fake: FakeLLM, index: int) -> dict[str, Any]:
+    return {t["name"]: t for t in fake.requests[index].body.get("tools", [])}
+
+
+def test_query_calls_an_in_process_sdk_tool(tmp_path: Path, fake_llm: FakeLLM) -> None:
+    calc = Calculator()
+    fake_llm.push(Reply(tool_calls=[ToolCall("mcp__calc__add", {"a": 2, "b": 40}, id="t1"),
+                                    ToolCall("mcp__calc__divide", {"a": 1, "b": 0}, id="t2")]),
+                  Reply(text="2 + 40 = 42"))
+    opts = options(tmp_path, fake_llm, mcp_servers={"calc": calc.server},
+                   allowed_tools=["mcp__calc__add", "mcp__calc__divide"])
+
+    async def main() -> list[Any]:
+        return [m async for m in query(prompt="what is 2 + 40?", options=opts)]
+
+    messages = asyncio.run(main())
+    assert calc.calls == [{"a": 2, "b": 40}, {"a": 1, "b": 0}]
+    tools = offered(fake_llm, 0)
+    assert tools["mcp__calc__add"]["input_schema"]["properties"] == {"a": {"type": "number"},
+                                                                    "b": {"type": "number"}}
+    assert tools["mcp__calc__add"]["description"] == "Add two numbers"
+    got = results(fake_llm.requests)
+    assert text(got["t1"]) == "Sum: 42" and not got["t1"].get("is_error")
+    assert got["t2"]["is_error"] and "division by zero" in text(got["t2"])  # the tool raised: the model reads it
+    init = next(m for m in messages if isinstance(m, SystemMessage) and m.subtype == "init")
+    assert {"name": "calc", "status": "connected"} in init.data["mcp_servers"]
+    uses = [b.name for m in messages if isinstance(m, AssistantMessage) for b in m.content
+            if isinstance(b, ToolUseBlock)]
+    assert uses == ["mcp__calc__add", "mcp__calc__divide"]
+    result = messages[-1]
+    assert isinstance(result, ResultMessage) and result.result == "2 + 40 = 42" and not result.is_error
+
+
+def test_client_session_keeps_the_sdk_server_across_turns_next_to_a_stdio_server(
+        tmp_path: Path, fake_llm: FakeLLM, time_server: list[str]) -> None:
+    calc = Calculator()
+    fake_llm.push(Reply(tool_calls=[ToolCall("mcp__calc__add", {"a": 1, "b": 2}, id="a1")]), Reply(text="three"),
+                  Reply(tool_calls=[ToolCall("mcp__calc__add", {"a": 3, "b": 4}, id="a2"),
+                                    ToolCall("mcp__time__get_current_time", {"timezone": "UTC"}, id="z1")]),
+                  Reply(text="seven"))
+    opts = options(tmp_path, fake_llm, mcp_servers={"calc": calc.server, "time": {"command": time_server[0]}},
+                   allowed_tools=["mcp__calc__add", "mcp__time__get_current_time"])
+
+    async def main() -> tuple[list[str], dict[str, Any]]:
+        answers: list[str] = []
+        async with ClaudeSDKClient(opts) as client:
+            for prompt in ("1 + 2?", "3 + 4, and the time?"):
+                await client.query(prompt)
+                answers += [m.result or "" async for m in client.receive_response() if isinstance(m, ResultMessage)]
+            status = await client.get_mcp_status()
+        return answers, dict(status)
+
+    answers, status = asyncio.run(main())
+    assert answers == ["three", "seven"]
+    assert calc.calls == [{"a": 1, "b": 2}, {"a": 3, "b": 4}]
+    got = results(fake_llm.requests)
+    assert text(got["a2"]) == "Sum: 7" and '"timezone": "UTC"' in text(got["z1"])
+    servers = {s["name"]: s for s in status["mcpServers"]}
+    assert servers["calc"]["status"] == "connected" and servers["time"]["status"] == "connected"
+    json.dumps(status)
