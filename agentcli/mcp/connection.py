@@ -57,6 +57,7 @@ class Connection:
         self.tools: list[dict[str, Any]] = []
         self.prompts: list[dict[str, Any]] = []
         self.instructions: str | None = None
+        self.server_info: dict[str, str] | None = None  # the server's own name and version, once connected
         self.changes = 0  # tool-list refreshes after a list_changed notification
         self.client: Client | None = None
         self.settled = asyncio.Event()
@@ -112,6 +113,8 @@ class Connection:
                         await tg.start(self._listen, client)
                     scope.deadline = math.inf
                     self.client, self.instructions = client, client.instructions
+                    info = client.server_info
+                    self.server_info = {"name": info.name, "version": info.version} if info else None
                     self.status = "connected"
                     self.settled.set()
                     if self._dirty:  # a change notification arrived while connecting

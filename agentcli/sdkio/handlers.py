@@ -89,6 +89,11 @@ class _Handlers:
         return {"model": name}
 
     async def mcp_status(self, req: dict[str, Any]) -> dict[str, Any]:
+        manager = self.s.agent.ctx.state.get("mcp")
+        if manager is not None:  # Claude Code's full shape: serverInfo, config, scope, tools, error
+            from agentcli.mcp.status import mcp_status
+
+            return mcp_status(manager)
         servers = self.s.agent.registry.servers()
         return {"mcpServers": [{"name": name, "status": status} for name, status in servers]}
 

@@ -20,6 +20,7 @@ from agentcli.mcp.config import McpConfig, ServerConfig, load, parse_entry
 from agentcli.mcp.connection import Connection, ToolCallError
 from agentcli.mcp.manager import McpManager
 from agentcli.mcp.sdk_transport import MAX_REPLY_CHARS, SdkReplyError, check_reply
+from agentcli.mcp.status import mcp_status
 
 Tamper = Callable[[dict[str, Any], dict[str, Any]], Awaitable[dict[str, Any]]]
 
@@ -214,6 +215,41 @@ def test_the_manager_routes_calls_through_an_attached_sdk(tmp_path: Path) -> Non
         finally:
             await manager.aclose()
             await sdk.aclose()
+
+    asyncio.run(main())
+
+
+def test_mcp_status_in_claude_codes_shape(tmp_path: Path) -> None:
+    async def main() -> None:
+        sdk = calculator()
+        secret = "tok-0123456789abcdef"
+        servers = {"calc": sdk_cfg(), "gone": sdk_cfg("gone"),
+                   "web": ServerConfig("web", "http", "user", "config.toml", url="http://127.0.0.1:9/mcp?key=" + secret,
+                                       headers={"Authorization": secret}),
+                   "cmd": ServerConfig("cmd", "stdio", "local", "x", command=str(tmp_path / "missing"),
+                                       args=("--token", secret), env={"TOKEN": secret})}
+        untrusted = {"repo": ServerConfig("repo", "stdio", "project", ".mcp.json", command="srv")}
+        manager = McpManager(McpConfig(servers=servers, untrusted=untrusted), tmp_path, grace_s=30)
+        manager.attach_sdk(sdk.request)
+        manager.start()
+        await manager.refresh()
+        try:
+            report = mcp_status(manager)
+        finally:
+            await manager.aclose()
+            await sdk.aclose()
+        assert secret not in json.dumps(report)
+        by_name = {s["name"]: s for s in report["mcpServers"]}
+        calc = by_name["calc"]
+        assert calc["status"] == "connected" and calc["scope"] == "dynamic"
+        assert calc["config"] == {"type": "sdk", "name": "calc"}
+        assert calc["serverInfo"] == {"name": "calculator", "version": "1.0.0"}
+        assert [t["name"] for t in calc["tools"]] == ["add", "explode", "slow"]
+        assert by_name["gone"]["status"] == "failed" and "not found" in by_name["gone"]["error"]
+        assert by_name["cmd"]["status"] == "failed" and by_name["cmd"]["config"]["args"] == ["--token", "[redacted]"]
+        assert by_name["web"]["config"] == {"type": "http", "url": "http://127.0.0.1:9/mcp"}
+        assert by_name["repo"]["status"] == "disabled" and "not trusted" in by_name["repo"]["error"]
+        assert by_name["repo"]["scope"] == "project"
 
     asyncio.run(main())
 

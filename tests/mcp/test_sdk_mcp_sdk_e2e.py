@@ -123,5 +123,11 @@ def test_client_session_keeps_the_sdk_server_across_turns_next_to_a_stdio_server
     got = results(fake_llm.requests)
     assert text(got["a2"]) == "Sum: 7" and '"timezone": "UTC"' in text(got["z1"])
     servers = {s["name"]: s for s in status["mcpServers"]}
-    assert servers["calc"]["status"] == "connected" and servers["time"]["status"] == "connected"
+    assert servers["calc"] == {
+        "name": "calc", "status": "connected", "serverInfo": {"name": "calculator", "version": "2.0.0"},
+        "config": {"type": "sdk", "name": "calc"}, "scope": "dynamic",
+        "tools": [{"name": "add", "description": "Add two numbers"},
+                  {"name": "divide", "description": "Divide a by b"}]}
+    assert servers["time"]["status"] == "connected" and servers["time"]["config"]["type"] == "stdio"
+    assert "get_current_time" in [t["name"] for t in servers["time"]["tools"]]
     json.dumps(status)
