@@ -126,6 +126,11 @@ class McpManager:
             left = self._started + self.grace_s - time.monotonic()
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._settle(), max(0.0, left))
+            # The SDK application's own servers answer as fast as it does: worth waiting for (its first turn
+            # expects their tools), bounded by the connect timeout; under load the `mcp` import alone can take
+            # longer than the grace.
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._settle("sdk"), self.connect_timeout_s)
             self._first_refresh = False
             slow = [n for n, status in self.servers() if status == "pending"]
             self._notices += [("warning", f"MCP server '{n}' is still connecting after {self.grace_s:g} s; going on "
@@ -133,10 +138,14 @@ class McpManager:
             return
         await asyncio.gather(*(c.wait_refreshed(REFRESH_WAIT_S) for c in self.connections.values()))
 
-    async def _settle(self) -> None:
+    async def _settle(self, transport: str | None = None) -> None:
+        """Until every server (of `transport`) has connected or failed."""
         assert self._boot is not None
+        if transport is not None and all(c.transport != transport for c in self.config.servers.values()):
+            return
         await asyncio.shield(self._boot)
-        await asyncio.gather(*(c.settled.wait() for c in self.connections.values()))
+        await asyncio.gather(*(c.settled.wait() for c in self.connections.values()
+                               if transport is None or c.cfg.transport == transport))
 
     async def reconnect(self, name: str | None = None) -> list[str]:
         """Restart one server (or every failed one); returns the names restarted."""

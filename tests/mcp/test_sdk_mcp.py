@@ -219,6 +219,24 @@ def test_the_manager_routes_calls_through_an_attached_sdk(tmp_path: Path) -> Non
     asyncio.run(main())
 
 
+def test_the_first_request_waits_for_sdk_servers_beyond_the_grace(tmp_path: Path) -> None:
+    """The application's own tools are there on its first turn, even when loading `mcp` outlasts the grace."""
+    async def main() -> None:
+        sdk = calculator()
+        manager = McpManager(McpConfig(servers={"calc": sdk_cfg()}), tmp_path, grace_s=0)
+        manager.attach_sdk(sdk.request)
+        manager.start()
+        await manager.refresh()
+        try:
+            assert manager.servers() == [("calc", "connected")]
+            assert [t.name for t in manager.tools()][:1] == ["mcp__calc__add"]
+        finally:
+            await manager.aclose()
+            await sdk.aclose()
+
+    asyncio.run(main())
+
+
 def test_mcp_status_in_claude_codes_shape(tmp_path: Path) -> None:
     async def main() -> None:
         sdk = calculator()

@@ -58,9 +58,12 @@ class Calculator:
         self.server = create_sdk_mcp_server("calculator", version="2.0.0", tools=[add, divide])
 
 
-def options(tmp_path: Path, fake: FakeLLM, **kw: Any) -> ClaudeAgentOptions:
-    # a generous grace: the first request waits until the SDK server has connected (it returns as soon as it has)
-    proj = git_repo(tmp_path / "proj", {"README.md": "x\n", ".agentcli/settings.local.toml": "mcp_grace_s = 60\n"})
+def options(tmp_path: Path, fake: FakeLLM, grace: float | None = None, **kw: Any) -> ClaudeAgentOptions:
+    """With the default grace, the first request waits for SDK servers (only); `grace` for other servers."""
+    files = {"README.md": "x\n"}
+    if grace is not None:
+        files[".agentcli/settings.local.toml"] = f"mcp_grace_s = {grace}\n"
+    proj = git_repo(tmp_path / "proj", files)
     return ClaudeAgentOptions(cli_path=cli_path(tmp_path), cwd=proj, model=ANTHROPIC,
                               env=provider_env(fake, ANTHROPIC), **kw)
 
@@ -105,7 +108,7 @@ def test_client_session_keeps_the_sdk_server_across_turns_next_to_a_stdio_server
                   Reply(tool_calls=[ToolCall("mcp__calc__add", {"a": 3, "b": 4}, id="a2"),
                                     ToolCall("mcp__time__get_current_time", {"timezone": "UTC"}, id="z1")]),
                   Reply(text="seven"))
-    opts = options(tmp_path, fake_llm, mcp_servers={"calc": calc.server, "time": {"command": time_server[0]}},
+    opts = options(tmp_path, fake_llm, 60, mcp_servers={"calc": calc.server, "time": {"command": time_server[0]}},
                    allowed_tools=["mcp__calc__add", "mcp__time__get_current_time"])
 
     async def main() -> tuple[list[str], dict[str, Any]]:
