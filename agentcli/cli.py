@@ -45,7 +45,9 @@ ROOT_FLAGS: tuple[Flag, ...] = (
     flag("--input-format", choices=("text", "stream-json"), panel=RUN,
          help="stream-json: user messages and control requests as JSON lines on stdin (the Claude Agent SDK's "
               "protocol; needs --output-format stream-json)"),
-    flag("--permission-prompt-tool", metavar="TOOL", panel=PERMS,
+    flag("--replay-user-messages", kind="switch", panel=RUN,
+         help="with --input-format stream-json: echo each user message on stdout, with its session record id"),
+    flag("--permission-prompt-tool", choices=("stdio",), panel=PERMS,
          help="stdio: with --input-format stream-json, ask the SDK's can_use_tool callback"),
     flag("--include-partial-messages", kind="switch", panel=RUN,
          help="with stream-json: also emit stream_event lines for each delta"),
@@ -137,7 +139,8 @@ def settings_flags(values: dict[str, Any]) -> dict[str, Any]:
         flags["permission_mode"] = "bypassPermissions"
     if "add_dirs" in flags:
         flags["add_dirs"] = tuple(Path(d).expanduser().resolve() for d in flags["add_dirs"])
-    for key in ("prompt", "print_mode", "cwd", "help", "version", "input_format", "permission_prompt_tool"):
+    for key in ("prompt", "print_mode", "cwd", "help", "version", "input_format", "permission_prompt_tool",
+                "replay_user_messages"):
         flags.pop(key, None)
     return flags
 
@@ -245,7 +248,8 @@ def run(argv: list[str], *, exit_when_done: bool = False) -> int:
         from agentcli.settings.config import load_settings
 
         settings = with_session_setup(load_settings(_cwd(values), settings_flags(values)))
-        if values.get("input_format") == "stream-json" or values.get("permission_prompt_tool") is not None:
+        if values.get("input_format") == "stream-json" or values.get("permission_prompt_tool") is not None \
+                or values.get("replay_user_messages"):
             from agentcli.sdkio.cli import run_stream
 
             status = run_stream(settings, values)

@@ -8,6 +8,7 @@ stream-json one JSON object per line as things happen; `result` always last
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any, Protocol, TextIO, assert_never
 
 from agentcli.core.events import (
@@ -126,6 +127,9 @@ class StreamJsonPrinter:
         self.out = out
         self.session_id = ""
         self.include_partial = include_partial
+        # The session record a main-agent message was just stored as (its `uuid`, which `rewind_files` and
+        # resume take); None, or no source, when nothing is stored: then a fresh uuid.
+        self.record_id: Callable[[], str | None] | None = None
         self.partials: dict[str | None, PartialMapper] = {}  # one per stream: the main agent's, each subagent's
 
     def _emit(self, obj: dict[str, Any]) -> None:
@@ -148,9 +152,10 @@ class StreamJsonPrinter:
                 self._emit(schema.init_line(ev))
             case AssistantMessage(msg, usage, model, stop, _):
                 self._emit(schema.message_line(msg, self.session_id, model=model, usage=usage, stop_reason=stop,
-                                               parent_tool_use_id=parent))
+                                               parent_tool_use_id=parent, uuid=self._uuid(parent)))
             case ToolResultsMessage(msg):
-                self._emit(schema.message_line(msg, self.session_id, parent_tool_use_id=parent))
+                self._emit(schema.message_line(msg, self.session_id, parent_tool_use_id=parent,
+                                               uuid=self._uuid(parent)))
             case ApiRetry(attempt, max_retries, delay, code, message, status, discarded):
                 self._emit({"type": "system", "subtype": "api_retry", "attempt": attempt,
                             "max_retries": max_retries, "retry_delay_ms": int(delay * 1000),
@@ -187,6 +192,9 @@ class StreamJsonPrinter:
                 pass
             case _:
                 assert_never(ev)
+
+    def _uuid(self, parent: str | None) -> str | None:
+        return self.record_id() if self.record_id is not None and parent is None else None
 
     def flush(self) -> None:
         self.out.flush()

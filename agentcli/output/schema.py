@@ -44,7 +44,7 @@ def init_line(ev: SessionStarted) -> dict[str, Any]:
 
 def message_line(
     msg: Message, session_id: str, *, model: str | None = None, usage: Usage | None = None,
-    stop_reason: str | None = None, parent_tool_use_id: str | None = None,
+    stop_reason: str | None = None, parent_tool_use_id: str | None = None, uuid: str | None = None,
 ) -> dict[str, Any]:
     body: dict[str, Any] = msg.to_dict()
     if msg.role == "assistant":
@@ -62,7 +62,7 @@ def message_line(
         "message": body,
         "parent_tool_use_id": parent_tool_use_id,
         "session_id": session_id,
-        "uuid": new_uuid(),
+        "uuid": uuid or new_uuid(),
     }
 
 

@@ -26,6 +26,8 @@ def check_flags(values: dict[str, Any]) -> None:
     if tool is not None and tool not in PROMPT_TOOLS:
         raise UsageError(f"--permission-prompt-tool {tool!r} is not supported",
                          hint="use --permission-prompt-tool stdio with --input-format stream-json")
+    if values.get("replay_user_messages") and not streaming:
+        raise UsageError("--replay-user-messages needs --input-format stream-json")
     if tool is not None and not streaming:
         raise UsageError("--permission-prompt-tool stdio needs --input-format stream-json",
                          hint="add --input-format stream-json --output-format stream-json")
@@ -35,4 +37,5 @@ def run_stream(settings: Settings, values: dict[str, Any]) -> int:
     check_flags(values)
     from agentcli.sdkio.session import run_stream_session
 
-    return run_stream_session(settings, values.get("permission_prompt_tool"))
+    return run_stream_session(settings, values.get("permission_prompt_tool"),
+                              replay=bool(values.get("replay_user_messages")))

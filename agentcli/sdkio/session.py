@@ -66,9 +66,9 @@ def take_pipes() -> Pipes:
     return Pipes(stdin_fd, os.fdopen(out_fd, "w", encoding="utf-8", errors="replace", newline="\n"))
 
 
-def run_stream_session(settings: Settings, permission_prompt_tool: str | None) -> int:
+def run_stream_session(settings: Settings, permission_prompt_tool: str | None, *, replay: bool = False) -> int:
     pipes = take_pipes()
-    session = StreamSession(settings, pipes, permission_prompt_tool)
+    session = StreamSession(settings, pipes, permission_prompt_tool, replay=replay)
     try:
         return asyncio.run(session.main())
     except BrokenPipeError:
@@ -79,6 +79,7 @@ def run_stream_session(settings: Settings, permission_prompt_tool: str | None) -
 class _Turn:
     """What the result of an interrupted turn reports (the loop's own result never comes)."""
 
+    prompt: dict[str, Any]  # the user line's message, as received (what --replay-user-messages echoes)
     started: float = field(default_factory=time.monotonic)
     turns: int = 0
     usage: Usage = field(default_factory=Usage)
@@ -86,8 +87,10 @@ class _Turn:
 
 
 class StreamSession:
-    def __init__(self, settings: Settings, pipes: Pipes, permission_prompt_tool: str | None) -> None:
+    def __init__(self, settings: Settings, pipes: Pipes, permission_prompt_tool: str | None, *,
+                 replay: bool = False) -> None:
         self.settings = settings
+        self.replay = replay
         self.pipes = pipes
         self.out = pipes.out
         self.printer = StreamJsonPrinter(self.out, settings.include_partial_messages)
@@ -176,6 +179,8 @@ class StreamSession:
             sys.stderr.write(f"agentcli: {err.one_line()} [{err.code}]\n")
             return err.exit_status
         self.agent.ctx.state["sdk_channel"] = self.channel
+        writer = self.built.session.writer
+        self.printer.record_id = (lambda: writer.leaf_id) if writer is not None else None
         self.pending_notices = ([Notice("warning", t) for t in self.built.session.notices]
                                 + [Notice("info", t) for t in self.built.info])
         return None
@@ -196,7 +201,7 @@ class StreamSession:
                 await work()
             self.deferred.clear()
             self.interrupted = False
-            self.current = asyncio.ensure_future(self._turn(message))
+            self.current = asyncio.ensure_future(self._turn(message, item.data["message"]))
             try:
                 last = await self.current
             finally:
@@ -216,8 +221,8 @@ class StreamSession:
         self.current.cancel()
         return True
 
-    async def _turn(self, message: Message) -> RunResult | None:
-        seen = _Turn(cost_before=self.agent.total_cost_usd)
+    async def _turn(self, message: Message, raw: dict[str, Any]) -> RunResult | None:
+        seen = _Turn(raw, cost_before=self.agent.total_cost_usd)
         try:
             return await self._drive(message, seen)
         except asyncio.CancelledError:
@@ -249,8 +254,17 @@ class StreamSession:
             self.pending_notices = []
         elif isinstance(ev, TurnStarted):
             seen.turns += 1
+            if seen.turns == 1 and self.replay:
+                self._replay(seen.prompt)
         elif isinstance(ev, AssistantMessage):
             seen.usage = seen.usage + ev.usage
+
+    def _replay(self, prompt: dict[str, Any]) -> None:
+        """`--replay-user-messages`: the prompt, as stored (at the first turn the prompt is the session's newest
+        record, so its id is the one `rewind_files` takes)."""
+        record = self.printer.record_id() if self.printer.record_id is not None else None
+        self.channel.send({"type": "user", "message": prompt, "parent_tool_use_id": None,
+                           "session_id": self.agent.session_id, "uuid": record or _uuid(), "isReplay": True})
 
     def _interrupted_result(self, seen: _Turn) -> RunResult:
         """Claude Code's shape for an interrupted turn: error_during_execution, is_error (exit status 0 here)."""

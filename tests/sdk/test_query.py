@@ -1,0 +1,78 @@
+"""Issue 18, acceptance 1: `claude_agent_sdk.query()` with agentcli as the engine returns the SDK's own typed
+messages for a run with tool calls, and a ResultMessage with cost and usage."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+from claude_agent_sdk import (
+    AssistantMessage,
+    ResultMessage,
+    StreamEvent,
+    SystemMessage,
+    TextBlock,
+    ToolResultBlock,
+    ToolUseBlock,
+    UserMessage,
+    query,
+)
+
+from tests.fakes.script import Reply, ToolCall
+from tests.fakes.server import FakeLLM
+from tests.sdk.helpers import make_sdk
+
+
+async def collect(prompt: str, options: Any) -> list[Any]:
+    return [m async for m in query(prompt=prompt, options=options)]
+
+
+def test_query_with_tool_calls_returns_typed_messages_and_a_costed_result(tmp_path: Path, fake_llm: FakeLLM) -> None:
+    sdk = make_sdk(tmp_path, fake_llm, {"notes.txt": "alpha\nbeta\n"})
+    fake_llm.push(Reply(text="Let me read it.", thinking="the file first",
+                        tool_calls=[ToolCall("Read", {"file_path": "notes.txt"})]),
+                  Reply(text="It lists alpha and beta."))
+    messages = asyncio.run(collect("what is in notes.txt?", sdk.options()))
+
+    init = messages[0]
+    assert isinstance(init, SystemMessage) and init.subtype == "init"
+    assert "Read" in init.data["tools"] and init.data["permissionMode"] == "default"
+    first, results, second, result = messages[1:]
+    assert isinstance(first, AssistantMessage) and first.model == "claude-sonnet-4-5"
+    call = next(b for b in first.content if isinstance(b, ToolUseBlock))
+    assert (call.name, call.input) == ("Read", {"file_path": "notes.txt"})
+    assert isinstance(results, UserMessage)
+    block = results.content[0]
+    assert isinstance(block, ToolResultBlock) and block.tool_use_id == call.id and "beta" in str(block.content)
+    assert isinstance(second, AssistantMessage)
+    assert [b.text for b in second.content if isinstance(b, TextBlock)] == ["It lists alpha and beta."]
+    assert isinstance(result, ResultMessage)
+    assert (result.subtype, result.is_error, result.num_turns) == ("success", False, 2)
+    assert result.result == "It lists alpha and beta."
+    assert result.total_cost_usd is not None and result.total_cost_usd > 0
+    assert result.usage is not None and result.usage["input_tokens"] == 20
+    assert result.session_id == init.data["session_id"] == first.session_id
+    assert result.permission_denials == []
+    assert "claude-sonnet-4-5" in (result.model_usage or {})
+
+
+def test_partial_messages_arrive_as_stream_events(tmp_path: Path, fake_llm: FakeLLM) -> None:
+    sdk = make_sdk(tmp_path, fake_llm)
+    fake_llm.push(Reply(text="one two three", chunk_size=4))
+    messages = asyncio.run(collect("count", sdk.options(include_partial_messages=True)))
+    events = [m.event for m in messages if isinstance(m, StreamEvent)]
+    deltas = "".join(e["delta"]["text"] for e in events if e["type"] == "content_block_delta")
+    assert deltas == "one two three"
+    assert events[0]["type"] == "message_start" and events[-1]["type"] == "message_stop"
+    assert isinstance(messages[-1], ResultMessage)
+
+
+def test_a_session_the_sdk_ran_resumes(tmp_path: Path, fake_llm: FakeLLM) -> None:
+    sdk = make_sdk(tmp_path, fake_llm)
+    fake_llm.push(Reply(text="The word is heron."), Reply(text="You asked for the word."))
+    first = asyncio.run(collect("remember the word heron", sdk.options()))[-1]
+    assert isinstance(first, ResultMessage)
+    again = asyncio.run(collect("what did I ask?", sdk.options(resume=first.session_id)))[-1]
+    assert isinstance(again, ResultMessage) and again.session_id == first.session_id
+    assert "remember the word heron" in sdk.sent(1) and "The word is heron." in sdk.sent(1)
