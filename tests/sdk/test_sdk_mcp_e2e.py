@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -22,21 +21,11 @@ from claude_agent_sdk import (
     tool,
 )
 
-from tests.cli.helpers import ANTHROPIC, git_repo, provider_env
 from tests.fakes.script import Reply, ToolCall
 from tests.fakes.server import FakeLLM
+from tests.mcp.conftest import TIME_SERVER, require
 from tests.mcp.test_acceptance_e2e import results, text
-
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def cli_path(directory: Path) -> Path:
-    """What the SDK starts instead of `claude`: this interpreter running agentcli from this checkout."""
-    path = directory / "agentcli-for-sdk"
-    path.write_text(f"#!/bin/sh\nPYTHONPATH={ROOT}${{PYTHONPATH:+:$PYTHONPATH}} exec {sys.executable} "
-                    "-m agentcli \"$@\"\n")
-    path.chmod(0o755)
-    return path
+from tests.sdk.helpers import make_sdk
 
 
 class Calculator:
@@ -63,9 +52,7 @@ def options(tmp_path: Path, fake: FakeLLM, grace: float | None = None, **kw: Any
     files = {"README.md": "x\n"}
     if grace is not None:
         files[".agentcli/settings.local.toml"] = f"mcp_grace_s = {grace}\n"
-    proj = git_repo(tmp_path / "proj", files)
-    return ClaudeAgentOptions(cli_path=cli_path(tmp_path), cwd=proj, model=ANTHROPIC,
-                              env=provider_env(fake, ANTHROPIC), **kw)
+    return make_sdk(tmp_path, fake, files).options(**kw)
 
 
 def offered(fake: FakeLLM, index: int) -> dict[str, Any]:
@@ -102,13 +89,14 @@ def test_query_calls_an_in_process_sdk_tool(tmp_path: Path, fake_llm: FakeLLM) -
 
 
 def test_client_session_keeps_the_sdk_server_across_turns_next_to_a_stdio_server(
-        tmp_path: Path, fake_llm: FakeLLM, time_server: list[str]) -> None:
+        tmp_path: Path, fake_llm: FakeLLM) -> None:
     calc = Calculator()
+    time_server = str(require(TIME_SERVER))
     fake_llm.push(Reply(tool_calls=[ToolCall("mcp__calc__add", {"a": 1, "b": 2}, id="a1")]), Reply(text="three"),
                   Reply(tool_calls=[ToolCall("mcp__calc__add", {"a": 3, "b": 4}, id="a2"),
                                     ToolCall("mcp__time__get_current_time", {"timezone": "UTC"}, id="z1")]),
                   Reply(text="seven"))
-    opts = options(tmp_path, fake_llm, 60, mcp_servers={"calc": calc.server, "time": {"command": time_server[0]}},
+    opts = options(tmp_path, fake_llm, 60, mcp_servers={"calc": calc.server, "time": {"command": time_server}},
                    allowed_tools=["mcp__calc__add", "mcp__time__get_current_time"])
 
     async def main() -> tuple[list[str], dict[str, Any]]:
