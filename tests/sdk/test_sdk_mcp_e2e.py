@@ -13,8 +13,10 @@ from claude_agent_sdk import (
     AssistantMessage,
     ClaudeAgentOptions,
     ClaudeSDKClient,
+    PermissionResultAllow,
     ResultMessage,
     SystemMessage,
+    ToolPermissionContext,
     ToolUseBlock,
     create_sdk_mcp_server,
     query,
@@ -88,7 +90,7 @@ def test_query_calls_an_in_process_sdk_tool(tmp_path: Path, fake_llm: FakeLLM) -
     assert isinstance(result, ResultMessage) and result.result == "2 + 40 = 42" and not result.is_error
 
 
-def test_client_session_keeps_the_sdk_server_across_turns_next_to_a_stdio_server(
+def test_client_session_asks_can_use_tool_and_keeps_the_sdk_server_beside_a_stdio_one(
         tmp_path: Path, fake_llm: FakeLLM) -> None:
     calc = Calculator()
     time_server = str(require(TIME_SERVER))
@@ -96,8 +98,17 @@ def test_client_session_keeps_the_sdk_server_across_turns_next_to_a_stdio_server
                   Reply(tool_calls=[ToolCall("mcp__calc__add", {"a": 3, "b": 4}, id="a2"),
                                     ToolCall("mcp__time__get_current_time", {"timezone": "UTC"}, id="z1")]),
                   Reply(text="seven"))
+    asked: list[tuple[str, dict[str, Any]]] = []
+
+    async def can_use_tool(name: str, args: dict[str, Any], ctx: ToolPermissionContext) -> Any:
+        """Not pre-allowed, the SDK tool asks the application, whose answer rewrites its input."""
+        asked.append((name, args))
+        if name == "mcp__calc__add" and args["a"] == 3:
+            return PermissionResultAllow(updated_input={**args, "b": 100})
+        return PermissionResultAllow()
+
     opts = options(tmp_path, fake_llm, 60, mcp_servers={"calc": calc.server, "time": {"command": time_server}},
-                   allowed_tools=["mcp__calc__add", "mcp__time__get_current_time"])
+                   can_use_tool=can_use_tool)
 
     async def main() -> tuple[list[str], dict[str, Any]]:
         answers: list[str] = []
@@ -110,9 +121,11 @@ def test_client_session_keeps_the_sdk_server_across_turns_next_to_a_stdio_server
 
     answers, status = asyncio.run(main())
     assert answers == ["three", "seven"]
-    assert calc.calls == [{"a": 1, "b": 2}, {"a": 3, "b": 4}]
+    assert [a for a in asked if a[0] == "mcp__calc__add"] == [("mcp__calc__add", {"a": 1, "b": 2}),
+                                                              ("mcp__calc__add", {"a": 3, "b": 4})]
+    assert calc.calls == [{"a": 1, "b": 2}, {"a": 3, "b": 100}]
     got = results(fake_llm.requests)
-    assert text(got["a2"]) == "Sum: 7" and '"timezone": "UTC"' in text(got["z1"])
+    assert text(got["a2"]).endswith("Sum: 103") and '"timezone": "UTC"' in text(got["z1"])
     servers = {s["name"]: s for s in status["mcpServers"]}
     assert servers["calc"] == {
         "name": "calc", "status": "connected", "serverInfo": {"name": "calculator", "version": "2.0.0"},
