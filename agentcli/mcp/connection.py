@@ -227,6 +227,9 @@ class Connection:
         except (anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream, OSError) as err:
             self._lost(f"disconnected ({type(err).__name__})")
             raise ToolCallError(self.unavailable()) from err
+        except ValueError as err:  # pydantic's ValidationError: an answer that is not a tools/call result
+            raise ToolCallError(f"MCP server '{self.cfg.name}' answered with something that is not a tool "
+                                "result") from err
         return result.model_dump(by_alias=True, exclude_none=True, mode="json")
 
     async def get_prompt(self, name: str, args: dict[str, str], timeout_s: float) -> dict[str, Any]:

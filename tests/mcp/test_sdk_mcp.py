@@ -129,6 +129,23 @@ HOSTILE: dict[str, Callable[[dict[str, Any], dict[str, Any]], Any]] = {
 }
 
 
+def test_a_reply_that_is_not_a_tool_result_is_a_tool_error(tmp_path: Path) -> None:
+    """Well-formed JSON-RPC, right id, but not MCP's `tools/call` result (a stdio server could send it too)."""
+    async def main() -> None:
+        sdk = calculator()
+        conn = await connected(sdk, tmp_path)
+        sdk.tamper = hostile(lambda m, g: {"mcp_response": {"jsonrpc": "2.0", "id": m["id"],
+                                                            "result": {"content": "not a list"}}})
+        try:
+            with pytest.raises(ToolCallError, match=r"^MCP server 'calc' answered with something that is not a"):
+                await conn.call("add", {"a": 2, "b": 40}, 10)
+        finally:
+            await conn.close()
+            await sdk.aclose()
+
+    asyncio.run(main())
+
+
 @pytest.mark.parametrize("kind", sorted(HOSTILE))
 def test_a_hostile_reply_is_a_tool_error_and_the_server_stays_usable(tmp_path: Path, kind: str) -> None:
     async def main() -> None:
