@@ -83,6 +83,7 @@ def test_query_calls_an_in_process_sdk_tool(tmp_path: Path, fake_llm: FakeLLM) -
     assert got["t2"]["is_error"] and "division by zero" in text(got["t2"])  # the tool raised: the model reads it
     init = next(m for m in messages if isinstance(m, SystemMessage) and m.subtype == "init")
     assert {"name": "calc", "status": "connected"} in init.data["mcp_servers"]
+    assert {"mcp__calc__add", "mcp__calc__divide"} <= set(init.data["tools"])
     uses = [b.name for m in messages if isinstance(m, AssistantMessage) for b in m.content
             if isinstance(b, ToolUseBlock)]
     assert uses == ["mcp__calc__add", "mcp__calc__divide"]
