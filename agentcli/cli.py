@@ -139,8 +139,7 @@ def settings_flags(values: dict[str, Any]) -> dict[str, Any]:
         flags["permission_mode"] = "bypassPermissions"
     if "add_dirs" in flags:
         flags["add_dirs"] = tuple(Path(d).expanduser().resolve() for d in flags["add_dirs"])
-    for key in ("prompt", "print_mode", "cwd", "help", "version", "input_format", "permission_prompt_tool",
-                "replay_user_messages"):
+    for key in ("prompt", "print_mode", "cwd", "help", "version"):
         flags.pop(key, None)
     return flags
 

@@ -114,6 +114,10 @@ class SdkHooks:
         except ControlError as err:
             done = Finished(2 if cb.block_on_failure else 1, "", f"the hook callback failed: {err.message}", _ms(t0))
         label, outcome = interpret(call.event, call.name, done)
+        if label == "error" and cb.block_on_failure:  # an answer the contract rejects blocks too (fail closed)
+            why = "; ".join(outcome.messages) or "the hook callback failed"
+            done = Finished(2, done.stdout, why, done.duration_ms)
+            label, outcome = interpret(call.event, call.name, done)
         outcome.runs.append(HookFinished(call.hook_id, call.event, call.name, call.command, done.exit_code,
                                          done.stdout, done.stderr, label, done.duration_ms))
         return outcome

@@ -106,3 +106,44 @@ def test_a_pre_tool_use_hook_registered_in_code_blocks_a_call(tmp_path: Path, fa
     assert blocked.get("is_error") and "rm is blocked by policy hook" in blocked["content"]
     result = messages[-1]
     assert isinstance(result, ResultMessage) and result.result == "I left it."
+
+
+def test_hooks_in_code_add_context_and_fail_closed_when_asked(tmp_path: Path, fake_llm: FakeLLM) -> None:
+    sdk = make_sdk(tmp_path, fake_llm)
+    fake_llm.push(Reply(tool_calls=[ToolCall("Bash", {"command": "touch a.txt"}),
+                                    ToolCall("Write", {"file_path": "b.txt", "content": "b"})]),
+                  Reply(text="ok"))
+
+    async def context(data: Any, tool_use_id: str | None, ctx: Any) -> Any:
+        return {"hookSpecificOutput": {"hookEventName": "UserPromptSubmit",
+                                       "additionalContext": "The codename is HERON."}}
+
+    async def broken(data: Any, tool_use_id: str | None, ctx: Any) -> Any:
+        raise RuntimeError("guard crashed")
+
+    async def wrong(data: Any, tool_use_id: str | None, ctx: Any) -> Any:
+        return {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "Deny"}}
+
+    hooks: Any = {"UserPromptSubmit": [HookMatcher(hooks=[context])],
+                  "PreToolUse": [HookMatcher(matcher="Bash", hooks=[broken], on_failure="block"),
+                                 HookMatcher(matcher="Write", hooks=[wrong], on_failure="block")]}
+    asyncio.run(run("go", sdk.options(hooks=hooks, permission_mode="bypassPermissions")))
+    assert "The codename is HERON." in sdk.sent(0)
+    bash, write = tool_results(sdk.sent(1))
+    assert bash.get("is_error") and "guard crashed" in bash["content"]
+    assert write.get("is_error") and "unknown permissionDecision 'Deny'" in write["content"]
+    assert not (sdk.proj / "a.txt").exists() and not (sdk.proj / "b.txt").exists()
+
+
+def test_deny_with_interrupt_stops_the_turn(tmp_path: Path, fake_llm: FakeLLM) -> None:
+    sdk = make_sdk(tmp_path, fake_llm)
+    fake_llm.push(Reply(tool_calls=[ToolCall("Bash", {"command": "touch a.txt"})]), Reply(text="never asked"))
+
+    async def can_use_tool(name: str, args: dict[str, Any], ctx: ToolPermissionContext) -> Any:
+        return PermissionResultDeny(message="stop everything", interrupt=True)
+
+    messages = asyncio.run(run("go", sdk.options(can_use_tool=can_use_tool)))
+    result = messages[-1]
+    assert isinstance(result, ResultMessage) and result.subtype == "error_during_execution"
+    assert result.errors == ["[Request interrupted by user]"]
+    assert len(fake_llm.requests) == 1 and not (sdk.proj / "a.txt").exists()

@@ -76,3 +76,37 @@ def test_a_session_the_sdk_ran_resumes(tmp_path: Path, fake_llm: FakeLLM) -> Non
     again = asyncio.run(collect("what did I ask?", sdk.options(resume=first.session_id)))[-1]
     assert isinstance(again, ResultMessage) and again.session_id == first.session_id
     assert "remember the word heron" in sdk.sent(1) and "The word is heron." in sdk.sent(1)
+
+
+def png() -> str:
+    import base64
+    import io
+
+    from PIL import Image
+
+    out = io.BytesIO()
+    Image.new("RGB", (4, 4), (200, 30, 30)).save(out, "PNG")
+    return base64.b64encode(out.getvalue()).decode()
+
+
+async def blocks(content: list[dict[str, Any]]) -> Any:
+    yield {"type": "user", "message": {"role": "user", "content": content}, "parent_tool_use_id": None,
+           "session_id": ""}
+
+
+def test_content_blocks_with_an_image_reach_the_model(tmp_path: Path, fake_llm: FakeLLM) -> None:
+    sdk = make_sdk(tmp_path, fake_llm)
+    fake_llm.push(Reply(text="A red square."))
+    data = png()
+    content = [{"type": "text", "text": "what is this?"},
+               {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": data}}]
+    messages = asyncio.run(collect_stream(blocks(content), sdk.options()))
+    assert isinstance(messages[-1], ResultMessage) and messages[-1].result == "A red square."
+    sent = fake_llm.requests[0].body["messages"][0]["content"]
+    assert {"type": "text", "text": "what is this?"} in sent
+    image = next(b for b in sent if b["type"] == "image")
+    assert image["source"] == {"type": "base64", "media_type": "image/png", "data": data}
+
+
+async def collect_stream(prompt: Any, options: Any) -> list[Any]:
+    return [m async for m in query(prompt=prompt, options=options)]
