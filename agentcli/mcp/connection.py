@@ -41,7 +41,7 @@ class ToolCallError(Exception):
 
 
 class Connection:
-    """Status is pending → connected | failed (failed again after a reconnect that fails)."""
+    """Status is pending → connected | failed (failed again after a reconnect that fails); disabled on request."""
 
     def __init__(self, cfg: ServerConfig, cwd: Path, log_path: Path, connect_timeout_s: float,
                  on_event: Callable[[str, str | None], None],
@@ -248,7 +248,15 @@ class Connection:
             result = await client.read_resource(uri)
         return result.model_dump(by_alias=True, exclude_none=True, mode="json")
 
+    async def disable(self) -> None:
+        """Disconnect and offer nothing until started again (`mcp_toggle` of the Claude Agent SDK)."""
+        await self.close()
+        self.status, self.error, self.tools, self.prompts = "disabled", None, [], []
+        self.settled.set()
+
     def unavailable(self) -> str:
+        if self.status == "disabled":
+            return f"MCP server '{self.cfg.name}' is disabled; its tools cannot run."
         if self.status == "pending":
             return f"MCP server '{self.cfg.name}' is still connecting; try again shortly."
         return f"MCP server '{self.cfg.name}' is not connected ({self.error or 'stopped'}); its tools cannot run."

@@ -157,6 +157,17 @@ class McpManager:
                              return_exceptions=True)
         return [c.cfg.name for c in targets]
 
+    async def set_enabled(self, name: str, enabled: bool) -> None:
+        """Disable a server (disconnected, its tools gone) or enable it again (it reconnects). KeyError for a
+        server that is not running in this session."""
+        conn = self.connections.get(name)
+        if conn is None:
+            raise KeyError(name)
+        if not enabled:
+            await conn.disable()
+        elif conn.status == "disabled":
+            await self.reconnect(name)
+
     async def aclose(self) -> None:
         if self._boot is not None and not self._boot.done():
             self._boot.cancel()

@@ -31,6 +31,10 @@ def register(session: StreamSession) -> None:
     channel.handle("mcp_status", h.mcp_status)
     channel.handle("get_context_usage", h.get_context_usage)
     channel.handle("rewind_files", h.rewind_files)
+    from agentcli.mcp.control import handlers as mcp_handlers  # mcp_status (Claude Code's shape), reconnect, toggle
+
+    for subtype, handler in mcp_handlers(lambda: session.agent.ctx.state.get("mcp")).items():
+        channel.handle(subtype, handler)
 
 
 class _Handlers:
@@ -89,11 +93,6 @@ class _Handlers:
         return {"model": name}
 
     async def mcp_status(self, req: dict[str, Any]) -> dict[str, Any]:
-        manager = self.s.agent.ctx.state.get("mcp")
-        if manager is not None:  # Claude Code's full shape: serverInfo, config, scope, tools, error
-            from agentcli.mcp.status import mcp_status
-
-            return mcp_status(manager)
         servers = self.s.agent.registry.servers()
         return {"mcpServers": [{"name": name, "status": status} for name, status in servers]}
 

@@ -14,10 +14,11 @@ import pytest
 from claude_agent_sdk import create_sdk_mcp_server, tool
 from claude_agent_sdk._internal.sdk_mcp_bridge import SdkMcpBridge
 
-from agentcli.errors import ConfigError
+from agentcli.errors import ConfigError, UsageError
 from agentcli.mcp import config as mcp_config
 from agentcli.mcp.config import McpConfig, ServerConfig, load, parse_entry
 from agentcli.mcp.connection import Connection, ToolCallError
+from agentcli.mcp.control import handlers
 from agentcli.mcp.manager import McpManager
 from agentcli.mcp.sdk_transport import MAX_REPLY_CHARS, SdkReplyError, check_reply
 from agentcli.mcp.status import mcp_status
@@ -285,6 +286,38 @@ def test_mcp_status_in_claude_codes_shape(tmp_path: Path) -> None:
         assert by_name["web"]["config"] == {"type": "http", "url": "http://127.0.0.1:9/mcp"}
         assert by_name["repo"]["status"] == "disabled" and "not trusted" in by_name["repo"]["error"]
         assert by_name["repo"]["scope"] == "project"
+
+    asyncio.run(main())
+
+
+def test_mcp_toggle_and_reconnect(tmp_path: Path) -> None:
+    async def main() -> None:
+        sdk = calculator()
+        manager = McpManager(McpConfig(servers={"calc": sdk_cfg()}), tmp_path, grace_s=30)
+        manager.attach_sdk(sdk.request)
+        manager.start()
+        await manager.refresh()
+        control = handlers(lambda: manager)
+        try:
+            assert await control["mcp_toggle"]({"serverName": "calc", "enabled": False}) == {}
+            assert manager.servers() == [("calc", "disabled")] and manager.tools() == []
+            assert "'calc' is disabled" in str(manager.lookup("mcp__calc__add"))
+            assert (await control["mcp_status"]({}))["mcpServers"][0]["status"] == "disabled"
+            await control["mcp_toggle"]({"serverName": "calc", "enabled": True})
+            assert manager.servers() == [("calc", "connected")] and len(manager.tools()) == 3
+            await control["mcp_reconnect"]({"serverName": "calc"})
+            assert manager.servers() == [("calc", "connected")]
+            conn = manager.connections["calc"]
+            assert (await conn.call("add", {"a": 1, "b": 1}, 10))["content"][0]["text"] == "Sum: 2"
+            for bad in ({"serverName": "nope", "enabled": True}, {"serverName": "calc", "enabled": "no"}, {}):
+                with pytest.raises(UsageError):
+                    await control["mcp_toggle"](bad)
+            with pytest.raises(UsageError, match="'nope' not found"):
+                await control["mcp_reconnect"]({"serverName": "nope"})
+        finally:
+            await manager.aclose()
+            await sdk.aclose()
+        assert await handlers(lambda: None)["mcp_status"]({}) == {"mcpServers": []}
 
     asyncio.run(main())
 

@@ -118,6 +118,18 @@ def test_client_session_asks_can_use_tool_and_keeps_the_sdk_server_beside_a_stdi
                 await client.query(prompt)
                 answers += [m.result or "" async for m in client.receive_response() if isinstance(m, ResultMessage)]
             status = await client.get_mcp_status()
+            await client.toggle_mcp_server("calc", False)
+            off = await client.get_mcp_status()
+            await client.reconnect_mcp_server("calc")
+            back = await client.get_mcp_status()
+            try:
+                await client.reconnect_mcp_server("nope")
+            except Exception as err:  # the SDK raises the error answer as a plain Exception
+                assert "not found" in str(err)
+            else:
+                raise AssertionError("an unknown server was reconnected")
+        states = [{s["name"]: s["status"] for s in st["mcpServers"]}["calc"] for st in (off, back)]
+        assert states == ["disabled", "connected"]
         return answers, dict(status)
 
     answers, status = asyncio.run(main())
