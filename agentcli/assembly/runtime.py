@@ -29,6 +29,8 @@ from agentcli.session.store import OpenedSession
 from agentcli.settings.config import Settings
 
 if TYPE_CHECKING:
+    from agentcli.mcp.config import McpConfig
+    from agentcli.mcp.manager import McpManager
     from agentcli.settings.presets import Preset
 from agentcli.tools.base import ToolContext
 from agentcli.tools.registry import DEFAULT_TOOLS, ToolRegistry
@@ -449,6 +451,12 @@ def start_mcp(settings: Settings, agent: Agent) -> None:
     config = load(settings.project_root, settings.mcp_config, settings.strict_mcp_config)
     if not (config.servers or config.untrusted or config.problems):
         return
+    attach_mcp(settings, agent, config)
+
+
+def attach_mcp(settings: Settings, agent: Agent, config: McpConfig) -> McpManager:
+    """An MCP manager for `config`, feeding the agent's registry and connecting in the background (also used
+    when the Claude Agent SDK announces its servers after start: agentcli.mcp.control)."""
     from agentcli.mcp.manager import McpManager
 
     options = agent.options
@@ -468,6 +476,7 @@ def start_mcp(settings: Settings, agent: Agent) -> None:
     manager.accepts_images = lambda: bool(callable(ctx.state.get("accepts_images")) and ctx.state["accepts_images"]())
     agent.registry.sources.append(manager)
     manager.start(settings.mcp_start_delay_s)
+    return manager
 
 
 async def build_agent(settings: Settings, approver: Approver) -> Agent:

@@ -54,6 +54,7 @@ class McpManager:
         self._started = 0.0
         self._boot: asyncio.Task[None] | None = None
         self._first_refresh = True
+        self._skipped: set[str] = set()  # servers that could not be started (their notice is out)
         self._tools_cache: tuple[tuple[int, ...], list[Tool]] | None = None
         if config.untrusted:
             names = ", ".join(sorted(config.untrusted))
@@ -84,16 +85,35 @@ class McpManager:
         except Exception as err:
             self._notices.append(("warning", f"MCP unavailable: cannot load the mcp package ({err})"))
             return
-        for cfg in self.config.servers.values():
-            try:
-                run_cfg = await self._confined(cfg)
-            except Exception as err:  # a sandbox that cannot start this server: one line, the others go on
-                self._notices.append(("warning", f"MCP server '{cfg.name}' not started: sandbox: {err}"))
-                continue
-            conn: Connection = mod.Connection(run_cfg, self.cwd, log_file(cfg.name), self.connect_timeout_s,
-                                              self._event_handler(cfg), lambda: self.sdk())
-            self.connections[cfg.name] = conn
-            conn.start()
+        # Until none is left: servers declared while this runs (the SDK's `initialize`) are started too.
+        while todo := self._unstarted():
+            for cfg in todo:
+                try:
+                    run_cfg = await self._confined(cfg)
+                except Exception as err:  # a sandbox that cannot start this server: one line, the others go on
+                    self._notices.append(("warning", f"MCP server '{cfg.name}' not started: sandbox: {err}"))
+                    self._skipped.add(cfg.name)
+                    continue
+                conn: Connection = mod.Connection(run_cfg, self.cwd, log_file(cfg.name), self.connect_timeout_s,
+                                                  self._event_handler(cfg), lambda: self.sdk())
+                self.connections[cfg.name] = conn
+                conn.start()
+
+    def _unstarted(self) -> list[ServerConfig]:
+        return [c for n, c in self.config.servers.items() if n not in self.connections and n not in self._skipped]
+
+    def declare_sdk(self, names: list[str]) -> None:
+        """Servers of the Claude Agent SDK application announced by name (`initialize.sdkMcpServers`, as the
+        TypeScript SDK sends them) rather than in `--mcp-config`: started like any configured `sdk` server."""
+        added = [n for n in names if n not in self.config.servers]
+        for name in added:
+            self.config.servers[name] = ServerConfig(name, "sdk", "flag", "initialize")
+        if not added:
+            return
+        if self._boot is None:
+            self.start()
+        elif self._boot.done():
+            self._boot = asyncio.create_task(self._start_all(0.0), name="mcp:boot")
 
     async def _confined(self, cfg: ServerConfig) -> ServerConfig:
         wanted = cfg.sandbox if cfg.sandbox is not None else self.sandbox_all

@@ -52,6 +52,9 @@ class _Handlers:
         callbacks, warnings = parse_callbacks(req.get("hooks"))
         if callbacks:
             agent.use_hooks(SdkHooks(self.s.channel, callbacks, agent.hooks, str(self.s.settings.cwd)))
+        from agentcli.mcp.control import declare_sdk_servers  # the TypeScript SDK names its servers here
+
+        warnings += declare_sdk_servers(req.get("sdkMcpServers"), agent, self.s.settings)
         if req.get("agents"):
             warnings.append("subagents defined in code (agents=…) are not supported yet; define them in "
                             ".agentcli/agents or .claude/agents")

@@ -322,6 +322,32 @@ def test_mcp_toggle_and_reconnect(tmp_path: Path) -> None:
     asyncio.run(main())
 
 
+def test_servers_declared_by_name_start_before_and_after_the_others(tmp_path: Path) -> None:
+    """`initialize.sdkMcpServers`: names declared while the manager boots, and after it has booted."""
+    async def main() -> None:
+        sdk = FakeSdk(**{name: create_sdk_mcp_server(name, tools=[add]) for name in ("calc", "early", "late")})
+        manager = McpManager(McpConfig(servers={"calc": sdk_cfg()}), tmp_path, grace_s=30)
+        manager.attach_sdk(sdk.request)
+        manager.start()
+        manager.declare_sdk(["early", "calc"])
+        await manager.refresh()
+        try:
+            assert sorted(manager.servers()) == [("calc", "connected"), ("early", "connected")]
+            manager.declare_sdk(["late"])
+            assert manager._boot is not None
+            await manager._boot  # the second boot: only what was not started yet
+            await asyncio.wait_for(manager.connections["late"].settled.wait(), 10)
+            assert sorted(manager.servers()) == [("calc", "connected"), ("early", "connected"),
+                                                 ("late", "connected")]
+            assert "mcp__late__add" in [t.name for t in manager.tools()]
+            assert manager.config.servers["late"].origin == "initialize"
+        finally:
+            await manager.aclose()
+            await sdk.aclose()
+
+    asyncio.run(main())
+
+
 def test_only_the_sdk_itself_may_declare_an_sdk_server(tmp_path: Path) -> None:
     entry = {"type": "sdk", "name": "calculator"}
     cfg = parse_entry("calc", entry, "flag", "--mcp-config", {})

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -23,11 +24,12 @@ from claude_agent_sdk import (
     tool,
 )
 
+from tests.cli.helpers import provider_env
 from tests.fakes.script import Reply, ToolCall
 from tests.fakes.server import FakeLLM
 from tests.mcp.conftest import TIME_SERVER, require
 from tests.mcp.test_acceptance_e2e import results, text
-from tests.sdk.helpers import make_sdk
+from tests.sdk.helpers import MODEL, make_sdk, user
 
 
 class Calculator:
@@ -148,3 +150,61 @@ def test_client_session_asks_can_use_tool_and_keeps_the_sdk_server_beside_a_stdi
     assert servers["time"]["status"] == "connected" and servers["time"]["config"]["type"] == "stdio"
     assert "get_current_time" in [t["name"] for t in servers["time"]["tools"]]
     json.dumps(status)
+
+
+def test_servers_announced_in_initialize_as_the_typescript_sdk_does(tmp_path: Path, fake_llm: FakeLLM) -> None:
+    """The TypeScript SDK names its in-process servers in `initialize.sdkMcpServers` instead of `--mcp-config`.
+    Played by hand here (with the Python SDK's own server side answering `mcp_message`)."""
+    from claude_agent_sdk._internal.sdk_mcp_bridge import SdkMcpBridge
+
+    sdk = make_sdk(tmp_path, fake_llm)
+    calc = Calculator()
+    fake_llm.push(Reply(tool_calls=[ToolCall("mcp__calc__add", {"a": 2, "b": 3}, id="t1")]), Reply(text="five"))
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY") and not k.endswith("_BASE_URL")}
+    env.update(provider_env(fake_llm, MODEL))
+
+    async def main() -> list[dict[str, Any]]:
+        bridge = SdkMcpBridge("calc", calc.server["instance"])
+        proc = await asyncio.create_subprocess_exec(
+            str(sdk.cli), "--output-format", "stream-json", "--input-format", "stream-json", "--verbose",
+            "--model", MODEL, "--allowedTools", "mcp__calc__add", cwd=sdk.proj, env=env,
+            stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.DEVNULL,
+            limit=1 << 24)
+        assert proc.stdin is not None and proc.stdout is not None
+
+        def send(obj: dict[str, Any]) -> None:
+            assert proc.stdin is not None
+            proc.stdin.write((json.dumps(obj) + "\n").encode())
+
+        async def answer(req_id: str, request: dict[str, Any]) -> None:
+            reply = await bridge.handle(request["message"]) or {"jsonrpc": "2.0", "result": {}}
+            send({"type": "control_response", "response": {"subtype": "success", "request_id": req_id,
+                                                             "response": {"mcp_response": reply}}})
+
+        send({"type": "control_request", "request_id": "init", "request": {
+            "subtype": "initialize", "hooks": None, "sdkMcpServers": ["calc", "bad__name"]}})
+        lines: list[dict[str, Any]] = []
+        tasks: list[asyncio.Task[None]] = []
+        async for raw_line in proc.stdout:
+            line = json.loads(raw_line)
+            lines.append(line)
+            if line.get("type") == "control_response" and line["response"]["request_id"] == "init":
+                send(user("2 + 3?"))
+            elif line.get("type") == "control_request" and line["request"]["subtype"] == "mcp_message":
+                assert line["request"]["server_name"] == "calc"
+                tasks.append(asyncio.create_task(answer(line["request_id"], line["request"])))
+            elif line.get("type") == "result":
+                proc.stdin.close()
+        await proc.wait()
+        await asyncio.gather(*tasks)
+        await bridge.aclose()
+        return lines
+
+    lines = asyncio.run(main())
+    assert calc.calls == [{"a": 2, "b": 3}]
+    assert text(results(fake_llm.requests)["t1"]) == "Sum: 5"
+    init = next(ln for ln in lines if ln.get("subtype") == "init")
+    assert init["mcp_servers"] == [{"name": "calc", "status": "connected"}]
+    assert lines[-1]["type"] == "result" and lines[-1]["result"] == "five"
+    warned = [ln for ln in lines if ln.get("type") == "system" and "bad__name" in json.dumps(ln)]
+    assert warned, lines
