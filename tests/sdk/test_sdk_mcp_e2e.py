@@ -208,3 +208,37 @@ def test_servers_announced_in_initialize_as_the_typescript_sdk_does(tmp_path: Pa
     assert lines[-1]["type"] == "result" and lines[-1]["result"] == "five"
     warned = [ln for ln in lines if ln.get("type") == "system" and "bad__name" in json.dumps(ln)]
     assert warned, lines
+
+
+def test_interrupt_cancels_a_running_sdk_tool(tmp_path: Path, fake_llm: FakeLLM) -> None:
+    """`interrupt()` while an SDK tool runs: the turn stops and the application's function is cancelled (the MCP
+    client's `notifications/cancelled` reaches the server through the control channel)."""
+    fake_llm.push(Reply(tool_calls=[ToolCall("mcp__slow__wait", {}, id="w1")]), Reply(text="not reached"))
+
+    async def main() -> list[Any]:
+        started, cancelled = asyncio.Event(), asyncio.Event()
+
+        @tool("wait", "Waits forever", {})
+        async def wait(args: dict[str, Any]) -> dict[str, Any]:
+            started.set()
+            try:
+                await asyncio.Event().wait()
+            except asyncio.CancelledError:
+                cancelled.set()
+                raise
+            return {"content": []}
+
+        server = create_sdk_mcp_server("slow", tools=[wait])
+        opts = options(tmp_path, fake_llm, mcp_servers={"slow": server}, allowed_tools=["mcp__slow__wait"])
+        async with ClaudeSDKClient(opts) as client:
+            await client.query("wait")
+            await asyncio.wait_for(started.wait(), 60)
+            await client.interrupt()
+            messages = [m async for m in client.receive_response()]
+            await asyncio.wait_for(cancelled.wait(), 30)
+        return messages
+
+    messages = asyncio.run(main())
+    result = messages[-1]
+    assert isinstance(result, ResultMessage) and result.subtype == "error_during_execution"
+    assert len(fake_llm.requests) == 1  # the model was not asked again
