@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +30,7 @@ from tests.fakes.script import Reply, ToolCall
 from tests.fakes.server import FakeLLM
 from tests.mcp.conftest import TIME_SERVER, require
 from tests.mcp.test_acceptance_e2e import results, text
-from tests.sdk.helpers import MODEL, make_sdk, user
+from tests.sdk.helpers import MODEL, Sdk, make_sdk, user
 
 
 class Calculator:
@@ -152,47 +153,51 @@ def test_client_session_asks_can_use_tool_and_keeps_the_sdk_server_beside_a_stdi
     json.dumps(status)
 
 
-def test_servers_announced_in_initialize_as_the_typescript_sdk_does(tmp_path: Path, fake_llm: FakeLLM) -> None:
-    """The TypeScript SDK names its in-process servers in `initialize.sdkMcpServers` instead of `--mcp-config`.
-    Played by hand here (with the Python SDK's own server side answering `mcp_message`)."""
+Answer = Callable[[dict[str, Any], Callable[[dict[str, Any]], Awaitable[dict[str, Any] | None]]], Any]
+
+
+def drive_by_hand(sdk: Sdk, server: Any, init: dict[str, Any], prompt: str, *flags: str,
+                  answer: Answer | None = None) -> list[dict[str, Any]]:
+    """agentcli in stream-json mode, driven as an SDK would: `initialize` (plus `init`), one user message, and
+    every `mcp_message` answered by the Python SDK's own server side for `server` — or by `answer(response
+    line's request, handle)`, which returns the whole `control_response.response` to send. All stdout lines."""
     from claude_agent_sdk._internal.sdk_mcp_bridge import SdkMcpBridge
 
-    sdk = make_sdk(tmp_path, fake_llm)
-    calc = Calculator()
-    fake_llm.push(Reply(tool_calls=[ToolCall("mcp__calc__add", {"a": 2, "b": 3}, id="t1")]), Reply(text="five"))
     env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY") and not k.endswith("_BASE_URL")}
-    env.update(provider_env(fake_llm, MODEL))
+    env.update(provider_env(sdk.fake, MODEL))
 
     async def main() -> list[dict[str, Any]]:
-        bridge = SdkMcpBridge("calc", calc.server["instance"])
+        bridge = SdkMcpBridge("calc", server)
         proc = await asyncio.create_subprocess_exec(
             str(sdk.cli), "--output-format", "stream-json", "--input-format", "stream-json", "--verbose",
-            "--model", MODEL, "--allowedTools", "mcp__calc__add", cwd=sdk.proj, env=env,
-            stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.DEVNULL,
-            limit=1 << 24)
+            "--model", MODEL, *flags, cwd=sdk.proj, env=env, stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.DEVNULL, limit=1 << 24)
         assert proc.stdin is not None and proc.stdout is not None
 
         def send(obj: dict[str, Any]) -> None:
             assert proc.stdin is not None
             proc.stdin.write((json.dumps(obj) + "\n").encode())
 
-        async def answer(req_id: str, request: dict[str, Any]) -> None:
-            reply = await bridge.handle(request["message"]) or {"jsonrpc": "2.0", "result": {}}
-            send({"type": "control_response", "response": {"subtype": "success", "request_id": req_id,
-                                                             "response": {"mcp_response": reply}}})
+        async def reply(req_id: str, request: dict[str, Any]) -> None:
+            if answer is not None:
+                response = await answer(request, bridge.handle)
+            else:
+                response = {"subtype": "success", "response": {
+                    "mcp_response": await bridge.handle(request["message"]) or {"jsonrpc": "2.0", "result": {}}}}
+            send({"type": "control_response", "response": {**response, "request_id": req_id}})
 
-        send({"type": "control_request", "request_id": "init", "request": {
-            "subtype": "initialize", "hooks": None, "sdkMcpServers": ["calc", "bad__name"]}})
+        send({"type": "control_request", "request_id": "init",
+              "request": {"subtype": "initialize", "hooks": None, **init}})
         lines: list[dict[str, Any]] = []
         tasks: list[asyncio.Task[None]] = []
         async for raw_line in proc.stdout:
             line = json.loads(raw_line)
             lines.append(line)
             if line.get("type") == "control_response" and line["response"]["request_id"] == "init":
-                send(user("2 + 3?"))
+                send(user(prompt))
             elif line.get("type") == "control_request" and line["request"]["subtype"] == "mcp_message":
                 assert line["request"]["server_name"] == "calc"
-                tasks.append(asyncio.create_task(answer(line["request_id"], line["request"])))
+                tasks.append(asyncio.create_task(reply(line["request_id"], line["request"])))
             elif line.get("type") == "result":
                 proc.stdin.close()
         await proc.wait()
@@ -200,7 +205,15 @@ def test_servers_announced_in_initialize_as_the_typescript_sdk_does(tmp_path: Pa
         await bridge.aclose()
         return lines
 
-    lines = asyncio.run(main())
+    return asyncio.run(main())
+
+
+def test_servers_announced_in_initialize_as_the_typescript_sdk_does(tmp_path: Path, fake_llm: FakeLLM) -> None:
+    """The TypeScript SDK names its in-process servers in `initialize.sdkMcpServers` instead of `--mcp-config`."""
+    calc = Calculator()
+    fake_llm.push(Reply(tool_calls=[ToolCall("mcp__calc__add", {"a": 2, "b": 3}, id="t1")]), Reply(text="five"))
+    lines = drive_by_hand(make_sdk(tmp_path, fake_llm), calc.server["instance"],
+                          {"sdkMcpServers": ["calc", "bad__name"]}, "2 + 3?", "--allowedTools", "mcp__calc__add")
     assert calc.calls == [{"a": 2, "b": 3}]
     assert text(results(fake_llm.requests)["t1"]) == "Sum: 5"
     init = next(ln for ln in lines if ln.get("subtype") == "init")
@@ -208,6 +221,37 @@ def test_servers_announced_in_initialize_as_the_typescript_sdk_does(tmp_path: Pa
     assert lines[-1]["type"] == "result" and lines[-1]["result"] == "five"
     warned = [ln for ln in lines if ln.get("type") == "system" and "bad__name" in json.dumps(ln)]
     assert warned, lines
+
+
+def test_hostile_answers_to_tool_calls_are_tool_errors(tmp_path: Path, fake_llm: FakeLLM) -> None:
+    """Through the real process and channel: a wrong id, an mcp_response that is not JSON-RPC, an error answer, a
+    reply too large to believe. Each is one tool error the model reads; the run finishes normally."""
+    calc = Calculator()
+    calls = [ToolCall("mcp__calc__add", {"a": i, "b": 0}, id=f"h{i}") for i in range(4)]
+    fake_llm.push(Reply(tool_calls=calls), Reply(text="survived"))
+
+    async def answer(request: dict[str, Any], handle: Any) -> dict[str, Any]:
+        message = request["message"]
+        good = await handle(message) or {"jsonrpc": "2.0", "result": {}}
+        if message.get("method") != "tools/call":
+            return {"subtype": "success", "response": {"mcp_response": good}}
+        bad = [{"mcp_response": {**good, "id": 12345}}, {"mcp_response": "Sum: 0"}, None,
+               {"mcp_response": {**good, "result": {"content": [{"type": "text", "text": "x" * (17 << 20)}]}}}]
+        which = bad[int(message["params"]["arguments"]["a"])]
+        if which is None:
+            return {"subtype": "error", "error": "the application refused"}
+        return {"subtype": "success", "response": which}
+
+    flags = ("--allowedTools", "mcp__calc__add", "--mcp-config",
+             json.dumps({"mcpServers": {"calc": {"type": "sdk", "name": "calculator"}}}))
+    lines = drive_by_hand(make_sdk(tmp_path, fake_llm), calc.server["instance"], {}, "add", *flags, answer=answer)
+    assert lines[-1]["type"] == "result" and lines[-1]["result"] == "survived"
+    got = results(fake_llm.requests)
+    assert all(got[c.id or ""]["is_error"] for c in calls)
+    assert "answered request" in text(got["h0"]) and "with the id 12345" in text(got["h0"])
+    assert "not a JSON-RPC object" in text(got["h1"])
+    assert "the application refused" in text(got["h2"])
+    assert "too large" in text(got["h3"])
 
 
 def test_interrupt_cancels_a_running_sdk_tool(tmp_path: Path, fake_llm: FakeLLM) -> None:
