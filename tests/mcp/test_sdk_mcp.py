@@ -42,6 +42,22 @@ async def slow(args: dict[str, Any]) -> dict[str, Any]:
     return {"content": []}
 
 
+class LegacySdk:
+    """The SDK over an `mcp` 1.x server: the 2026 `server/discover` probe is a method it does not know."""
+
+    def __init__(self, inner: FakeSdk) -> None:
+        self.inner = inner
+        self.methods: list[str] = []
+
+    async def request(self, subtype: str, payload: dict[str, Any]) -> dict[str, Any]:
+        message = payload["message"]
+        self.methods.append(str(message.get("method")))
+        if message.get("method") == "server/discover":
+            return {"mcp_response": {"jsonrpc": "2.0", "id": message["id"],
+                                     "error": {"code": -32601, "message": "Method not found"}}}
+        return await self.inner.request(subtype, payload)
+
+
 class FakeSdk:
     """What the SDK does with `mcp_message`: route the JSON-RPC message to the named in-process server and answer
     `{"mcp_response": …}`. `tamper(message, reply)` rewrites the reply to a `tools/call`, as a hostile or broken
@@ -159,6 +175,24 @@ def test_a_hostile_reply_is_a_tool_error_and_the_server_stays_usable(tmp_path: P
             sdk.tamper = None
             assert (await conn.call("add", {"a": 1, "b": 2}, 10))["content"][0]["text"] == "Sum: 3"
             assert conn.status == "connected"
+        finally:
+            await conn.close()
+            await sdk.aclose()
+
+    asyncio.run(main())
+
+
+def test_an_sdk_without_server_discover_is_asked_with_initialize(tmp_path: Path) -> None:
+    async def main() -> None:
+        sdk = calculator()
+        legacy = LegacySdk(sdk)
+        conn = Connection(sdk_cfg(), tmp_path, tmp_path / "log", 10.0, lambda k, t: None, lambda: legacy.request)
+        conn.start()
+        await asyncio.wait_for(conn.settled.wait(), 10)
+        try:
+            assert conn.status == "connected", conn.error
+            assert legacy.methods[:2] == ["server/discover", "initialize"]
+            assert (await conn.call("add", {"a": 1, "b": 2}, 10))["content"][0]["text"] == "Sum: 3"
         finally:
             await conn.close()
             await sdk.aclose()
