@@ -180,10 +180,6 @@ class Agent:
         self.options.system_prompt = system_prompt
         self.sink.record("preset_switch", {"preset": name, "mode": policy.mode})
 
-    def use_hooks(self, hooks: Hooks | None) -> None:
-        """Run `hooks` from the next run on (an SDK caller's hooks registered in code wrap the configured ones)."""
-        self.hooks = hooks
-
     def rewind(self, messages: list[Message]) -> None:
         """Continue from `messages`: the history a rewind restored (agentcli.session.rewind.apply_rewind has
         recorded it in the session file, where the transcript lives)."""

@@ -14,16 +14,21 @@ The SDK (`claude-agent-sdk` on PyPI, wire format of version 0.2.x) starts agentc
 Modules:
     channel   `ControlChannel`: the reader task over stdin, `request()` for what agentcli asks the SDK,
               `handle()` to register answers to what the SDK asks agentcli. The one writer of protocol lines.
-    inbound   a stdin `user` line → agentcli's `Message` (text, content blocks, images).
-    session   the driver: build the agent, answer initialize/interrupt/set_model…, run one turn per user
-              message until stdin closes.
+    session   the driver: read stdin at once, build the agent when `initialize` (or a user line) comes, then run
+              one turn per user message until stdin closes.
+    handlers  answers to initialize, interrupt, set_permission_mode, set_model, mcp_status, get_context_usage,
+              rewind_files (through the Agent's command API).
     approver  `--permission-prompt-tool stdio`: every approval question becomes a `can_use_tool` request.
-    hooks     hooks registered in code (`initialize.hooks`): `hook_callback` requests, decided like command hooks.
+    hooks     hooks registered in code (`initialize.hooks`): `hook_callback` requests, decided like command hooks,
+              for the main agent and its subagents (they wrap the configured hooks at build).
+    agents    subagents defined in code (`initialize.agents`), added to the session's definitions.
+    inbound   stdin user lines → Message.
 
 For other rooms (build on these, not on the internals):
 
 - An in-process SDK MCP server (`mcp_servers={"name": {"type": "sdk", …}}`, issue 18 / sdkmcp): the session's
-  channel is published as `agent.ctx.state["sdk_channel"]` (a `ControlChannel`) before MCP servers start. An MCP
+  channel is published as `agent.ctx.state["sdk_channel"]` (a `ControlChannel`) as soon as the agent is built,
+  before any MCP connection task runs (look it up when connecting, not when configuring). An MCP
   transport sends each JSON-RPC message with
   `await channel.request("mcp_message", {"server_name": name, "message": jsonrpc})`, which returns the SDK's
   `response` object, i.e. `{"mcp_response": {...JSON-RPC reply...}}`; it raises `ControlError` when the SDK

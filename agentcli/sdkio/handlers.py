@@ -1,6 +1,6 @@
 """Answers to the control requests the SDK sends, each through the Agent's command API.
 
-    initialize            hooks registered in code, agents (not supported: a notice), → commands, models …
+    initialize            hooks registered in code, subagents defined in code (agentcli.sdkio.agents) → models …
     interrupt             stop the running turn as Esc does; its result line still comes
     set_permission_mode   agent.set_mode (default, acceptEdits, plan, bypassPermissions; others are refused)
     set_model             another model from the next turn on (None: the session's default)
@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from agentcli.errors import UsageError
+from agentcli.sdkio.channel import Handler
 
 if TYPE_CHECKING:
     from agentcli.sdkio.session import StreamSession
@@ -25,16 +26,24 @@ def register(session: StreamSession) -> None:
     h = _Handlers(session)
     channel = session.channel
     channel.handle("initialize", h.initialize)
-    channel.handle("interrupt", h.interrupt)
-    channel.handle("set_permission_mode", h.set_permission_mode)
-    channel.handle("set_model", h.set_model)
-    channel.handle("mcp_status", h.mcp_status)
-    channel.handle("get_context_usage", h.get_context_usage)
-    channel.handle("rewind_files", h.rewind_files)
+    for subtype, handler in (("interrupt", h.interrupt), ("set_permission_mode", h.set_permission_mode),
+                             ("set_model", h.set_model), ("mcp_status", h.mcp_status),
+                             ("get_context_usage", h.get_context_usage), ("rewind_files", h.rewind_files)):
+        channel.handle(subtype, _when_ready(session, handler))
     from agentcli.mcp.control import handlers as mcp_handlers  # mcp_status (Claude Code's shape), reconnect, toggle
 
-    for subtype, handler in mcp_handlers(lambda: session.agent.ctx.state.get("mcp")).items():
-        channel.handle(subtype, handler)
+    for mcp_subtype, mcp_handler in mcp_handlers(lambda: session.agent.ctx.state.get("mcp")).items():
+        channel.handle(mcp_subtype, _when_ready(session, mcp_handler))
+
+
+def _when_ready(session: StreamSession, handler: Handler) -> Handler:
+    """Requests about the agent wait until it is built (they may arrive while it is being built)."""
+    async def answer(req: dict[str, Any]) -> dict[str, Any] | None:
+        session.start_build.set()  # a caller that sends no initialize must not wait for one
+        await session.ready.wait()
+        return await handler(req)
+
+    return answer
 
 
 class _Handlers:
@@ -43,21 +52,23 @@ class _Handlers:
         self.initialized = False
 
     async def initialize(self, req: dict[str, Any]) -> dict[str, Any]:
-        from agentcli.sdkio.hooks import SdkHooks, parse_callbacks
+        """Subagents and hooks go into the build, which waits for this request; the answer waits for the build."""
+        from agentcli.sdkio.agents import sdk_agents
+        from agentcli.sdkio.hooks import parse_callbacks
 
         if self.initialized:
             raise UsageError("already initialized")
         self.initialized = True
+        try:
+            self.s.init_callbacks, warnings = parse_callbacks(req.get("hooks"))
+            self.s.init_agents = sdk_agents(req.get("agents"))
+        finally:
+            self.s.start_build.set()
+        await self.s.ready.wait()
         agent = self.s.agent
-        callbacks, warnings = parse_callbacks(req.get("hooks"))
-        if callbacks:
-            agent.use_hooks(SdkHooks(self.s.channel, callbacks, agent.hooks, str(self.s.settings.cwd)))
         from agentcli.mcp.control import declare_sdk_servers  # the TypeScript SDK names its servers here
 
         warnings += declare_sdk_servers(req.get("sdkMcpServers"), agent, self.s.settings)
-        if req.get("agents"):
-            warnings.append("subagents defined in code (agents=…) are not supported yet; define them in "
-                            ".agentcli/agents or .claude/agents")
         for text in warnings:
             self.s.warn(text, "unsupported")
         model = agent.options.model

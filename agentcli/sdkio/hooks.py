@@ -17,6 +17,7 @@ import asyncio
 import json
 import math
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -78,11 +79,13 @@ def _matcher(event: str, m: Any) -> list[Callback]:
 class SdkHooks:
     """The session's hooks: the configured command hooks (`inner`) plus the SDK's callbacks."""
 
-    def __init__(self, channel: ControlChannel, callbacks: list[Callback], inner: Hooks | None, cwd: str) -> None:
+    def __init__(self, channel: ControlChannel, callbacks: list[Callback], inner: Hooks | None, cwd: str,
+                 transcript_path: Callable[[], str | None] = lambda: None) -> None:
         self.channel = channel
         self.callbacks = callbacks
         self.inner = inner
         self.cwd = cwd
+        self.transcript_path = transcript_path
         self._mine: dict[str, Callback] = {}  # hook_id of a selected call → its callback
 
     def select(self, event: str, target: str | None) -> list[HookCall]:
@@ -106,7 +109,7 @@ class SdkHooks:
 
     async def _callback(self, call: HookCall, cb: Callback, payload: dict[str, Any]) -> HookOutcome:
         t0 = time.monotonic()
-        data = {"cwd": self.cwd, **payload}
+        data = {"cwd": self.cwd, "transcript_path": self.transcript_path(), **payload}
         request = {"callback_id": cb.callback_id, "input": data, "tool_use_id": payload.get("tool_use_id")}
         try:
             answer = await self.channel.request("hook_callback", request, timeout=cb.timeout_s)

@@ -20,7 +20,8 @@ import os
 import signal
 import sys
 import time
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, TextIO
 
 from agentcli.core.events import (
@@ -32,15 +33,17 @@ from agentcli.core.events import (
     SessionStarted,
     TurnStarted,
 )
-from agentcli.errors import AgentCliError
+from agentcli.core.loop import INTERRUPTED
+from agentcli.errors import AgentCliError, UsageError
 from agentcli.llm.messages import Message, Usage
 from agentcli.output.printers import StreamJsonPrinter
 from agentcli.output.schema import failed_result
-from agentcli.sdkio.channel import ControlChannel, open_reader
+from agentcli.sdkio.channel import ControlChannel, UserLine, open_reader
 from agentcli.sdkio.inbound import BadInput, user_message
 
 if TYPE_CHECKING:
     from agentcli.assembly.runtime import Built
+    from agentcli.core.hooks import Hooks
     from agentcli.core.loop import Agent
     from agentcli.settings.config import Settings
 
@@ -57,8 +60,11 @@ class Pipes:
 
 def take_pipes() -> Pipes:
     """Move stdin/stdout to private descriptors; fd 0 reads /dev/null, fd 1 writes to stderr."""
-    stdin_fd = os.dup(0)
-    out_fd = os.dup(1)
+    try:
+        stdin_fd = os.dup(0)
+        out_fd = os.dup(1)
+    except OSError as err:
+        raise UsageError(f"--input-format stream-json needs stdin and stdout open ({err.strerror})") from err
     devnull = os.open(os.devnull, os.O_RDONLY)
     os.dup2(devnull, 0)
     os.close(devnull)
@@ -99,9 +105,14 @@ class StreamSession:
         self.built: Built | None = None
         self.current: asyncio.Task[RunResult | None] | None = None
         self.interrupted = False
+        self.signal: int | None = None  # the signal that is ending the session
         self.bad_lines = 0
         self.pending_notices: list[Notice] = []
         self.deferred: list[Any] = []  # work to do between turns (a model switch), as coroutine functions
+        self.start_build = asyncio.Event()  # initialize (or another request) arrived: build now
+        self.init_agents: tuple[Any, ...] = ()  # subagents it defines, for the build
+        self.init_callbacks: list[Any] = []  # its hooks registered in code (agentcli.sdkio.hooks.Callback)
+        self.ready = asyncio.Event()  # the agent is built
 
     @property
     def agent(self) -> Agent:
@@ -127,41 +138,50 @@ class StreamSession:
     async def main(self) -> int:
         main = asyncio.current_task()
         assert main is not None
-        stopped: list[int] = []
         loop = asyncio.get_running_loop()
         for sig in STOP_SIGNALS:
-            loop.add_signal_handler(sig, _stop, main, stopped, sig)
+            loop.add_signal_handler(sig, self._stop, main, sig)
         try:
             return await self._serve()
         except asyncio.CancelledError:
-            if not stopped:
+            if self.signal is None:
                 raise
             main.uncancel()
-            return 128 + stopped[0]
+            return 128 + self.signal
         finally:
             for sig in STOP_SIGNALS:
                 loop.remove_signal_handler(sig)
 
     async def _serve(self) -> int:
-        status = await self._build()
-        if status is not None:
-            return status
+        """Read stdin from the start: the SDK's `initialize` (its subagents shape the agent) comes before the
+        build, which waits for it or for the first user line (a caller driving agentcli by hand may not send
+        one); requests that need the agent wait for `ready`."""
         from agentcli.sdkio.handlers import register
 
         register(self)
         reader = asyncio.ensure_future(self.channel.read(await open_reader(self.pipes.stdin_fd)))
+        first = asyncio.ensure_future(self.channel.inbox.get())
         try:
-            return await self._turns()
+            seen = asyncio.ensure_future(self.start_build.wait())
+            await asyncio.wait({first, seen}, return_when=asyncio.FIRST_COMPLETED)
+            seen.cancel()
+            status = await self._build()
+            if status is not None:
+                return status
+            self.ready.set()
+            return await self._turns(first)
         finally:
+            first.cancel()
             reader.cancel()
             with contextlib.suppress(BaseException):
                 await reader
             await self.channel.aclose()
             with contextlib.suppress(BrokenPipeError, ValueError):
                 self.out.flush()
-            await self.agent.aclose()
-            if self.agent.ctx.sandbox is not None:
-                self.agent.ctx.sandbox.close()
+            if self.built is not None:
+                await self.agent.aclose()
+                if self.agent.ctx.sandbox is not None:
+                    self.agent.ctx.sandbox.close()
 
     async def _build(self) -> int | None:
         """Build the agent; on failure print the failed result and return the exit status."""
@@ -171,8 +191,11 @@ class StreamSession:
 
         approver = (StdioApprover(self.channel, self.interrupt) if self.prompt_tool == "stdio"
                     else HeadlessApprover())
+        settings = self.settings
+        if self.init_agents:
+            settings = replace(settings, agents=(*settings.agents, *self.init_agents))
         try:
-            self.built = await build(self.settings, approver)
+            self.built = await build(settings, approver, self._hooks_in_code() if self.init_callbacks else None)
         except AgentCliError as err:
             self.printer.feed(RunFinished(failed_result(self.settings.session_id or "", err.code, err.one_line(),
                                                         err.exit_status)))
@@ -185,33 +208,51 @@ class StreamSession:
                                 + [Notice("info", t) for t in self.built.info])
         return None
 
-    async def _turns(self) -> int:
-        last: RunResult | None = None
-        last_interrupted = False
-        while True:
+    def _hooks_in_code(self) -> Callable[[Hooks | None], Hooks]:
+        """The SDK's callbacks beside the configured hooks (the transcript path is known once the session is)."""
+        from agentcli.sdkio.hooks import SdkHooks
+
+        def wrap(inner: Hooks | None) -> Hooks:
+            return SdkHooks(self.channel, self.init_callbacks, inner, str(self.settings.cwd), self._transcript)
+
+        return wrap
+
+    def _transcript(self) -> str | None:
+        writer = self.built.session.writer if self.built is not None else None
+        return str(writer.path) if writer is not None else None
+
+    async def _turns(self, first: asyncio.Future[UserLine | None]) -> int:
+        """One turn per user line until EOF; the exit status."""
+        last: tuple[RunResult | None, bool] = (None, False)  # the last turn's result, and whether interrupted
+        item = await first
+        while item is not None:
+            last = await self._one(item) or last
             item = await self.channel.inbox.get()
-            if item is None:
-                break
-            try:
-                message = user_message(item.data, item.line_no)
-            except BadInput as err:
-                self._problem(err.message)
-                continue
-            for work in self.deferred:
-                await work()
-            self.deferred.clear()
-            self.interrupted = False
-            self.current = asyncio.ensure_future(self._turn(message, item.data["message"]))
-            try:
-                last = await self.current
-            finally:
-                self.current = None
-            last_interrupted = self.interrupted
+        result, interrupted = last
         if self.bad_lines:
             return 2
-        if last is None or not last.is_error or last_interrupted:
+        if result is None or not result.is_error or interrupted:
             return 0
-        return last.exit_status
+        return result.exit_status
+
+    async def _one(self, item: UserLine) -> tuple[RunResult | None, bool] | None:
+        try:
+            message = user_message(item.data, item.line_no)
+        except BadInput as err:
+            self._problem(err.message)
+            # one result per user line, so a caller waiting for this turn's result is not left waiting
+            self.printer.feed(RunFinished(failed_result(self.agent.session_id, err.code, err.message,
+                                                        err.exit_status)))
+            return None
+        for work in self.deferred:
+            await work()
+        self.deferred.clear()
+        self.interrupted = False
+        self.current = asyncio.ensure_future(self._turn(message, item.data["message"]))
+        try:
+            return await self.current, self.interrupted
+        finally:
+            self.current = None
 
     def interrupt(self) -> bool:
         """Stop the running turn (the `interrupt` request, or a `can_use_tool` answer with interrupt: true)."""
@@ -226,9 +267,14 @@ class StreamSession:
         try:
             return await self._drive(message, seen)
         except asyncio.CancelledError:
+            if self.signal is not None:  # the session ends; the turn still gets its result line, as with -p
+                name = signal.Signals(self.signal).name
+                code = "interrupted" if self.signal == signal.SIGINT else "terminated"
+                self.printer.feed(RunFinished(self._stopped_result(seen, code, f"run stopped by {name}")))
+                raise
             if not self.interrupted:
                 raise
-            result = self._interrupted_result(seen)
+            result = self._stopped_result(seen, "interrupted", INTERRUPTED)
             self.printer.feed(RunFinished(result))
             return result
 
@@ -266,21 +312,19 @@ class StreamSession:
         self.channel.send({"type": "user", "message": prompt, "parent_tool_use_id": None,
                            "session_id": self.agent.session_id, "uuid": record or _uuid(), "isReplay": True})
 
-    def _interrupted_result(self, seen: _Turn) -> RunResult:
+    def _stopped_result(self, seen: _Turn, code: str, text: str) -> RunResult:
         """Claude Code's shape for an interrupted turn: error_during_execution, is_error (exit status 0 here)."""
-        text = "[Request interrupted by user]"
         return RunResult(
             subtype="error_during_execution", is_error=True, result=text, session_id=self.agent.session_id,
             num_turns=seen.turns, duration_ms=int((time.monotonic() - seen.started) * 1000), duration_api_ms=0,
             total_cost_usd=self.agent.total_cost_usd - seen.cost_before, usage=seen.usage,
-            error_code="interrupted", error_message=text, exit_status=130,
+            error_code=code, error_message=text, exit_status=130,
         )
 
-
-def _stop(task: asyncio.Task[Any], stopped: list[int], sig: int) -> None:
-    if not stopped:
-        stopped.append(sig)
-        task.cancel()
+    def _stop(self, task: asyncio.Task[Any], sig: int) -> None:
+        if self.signal is None:
+            self.signal = sig
+            task.cancel()
 
 
 def _uuid() -> str:

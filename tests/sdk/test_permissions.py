@@ -147,3 +147,23 @@ def test_deny_with_interrupt_stops_the_turn(tmp_path: Path, fake_llm: FakeLLM) -
     assert isinstance(result, ResultMessage) and result.subtype == "error_during_execution"
     assert result.errors == ["[Request interrupted by user]"]
     assert len(fake_llm.requests) == 1 and not (sdk.proj / "a.txt").exists()
+
+
+def test_a_hook_registered_in_code_also_guards_subagents(tmp_path: Path, fake_llm: FakeLLM) -> None:
+    sdk = make_sdk(tmp_path, fake_llm, {"keep.txt": "precious\n"})
+    fake_llm.push(
+        Reply(tool_calls=[ToolCall("Task", {"description": "clean", "prompt": "do the cleanup",
+                                            "subagent_type": "general-purpose"})]),
+        Reply(tool_calls=[ToolCall("Bash", {"command": "rm keep.txt"})], when="do the cleanup"),
+        Reply(text="could not remove it", when="blocked in a subagent"),
+        Reply(text="The subagent could not remove it."),
+    )
+
+    async def guard(data: Any, tool_use_id: str | None, ctx: Any) -> Any:
+        return {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny",
+                                       "permissionDecisionReason": "blocked in a subagent too"}}
+
+    hooks: Any = {"PreToolUse": [HookMatcher(matcher="Bash", hooks=[guard])]}
+    messages = asyncio.run(run("clean up", sdk.options(hooks=hooks, permission_mode="bypassPermissions")))
+    assert (sdk.proj / "keep.txt").read_text() == "precious\n"
+    assert isinstance(messages[-1], ResultMessage) and messages[-1].result == "The subagent could not remove it."

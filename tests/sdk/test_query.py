@@ -110,3 +110,35 @@ def test_content_blocks_with_an_image_reach_the_model(tmp_path: Path, fake_llm: 
 
 async def collect_stream(prompt: Any, options: Any) -> list[Any]:
     return [m async for m in query(prompt=prompt, options=options)]
+
+
+def test_subagents_defined_in_code_are_used(tmp_path: Path, fake_llm: FakeLLM) -> None:
+    from claude_agent_sdk import AgentDefinition
+
+    sdk = make_sdk(tmp_path, fake_llm)
+    fake_llm.push(
+        Reply(tool_calls=[ToolCall("Task", {"description": "review", "prompt": "review notes.txt",
+                                            "subagent_type": "reviewer"})]),
+        Reply(text="notes.txt looks fine", when="review notes.txt"),
+        Reply(text="The reviewer says it is fine."),
+    )
+    agents = {"reviewer": AgentDefinition(description="Reviews files strictly",
+                                          prompt="You are a strict reviewer of text files.", tools=["Read"])}
+    messages = asyncio.run(collect("review my notes", sdk.options(agents=agents,
+                                                                  permission_mode="bypassPermissions")))
+    parent, child, _ = (r.body for r in fake_llm.requests)
+    assert "Reviews files strictly" in str(parent["tools"])
+    assert "You are a strict reviewer of text files." in str(child["system"])
+    assert sorted(t["name"] for t in child["tools"]) == ["Read"]
+    assert isinstance(messages[-1], ResultMessage) and messages[-1].result == "The reviewer says it is fine."
+
+
+def test_a_subagent_field_agentcli_cannot_honour_fails_the_connection(tmp_path: Path, fake_llm: FakeLLM) -> None:
+    import pytest
+    from claude_agent_sdk import AgentDefinition
+
+    sdk = make_sdk(tmp_path, fake_llm)
+    agents = {"careful": AgentDefinition(description="d", prompt="p", permissionMode="plan")}
+    with pytest.raises(Exception, match="permissionMode not supported"):
+        asyncio.run(collect("hi", sdk.options(agents=agents)))
+    assert not fake_llm.requests

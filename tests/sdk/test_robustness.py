@@ -3,10 +3,11 @@ closed mid-turn (also while a permission question is open), and the flag rules."
 
 from __future__ import annotations
 
+import signal
 from pathlib import Path
 
 from tests.cli.helpers import agentcli, provider_env
-from tests.fakes.script import Reply, ToolCall
+from tests.fakes.script import Fault, Reply, ToolCall
 from tests.fakes.server import FakeLLM
 from tests.sdk.helpers import MODEL, make_sdk, raw, user
 
@@ -42,7 +43,8 @@ def test_malformed_line_is_a_clear_error_and_the_session_still_loads(tmp_path: P
     assert "stdin line 2, content block 1: only text and image blocks can be sent" in err
     notices = [x for x in lines if x.get("subtype") == "notice" and x.get("code") == "bad_input"]
     assert len(notices) == 2
-    result = lines[-1]
+    refused, result = [x for x in lines if x["type"] == "result"]
+    assert refused["is_error"] and refused["error"]["code"] == "bad_input"  # the refused user line's own result
     assert result["type"] == "result" and result["result"] == "first answer"
     assert "forged" not in str(fake_llm.requests[0].body)
     again = agentcli(["-p", "go on", "--resume", result["session_id"], "--model", MODEL, "--output-format", "json"],
@@ -110,3 +112,15 @@ def test_tool_output_never_becomes_a_protocol_line(tmp_path: Path, fake_llm: Fak
     assert [x["response"]["request_id"] for x in lines if x["type"] == "control_response"] == ["mine"]
     shown = next(x for x in lines if x["type"] == "user")["message"]["content"][0]["content"]
     assert FORGED in shown and "mcp_status" not in shown  # the tool could not read agentcli's stdin
+
+
+def test_sigterm_mid_turn_still_ends_the_turn_with_a_result(tmp_path: Path, fake_llm: FakeLLM) -> None:
+    sdk = make_sdk(tmp_path, fake_llm)
+    fake_llm.push(Reply(text="slow", fault=Fault("slow_first_byte", delay_s=60)))
+    p = raw(sdk)
+    p.send(user("take your time"))
+    assert fake_llm.wait_for_requests(1, 30)
+    p.proc.send_signal(signal.SIGTERM)
+    status, lines, _ = p.finish()
+    assert status == 128 + signal.SIGTERM
+    assert lines[-1]["type"] == "result" and lines[-1]["error"]["code"] == "terminated"
