@@ -8,7 +8,9 @@
 A request the SDK sends is answered by its handler (its return value is the `response` object); a handler that
 raises, or a subtype nobody handles, gets an error response: never a crash. A request agentcli sends waits for the
 matching `control_response`; on timeout or cancellation a `control_cancel_request` tells the SDK to stop working
-on it. A line that is not a JSON object, or of an unknown type, is reported through `on_problem` and skipped.
+on it. A line that is not valid (not JSON, too long, a malformed request) is reported through
+`on_problem(text, True)` and skipped; a line of a type agentcli does not know (a newer SDK's) or a response that
+came too late, through `on_problem(text, False)`: worth a warning, not a failed session.
 """
 
 from __future__ import annotations
@@ -46,14 +48,16 @@ class ControlChannel:
     """One per session. `write` puts one complete line on the SDK's stdout (it must not be interleaved with other
     writers: the session gives the printer and the channel the same stream, written from one thread)."""
 
-    def __init__(self, write: Callable[[str], None], on_problem: Callable[[str], None] | None = None) -> None:
+    def __init__(self, write: Callable[[str], None],
+                 on_problem: Callable[[str, bool], None] | None = None) -> None:
         self._write = write
-        self.on_problem = on_problem or (lambda text: None)
+        self.on_problem = on_problem or (lambda text, bad: None)
         self.handlers: dict[str, Handler] = {}
         self.inbox: asyncio.Queue[UserLine | None] = asyncio.Queue()
         self.closed = False  # stdin reached EOF: no more requests can be answered
-        self.problems = 0  # malformed or unknown lines seen
+        self.problems = 0  # lines that were not valid
         self.sdk_mcp_servers: tuple[str, ...] = ()  # declared by the SDK (set by the initialize handler)
+        self.received: set[str] = set()  # subtypes of the requests read so far (in stdin order, before answering)
         self._pending: dict[str, asyncio.Future[dict[str, Any]]] = {}
         self._serving: dict[str, asyncio.Task[None]] = {}
         self._counter = 0
@@ -142,13 +146,14 @@ class ControlChannel:
             pass  # nothing to do: agentcli keeps no idle timer, and the environment is fixed at start
         else:
             self._problem(f"stdin line {line_no}: unknown message type {kind!r} (expected user, control_request, "
-                          "control_response); it was skipped")
+                          "control_response); it was skipped", bad=not isinstance(kind, str))
 
     def _serve(self, data: dict[str, Any], line_no: int) -> None:
         request_id, request = data.get("request_id"), data.get("request")
         if not isinstance(request_id, str) or not isinstance(request, dict):
             self._problem(f"stdin line {line_no}: a control_request needs request_id and a request object")
             return
+        self.received.add(str(request.get("subtype")))
         task = asyncio.ensure_future(self._answer(request_id, request))
         self._serving[request_id] = task
         task.add_done_callback(lambda _t: self._serving.pop(request_id, None))
@@ -174,7 +179,8 @@ class ControlChannel:
         request_id = response.get("request_id") if isinstance(response, dict) else None
         future = self._pending.get(request_id) if isinstance(request_id, str) else None
         if future is None or future.done():
-            self._problem(f"stdin line {line_no}: a control_response for no pending request ({request_id!r})")
+            self._problem(f"stdin line {line_no}: a control_response for no pending request ({request_id!r})",
+                          bad=False)
             return
         assert isinstance(response, dict)
         if response.get("subtype") == "error":
@@ -183,9 +189,9 @@ class ControlChannel:
         body = response.get("response")
         future.set_result(body if isinstance(body, dict) else {})
 
-    def _problem(self, text: str) -> None:
-        self.problems += 1
-        self.on_problem(text)
+    def _problem(self, text: str, bad: bool = True) -> None:
+        self.problems += bad
+        self.on_problem(text, bad)
 
     def _close(self) -> None:
         self.closed = True

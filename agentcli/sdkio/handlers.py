@@ -59,6 +59,7 @@ class _Handlers:
         if self.initialized:
             raise UsageError("already initialized")
         self.initialized = True
+        late = self.s.building  # a user line came first: the agent is built without what this request brings
         try:
             self.s.init_callbacks, warnings = parse_callbacks(req.get("hooks"))
             self.s.init_agents = sdk_agents(req.get("agents"))
@@ -66,6 +67,8 @@ class _Handlers:
             self.s.start_build.set()
         await self.s.ready.wait()
         agent = self.s.agent
+        if late and (self.s.init_callbacks or self.s.init_agents):
+            warnings.append("initialize came after the first user message: its hooks and agents were not applied")
         from agentcli.mcp.control import declare_sdk_servers  # the TypeScript SDK names its servers here
 
         warnings += declare_sdk_servers(req.get("sdkMcpServers"), agent, self.s.settings)
@@ -81,7 +84,7 @@ class _Handlers:
             "account": {},
             "pid": __import__("os").getpid(),
             "hook_on_failure_supported": True,
-            "hooks_applied": True,
+            "hooks_applied": not late,
         }
 
     async def interrupt(self, req: dict[str, Any]) -> dict[str, Any]:
@@ -96,15 +99,16 @@ class _Handlers:
         return {"mode": mode}
 
     async def set_model(self, req: dict[str, Any]) -> dict[str, Any]:
-        name = req.get("model") or self.s.settings.model
-        if not isinstance(name, str) or not name:
-            raise UsageError("set_model needs a model name (no default model is configured)")
+        name = req.get("model")
+        if name is not None and (not isinstance(name, str) or not name.strip()):
+            raise UsageError("set_model needs a model name, or null for the session's first model")
         switch = await _prepare_switch(self.s, name)
         if self.s.current is None:
             await switch()
         else:
             self.s.deferred.append(switch)  # the running turn keeps its provider; the next one uses the new
-        return {"model": name}
+        assert self.s.built is not None
+        return {"model": name or self.s.built.selection.model}
 
     async def mcp_status(self, req: dict[str, Any]) -> dict[str, Any]:
         servers = self.s.agent.registry.servers()
@@ -140,16 +144,21 @@ class _Handlers:
         return rewind_files(self.s.built, self.s.settings, target)
 
 
-async def _prepare_switch(session: StreamSession, name: str) -> Any:
-    """Check the model can be used now (its provider, its key); returns the switch to apply."""
+async def _prepare_switch(session: StreamSession, name: str | None) -> Any:
+    """Check the model can be used now (its provider, its key); returns the switch to apply. A bare name stays
+    with the session's provider setup, `provider/model` picks another, None goes back to the session's first."""
     from agentcli.assembly import runtime, selection
     from agentcli.assembly.resumed import public_url
 
     settings = session.settings
-    same_setup = "/" not in name
-    sel = selection.select(name, settings.provider if same_setup else None, settings.base_url if same_setup else None,
-                           settings.providers, request_timeout_s=settings.request_timeout_s,
-                           max_retries=settings.max_retries)
+    assert session.built is not None
+    if name is None:
+        sel = session.built.selection
+    else:
+        same = "/" not in name
+        sel = selection.select(name, settings.provider if same else None, settings.base_url if same else None,
+                               settings.providers, request_timeout_s=settings.request_timeout_s,
+                               max_retries=settings.max_retries)
     provider = runtime.make_provider(sel)
     try:
         _check_credentials(provider)

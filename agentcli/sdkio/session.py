@@ -35,7 +35,7 @@ from agentcli.core.events import (
 )
 from agentcli.core.loop import INTERRUPTED
 from agentcli.errors import AgentCliError, UsageError
-from agentcli.llm.messages import Message, Usage
+from agentcli.llm.messages import Message, TextBlock, Usage
 from agentcli.output.printers import StreamJsonPrinter
 from agentcli.output.schema import failed_result
 from agentcli.sdkio.channel import ControlChannel, UserLine, open_reader
@@ -113,6 +113,7 @@ class StreamSession:
         self.init_agents: tuple[Any, ...] = ()  # subagents it defines, for the build
         self.init_callbacks: list[Any] = []  # its hooks registered in code (agentcli.sdkio.hooks.Callback)
         self.ready = asyncio.Event()  # the agent is built
+        self.building = False  # the build has begun: an initialize now comes too late to shape it
 
     @property
     def agent(self) -> Agent:
@@ -123,9 +124,10 @@ class StreamSession:
         self.out.write(line)
         self.out.flush()
 
-    def _problem(self, text: str) -> None:
-        self.bad_lines += 1
-        self.warn(text, "bad_input")
+    def _problem(self, text: str, bad: bool = True) -> None:
+        """A stdin line that was skipped; `bad` ones (not valid) make the exit status 2."""
+        self.bad_lines += bad
+        self.warn(text, "bad_input" if bad else "ignored_input")
 
     def warn(self, text: str, code: str) -> None:
         """Shown on stderr and, as a system line, to the SDK."""
@@ -165,6 +167,9 @@ class StreamSession:
             seen = asyncio.ensure_future(self.start_build.wait())
             await asyncio.wait({first, seen}, return_when=asyncio.FIRST_COMPLETED)
             seen.cancel()
+            if "initialize" in self.channel.received:  # read before the user line, not yet handled: it comes first
+                await self.start_build.wait()
+            self.building = True
             status = await self._build()
             if status is not None:
                 return status
@@ -248,7 +253,10 @@ class StreamSession:
             await work()
         self.deferred.clear()
         self.interrupted = False
-        self.current = asyncio.ensure_future(self._turn(message, item.data["message"]))
+        command = message.text.strip() if all(isinstance(b, TextBlock) for b in message.content) else ""
+        turn = self._compact(command[len("/compact"):].strip()) if command.split(" ")[0] == "/compact" \
+            else self._turn(message, item.data["message"])
+        self.current = asyncio.ensure_future(turn)
         try:
             return await self.current, self.interrupted
         finally:
@@ -304,6 +312,22 @@ class StreamSession:
                 self._replay(seen.prompt)
         elif isinstance(ev, AssistantMessage):
             seen.usage = seen.usage + ev.usage
+
+    async def _compact(self, focus: str) -> RunResult:
+        """`/compact [focus]`, as in Claude Code's SDK sessions: a compact_boundary line, then a result."""
+        started, cost = time.monotonic(), self.agent.total_cost_usd
+        try:
+            async for ev in self.agent.compact(focus or None):
+                self.printer.feed(ev)
+        except AgentCliError as err:
+            failed = failed_result(self.agent.session_id, err.code, err.one_line(), err.exit_status)
+            self.printer.feed(RunFinished(failed))
+            return failed
+        result = RunResult(subtype="success", is_error=False, result="", session_id=self.agent.session_id,
+                           num_turns=0, duration_ms=int((time.monotonic() - started) * 1000), duration_api_ms=0,
+                           total_cost_usd=self.agent.total_cost_usd - cost, usage=Usage())
+        self.printer.feed(RunFinished(result))
+        return result
 
     def _replay(self, prompt: dict[str, Any]) -> None:
         """`--replay-user-messages`: the prompt, as stored (at the first turn the prompt is the session's newest

@@ -33,7 +33,8 @@ class Wire:
 
 def channel(limit: int = MAX_LINE) -> tuple[ControlChannel, Wire, asyncio.StreamReader]:
     wire = Wire()
-    return ControlChannel(wire.write, wire.problems.append), wire, asyncio.StreamReader(limit=limit)
+    return ControlChannel(wire.write, lambda text, bad: wire.problems.append(text)), wire, asyncio.StreamReader(
+        limit=limit)
 
 
 def feed(stream: asyncio.StreamReader, *objs: Any) -> None:
@@ -94,17 +95,18 @@ def test_our_requests_match_responses_by_id_and_fail_cleanly() -> None:
         await reader
         with pytest.raises(ControlError, match="closed agentcli's input"):
             await late
-        return first, answer, cancel, wire.problems
+        return first, answer, cancel, wire.problems, ch.problems
 
-    first, answer, cancel, problems = asyncio.run(main())
+    first, answer, cancel, problems, bad = asyncio.run(main())
     assert first["type"] == "control_request" and first["request"] == {"tool_name": "Bash", "subtype": "can_use_tool"}
     assert answer == {"behavior": "allow"}
     assert cancel["type"] == "control_cancel_request"
     assert problems == ["stdin line 3: a control_response for no pending request ('forged')"]
+    assert bad == 0  # a late or stray answer is worth a warning, not a failed session
 
 
 def test_lines_route_and_bad_ones_are_reported() -> None:
-    async def main() -> tuple[list[UserLine | None], list[str], list[dict[str, Any]]]:
+    async def main() -> tuple[list[UserLine | None], list[str], list[dict[str, Any]], int]:
         ch, wire, stream = channel(limit=4096)  # the real limit is MAX_LINE; a line over it is skipped the same way
         started = asyncio.Event()
 
@@ -125,12 +127,13 @@ def test_lines_route_and_bad_ones_are_reported() -> None:
         stream.feed_eof()
         await reader
         items = [ch.inbox.get_nowait() for _ in range(ch.inbox.qsize())]
-        return items, wire.problems, wire.lines
+        return items, wire.problems, wire.lines, ch.problems
 
-    items, problems, written = asyncio.run(main())
+    items, problems, written, bad = asyncio.run(main())
     assert [i.data["message"]["content"] if i else None for i in items] == ["hi", "last", None]
     assert problems[0].startswith("stdin line 2: unknown message type None")
     assert problems[1].startswith("stdin line 3 is not valid JSON")
     assert problems[2].startswith("stdin line 5: unknown message type 'mystery'")
     assert problems[3].startswith("stdin line 9 is longer than") and len(problems) == 4
     assert written == []  # the cancelled request is not answered
+    assert bad == 3  # not JSON objects, and the long line; an unknown type is only a warning

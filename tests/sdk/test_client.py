@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +28,9 @@ async def three_turns(sdk: Sdk) -> list[ResultMessage]:
         second = await turn(client, "write the plan")
         await client.set_model("claude-haiku-4-5")
         third = await turn(client, "and now?")
-        for msgs in (first, second, third):
+        await client.set_model(None)  # back to the session's first model
+        fourth = await turn(client, "and back")
+        for msgs in (first, second, third, fourth):
             assert isinstance(msgs[-1], ResultMessage)
             results.append(msgs[-1])
     return results
@@ -41,14 +44,15 @@ def test_three_turns_one_session_with_mode_and_model_changes(tmp_path: Path, fak
         Reply(tool_calls=[ToolCall("Write", {"file_path": "plan.md", "content": "the plan\n"})]),
         Reply(text="written"),
         Reply(text="from haiku"),
+        Reply(text="from sonnet again"),
     )
     results = asyncio.run(three_turns(sdk))
-    assert [r.result for r in results] == ["hi", "written", "from haiku"]
+    assert [r.result for r in results] == ["hi", "written", "from haiku", "from sonnet again"]
     assert len({r.session_id for r in results}) == 1
     assert all(not r.is_error and not r.permission_denials for r in results)
     assert (sdk.proj / "plan.md").read_text() == "the plan\n"
     models = [r.body["model"] for r in fake_llm.requests]
-    assert models == ["claude-sonnet-4-5"] * 3 + ["claude-haiku-4-5"]
+    assert models == ["claude-sonnet-4-5"] * 3 + ["claude-haiku-4-5", "claude-sonnet-4-5"]
     assert "say hi" in sdk.sent(3) and "written" in sdk.sent(3)  # one conversation throughout
 
 
@@ -120,3 +124,21 @@ def test_rewind_files_to_a_user_message(tmp_path: Path, fake_llm: FakeLLM) -> No
     assert between == "v2\n"
     assert (sdk.proj / "doc.txt").read_text() == "v1\n"  # as it was when the second prompt arrived
     assert isinstance(second[-1], ResultMessage) and second[-1].result == "wrote v2"
+
+
+async def compacting(sdk: Sdk) -> list[Any]:
+    async with ClaudeSDKClient(sdk.options()) as client:
+        await turn(client, "the codename is heron")
+        return await turn(client, "/compact keep the codename")
+
+
+def test_compact_command_compacts_and_ends_with_a_result(tmp_path: Path, fake_llm: FakeLLM) -> None:
+    from claude_agent_sdk import SystemMessage
+
+    sdk = make_sdk(tmp_path, fake_llm)
+    fake_llm.push(Reply(text="Noted: heron."), Reply(text="Summary: the codename is heron."))
+    messages = asyncio.run(compacting(sdk))
+    boundary = next(m for m in messages if isinstance(m, SystemMessage) and m.subtype == "compact_boundary")
+    assert boundary.data["compact_metadata"]["trigger"] == "manual"
+    assert isinstance(messages[-1], ResultMessage) and not messages[-1].is_error
+    assert "keep the codename" in json.dumps(fake_llm.requests[1].body)  # the summariser was told the focus

@@ -142,3 +142,19 @@ def test_a_subagent_field_agentcli_cannot_honour_fails_the_connection(tmp_path: 
     with pytest.raises(Exception, match="permissionMode not supported"):
         asyncio.run(collect("hi", sdk.options(agents=agents)))
     assert not fake_llm.requests
+
+
+def test_another_provider_behind_the_sdk_thinking_without_a_signature(tmp_path: Path, fake_llm: FakeLLM) -> None:
+    from claude_agent_sdk import ThinkingBlock
+
+    from tests.cli.helpers import OPENAI, provider_env
+
+    sdk = make_sdk(tmp_path, fake_llm)
+    fake_llm.push(Reply(thinking="two plus two", text="4"))
+    options = sdk.options(model=OPENAI, env=provider_env(fake_llm, OPENAI))
+    messages = asyncio.run(collect("what is 2+2?", options))
+    reply = next(m for m in messages if isinstance(m, AssistantMessage))
+    thinking = next(b for b in reply.content if isinstance(b, ThinkingBlock))
+    assert (thinking.thinking, thinking.signature) == ("two plus two", "")
+    assert reply.model == "gpt-4.1" and fake_llm.requests[0].path.endswith("/chat/completions")
+    assert isinstance(messages[-1], ResultMessage) and messages[-1].result == "4"

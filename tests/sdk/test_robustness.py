@@ -124,3 +124,40 @@ def test_sigterm_mid_turn_still_ends_the_turn_with_a_result(tmp_path: Path, fake
     status, lines, _ = p.finish()
     assert status == 128 + signal.SIGTERM
     assert lines[-1]["type"] == "result" and lines[-1]["error"]["code"] == "terminated"
+
+
+def test_initialize_and_a_user_line_written_at_once_by_hand(tmp_path: Path, fake_llm: FakeLLM) -> None:
+    """Without the SDK's wait for the initialize answer, its hooks still shape the session."""
+    sdk = make_sdk(tmp_path, fake_llm, {"keep.txt": "precious\n"})
+    fake_llm.push(Reply(tool_calls=[ToolCall("Bash", {"command": "rm keep.txt"})]), Reply(text="kept it"))
+    p = raw(sdk, "--permission-mode", "bypassPermissions")
+    hooks = {"PreToolUse": [{"matcher": "Bash", "hookCallbackIds": ["guard"]}]}
+    p.send({"type": "control_request", "request_id": "init", "request": {"subtype": "initialize", "hooks": hooks}})
+    p.send(user("clean up"))
+    seen = p.read_until(lambda o: o["type"] == "control_request")
+    init = next(x for x in seen if x["type"] == "control_response")["response"]
+    assert init["subtype"] == "success" and init["response"]["hooks_applied"] is True
+    ask = seen[-1]
+    assert ask["request"]["subtype"] == "hook_callback" and ask["request"]["callback_id"] == "guard"
+    assert ask["request"]["input"]["tool_input"] == {"command": "rm keep.txt"}
+    p.send({"type": "control_response", "response": {"subtype": "success", "request_id": ask["request_id"],
+                                                      "response": {"decision": "block", "reason": "not today"}}})
+    status, lines, _ = p.finish()
+    assert status == 0 and lines[-1]["result"] == "kept it"
+    assert (sdk.proj / "keep.txt").read_text() == "precious\n"
+    assert "not today" in str(fake_llm.requests[1].body["messages"][-1])
+
+
+def test_initialize_after_the_first_user_line_says_its_hooks_were_not_applied(tmp_path: Path,
+                                                                              fake_llm: FakeLLM) -> None:
+    sdk = make_sdk(tmp_path, fake_llm)
+    fake_llm.push(Reply(text="hi"))
+    p = raw(sdk)
+    p.send(user("hello"))
+    p.read_until(lambda o: o["type"] == "result")
+    p.send({"type": "control_request", "request_id": "init", "request": {
+        "subtype": "initialize", "hooks": {"Stop": [{"matcher": None, "hookCallbackIds": ["h"]}]}}})
+    answer = p.read_until(lambda o: o["type"] == "control_response")[-1]["response"]
+    assert answer["subtype"] == "success" and answer["response"]["hooks_applied"] is False
+    status, _, err = p.finish()
+    assert status == 0 and "were not applied" in err
