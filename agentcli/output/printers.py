@@ -131,6 +131,8 @@ class StreamJsonPrinter:
         # resume take); None, or no source, when nothing is stored: then a fresh uuid.
         self.record_id: Callable[[], str | None] | None = None
         self.partials: dict[str | None, PartialMapper] = {}  # one per stream: the main agent's, each subagent's
+        self.message_ids: dict[str | None, str] = {}  # per stream: the id message_start gave the reply under way
+        self.model = ""
 
     def _emit(self, obj: dict[str, Any]) -> None:
         self.out.write(_dump(obj) + "\n")
@@ -138,6 +140,10 @@ class StreamJsonPrinter:
 
     def _stream_event(self, raw: list[dict[str, Any]], parent: str | None) -> None:
         for e in raw:
+            if e["type"] == "message_start":  # the message's id and model, as the assistant line will carry them
+                self.message_ids[parent] = message_id = schema.new_message_id()
+                model = {"model": self.model} if parent is None else {}  # a subagent's may differ
+                e = {**e, "message": {**e["message"], "id": message_id, **model}}
             self._emit({"type": "stream_event", "event": e, "session_id": self.session_id,
                         "parent_tool_use_id": parent, "uuid": new_uuid()})
 
@@ -148,11 +154,12 @@ class StreamJsonPrinter:
                 if not isinstance(inner, SessionStarted | RunFinished):  # a subagent has no init or result line
                     self.feed(inner, tool_use_id)
             case SessionStarted():
-                self.session_id = ev.session_id
+                self.session_id, self.model = ev.session_id, ev.model
                 self._emit(schema.init_line(ev))
             case AssistantMessage(msg, usage, model, stop, _):
                 self._emit(schema.message_line(msg, self.session_id, model=model, usage=usage, stop_reason=stop,
-                                               parent_tool_use_id=parent, uuid=self._uuid(parent)))
+                                               parent_tool_use_id=parent, uuid=self._uuid(parent),
+                                               message_id=self.message_ids.pop(parent, None)))
             case ToolResultsMessage(msg):
                 self._emit(schema.message_line(msg, self.session_id, parent_tool_use_id=parent,
                                                uuid=self._uuid(parent)))

@@ -45,11 +45,12 @@ def init_line(ev: SessionStarted) -> dict[str, Any]:
 def message_line(
     msg: Message, session_id: str, *, model: str | None = None, usage: Usage | None = None,
     stop_reason: str | None = None, parent_tool_use_id: str | None = None, uuid: str | None = None,
+    message_id: str | None = None,
 ) -> dict[str, Any]:
     body: dict[str, Any] = msg.to_dict()
     if msg.role == "assistant":
         body = {
-            "id": f"msg_{os.urandom(12).hex()}",
+            "id": message_id or new_message_id(),
             "type": "message",
             "role": "assistant",
             "model": model,
@@ -64,6 +65,10 @@ def message_line(
         "session_id": session_id,
         "uuid": uuid or new_uuid(),
     }
+
+
+def new_message_id() -> str:
+    return f"msg_{os.urandom(12).hex()}"
 
 
 def _sdk_block(block: dict[str, Any]) -> dict[str, Any]:

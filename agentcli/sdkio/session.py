@@ -113,6 +113,7 @@ class StreamSession:
         self.init_agents: tuple[Any, ...] = ()  # subagents it defines, for the build
         self.init_callbacks: list[Any] = []  # its hooks registered in code (agentcli.sdkio.hooks.Callback)
         self.ready = asyncio.Event()  # the agent is built
+        self.seen_uuids: set[str] = set()  # `uuid`s of the user lines taken so far
         self.building = False  # the build has begun: an initialize now comes too late to shape it
 
     @property
@@ -169,6 +170,8 @@ class StreamSession:
             seen.cancel()
             if "initialize" in self.channel.received:  # read before the user line, not yet handled: it comes first
                 await self.start_build.wait()
+            if first.done() and first.result() is None and not self.start_build.is_set():
+                return 0  # stdin closed before anything was asked: nothing to build
             self.building = True
             status = await self._build()
             if status is not None:
@@ -241,6 +244,13 @@ class StreamSession:
         return result.exit_status
 
     async def _one(self, item: UserLine) -> tuple[RunResult | None, bool] | None:
+        uid = item.data.get("uuid")
+        if isinstance(uid, str) and uid:
+            if uid in self.seen_uuids:  # a frame sent twice (a retrying caller) runs once, as in Claude Code
+                self._problem(f"stdin line {item.line_no}: user message {uid} was already received; skipped",
+                              bad=False)
+                return None
+            self.seen_uuids.add(uid)
         try:
             message = user_message(item.data, item.line_no)
         except BadInput as err:

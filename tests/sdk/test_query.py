@@ -65,6 +65,8 @@ def test_partial_messages_arrive_as_stream_events(tmp_path: Path, fake_llm: Fake
     deltas = "".join(e["delta"]["text"] for e in events if e["type"] == "content_block_delta")
     assert deltas == "one two three"
     assert events[0]["type"] == "message_start" and events[-1]["type"] == "message_stop"
+    reply = next(m for m in messages if isinstance(m, AssistantMessage))
+    assert events[0]["message"]["id"] == reply.message_id and events[0]["message"]["model"] == "claude-sonnet-4-5"
     assert isinstance(messages[-1], ResultMessage)
 
 

@@ -161,3 +161,21 @@ def test_initialize_after_the_first_user_line_says_its_hooks_were_not_applied(tm
     assert answer["subtype"] == "success" and answer["response"]["hooks_applied"] is False
     status, _, err = p.finish()
     assert status == 0 and "were not applied" in err
+
+
+def test_a_user_frame_sent_twice_runs_once(tmp_path: Path, fake_llm: FakeLLM) -> None:
+    sdk = make_sdk(tmp_path, fake_llm)
+    fake_llm.push(Reply(text="once"), Reply(text="twice"))
+    p = raw(sdk)
+    frame = {**user("hello"), "uuid": "0b6a3f55-1111-4e7a-9a1c-1234567890ab"}
+    p.send(frame)
+    p.send(frame)
+    status, lines, err = p.finish()
+    assert status == 0 and [x["result"] for x in lines if x["type"] == "result"] == ["once"]
+    assert "already received" in err and len(fake_llm.requests) == 1
+
+
+def test_empty_input_ends_at_once(tmp_path: Path, fake_llm: FakeLLM) -> None:
+    sdk = make_sdk(tmp_path, fake_llm)
+    status, lines, err = raw(sdk).finish()
+    assert (status, lines, err) == (0, [], "")
