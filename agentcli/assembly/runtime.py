@@ -29,6 +29,8 @@ from agentcli.session.store import OpenedSession
 from agentcli.settings.config import Settings
 
 if TYPE_CHECKING:
+    from agentcli.mcp.config import McpConfig
+    from agentcli.mcp.manager import McpManager
     from agentcli.settings.presets import Preset
     from agentcli.telemetry.setup import DeferredRecorder
 from agentcli.tools.base import ToolContext
@@ -461,6 +463,12 @@ def start_mcp(settings: Settings, agent: Agent) -> None:
     config = load(settings.project_root, settings.mcp_config, settings.strict_mcp_config)
     if not (config.servers or config.untrusted or config.problems):
         return
+    attach_mcp(settings, agent, config)
+
+
+def attach_mcp(settings: Settings, agent: Agent, config: McpConfig) -> McpManager:
+    """An MCP manager for `config`, feeding the agent's registry and connecting in the background (also used
+    when the Claude Agent SDK announces its servers after start: agentcli.mcp.control)."""
     from agentcli.mcp.manager import McpManager
 
     options = agent.options
@@ -475,9 +483,12 @@ def start_mcp(settings: Settings, agent: Agent) -> None:
                                key=len, reverse=True))
     ctx.state["tool_lookup"] = agent.registry.lookup
     ctx.state["mcp"] = manager
+    # `"type": "sdk"` servers talk through the SDK's control channel, published here by agentcli.sdkio after build()
+    manager.sdk = lambda: getattr(ctx.state.get("sdk_channel"), "request", None)
     manager.accepts_images = lambda: bool(callable(ctx.state.get("accepts_images")) and ctx.state["accepts_images"]())
     agent.registry.sources.append(manager)
     manager.start(settings.mcp_start_delay_s)
+    return manager
 
 
 async def build_agent(settings: Settings, approver: Approver) -> Agent:

@@ -5,7 +5,10 @@ config.toml; the project's `.mcp.json` and `[mcp_servers.NAME]` in `.agentcli/se
 repository: they start nothing until the user trusts them); `.agentcli/settings.local.toml`; then `--mcp-config`
 (a file or a JSON string, repeatable). `--strict-mcp-config` keeps only the `--mcp-config` servers.
 
-An entry is `{command, args, env, cwd}` (stdio) or `{type: "http"|"sse", url, headers, bearer_token_env_var}`.
+An entry is `{command, args, env, cwd}` (stdio), `{type: "http"|"sse", url, headers, bearer_token_env_var}`, or
+`{type: "sdk", name}`: a server inside the Claude Agent SDK application driving agentcli, reached over its control
+channel by its key (the SDK routes by key; `name` is the server's own). Only `--mcp-config` may declare one: that
+is where the SDK puts it.
 `${VAR}` and `${VAR:-default}` are expanded in command, args, env, cwd, url and headers. A file the repository
 chose may not expand agentcli's own provider keys, so a hostile `.mcp.json` cannot send them to its server.
 No `mcp` import here: this module decides whether the SDK is needed at all.
@@ -30,7 +33,9 @@ SHARED_SCOPES = frozenset({"project"})  # chosen by the repository, not by the u
 NAME_RE = re.compile(r"[A-Za-z0-9-]+(?:_[A-Za-z0-9-]+)*")
 MAX_NAME = 40
 _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
-TRANSPORTS = {"stdio": "stdio", "http": "http", "streamable-http": "http", "streamable_http": "http", "sse": "sse"}
+TRANSPORTS = {"stdio": "stdio", "http": "http", "streamable-http": "http", "streamable_http": "http", "sse": "sse",
+              "sdk": "sdk"}
+SDK_SCOPES = frozenset({"flag"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,6 +62,8 @@ class ServerConfig:
         """What it runs or where it connects, safe to show (no query string, no credentials)."""
         if self.transport == "stdio":
             return " ".join((self.command, *self.args))
+        if self.transport == "sdk":
+            return "in-process server of the Claude Agent SDK application"
         return safe_url(self.url)
 
     def secrets(self) -> list[str]:
@@ -121,12 +128,14 @@ def parse_entry(name: str, raw: Any, scope: str, origin: str, environ: Mapping[s
     kind = str(raw.get("type") or raw.get("transport") or ("stdio" if "command" in raw else "http"))
     transport = TRANSPORTS.get(kind)
     if transport is None:
-        raise ConfigError(f"unknown type {kind!r} (stdio, http or sse)")
+        raise ConfigError(f"unknown type {kind!r} (stdio, http, sse or sdk)")
     timeout = raw.get("timeout")
     timeout_s = float(timeout) / 1000 if isinstance(timeout, int | float) and timeout > 0 else None
     sandbox = raw.get("sandbox")
     common: dict[str, Any] = {"timeout_s": timeout_s, "trust_annotations": _trust_annotations(raw, scope),
                               "sandbox": sandbox if isinstance(sandbox, bool) else None}
+    if transport == "sdk":
+        return _sdk_entry(name, raw, scope, origin, common)
     if transport == "stdio":
         if not raw.get("command"):
             raise ConfigError("a stdio server needs 'command'")
@@ -150,6 +159,14 @@ def parse_entry(name: str, raw: Any, scope: str, origin: str, environ: Mapping[s
         headers["Authorization"] = "Bearer " + x("${" + str(token_var) + "}", "bearer_token_env_var")
     return ServerConfig(name, transport, scope, origin, url=url, headers=headers,
                         variables=tuple(dict.fromkeys(used)), **common)
+
+
+def _sdk_entry(name: str, raw: dict[str, Any], scope: str, origin: str, common: dict[str, Any]) -> ServerConfig:
+    """An SDK server is code of the application that started agentcli: only that application (through
+    `--mcp-config`) may declare one, never a file a repository or another tool wrote."""
+    if scope not in SDK_SCOPES:
+        raise ConfigError("type 'sdk' is only accepted from --mcp-config (the Claude Agent SDK passes it)")
+    return ServerConfig(name, "sdk", scope, origin, **common)
 
 
 def _trust_annotations(raw: dict[str, Any], scope: str) -> bool:

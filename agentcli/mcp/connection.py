@@ -15,7 +15,7 @@ import math
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 import anyio
 import anyio.abc
@@ -30,6 +30,9 @@ from agentcli.mcp.config import ServerConfig
 from agentcli.mcp.spawn import open_transport
 from agentcli.redact import redact
 
+if TYPE_CHECKING:
+    from agentcli.mcp.sdk_transport import SdkRequest
+
 CLOSE_TIMEOUT_S = 3.0
 
 
@@ -39,11 +42,13 @@ class ToolCallError(Exception):
 
 
 class Connection:
-    """Status is pending → connected | failed (failed again after a reconnect that fails)."""
+    """Status is pending → connected | failed (failed again after a reconnect that fails); disabled on request."""
 
     def __init__(self, cfg: ServerConfig, cwd: Path, log_path: Path, connect_timeout_s: float,
-                 on_event: Callable[[str, str | None], None]) -> None:
+                 on_event: Callable[[str, str | None], None],
+                 sdk: Callable[[], SdkRequest | None] = lambda: None) -> None:
         self.cfg = cfg
+        self.sdk = sdk  # the SDK's control channel, asked for when an `sdk` server connects
         self.cwd = cwd
         self.log_path = log_path
         self.connect_timeout_s = connect_timeout_s
@@ -53,6 +58,7 @@ class Connection:
         self.tools: list[dict[str, Any]] = []
         self.prompts: list[dict[str, Any]] = []
         self.instructions: str | None = None
+        self.server_info: dict[str, str] | None = None  # the server's own name and version, once connected
         self.changes = 0  # tool-list refreshes after a list_changed notification
         self.client: Client | None = None
         self.settled = asyncio.Event()
@@ -80,7 +86,7 @@ class Connection:
             except Exception as err:
                 # Some 2025-era HTTP servers answer the 2026 `server/discover` probe with an HTTP error
                 # instead of a JSON-RPC one, which the SDK does not take as "legacy": ask them the old way.
-                if self.cfg.transport == "stdio" or self.status != "pending" or isinstance(err, TimeoutError):
+                if self.cfg.transport in ("stdio", "sdk") or self.status != "pending" or isinstance(err, TimeoutError):
                     raise
                 log.write(f"discover failed ({describe_error(err, self.cfg)}); retrying with initialize\n")
                 await self._serve(log, "auto")
@@ -95,7 +101,7 @@ class Connection:
                 log.close()
 
     async def _serve(self, log: TextIO, mode: str) -> None:
-        client = Client(open_transport(self.cfg, self.cwd, log), message_handler=self._on_message,
+        client = Client(open_transport(self.cfg, self.cwd, log, self.sdk()), message_handler=self._on_message,
                         list_roots_callback=self._roots, cache=None, mode=mode,
                         client_info=types.Implementation(name="agentcli", version=__version__))
         # One scope for connect and serve: a deadline while connecting, none after (anyio scopes must nest).
@@ -108,6 +114,8 @@ class Connection:
                         await tg.start(self._listen, client)
                     scope.deadline = math.inf
                     self.client, self.instructions = client, client.instructions
+                    info = client.server_info
+                    self.server_info = {"name": info.name, "version": info.version} if info else None
                     self.status = "connected"
                     self.settled.set()
                     if self._dirty:  # a change notification arrived while connecting
@@ -220,6 +228,9 @@ class Connection:
         except (anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream, OSError) as err:
             self._lost(f"disconnected ({type(err).__name__})")
             raise ToolCallError(self.unavailable()) from err
+        except ValueError as err:  # pydantic's ValidationError: an answer that is not a tools/call result
+            raise ToolCallError(f"MCP server '{self.cfg.name}' answered with something that is not a tool "
+                                "result") from err
         return result.model_dump(by_alias=True, exclude_none=True, mode="json")
 
     async def get_prompt(self, name: str, args: dict[str, str], timeout_s: float) -> dict[str, Any]:
@@ -238,7 +249,15 @@ class Connection:
             result = await client.read_resource(uri)
         return result.model_dump(by_alias=True, exclude_none=True, mode="json")
 
+    async def disable(self) -> None:
+        """Disconnect and offer nothing until started again (`mcp_toggle` of the Claude Agent SDK)."""
+        await self.close()
+        self.status, self.error, self.tools, self.prompts = "disabled", None, [], []
+        self.settled.set()
+
     def unavailable(self) -> str:
+        if self.status == "disabled":
+            return f"MCP server '{self.cfg.name}' is disabled; its tools cannot run."
         if self.status == "pending":
             return f"MCP server '{self.cfg.name}' is still connecting; try again shortly."
         return f"MCP server '{self.cfg.name}' is not connected ({self.error or 'stopped'}); its tools cannot run."

@@ -24,6 +24,7 @@ from agentcli.tools.base import Tool
 
 if TYPE_CHECKING:
     from agentcli.mcp.connection import Connection
+    from agentcli.mcp.sdk_transport import SdkRequest
     from agentcli.mcp.spawn import Wrap
 
 DEFAULT_WINDOW = 128_000
@@ -47,10 +48,13 @@ class McpManager:
         self.accepts_images: Callable[[], bool] = lambda: False  # does the session's model take images?
         self.wrap = wrap
         self.sandbox_all = sandbox_all
+        # Where the Claude Agent SDK's control channel is found when one drives this run (asked at connect time).
+        self.sdk: Callable[[], SdkRequest | None] = lambda: None
         self._notices: list[tuple[str, str]] = [("warning", p) for p in config.problems]
         self._started = 0.0
         self._boot: asyncio.Task[None] | None = None
         self._first_refresh = True
+        self._skipped: set[str] = set()  # servers that could not be started (their notice is out)
         self._tools_cache: tuple[tuple[int, ...], list[Tool]] | None = None
         if config.untrusted:
             names = ", ".join(sorted(config.untrusted))
@@ -58,6 +62,12 @@ class McpManager:
                                              "(agentcli permissions trust)"))
 
     # ---- life cycle ---------------------------------------------------------------------------------------
+
+    def attach_sdk(self, request: SdkRequest) -> None:
+        """Route `"type": "sdk"` servers over the SDK's control channel (`request("mcp_message", …)`). Attach
+        right after `build()`: servers connect in a task that asks for the channel once the `mcp` package has
+        loaded in a worker thread; one connecting without it fails with a notice (`/mcp reconnect` retries)."""
+        self.sdk = lambda: request
 
     def start(self, delay_s: float = 0.0) -> None:
         """Connect every server in the background, after `delay_s` (the REPL lets its prompt draw first: the
@@ -75,16 +85,35 @@ class McpManager:
         except Exception as err:
             self._notices.append(("warning", f"MCP unavailable: cannot load the mcp package ({err})"))
             return
-        for cfg in self.config.servers.values():
-            try:
-                run_cfg = await self._confined(cfg)
-            except Exception as err:  # a sandbox that cannot start this server: one line, the others go on
-                self._notices.append(("warning", f"MCP server '{cfg.name}' not started: sandbox: {err}"))
-                continue
-            conn: Connection = mod.Connection(run_cfg, self.cwd, log_file(cfg.name), self.connect_timeout_s,
-                                              self._event_handler(cfg))
-            self.connections[cfg.name] = conn
-            conn.start()
+        # Until none is left: servers declared while this runs (the SDK's `initialize`) are started too.
+        while todo := self._unstarted():
+            for cfg in todo:
+                try:
+                    run_cfg = await self._confined(cfg)
+                except Exception as err:  # a sandbox that cannot start this server: one line, the others go on
+                    self._notices.append(("warning", f"MCP server '{cfg.name}' not started: sandbox: {err}"))
+                    self._skipped.add(cfg.name)
+                    continue
+                conn: Connection = mod.Connection(run_cfg, self.cwd, log_file(cfg.name), self.connect_timeout_s,
+                                                  self._event_handler(cfg), lambda: self.sdk())
+                self.connections[cfg.name] = conn
+                conn.start()
+
+    def _unstarted(self) -> list[ServerConfig]:
+        return [c for n, c in self.config.servers.items() if n not in self.connections and n not in self._skipped]
+
+    def declare_sdk(self, names: list[str]) -> None:
+        """Servers of the Claude Agent SDK application announced by name (`initialize.sdkMcpServers`, as the
+        TypeScript SDK sends them) rather than in `--mcp-config`: started like any configured `sdk` server."""
+        added = [n for n in names if n not in self.config.servers]
+        for name in added:
+            self.config.servers[name] = ServerConfig(name, "sdk", "flag", "initialize")
+        if not added:
+            return
+        if self._boot is None:
+            self.start()
+        elif self._boot.done():
+            self._boot = asyncio.create_task(self._start_all(0.0), name="mcp:boot")
 
     async def _confined(self, cfg: ServerConfig) -> ServerConfig:
         wanted = cfg.sandbox if cfg.sandbox is not None else self.sandbox_all
@@ -117,6 +146,11 @@ class McpManager:
             left = self._started + self.grace_s - time.monotonic()
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._settle(), max(0.0, left))
+            # The SDK application's own servers answer as fast as it does: worth waiting for (its first turn
+            # expects their tools), bounded by the connect timeout; under load the `mcp` import alone can take
+            # longer than the grace.
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._settle("sdk"), self.connect_timeout_s)
             self._first_refresh = False
             slow = [n for n, status in self.servers() if status == "pending"]
             self._notices += [("warning", f"MCP server '{n}' is still connecting after {self.grace_s:g} s; going on "
@@ -124,10 +158,14 @@ class McpManager:
             return
         await asyncio.gather(*(c.wait_refreshed(REFRESH_WAIT_S) for c in self.connections.values()))
 
-    async def _settle(self) -> None:
+    async def _settle(self, transport: str | None = None) -> None:
+        """Until every server (of `transport`) has connected or failed."""
         assert self._boot is not None
+        if transport is not None and all(c.transport != transport for c in self.config.servers.values()):
+            return
         await asyncio.shield(self._boot)
-        await asyncio.gather(*(c.settled.wait() for c in self.connections.values()))
+        await asyncio.gather(*(c.settled.wait() for c in self.connections.values()
+                               if transport is None or c.cfg.transport == transport))
 
     async def reconnect(self, name: str | None = None) -> list[str]:
         """Restart one server (or every failed one); returns the names restarted."""
@@ -138,6 +176,17 @@ class McpManager:
         await asyncio.gather(*(asyncio.wait_for(c.settled.wait(), self.connect_timeout_s) for c in targets),
                              return_exceptions=True)
         return [c.cfg.name for c in targets]
+
+    async def set_enabled(self, name: str, enabled: bool) -> None:
+        """Disable a server (disconnected, its tools gone) or enable it again (it reconnects). KeyError for a
+        server that is not running in this session."""
+        conn = self.connections.get(name)
+        if conn is None:
+            raise KeyError(name)
+        if not enabled:
+            await conn.disable()
+        elif conn.status == "disabled":
+            await self.reconnect(name)
 
     async def aclose(self) -> None:
         if self._boot is not None and not self._boot.done():

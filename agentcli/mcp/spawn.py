@@ -11,7 +11,7 @@ import dataclasses
 import os
 from collections.abc import Callable
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from mcp.client._transport import Transport
 from mcp.client.sse import sse_client
@@ -20,6 +20,13 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
 from agentcli.mcp.config import ServerConfig
+
+if TYPE_CHECKING:
+    from agentcli.mcp.sdk_transport import SdkRequest
+
+
+class SdkNotAttached(Exception):
+    """An `sdk` server configured in a run no Claude Agent SDK application drives (plain `-p`, the REPL)."""
 
 
 def stdio_parameters(cfg: ServerConfig, cwd: Path) -> StdioServerParameters:
@@ -43,8 +50,16 @@ def sandboxed(cfg: ServerConfig, cwd: Path, wrap: Wrap) -> ServerConfig:
     return dataclasses.replace(cfg, command=argv[0], args=tuple(argv[1:]), env=env)
 
 
-def open_transport(cfg: ServerConfig, cwd: Path, errlog: TextIO) -> Transport:
-    """An un-entered transport for `cfg`; stdio servers' stderr goes to `errlog` (a log file)."""
+def open_transport(cfg: ServerConfig, cwd: Path, errlog: TextIO, sdk: SdkRequest | None = None) -> Transport:
+    """An un-entered transport for `cfg`; stdio servers' stderr goes to `errlog` (a log file); `sdk` servers
+    travel over the SDK's control channel, when one is attached."""
+    if cfg.transport == "sdk":
+        if sdk is None:
+            raise SdkNotAttached("it lives inside a Claude Agent SDK application, and no SDK drives this run "
+                                 "(it is reachable only with --input-format stream-json from the SDK)")
+        from agentcli.mcp.sdk_transport import sdk_transport
+
+        return sdk_transport(cfg.name, sdk)
     if cfg.transport == "stdio":
         return stdio_client(stdio_parameters(cfg, cwd), errlog=errlog)
     if cfg.transport == "sse":

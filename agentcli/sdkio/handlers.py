@@ -30,6 +30,10 @@ def register(session: StreamSession) -> None:
                              ("set_model", h.set_model), ("mcp_status", h.mcp_status),
                              ("get_context_usage", h.get_context_usage), ("rewind_files", h.rewind_files)):
         channel.handle(subtype, _when_ready(session, handler))
+    from agentcli.mcp.control import handlers as mcp_handlers  # mcp_status (Claude Code's shape), reconnect, toggle
+
+    for mcp_subtype, mcp_handler in mcp_handlers(lambda: session.agent.ctx.state.get("mcp")).items():
+        channel.handle(mcp_subtype, _when_ready(session, mcp_handler))
 
 
 def _when_ready(session: StreamSession, handler: Handler) -> Handler:
@@ -65,6 +69,9 @@ class _Handlers:
         agent = self.s.agent
         if late and (self.s.init_callbacks or self.s.init_agents):
             warnings.append("initialize came after the first user message: its hooks and agents were not applied")
+        from agentcli.mcp.control import declare_sdk_servers  # the TypeScript SDK names its servers here
+
+        warnings += declare_sdk_servers(req.get("sdkMcpServers"), agent, self.s.settings)
         for text in warnings:
             self.s.warn(text, "unsupported")
         model = agent.options.model
