@@ -195,6 +195,7 @@ def make_policy(settings: Settings, ctx: ToolContext, preset: Preset | None, ses
         ctx=ctx,
         trust_project=not settings.untrusted,
         settings_table=settings.settings_permissions,
+        sources=settings.setting_sources,
     )
 
 
@@ -249,7 +250,12 @@ def remembered_rules(opened: OpenedSession) -> list[str]:
     return rules
 
 
-def tool_names(preset: Preset | None, mode: str) -> list[str]:
+def tool_names(preset: Preset | None, mode: str, exact: tuple[str, ...] | None = None) -> list[str]:
+    """The tools of the session: `exact` (--tools) when given, else the preset's, else agentcli's default."""
+    if exact is not None:
+        from agentcli.assembly.sdkparts import exact_tools
+
+        return exact_tools(exact, mode)
     names = list(preset.tools) if preset else list(DEFAULT_TOOLS)
     if mode == "plan" and "ExitPlanMode" not in names:
         names.append("ExitPlanMode")
@@ -272,6 +278,7 @@ def open_sink(settings: Settings, sel: selection.Selection) -> OpenedSession:
         resume=settings.resume,
         fork_session=settings.fork_session,
         session_id=settings.session_id,
+        resume_at=settings.resume_session_at,
         no_persistence=settings.no_session_persistence,
         name=settings.name,
         secrets=settings.secrets,
@@ -285,9 +292,15 @@ def nested_memory(settings: Settings) -> NestedMemory:
 
 
 def build_prompt(settings: Settings, preset: Preset | None = None) -> str:
+    """agentcli's system prompt; `--system-prompt` replaces all of it but the memory files and the additions,
+    as Claude Code's does."""
     from agentcli.settings.memory import load_memory
 
-    memory = load_memory(settings.cwd, settings.project_root)
+    memory = load_memory(settings.cwd, settings.project_root, settings.setting_sources)
+    if settings.system_prompt is not None:
+        addendum = preset.system_prompt_append if preset else None
+        parts = (settings.system_prompt, memory.text, addendum, settings.append_system_prompt)
+        return "\n\n".join(p for p in parts if p)
     return system_prompt(
         settings.cwd, settings.project_root, memory=memory.text, append=settings.append_system_prompt,
         replace=settings.system_prompt, addendum=preset.system_prompt_append if preset else None,
@@ -362,15 +375,25 @@ def untrusted_notice(settings: Settings) -> str:
 
 async def build(settings: Settings, approver: Approver) -> Built:
     settings = with_session_setup(settings)
+    if settings.permission_mode == "dontAsk":  # Claude Code's: what the rules do not allow is denied, never asked
+        from agentcli.core.permissions import DenyingApprover
+
+        settings, approver = replace(settings, permission_mode="default"), DenyingApprover()
     preset = load_preset(settings)
     if preset is not None and preset.model and not settings.model:
         settings = replace(settings, model=preset.model)
     sel = await select_provider(settings)
+    if settings.resume_session_at and not (settings.resume or settings.continue_):
+        raise UsageError("--resume-session-at needs --resume or --continue", code="usage")
     preload_http(sel.config.base_url)
     window_fn, limit = context_window_fn(settings.prices, settings, sel), auto_compact_limit(settings)
     opened = open_sink(settings, sel)
     try:
         provider = make_provider(sel)
+        if settings.fallback_model:
+            from agentcli.assembly.fallback import with_fallback
+
+            provider = with_fallback(provider, settings, sel)
         ctx = tool_context(settings)
         policy = make_policy(settings, ctx, preset, remembered_rules(opened))
         restore_todos(opened, ctx)
@@ -388,19 +411,29 @@ async def build(settings: Settings, approver: Approver) -> Built:
         max_budget_usd=settings.max_budget_usd,
         max_tool_calls_per_turn=settings.max_tool_calls_per_turn,
         max_tokens=settings.max_tokens,
-        effort=_effort(settings.effort),
+        effort=thinking_effort(settings),
         cost_fn=cost_fn(settings.prices, sel.pricing_provider),
         context_window_fn=window_fn,
         auto_compact_limit=limit,
         compact_provider=compact_provider_fn(settings),
         nested_memory=nested_memory(settings),
     )
-    registry = ToolRegistry(tool_names(preset, policy.mode))
+    registry = ToolRegistry(tool_names(preset, policy.mode, settings.tools))
+    if settings.tools is not None or settings.json_schema is not None:
+        from agentcli.assembly import sdkparts
+
+        opened.notices.extend(n for n in [sdkparts.unknown_tools_notice(settings.tools)] if n)
+        if settings.json_schema is not None:
+            sdkparts.attach_structured_output(registry, options, settings.json_schema)
     agent = Agent(
         provider=provider, registry=registry, policy=policy,
         approver=approver, ctx=ctx, options=options, sink=opened.sink, history=opened.history, hooks=hooks,
     )
     carry_usage(agent, opened.replay)
+    if settings.fallback_model:
+        from agentcli.assembly.fallback import bind
+
+        bind(agent)
     opened.notices.extend(hook_warnings)
     publish_web(ctx, policy, settings)
     publish_model(agent, settings)
@@ -446,7 +479,9 @@ def start_mcp(settings: Settings, agent: Agent) -> None:
     configured nothing of the `mcp` SDK is imported."""
     from agentcli.mcp.config import load
 
-    config = load(settings.project_root, settings.mcp_config, settings.strict_mcp_config)
+    # --setting-sources "" loads no settings file, so no MCP server from one either
+    strict = settings.strict_mcp_config or settings.setting_sources == ()
+    config = load(settings.project_root, settings.mcp_config, strict)
     if not (config.servers or config.untrusted or config.problems):
         return
     from agentcli.mcp.manager import McpManager
@@ -476,3 +511,16 @@ def _effort(value: str | None) -> Effort | None:
     if value in ("low", "medium", "high"):
         return value  # type: ignore[return-value]
     return None
+
+
+def thinking_effort(settings: Settings) -> Effort | None:
+    """--effort, else what --max-thinking-tokens / --thinking mean in agentcli's effort levels (no thinking
+    when disabled or 0; a budget picks the level whose provider budget it is nearest to)."""
+    if settings.thinking == "disabled" or settings.max_thinking_tokens == 0:
+        return None
+    if settings.effort:
+        return _effort(settings.effort)
+    tokens = settings.max_thinking_tokens
+    if tokens is None:
+        return None
+    return "low" if tokens <= 4096 else "medium" if tokens <= 16384 else "high"

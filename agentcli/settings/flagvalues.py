@@ -1,0 +1,86 @@
+"""The values of Claude Code's flags, read and checked once, in the shapes Settings holds.
+
+    --system-prompt-file F    the file's text becomes `system_prompt` (an unreadable file: usage error)
+    --tools "Read,Grep"       `tools`: the exact tool names (also space separated); "" → (); "default" → None
+    --setting-sources "a,b"   `setting_sources`: a subset of user, project, local; "" → ()
+    --json-schema JSON        `json_schema`: a JSON object that is itself a valid JSON Schema
+    --max-thinking-tokens N   must not be negative
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from agentcli.errors import UsageError
+
+SETTING_SOURCES = ("user", "project", "local")
+
+
+def convert(flags: dict[str, Any]) -> dict[str, Any]:
+    """Replace the raw strings of these flags in the settings flag layer by checked values."""
+    if "system_prompt_file" in flags:
+        if "system_prompt" in flags:
+            raise UsageError("--system-prompt and --system-prompt-file are exclusive", hint="give one of them")
+        flags["system_prompt"] = read_prompt_file(str(flags.pop("system_prompt_file")))
+    if "tools" in flags:
+        flags["tools"] = tool_list(str(flags["tools"]))
+    if "setting_sources" in flags:
+        flags["setting_sources"] = setting_sources(str(flags["setting_sources"]))
+    if "json_schema" in flags:
+        flags["json_schema"] = json_schema(str(flags["json_schema"]))
+    thinking = flags.get("max_thinking_tokens")
+    if thinking is not None and thinking < 0:
+        raise UsageError(f"--max-thinking-tokens must be 0 or more, got {thinking}")
+    return flags
+
+
+def read_prompt_file(value: str) -> str:
+    path = Path(value).expanduser()
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as err:
+        why = err.strerror if isinstance(err, OSError) and err.strerror else str(err)
+        raise UsageError(f"--system-prompt-file {value}: {why}", hint="pass a readable UTF-8 text file") from err
+
+
+def _words(value: str) -> list[str]:
+    return [w for part in value.replace(",", " ").split() if (w := part.strip())]
+
+
+def tool_list(value: str) -> tuple[str, ...] | None:
+    """`--tools`: None means the usual set (the preset's, or agentcli's default); () means no tools at all."""
+    words = _words(value)
+    if words == ["default"]:
+        return None
+    if "default" in words:
+        raise UsageError(f"--tools {value!r}: \"default\" stands alone", hint='--tools default, or list the tools')
+    return tuple(dict.fromkeys(words))
+
+
+def setting_sources(value: str) -> tuple[str, ...]:
+    words = _words(value)
+    bad = [w for w in words if w not in SETTING_SOURCES]
+    if bad:
+        raise UsageError(f"--setting-sources: unknown source {bad[0]!r}",
+                         hint=f"use a comma list of {', '.join(SETTING_SOURCES)}, or \"\" for none")
+    return tuple(dict.fromkeys(words))
+
+
+def json_schema(value: str) -> dict[str, Any]:
+    """The schema, parsed and checked against its metaschema (a schema no output could meet is refused now,
+    not after five model replies)."""
+    import json
+
+    try:
+        schema = json.loads(value)
+    except ValueError as err:
+        raise UsageError(f"--json-schema is not valid JSON: {err}", code="bad_json_schema",
+                         hint="pass the schema as one JSON object") from err
+    if not isinstance(schema, dict):
+        raise UsageError("--json-schema must be a JSON object", code="bad_json_schema",
+                         hint='e.g. {"type": "object", "properties": {...}}')
+    from agentcli.structured import check_schema
+
+    check_schema(schema)
+    return schema
