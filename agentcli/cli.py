@@ -153,10 +153,6 @@ def settings_flags(values: dict[str, Any]) -> dict[str, Any]:
         flags["add_dirs"] = tuple(Path(d).expanduser().resolve() for d in flags["add_dirs"])
     for key in ("prompt", "print_mode", "cwd", "help", "version"):
         flags.pop(key, None)
-    if flags.keys() & {"system_prompt_file", "tools", "setting_sources", "json_schema", "max_thinking_tokens"}:
-        from agentcli.settings.flagvalues import convert
-
-        flags = convert(flags)
     return cli_compat.drop(flags)
 
 

@@ -47,6 +47,8 @@ SCALAR_KEYS = {
     "subagent_max_turns": int,
     "max_parallel_subagents": int,
 }
+# Flags whose raw text agentcli.settings.flagvalues reads (a file, JSON, a list) before they become settings.
+FLAG_VALUES = {"system_prompt_file", "tools", "setting_sources", "json_schema", "max_thinking_tokens"}
 # What --setting-sources without "user" still reads from the user's config.toml: which model and how to reach it.
 PROVIDER_KEYS = ("model", "provider", "base_url", "providers", "prices", "max_retries", "request_timeout_s")
 # Settings that are lists of strings (TOML arrays); see docs/sandbox.md.
@@ -231,6 +233,10 @@ def _from_env(settings: Settings) -> Settings:
 
 def load_settings(cwd: Path, flags: dict[str, Any]) -> Settings:
     """Merge every layer. `flags` holds only the options the user actually gave (None means not given)."""
+    if flags.keys() & FLAG_VALUES:
+        from agentcli.settings.flagvalues import convert
+
+        flags = convert(dict(flags))
     sources = flags.get("setting_sources")
     settings = Settings(cwd=cwd, setting_sources=sources)
     user = read_toml(paths.user_config_file())

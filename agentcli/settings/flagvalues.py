@@ -18,17 +18,18 @@ SETTING_SOURCES = ("user", "project", "local")
 
 
 def convert(flags: dict[str, Any]) -> dict[str, Any]:
-    """Replace the raw strings of these flags in the settings flag layer by checked values."""
+    """Replace the raw strings of these flags in the settings flag layer by checked values (values already in
+    their final shape, from the Python API, are kept)."""
     if "system_prompt_file" in flags:
         if "system_prompt" in flags:
             raise UsageError("--system-prompt and --system-prompt-file are exclusive", hint="give one of them")
         flags["system_prompt"] = read_prompt_file(str(flags.pop("system_prompt_file")))
-    if "tools" in flags:
-        flags["tools"] = tool_list(str(flags["tools"]))
-    if "setting_sources" in flags:
-        flags["setting_sources"] = setting_sources(str(flags["setting_sources"]))
-    if "json_schema" in flags:
-        flags["json_schema"] = json_schema(str(flags["json_schema"]))
+    if isinstance(flags.get("tools"), str):
+        flags["tools"] = tool_list(flags["tools"])
+    if isinstance(flags.get("setting_sources"), str):
+        flags["setting_sources"] = setting_sources(flags["setting_sources"])
+    if isinstance(flags.get("json_schema"), str):
+        flags["json_schema"] = json_schema(flags["json_schema"])
     thinking = flags.get("max_thinking_tokens")
     if thinking is not None and thinking < 0:
         raise UsageError(f"--max-thinking-tokens must be 0 or more, got {thinking}")
