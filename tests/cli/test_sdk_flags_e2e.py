@@ -198,3 +198,13 @@ def test_flags_it_cannot_honour(proj: Path, fake_llm: FakeLLM) -> None:
     unknown = run(fake_llm, proj, "--no-such-flag")
     assert unknown.status == 2 and "no such option --no-such-flag" in unknown.stderr
     assert len(fake_llm.requests) == 1
+
+
+def test_dont_ask_denies_what_no_rule_allows(proj: Path, fake_llm: FakeLLM) -> None:
+    fake_llm.push(Reply(tool_calls=[ToolCall("Bash", {"command": "echo allowed", "description": "x"}),
+                                    ToolCall("Bash", {"command": "touch denied", "description": "y"})]),
+                  Reply(text="done"))
+    result = run(fake_llm, proj, "--permission-mode", "dontAsk", "--allowedTools", "Bash(echo:*)")
+    assert result.status == 3, result.stderr
+    assert [d["tool_input"]["command"] for d in result.json()["permission_denials"]] == ["touch denied"]
+    assert not (proj / "denied").exists()
