@@ -81,6 +81,10 @@ class StructuredOutput:
         self.last_problem: str | None = None
         self._validator = validators.validator_for(schema)(schema)
 
+    def start(self) -> None:
+        """Each run (each turn of an SDK client session) must give its own answer."""
+        self.attempts, self.value, self.given, self.last_problem = 0, None, False, None
+
     def validate(self, args: dict[str, Any]) -> str | None:
         """None when `args` (the tool's input) is a valid output, which is then kept; else what is wrong."""
         value = args.get(WRAP_KEY) if wraps(self.schema) else args

@@ -72,6 +72,10 @@ class FinalOutput(Protocol):
 
     value: Any
 
+    def start(self) -> None:
+        """A run begins: nothing given yet, every attempt available."""
+        ...
+
     def seen(self, calls: Sequence[ToolUseBlock], /) -> bool:
         """After a turn's tool calls ran: True when the answer was given (the run ends)."""
         ...
@@ -270,6 +274,8 @@ class Agent:
         st = _RunState()
         runner = ToolRunner(self.policy, self.approver, self.ctx, self.sink, self.set_mode, self.hooks)
         self._run_state = st
+        if self.options.final_output is not None:
+            self.options.final_output.start()
         await self.registry.refresh()  # MCP servers still connecting get their grace before init lists them
         yield self._started()
         for problem in self.sink.take_problems():  # e.g. the last run's closing snapshot failed
