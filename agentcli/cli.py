@@ -82,6 +82,8 @@ ROOT_FLAGS: tuple[Flag, ...] = (
     flag("--json-schema", metavar="JSON", panel=RUN,
          help="structured output: the final answer must be JSON valid against this schema (result.structured_output)"),
     flag("--include-hook-events", kind="switch", panel=RUN, help="with stream-json: also emit hook events"),
+    flag("--agents", metavar="JSON", panel=CONTEXT,
+         help='subagents: {"name": {"description": "...", "prompt": "...", "tools": [...], "model": "..."}}'),
     flag("--cwd", metavar="DIR", panel=CONTEXT, help="run as if started in this directory"),
     flag("--mcp-config", kind="append", metavar="FILE_OR_JSON", panel=CONTEXT,
          help='MCP servers from a file or a JSON string ({"mcpServers": {...}}); repeatable'),

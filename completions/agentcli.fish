@@ -67,6 +67,7 @@ complete -c agentcli -n '__agentcli_at ""' -l tools -x -d 'the exact tool set: "
 complete -c agentcli -n '__agentcli_at ""' -l setting-sources -x -d 'which settings files load: "user,project,local" (the default), "" for none'
 complete -c agentcli -n '__agentcli_at ""' -l json-schema -x -d 'structured output: the final answer must be JSON valid against this schema (result.structured_output)'
 complete -c agentcli -n '__agentcli_at ""' -l include-hook-events -d 'with stream-json: also emit hook events'
+complete -c agentcli -n '__agentcli_at ""' -l agents -x -d 'subagents: {"name": {"description": "...", "prompt": "...", "tools": [...], "model": "..."}}'
 complete -c agentcli -n '__agentcli_at ""' -l cwd -x -a '(__fish_complete_directories)' -d 'run as if started in this directory'
 complete -c agentcli -n '__agentcli_at ""' -l mcp-config -r -F -d 'MCP servers from a file or a JSON string ({"mcpServers": {...}}); repeatable'
 complete -c agentcli -n '__agentcli_at ""' -l strict-mcp-config -d 'use only the --mcp-config servers, none from settings or .mcp.json'

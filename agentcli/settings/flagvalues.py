@@ -4,6 +4,7 @@
     --tools "Read,Grep"       `tools`: the exact tool names (also space separated); "" → (); "default" → None
     --setting-sources "a,b"   `setting_sources`: a subset of user, project, local; "" → ()
     --json-schema JSON        `json_schema`: a JSON object that is itself a valid JSON Schema
+    --agents JSON             `agents`: subagent definitions (Claude Code's object of name → definition)
     --max-thinking-tokens N   must not be negative
 """
 
@@ -30,6 +31,8 @@ def convert(flags: dict[str, Any]) -> dict[str, Any]:
         flags["setting_sources"] = setting_sources(flags["setting_sources"])
     if isinstance(flags.get("json_schema"), str):
         flags["json_schema"] = json_schema(flags["json_schema"])
+    if isinstance(flags.get("agents"), str):
+        flags["agents"] = agents(flags["agents"])
     thinking = flags.get("max_thinking_tokens")
     if thinking is not None and thinking < 0:
         raise UsageError(f"--max-thinking-tokens must be 0 or more, got {thinking}")
@@ -66,6 +69,18 @@ def setting_sources(value: str) -> tuple[str, ...]:
         raise UsageError(f"--setting-sources: unknown source {bad[0]!r}",
                          hint=f"use a comma list of {', '.join(SETTING_SOURCES)}, or \"\" for none")
     return tuple(dict.fromkeys(words))
+
+
+def agents(value: str) -> tuple[Any, ...]:
+    """`--agents JSON`: subagent definitions, beside the files (agentcli.agents.definitions)."""
+    import json
+
+    from agentcli.agents.definitions import definitions_from_json
+
+    try:
+        return definitions_from_json(json.loads(value))
+    except ValueError as err:  # JSONDecodeError is one
+        raise UsageError(f"--agents: {err}", hint='e.g. {"reviewer": {"description": "...", "prompt": "..."}}') from err
 
 
 def json_schema(value: str) -> dict[str, Any]:

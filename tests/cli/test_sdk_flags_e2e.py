@@ -208,3 +208,16 @@ def test_dont_ask_denies_what_no_rule_allows(proj: Path, fake_llm: FakeLLM) -> N
     assert result.status == 3, result.stderr
     assert [d["tool_input"]["command"] for d in result.json()["permission_denials"]] == ["touch denied"]
     assert not (proj / "denied").exists()
+
+
+def test_agents_json_defines_subagents(proj: Path, fake_llm: FakeLLM) -> None:
+    agents = {"reviewer": {"description": "Reviews code", "prompt": "You are REVIEWER-PROMPT.", "tools": ["Read"]}}
+    fake_llm.push(Reply(tool_calls=[ToolCall("Task", {"description": "review", "prompt": "review a.py",
+                                                      "subagent_type": "reviewer"})]),
+                  Reply(text="looks fine", when="review a.py"), Reply(text="The reviewer says it looks fine."))
+    result = run(fake_llm, proj, "--agents", json.dumps(agents))
+    assert result.status == 0, result.stderr
+    child = fake_llm.requests[1].body
+    assert "REVIEWER-PROMPT" in (system_text(child) or "") and tool_names(child) == ["Read"]
+    bad = run(fake_llm, proj, "--agents", json.dumps({"x": {"description": "d", "prompt": "p", "skills": ["a"]}}))
+    assert bad.status == 2 and "skills not supported" in bad.stderr
