@@ -153,6 +153,24 @@ def test_resume_session_at_truncates(proj: Path, fake_llm: FakeLLM) -> None:
     assert missing.status == 2 and "no message 'ffffffff'" in missing.stderr
 
 
+def test_resume_session_at_with_fork_session(proj: Path, fake_llm: FakeLLM) -> None:
+    sid = str(uuid.uuid4())
+    fake_llm.push(Reply(text="first answer"), Reply(text="second answer"), Reply(text="forked"))
+    env = provider_env(fake_llm, ANTHROPIC)
+    assert agentcli(["-p", "first question", "--model", ANTHROPIC, f"--session-id={sid}"], proj, env).status == 0
+    assert agentcli(["-p", "second question", "--model", ANTHROPIC, "--continue"], proj, env).status == 0
+    at = next(r["id"] for r in _records(sid) if r.get("type") == "message" and "first answer" in json.dumps(r))
+    fork = agentcli(["-p", "fork question", "--model", ANTHROPIC, "--output-format", "json", "--continue",
+                     "--fork-session", f"--resume-session-at={at[:8]}"], proj, env)
+    assert fork.status == 0, fork.stderr
+    assert fork.json()["session_id"] != sid
+    sent = _texts(fake_llm.requests[2].body)
+    assert "first answer" in sent and not any("second" in t for t in sent)
+    assert len([r for r in _records(sid) if r.get("type") == "message"]) == 4  # the original is untouched
+    alone = agentcli(["-p", "x", "--model", ANTHROPIC, f"--resume-session-at={at}"], proj, env)
+    assert alone.status == 2 and "needs --resume or --continue" in alone.stderr
+
+
 def test_fallback_model_after_overload(proj: Path, fake_llm: FakeLLM) -> None:
     Path(os.environ["AGENTCLI_HOME"], "config.toml").write_text("max_retries = 0\n")
     fake_llm.push(Reply(fault=Fault.overloaded()), Reply(text="from the fallback"), Reply(text="still fallback"))

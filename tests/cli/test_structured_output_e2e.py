@@ -127,3 +127,11 @@ def test_a_bad_schema_is_refused_before_any_request(proj: Path, fake_llm: FakeLL
     result = run(fake_llm, proj, schema)
     assert result.status == 2 and "[bad_json_schema]" in result.stderr and "--json-schema" in result.stderr
     assert fake_llm.requests == []
+
+
+def test_a_run_without_a_schema_imports_none_of_it(proj: Path, fake_llm: FakeLLM) -> None:
+    from tests.cli.helpers import imported_modules
+
+    fake_llm.push(Reply(text="hi"))
+    imported = imported_modules(["-p", "hi", "--model", ANTHROPIC], proj, provider_env(fake_llm, ANTHROPIC))
+    assert not {"jsonschema", "agentcli.structured", "agentcli.settings.flagvalues"} & imported
