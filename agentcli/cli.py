@@ -75,6 +75,7 @@ ROOT_FLAGS: tuple[Flag, ...] = (
     flag("--system-prompt", metavar="TEXT", panel=CONTEXT,
          help="replace the whole system prompt (memory files are still added; \"\" for none)"),
     flag("--system-prompt-file", metavar="FILE", panel=CONTEXT, help="replace the system prompt with a file's text"),
+    flag("--append-system-prompt-file", metavar="FILE", panel=CONTEXT, help="add a file's text to the system prompt"),
     flag("--tools", metavar="TOOLS", panel=PERMS,
          help='the exact tool set: "Read,Grep", "" for none, "default" for the preset\'s'),
     flag("--setting-sources", metavar="SOURCES", panel=CONTEXT,

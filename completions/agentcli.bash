@@ -38,6 +38,7 @@ _agentcli() {
         "|--append-system-prompt") :; return;;
         "|--system-prompt") :; return;;
         "|--system-prompt-file") COMPREPLY=($(compgen -f -- "$cur")); return;;
+        "|--append-system-prompt-file") COMPREPLY=($(compgen -f -- "$cur")); return;;
         "|--tools") :; return;;
         "|--setting-sources") :; return;;
         "|--json-schema") :; return;;
@@ -99,7 +100,7 @@ _agentcli() {
     esac
     if [[ $cur == -* ]]; then
         case "$cmdpath" in
-        "") w='-p --print --output-format --include-partial-messages --verbose --model --provider --base-url --effort --fallback-model --max-thinking-tokens --thinking --permission-mode --sandbox --dangerously-skip-permissions --allowedTools --allowed-tools --disallowedTools --disallowed-tools --preset --add-dir --append-system-prompt --system-prompt --system-prompt-file --tools --setting-sources --json-schema --include-hook-events --agents --cwd --mcp-config --strict-mcp-config --settings --max-turns --max-budget-usd --max-tool-calls-per-turn --request-timeout --tool-timeout -c --continue -r --resume --fork-session --session-id --resume-session-at --no-session-persistence -n --name --betas --task-budget --thinking-display --debug-to-stderr --plugin-dir --session-mirror --resume-drops-turn -h --help -v --version';;
+        "") w='-p --print --output-format --include-partial-messages --verbose --model --provider --base-url --effort --fallback-model --max-thinking-tokens --thinking --permission-mode --sandbox --dangerously-skip-permissions --allowedTools --allowed-tools --disallowedTools --disallowed-tools --preset --add-dir --append-system-prompt --system-prompt --system-prompt-file --append-system-prompt-file --tools --setting-sources --json-schema --include-hook-events --agents --cwd --mcp-config --strict-mcp-config --settings --max-turns --max-budget-usd --max-tool-calls-per-turn --request-timeout --tool-timeout -c --continue -r --resume --fork-session --session-id --resume-session-at --no-session-persistence -n --name --betas --task-budget --thinking-display --debug-to-stderr --plugin-dir --session-mirror --resume-drops-turn -h --help -v --version';;
         "sessions") w='-C --directory -h --help';;
         "sessions list") w='--json -n --limit --all -h --help';;
         "sessions show") w='--json --sidechain -h --help';;

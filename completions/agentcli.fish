@@ -63,6 +63,7 @@ complete -c agentcli -n '__agentcli_at ""' -l add-dir -x -a '(__fish_complete_di
 complete -c agentcli -n '__agentcli_at ""' -l append-system-prompt -x -d 'text added to the end of the system prompt'
 complete -c agentcli -n '__agentcli_at ""' -l system-prompt -x -d 'replace the whole system prompt (memory files are still added; "" for none)'
 complete -c agentcli -n '__agentcli_at ""' -l system-prompt-file -r -F -d 'replace the system prompt with a file\'s text'
+complete -c agentcli -n '__agentcli_at ""' -l append-system-prompt-file -r -F -d 'add a file\'s text to the system prompt'
 complete -c agentcli -n '__agentcli_at ""' -l tools -x -d 'the exact tool set: "Read,Grep", "" for none, "default" for the preset\'s'
 complete -c agentcli -n '__agentcli_at ""' -l setting-sources -x -d 'which settings files load: "user,project,local" (the default), "" for none'
 complete -c agentcli -n '__agentcli_at ""' -l json-schema -x -d 'structured output: the final answer must be JSON valid against this schema (result.structured_output)'

@@ -479,9 +479,11 @@ def start_mcp(settings: Settings, agent: Agent) -> None:
     configured nothing of the `mcp` SDK is imported."""
     from agentcli.mcp.config import load
 
-    # --setting-sources "" loads no settings file, so no MCP server from one either
-    strict = settings.strict_mcp_config or settings.setting_sources == ()
-    config = load(settings.project_root, settings.mcp_config, strict)
+    config = load(settings.project_root, settings.mcp_config, settings.strict_mcp_config)
+    if settings.setting_sources is not None:  # as Claude Code's: user servers always load, like the login
+        from agentcli.assembly.sdkparts import servers_from
+
+        config = servers_from(config, ("user", "flag", *settings.setting_sources))
     if not (config.servers or config.untrusted or config.problems):
         return
     from agentcli.mcp.manager import McpManager

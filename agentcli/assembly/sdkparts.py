@@ -9,6 +9,7 @@ from agentcli.tools.registry import BUILTIN_TOOLS, SUBAGENT_TOOLS, ToolRegistry
 
 if TYPE_CHECKING:
     from agentcli.core.loop import AgentOptions
+    from agentcli.mcp.config import McpConfig
 
 # Claude Code's names for tools agentcli has under another name (or as a family).
 ALIASES: dict[str, tuple[str, ...]] = {
@@ -57,3 +58,12 @@ def attach_structured_output(registry: ToolRegistry, options: AgentOptions, sche
     state = StructuredOutput(schema)
     registry.add(StructuredOutputTool(state))
     options.final_output = state
+
+
+def servers_from(config: McpConfig, scopes: tuple[str, ...]) -> McpConfig:
+    """`--setting-sources`: only the MCP servers of the layers it names (an untrusted project's servers stay
+    withheld either way)."""
+    from dataclasses import replace
+
+    return replace(config, servers={n: s for n, s in config.servers.items() if s.scope in scopes},
+                   untrusted={n: s for n, s in config.untrusted.items() if s.scope in scopes})

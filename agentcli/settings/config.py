@@ -48,7 +48,8 @@ SCALAR_KEYS = {
     "max_parallel_subagents": int,
 }
 # Flags whose raw text agentcli.settings.flagvalues reads (a file, JSON, a list) before they become settings.
-FLAG_VALUES = {"system_prompt_file", "tools", "setting_sources", "json_schema", "max_thinking_tokens", "agents"}
+FLAG_VALUES = {"system_prompt_file", "append_system_prompt_file", "tools", "setting_sources", "json_schema",
+               "max_thinking_tokens", "agents"}
 # What --setting-sources without "user" still reads from the user's config.toml: which model and how to reach it.
 PROVIDER_KEYS = ("model", "provider", "base_url", "providers", "prices", "max_retries", "request_timeout_s")
 # Settings that are lists of strings (TOML arrays); see docs/sandbox.md.

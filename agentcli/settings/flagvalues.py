@@ -1,6 +1,7 @@
 """The values of Claude Code's flags, read and checked once, in the shapes Settings holds.
 
     --system-prompt-file F    the file's text becomes `system_prompt` (an unreadable file: usage error)
+    --append-system-prompt-file F                         … `append_system_prompt`
     --tools "Read,Grep"       `tools`: the exact tool names (also space separated); "" → (); "default" → None
     --setting-sources "a,b"   `setting_sources`: a subset of user, project, local; "" → ()
     --json-schema JSON        `json_schema`: a JSON object that is itself a valid JSON Schema
@@ -24,7 +25,13 @@ def convert(flags: dict[str, Any]) -> dict[str, Any]:
     if "system_prompt_file" in flags:
         if "system_prompt" in flags:
             raise UsageError("--system-prompt and --system-prompt-file are exclusive", hint="give one of them")
-        flags["system_prompt"] = read_prompt_file(str(flags.pop("system_prompt_file")))
+        flags["system_prompt"] = read_prompt_file("--system-prompt-file", str(flags.pop("system_prompt_file")))
+    if "append_system_prompt_file" in flags:
+        if "append_system_prompt" in flags:
+            raise UsageError("--append-system-prompt and --append-system-prompt-file are exclusive",
+                             hint="give one of them")
+        path = str(flags.pop("append_system_prompt_file"))
+        flags["append_system_prompt"] = read_prompt_file("--append-system-prompt-file", path)
     if isinstance(flags.get("tools"), str):
         flags["tools"] = tool_list(flags["tools"])
     if isinstance(flags.get("setting_sources"), str):
@@ -39,13 +46,13 @@ def convert(flags: dict[str, Any]) -> dict[str, Any]:
     return flags
 
 
-def read_prompt_file(value: str) -> str:
+def read_prompt_file(option: str, value: str) -> str:
     path = Path(value).expanduser()
     try:
         return path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as err:
         why = err.strerror if isinstance(err, OSError) and err.strerror else str(err)
-        raise UsageError(f"--system-prompt-file {value}: {why}", hint="pass a readable UTF-8 text file") from err
+        raise UsageError(f"{option} {value}: {why}", hint="pass a readable UTF-8 text file") from err
 
 
 def _words(value: str) -> list[str]:

@@ -54,9 +54,12 @@ def test_system_prompt_replaces_everything_verbatim(proj: Path, fake_llm: FakeLL
 def test_system_prompt_file(proj: Path, fake_llm: FakeLLM, tmp_path: Path) -> None:
     prompt = tmp_path / "prompt.md"
     prompt.write_text("From a file: be brief.")
-    fake_llm.push(Reply(text="ok"))
+    fake_llm.push(Reply(text="ok"), Reply(text="ok"))
     assert run(fake_llm, proj, "--system-prompt-file", str(prompt)).status == 0
     assert system_text(fake_llm.requests[0].body) == "From a file: be brief."
+    assert run(fake_llm, proj, "--append-system-prompt-file", str(prompt)).status == 0
+    appended = system_text(fake_llm.requests[1].body) or ""
+    assert appended.startswith("You are agentcli") and appended.endswith("From a file: be brief.")
     missing = run(fake_llm, proj, "--system-prompt-file", str(tmp_path / "nope.md"))
     assert missing.status == 2 and "--system-prompt-file" in missing.stderr and "[usage]" in missing.stderr
 
@@ -239,3 +242,14 @@ def test_agents_json_defines_subagents(proj: Path, fake_llm: FakeLLM) -> None:
     assert "REVIEWER-PROMPT" in (system_text(child) or "") and tool_names(child) == ["Read"]
     bad = run(fake_llm, proj, "--agents", json.dumps({"x": {"description": "d", "prompt": "p", "skills": ["a"]}}))
     assert bad.status == 2 and "skills not supported" in bad.stderr
+
+
+def test_setting_sources_choose_the_mcp_servers(proj: Path, fake_llm: FakeLLM) -> None:
+    Path(os.environ["AGENTCLI_HOME"], "config.toml").write_text("mcp_grace_s = 0\n")
+    (proj / ".agentcli").mkdir()
+    (proj / ".agentcli" / "settings.local.toml").write_text('[mcp_servers.localsrv]\ncommand = "true"\n')
+    fake_llm.push(Reply(text="a"), Reply(text="b"))
+    every = run(fake_llm, proj, fmt="stream-json")
+    without_local = run(fake_llm, proj, "--setting-sources", "user,project", fmt="stream-json")
+    assert [s["name"] for s in every.lines()[0]["mcp_servers"]] == ["localsrv"]
+    assert without_local.status == 0 and without_local.lines()[0]["mcp_servers"] == []
