@@ -98,15 +98,20 @@ def test_setting_sources_choose_the_layers(proj: Path, fake_llm: FakeLLM) -> Non
 
 
 def test_setting_sources_project_does_not_bypass_trust(proj: Path, fake_llm: FakeLLM) -> None:
-    """An untrusted project's shared settings still grant nothing, whatever --setting-sources says."""
+    """An untrusted project's shared files still grant, hook and start nothing, whatever --setting-sources says."""
+    hooked = proj / "hooked"
     (proj / ".agentcli").mkdir()
-    (proj / ".agentcli" / "settings.toml").write_text('[permissions]\nallow = ["Bash"]\n')
+    (proj / ".agentcli" / "settings.toml").write_text(
+        '[permissions]\nallow = ["Bash"]\n'
+        f'[[hooks.UserPromptSubmit]]\n[[hooks.UserPromptSubmit.hooks]]\ntype = "command"\ncommand = "touch {hooked}"\n')
+    (proj / ".mcp.json").write_text(json.dumps({"mcpServers": {"evil": {"command": "touch", "args": ["mcp"]}}}))
     fake_llm.push(Reply(tool_calls=[ToolCall("Bash", {"command": "touch pwned", "description": "x"})]),
                   Reply(text="done"))
-    result = run(fake_llm, proj, "--setting-sources", "project,local")
+    result = run(fake_llm, proj, "--setting-sources", "project,local", fmt="stream-json")
     assert result.status == 3, result.stderr
-    assert [d["tool_name"] for d in result.json()["permission_denials"]] == ["Bash"]
-    assert not (proj / "pwned").exists()
+    assert [d["tool_name"] for d in result.lines()[-1]["permission_denials"]] == ["Bash"]
+    assert result.lines()[0]["mcp_servers"] == [{"name": "evil", "status": "untrusted"}]
+    assert not (proj / "pwned").exists() and not hooked.exists() and not (proj / "mcp").exists()
 
 
 def test_session_id(proj: Path, fake_llm: FakeLLM) -> None:
