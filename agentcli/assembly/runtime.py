@@ -418,7 +418,9 @@ async def build(settings: Settings, approver: Approver) -> Built:
         compact_provider=compact_provider_fn(settings),
         nested_memory=nested_memory(settings),
     )
-    registry = ToolRegistry(tool_names(preset, policy.mode, settings.tools))
+    from agentcli.assembly.sdkparts import without_denied
+
+    registry = ToolRegistry(without_denied(tool_names(preset, policy.mode, settings.tools), policy))
     if settings.tools is not None or settings.json_schema is not None:
         from agentcli.assembly import sdkparts
 

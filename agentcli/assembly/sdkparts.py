@@ -50,6 +50,13 @@ def unknown_tools_notice(names: tuple[str, ...] | None) -> str | None:
     return f"--tools: agentcli has no tool named {', '.join(unknown)}; left out"
 
 
+def without_denied(names: list[str], policy: Any) -> list[str]:
+    """As Claude Code: a tool denied by name alone (`--disallowedTools Write`, a bare deny rule) is not offered
+    to the model at all, rather than offered and refused."""
+    denied = {r.tool for r in getattr(policy, "rules", ()) if r.behavior == "deny" and r.specifier is None}
+    return [n for n in names if n not in denied]
+
+
 def attach_structured_output(registry: ToolRegistry, options: AgentOptions, schema: dict[str, Any]) -> None:
     """`--json-schema`: the StructuredOutput tool joins the session's tools (whatever --tools says: it is how
     the answer is given) and the loop will not end the run until it was called with a valid answer."""

@@ -78,6 +78,17 @@ def test_tools_is_the_exact_tool_set(proj: Path, fake_llm: FakeLLM) -> None:
     assert tool_names(read) == ["Read"]
 
 
+def test_disallowed_tools_by_name_are_not_offered(proj: Path, fake_llm: FakeLLM) -> None:
+    fake_llm.push(Reply(tool_calls=[ToolCall("Bash", {"command": "touch nope", "description": "x"})]),
+                  Reply(text="done"))
+    result = run(fake_llm, proj, "--disallowedTools", "Write,Bash", "--disallowedTools", "Edit(*.py)")
+    assert result.status == 0, result.stderr
+    offered = tool_names(fake_llm.requests[0].body)
+    assert "Write" not in offered and "Bash" not in offered and "Edit" in offered  # a rule with a specifier: kept
+    assert "Unknown tool 'Bash'" in json.dumps(fake_llm.requests[1].body["messages"])
+    assert not (proj / "nope").exists()
+
+
 def test_setting_sources_choose_the_layers(proj: Path, fake_llm: FakeLLM) -> None:
     home = Path(os.environ["AGENTCLI_HOME"])
     home.joinpath("config.toml").write_text(f'model = "{ANTHROPIC}"\nappend_system_prompt = "USER-MARK"\n')
