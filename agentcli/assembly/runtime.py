@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
-from agentcli.assembly import selection
+from agentcli.assembly import sdkparts, selection
 from agentcli.assembly.firstrun import require_configured
 from agentcli.assembly.resumed import carry_usage, public_url, with_session_setup
 from agentcli.core.hooks import Hooks
@@ -253,9 +253,7 @@ def remembered_rules(opened: OpenedSession) -> list[str]:
 def tool_names(preset: Preset | None, mode: str, exact: tuple[str, ...] | None = None) -> list[str]:
     """The tools of the session: `exact` (--tools) when given, else the preset's, else agentcli's default."""
     if exact is not None:
-        from agentcli.assembly.sdkparts import exact_tools
-
-        return exact_tools(exact, mode)
+        return sdkparts.exact_tools(exact, mode)
     names = list(preset.tools) if preset else list(DEFAULT_TOOLS)
     if mode == "plan" and "ExitPlanMode" not in names:
         names.append("ExitPlanMode")
@@ -268,6 +266,8 @@ def open_sink(settings: Settings, sel: selection.Selection) -> OpenedSession:
 
     if settings.resume == "":
         raise UsageError("--resume needs a session id or name here", hint="agentcli sessions list shows them")
+    if settings.resume_session_at and not (settings.resume or settings.continue_):
+        raise UsageError("--resume-session-at needs --resume or --continue")
     return open_session(
         settings.project_root,
         cwd=settings.cwd,
@@ -375,27 +375,20 @@ def untrusted_notice(settings: Settings) -> str:
 
 async def build(settings: Settings, approver: Approver) -> Built:
     settings = with_session_setup(settings)
-    if settings.permission_mode == "dontAsk":  # Claude Code's: what the rules do not allow is denied, never asked
-        from agentcli.core.permissions import DenyingApprover
-
-        settings, approver = replace(settings, permission_mode="default"), DenyingApprover()
+    settings, approver, dont_ask = sdkparts.dont_ask(settings, approver)
     preset = load_preset(settings)
     if preset is not None and preset.model and not settings.model:
         settings = replace(settings, model=preset.model)
     sel = await select_provider(settings)
-    if settings.resume_session_at and not (settings.resume or settings.continue_):
-        raise UsageError("--resume-session-at needs --resume or --continue", code="usage")
     preload_http(sel.config.base_url)
     window_fn, limit = context_window_fn(settings.prices, settings, sel), auto_compact_limit(settings)
     opened = open_sink(settings, sel)
     try:
-        provider = make_provider(sel)
-        if settings.fallback_model:
-            from agentcli.assembly.fallback import with_fallback
-
-            provider = with_fallback(provider, settings, sel)
+        provider = sdkparts.with_fallback(make_provider(sel), settings, sel)
         ctx = tool_context(settings)
         policy = make_policy(settings, ctx, preset, remembered_rules(opened))
+        if dont_ask:  # not a preset's or a settings file's default_mode either
+            policy.mode = "default"
         restore_todos(opened, ctx)
         sandbox_notice = attach_sandbox(settings, ctx, policy, preset)
         hooks, hook_warnings = make_hooks(settings, ctx, opened)
@@ -418,24 +411,14 @@ async def build(settings: Settings, approver: Approver) -> Built:
         compact_provider=compact_provider_fn(settings),
         nested_memory=nested_memory(settings),
     )
-    from agentcli.assembly.sdkparts import without_denied
-
-    registry = ToolRegistry(without_denied(tool_names(preset, policy.mode, settings.tools), policy))
-    if settings.tools is not None or settings.json_schema is not None:
-        from agentcli.assembly import sdkparts
-
-        opened.notices.extend(n for n in [sdkparts.unknown_tools_notice(settings.tools)] if n)
-        if settings.json_schema is not None:
-            sdkparts.attach_structured_output(registry, options, settings.json_schema)
+    registry = ToolRegistry(sdkparts.without_denied(tool_names(preset, policy.mode, settings.tools), policy))
+    opened.notices.extend(sdkparts.attach_structured_output(registry, options, settings))
     agent = Agent(
         provider=provider, registry=registry, policy=policy,
         approver=approver, ctx=ctx, options=options, sink=opened.sink, history=opened.history, hooks=hooks,
     )
     carry_usage(agent, opened.replay)
-    if settings.fallback_model:
-        from agentcli.assembly.fallback import bind
-
-        bind(agent)
+    sdkparts.bind_fallback(agent)
     opened.notices.extend(hook_warnings)
     publish_web(ctx, policy, settings)
     publish_model(agent, settings)
@@ -483,9 +466,7 @@ def start_mcp(settings: Settings, agent: Agent) -> None:
 
     config = load(settings.project_root, settings.mcp_config, settings.strict_mcp_config)
     if settings.setting_sources is not None:  # as Claude Code's: user servers always load, like the login
-        from agentcli.assembly.sdkparts import servers_from
-
-        config = servers_from(config, ("user", "flag", *settings.setting_sources))
+        config = sdkparts.servers_from(config, ("user", "flag", *settings.setting_sources))
     if not (config.servers or config.untrusted or config.problems):
         return
     from agentcli.mcp.manager import McpManager

@@ -3,13 +3,18 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
+from agentcli.core.permissions import Approver
+from agentcli.llm.request import Provider
 from agentcli.tools.registry import BUILTIN_TOOLS, SUBAGENT_TOOLS, ToolRegistry
 
 if TYPE_CHECKING:
-    from agentcli.core.loop import AgentOptions
+    from agentcli.assembly.selection import Selection
+    from agentcli.core.loop import Agent, AgentOptions
     from agentcli.mcp.config import McpConfig
+    from agentcli.settings.config import Settings
 
 # Claude Code's names for tools agentcli has under another name (or as a family).
 ALIASES: dict[str, tuple[str, ...]] = {
@@ -57,14 +62,44 @@ def without_denied(names: list[str], policy: Any) -> list[str]:
     return [n for n in names if n not in denied]
 
 
-def attach_structured_output(registry: ToolRegistry, options: AgentOptions, schema: dict[str, Any]) -> None:
+def attach_structured_output(registry: ToolRegistry, options: AgentOptions, settings: Settings) -> list[str]:
     """`--json-schema`: the StructuredOutput tool joins the session's tools (whatever --tools says: it is how
-    the answer is given) and the loop will not end the run until it was called with a valid answer."""
-    from agentcli.structured import StructuredOutput, StructuredOutputTool
+    the answer is given) and the loop will not end the run until it was called with a valid answer. Returns
+    the notices about --tools."""
+    notice = unknown_tools_notice(settings.tools)
+    if settings.json_schema is not None:
+        from agentcli.structured import StructuredOutput, StructuredOutputTool
 
-    state = StructuredOutput(schema)
-    registry.add(StructuredOutputTool(state))
-    options.final_output = state
+        state = StructuredOutput(settings.json_schema)
+        registry.add(StructuredOutputTool(state))
+        options.final_output = state
+    return [notice] if notice else []
+
+
+def dont_ask(settings: Settings, approver: Approver) -> tuple[Settings, Approver, bool]:
+    """`--permission-mode dontAsk`, as Claude Code's: the default mode's rules, and what no rule allows is
+    denied without asking anyone (not even an SDK's can_use_tool)."""
+    if settings.permission_mode != "dontAsk":
+        return settings, approver, False
+    from agentcli.core.permissions import DenyingApprover
+
+    return replace(settings, permission_mode="default"), DenyingApprover(), True
+
+
+def with_fallback(provider: Provider, settings: Settings, sel: Selection) -> Provider:
+    """`--fallback-model` (agentcli.assembly.fallback); the provider itself without one."""
+    if not settings.fallback_model:
+        return provider
+    from agentcli.assembly import fallback
+
+    return fallback.with_fallback(provider, settings, sel)
+
+
+def bind_fallback(agent: Agent) -> None:
+    if type(agent.provider).__name__ == "FallbackProvider":  # nothing to import when there is none
+        from agentcli.assembly import fallback
+
+        fallback.bind(agent)
 
 
 def servers_from(config: McpConfig, scopes: tuple[str, ...]) -> McpConfig:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import AsyncGenerator, AsyncIterator, Callable, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from contextlib import aclosing
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -31,6 +31,7 @@ from agentcli.core.events import (
     ToolResultsMessage,
     TurnStarted,
 )
+from agentcli.core.final import FinalOutput
 from agentcli.core.hooks import HookOutcome, Hooks, fire
 from agentcli.core.permissions import PERMISSION_MODES, Approver, Policy
 from agentcli.core.sink import NullSink, SessionSink
@@ -63,25 +64,6 @@ class NestedMemory(Protocol):
 
     def texts(self) -> list[str]:
         """Every nested memory text loaded so far (re-injected after a compaction)."""
-        ...
-
-
-class FinalOutput(Protocol):
-    """A final answer the run must give through a tool (structured output, agentcli.structured), asked after
-    each reply. Both methods raise an AgentCliError once the model has used up its attempts."""
-
-    value: Any
-
-    def start(self) -> None:
-        """A run begins: nothing given yet, every attempt available."""
-        ...
-
-    def seen(self, calls: Sequence[ToolUseBlock], /) -> bool:
-        """After a turn's tool calls ran: True when the answer was given (the run ends)."""
-        ...
-
-    def missing(self) -> str | None:
-        """The model ended its turn: None when the answer was given, else a reminder to continue with."""
         ...
 
 
