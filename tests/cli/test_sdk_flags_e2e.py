@@ -238,6 +238,7 @@ def test_flags_it_cannot_honour(proj: Path, fake_llm: FakeLLM) -> None:
 
 
 def test_dont_ask_denies_what_no_rule_allows(proj: Path, fake_llm: FakeLLM) -> None:
+    Path(os.environ["AGENTCLI_HOME"], "config.toml").write_text('[permissions]\ndefault_mode = "bypassPermissions"\n')
     fake_llm.push(Reply(tool_calls=[ToolCall("Bash", {"command": "echo allowed", "description": "x"}),
                                     ToolCall("Bash", {"command": "touch denied", "description": "y"})]),
                   Reply(text="done"))
