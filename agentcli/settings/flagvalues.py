@@ -38,6 +38,10 @@ def convert(flags: dict[str, Any]) -> dict[str, Any]:
         flags["setting_sources"] = setting_sources(flags["setting_sources"])
     if isinstance(flags.get("json_schema"), str):
         flags["json_schema"] = json_schema(flags["json_schema"])
+    elif isinstance(flags.get("json_schema"), dict):  # the Python API's: checked the same way
+        from agentcli.structured import check_schema
+
+        check_schema(flags["json_schema"])
     if isinstance(flags.get("agents"), str):
         flags["agents"] = agents(flags["agents"])
     thinking = flags.get("max_thinking_tokens")

@@ -135,3 +135,24 @@ def test_a_run_without_a_schema_imports_none_of_it(proj: Path, fake_llm: FakeLLM
     fake_llm.push(Reply(text="hi"))
     imported = imported_modules(["-p", "hi", "--model", ANTHROPIC], proj, provider_env(fake_llm, ANTHROPIC))
     assert not {"jsonschema", "agentcli.structured", "agentcli.settings.flagvalues"} & imported
+
+
+def test_the_python_api_takes_a_schema(tmp_path: Path, fake_llm: FakeLLM, monkeypatch: pytest.MonkeyPatch) -> None:
+    import asyncio
+
+    from agentcli import query
+    from agentcli.core.events import RunFinished
+    from agentcli.errors import UsageError
+
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", fake_llm.url)
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test-api-000000")
+    fake_llm.push(Reply(tool_calls=[ToolCall("StructuredOutput", ANSWER)]))
+
+    async def go(schema: Any) -> Any:
+        return [ev async for ev in query("count", cwd=tmp_path, model=ANTHROPIC, json_schema=schema,
+                                         no_session_persistence=True)][-1]
+
+    end = asyncio.run(go(SCHEMA))
+    assert isinstance(end, RunFinished) and end.result.structured_output == ANSWER
+    with pytest.raises(UsageError, match="not a valid JSON Schema"):
+        asyncio.run(go({"type": 5}))
