@@ -5,12 +5,11 @@ here, where the SDK writes it on stdin with `--input-format stream-json` (tests/
 from __future__ import annotations
 
 import json
+import subprocess
 import sys
 import uuid
 from pathlib import Path
-
-from claude_agent_sdk import ClaudeAgentOptions
-from claude_agent_sdk._internal.transport.subprocess_cli import SubprocessCLITransport
+from typing import Any
 
 from agentcli.cli import ROOT_FLAGS
 from tests.cli.helpers import ANTHROPIC, agentcli, git_repo, provider_env
@@ -20,9 +19,22 @@ from tests.fakes.server import FakeLLM
 SCHEMA = {"type": "object", "properties": {"answer": {"type": "string"}}, "required": ["answer"]}
 
 
-def sdk_argv(options: ClaudeAgentOptions) -> list[str]:
-    """The SDK's command line minus the executable, and minus --input-format when this build has not got it."""
-    argv = SubprocessCLITransport(prompt="unused", options=options)._build_command()[1:]
+BUILD = """
+import json, sys
+from claude_agent_sdk import ClaudeAgentOptions
+from claude_agent_sdk._internal.transport.subprocess_cli import SubprocessCLITransport
+options = ClaudeAgentOptions(**json.loads(sys.argv[1]))
+print(json.dumps(SubprocessCLITransport(prompt="unused", options=options)._build_command()))
+"""
+
+
+def sdk_argv(options: dict[str, Any]) -> list[str]:
+    """The SDK's command line for `ClaudeAgentOptions(**options)` minus the executable, and minus --input-format
+    when this build has not got it. Built in a child process: importing the SDK here would change the order of
+    equal `Literal` types other tests read (typing caches `Optional[Literal[...]]` by equality)."""
+    built = subprocess.run([sys.executable, "-c", BUILD, json.dumps(options)], capture_output=True, text=True,
+                           check=True)
+    argv: list[str] = json.loads(built.stdout)[1:]
     if not any(f.long == "--input-format" for f in ROOT_FLAGS):
         at = argv.index("--input-format")
         del argv[at:at + 2]
@@ -34,7 +46,7 @@ def test_the_sdks_argv_means_what_it_says(tmp_path: Path, fake_llm: FakeLLM) -> 
     extra = tmp_path / "extra"
     extra.mkdir()
     sid = str(uuid.uuid4())
-    options = ClaudeAgentOptions(
+    options = dict(
         cli_path=sys.executable, system_prompt="You are the SDK's agent.", tools=["Read", "Grep"],
         allowed_tools=["Read", "Bash(git diff:*)"], disallowed_tools=["Write"], max_turns=4, max_budget_usd=1.0,
         model=ANTHROPIC, fallback_model="claude-haiku-4-5", permission_mode="acceptEdits", session_id=sid,
