@@ -43,6 +43,13 @@ ROOT_FLAGS: tuple[Flag, ...] = (
     flag("-p", "--print", dest="print_mode", kind="switch", panel=RUN,
          help="run one task headless and print the result (prompt as argument or on stdin)"),
     flag("--output-format", choices=OUTPUT_FORMATS, panel=RUN, help="with -p: text (default), json or stream-json"),
+    flag("--input-format", choices=("text", "stream-json"), panel=RUN,
+         help="stream-json: user messages and control requests as JSON lines on stdin (the Claude Agent SDK's "
+              "protocol; needs --output-format stream-json)"),
+    flag("--replay-user-messages", kind="switch", panel=RUN,
+         help="with --input-format stream-json: echo each user message on stdout, with its session record id"),
+    flag("--permission-prompt-tool", choices=("stdio",), panel=PERMS,
+         help="stdio: with --input-format stream-json, ask the SDK's can_use_tool callback"),
     flag("--include-partial-messages", kind="switch", panel=RUN,
          help="with stream-json: also emit stream_event lines for each delta"),
     flag("--verbose", kind="switch", panel=RUN, help="more detail on stderr"),
@@ -264,6 +271,14 @@ def run(argv: list[str], *, exit_when_done: bool = False) -> int:
         from agentcli.settings.config import load_settings
 
         settings = with_session_setup(load_settings(_cwd(values), settings_flags(values)))
+        if values.get("input_format") == "stream-json" or values.get("permission_prompt_tool") is not None \
+                or values.get("replay_user_messages"):
+            from agentcli.sdkio.cli import run_stream
+
+            status = run_stream(settings, values)
+            if exit_when_done:
+                exit_now(status)
+            return status
         if values.get("print_mode"):
             from agentcli.output.headless import run_headless
 

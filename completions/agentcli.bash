@@ -22,6 +22,8 @@ _agentcli() {
     done
     case "$cmdpath|$prev" in
         "|--output-format") COMPREPLY=($(compgen -W 'text json stream-json' -- "$cur")); return;;
+        "|--input-format") COMPREPLY=($(compgen -W 'text stream-json' -- "$cur")); return;;
+        "|--permission-prompt-tool") COMPREPLY=($(compgen -W 'stdio' -- "$cur")); return;;
         "|--model") _agentcli_values models; return;;
         "|--provider") _agentcli_values providers; return;;
         "|--base-url") :; return;;
@@ -100,7 +102,7 @@ _agentcli() {
     esac
     if [[ $cur == -* ]]; then
         case "$cmdpath" in
-        "") w='-p --print --output-format --include-partial-messages --verbose --model --provider --base-url --effort --fallback-model --max-thinking-tokens --thinking --permission-mode --sandbox --dangerously-skip-permissions --allowedTools --allowed-tools --disallowedTools --disallowed-tools --preset --add-dir --append-system-prompt --system-prompt --system-prompt-file --append-system-prompt-file --tools --setting-sources --json-schema --include-hook-events --agents --cwd --mcp-config --strict-mcp-config --settings --max-turns --max-budget-usd --max-tool-calls-per-turn --request-timeout --tool-timeout -c --continue -r --resume --fork-session --session-id --resume-session-at --no-session-persistence -n --name --betas --task-budget --thinking-display --debug-to-stderr --plugin-dir --session-mirror --resume-drops-turn -h --help -v --version';;
+        "") w='-p --print --output-format --input-format --replay-user-messages --permission-prompt-tool --include-partial-messages --verbose --model --provider --base-url --effort --fallback-model --max-thinking-tokens --thinking --permission-mode --sandbox --dangerously-skip-permissions --allowedTools --allowed-tools --disallowedTools --disallowed-tools --preset --add-dir --append-system-prompt --system-prompt --system-prompt-file --append-system-prompt-file --tools --setting-sources --json-schema --include-hook-events --agents --cwd --mcp-config --strict-mcp-config --settings --max-turns --max-budget-usd --max-tool-calls-per-turn --request-timeout --tool-timeout -c --continue -r --resume --fork-session --session-id --resume-session-at --no-session-persistence -n --name --betas --task-budget --thinking-display --debug-to-stderr --plugin-dir --session-mirror --resume-drops-turn -h --help -v --version';;
         "sessions") w='-C --directory -h --help';;
         "sessions list") w='--json -n --limit --all -h --help';;
         "sessions show") w='--json --sidechain -h --help';;

@@ -373,7 +373,10 @@ def untrusted_notice(settings: Settings) -> str:
             f"{'; '.join(settings.untrusted)}. Read it, then trust it with: agentcli permissions trust")
 
 
-async def build(settings: Settings, approver: Approver) -> Built:
+async def build(settings: Settings, approver: Approver,
+                hooks_in_code: Callable[[Hooks | None], Hooks] | None = None) -> Built:
+    """`hooks_in_code`: wraps the configured hooks with a caller's own (the Agent SDK's callbacks), so the main
+    agent and every subagent run both."""
     settings = with_session_setup(settings)
     settings, approver, dont_ask = sdkparts.dont_ask(settings, approver)
     preset = load_preset(settings)
@@ -392,6 +395,7 @@ async def build(settings: Settings, approver: Approver) -> Built:
         restore_todos(opened, ctx)
         sandbox_notice = attach_sandbox(settings, ctx, policy, preset)
         hooks, hook_warnings = make_hooks(settings, ctx, opened)
+        hooks = hooks_in_code(hooks) if hooks_in_code is not None else hooks
     except BaseException:
         opened.close()
         raise

@@ -191,11 +191,26 @@ class ToolRunner:
             if problems:
                 yield self._fail(call, _schema_message(tool, problems))
                 return
+            denied = self._denied_edit(tool, updated)
+            if denied is not None:
+                self.denials.append({"tool_name": tool.name, "tool_use_id": call.id, "tool_input": updated})
+                yield self._fail(call, denied)
+                return
             args = updated
             who = "A hook" if by == "hook" else "The user"
             notes.append(f"{who} edited this call before it ran. It ran with: {_dumps(updated)}")
         notes += [f"PreToolUse hook context: {c}" for c in hook.context]
         yield _Ready(call, tool, args, "\n".join(notes) or None)
+
+    def _denied_edit(self, tool: Tool, updated: dict[str, Any]) -> str | None:
+        """An edited input is a new call: a deny rule (or plan mode) that covers it still applies."""
+        try:
+            again = self.policy.check(tool, updated)
+        except Exception as err:
+            return f"Permission check failed for the edited {tool.name} call ({type(err).__name__}); it was not run."
+        if again.behavior != "deny":
+            return None
+        return again.reason or f"The edited {tool.name} call is denied by {again.rule or 'the permission policy'}."
 
     def _decision(
         self, call: ToolUseBlock, tool: Tool, args: dict[str, Any], v: Verdict, updated: dict[str, Any] | None

@@ -8,6 +8,7 @@ stream-json one JSON object per line as things happen; `result` always last
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any, Protocol, TextIO, assert_never
 
 from agentcli.core.events import (
@@ -126,7 +127,12 @@ class StreamJsonPrinter:
         self.out = out
         self.session_id = ""
         self.include_partial = include_partial
+        # The session record a main-agent message was just stored as (its `uuid`, which `rewind_files` and
+        # resume take); None, or no source, when nothing is stored: then a fresh uuid.
+        self.record_id: Callable[[], str | None] | None = None
         self.partials: dict[str | None, PartialMapper] = {}  # one per stream: the main agent's, each subagent's
+        self.message_ids: dict[str | None, str] = {}  # per stream: the id message_start gave the reply under way
+        self.model = ""
 
     def _emit(self, obj: dict[str, Any]) -> None:
         self.out.write(_dump(obj) + "\n")
@@ -134,6 +140,10 @@ class StreamJsonPrinter:
 
     def _stream_event(self, raw: list[dict[str, Any]], parent: str | None) -> None:
         for e in raw:
+            if e["type"] == "message_start":  # the message's id and model, as the assistant line will carry them
+                self.message_ids[parent] = message_id = schema.new_message_id()
+                model = {"model": self.model} if parent is None else {}  # a subagent's may differ
+                e = {**e, "message": {**e["message"], "id": message_id, **model}}
             self._emit({"type": "stream_event", "event": e, "session_id": self.session_id,
                         "parent_tool_use_id": parent, "uuid": new_uuid()})
 
@@ -144,13 +154,15 @@ class StreamJsonPrinter:
                 if not isinstance(inner, SessionStarted | RunFinished):  # a subagent has no init or result line
                     self.feed(inner, tool_use_id)
             case SessionStarted():
-                self.session_id = ev.session_id
+                self.session_id, self.model = ev.session_id, ev.model
                 self._emit(schema.init_line(ev))
             case AssistantMessage(msg, usage, model, stop, _):
                 self._emit(schema.message_line(msg, self.session_id, model=model, usage=usage, stop_reason=stop,
-                                               parent_tool_use_id=parent))
+                                               parent_tool_use_id=parent, uuid=self._uuid(parent),
+                                               message_id=self.message_ids.pop(parent, None)))
             case ToolResultsMessage(msg):
-                self._emit(schema.message_line(msg, self.session_id, parent_tool_use_id=parent))
+                self._emit(schema.message_line(msg, self.session_id, parent_tool_use_id=parent,
+                                               uuid=self._uuid(parent)))
             case ApiRetry(attempt, max_retries, delay, code, message, status, discarded):
                 self._emit({"type": "system", "subtype": "api_retry", "attempt": attempt,
                             "max_retries": max_retries, "retry_delay_ms": int(delay * 1000),
@@ -187,6 +199,9 @@ class StreamJsonPrinter:
                 pass
             case _:
                 assert_never(ev)
+
+    def _uuid(self, parent: str | None) -> str | None:
+        return self.record_id() if self.record_id is not None and parent is None else None
 
     def flush(self) -> None:
         self.out.flush()

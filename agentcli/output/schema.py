@@ -9,11 +9,15 @@ from __future__ import annotations
 import os
 from typing import Any
 
+from agentcli import __version__
 from agentcli.core.events import CompactBoundary, ModelUsage, RunResult, SessionStarted, TodoItem
 from agentcli.ids import new_uuid
 from agentcli.llm.messages import Message, Usage
 
 SCHEMA_VERSION = 1
+# The Claude Code release whose stream-json and control protocol these lines follow (the one bundled with
+# claude-agent-sdk 0.2.187); the SDK reads it from system/init to know what the engine speaks.
+CLAUDE_CODE_PROTOCOL = "2.1.330"
 
 
 def init_line(ev: SessionStarted) -> dict[str, Any]:
@@ -27,6 +31,12 @@ def init_line(ev: SessionStarted) -> dict[str, Any]:
         "tools": list(ev.tools),
         "permissionMode": ev.permission_mode,
         "mcp_servers": [{"name": name, "status": status} for name, status in ev.mcp_servers],
+        "slash_commands": [],
+        "agents": [],
+        "output_style": "default",
+        "apiKeySource": "none",
+        "claude_code_version": CLAUDE_CODE_PROTOCOL,
+        "agentcli_version": __version__,
         "schema_version": SCHEMA_VERSION,
         "uuid": new_uuid(),
     }
@@ -34,16 +44,17 @@ def init_line(ev: SessionStarted) -> dict[str, Any]:
 
 def message_line(
     msg: Message, session_id: str, *, model: str | None = None, usage: Usage | None = None,
-    stop_reason: str | None = None, parent_tool_use_id: str | None = None,
+    stop_reason: str | None = None, parent_tool_use_id: str | None = None, uuid: str | None = None,
+    message_id: str | None = None,
 ) -> dict[str, Any]:
     body: dict[str, Any] = msg.to_dict()
     if msg.role == "assistant":
         body = {
-            "id": f"msg_{os.urandom(12).hex()}",
+            "id": message_id or new_message_id(),
             "type": "message",
             "role": "assistant",
             "model": model,
-            "content": body["content"],
+            "content": [_sdk_block(b) for b in body["content"]],
             "stop_reason": stop_reason,
             "usage": usage.to_dict() if usage else None,
         }
@@ -52,8 +63,19 @@ def message_line(
         "message": body,
         "parent_tool_use_id": parent_tool_use_id,
         "session_id": session_id,
-        "uuid": new_uuid(),
+        "uuid": uuid or new_uuid(),
     }
+
+
+def new_message_id() -> str:
+    return f"msg_{os.urandom(12).hex()}"
+
+
+def _sdk_block(block: dict[str, Any]) -> dict[str, Any]:
+    """The SDK's parser requires `signature` on every thinking block (other providers' thinking has none)."""
+    if block.get("type") == "thinking" and "signature" not in block:
+        return {**block, "signature": ""}
+    return block
 
 
 def compact_boundary_line(ev: CompactBoundary, session_id: str) -> dict[str, Any]:
@@ -120,6 +142,7 @@ def result_line(r: RunResult) -> dict[str, Any]:
         line["structured_output"] = r.structured_output
     if r.error_code is not None:
         line["error"] = {"code": r.error_code, "message": r.error_message}
+        line["errors"] = [r.error_message or r.error_code]  # where the Agent SDK reads an error result's text
     return line
 
 

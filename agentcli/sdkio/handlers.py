@@ -1,0 +1,175 @@
+"""Answers to the control requests the SDK sends, each through the Agent's command API.
+
+    initialize            hooks registered in code, subagents defined in code (agentcli.sdkio.agents) → models …
+    interrupt             stop the running turn as Esc does; its result line still comes
+    set_permission_mode   agent.set_mode (default, acceptEdits, plan, bypassPermissions; others are refused)
+    set_model             another model from the next turn on (None: the session's default)
+    mcp_status            the MCP servers and their state
+    get_context_usage     the next request's size against the window
+    rewind_files          the files as they were at a user message (needs the session's checkpoints)
+
+Anything else gets an error response from the channel.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from agentcli.errors import UsageError
+from agentcli.sdkio.channel import Handler
+
+if TYPE_CHECKING:
+    from agentcli.sdkio.session import StreamSession
+
+
+def register(session: StreamSession) -> None:
+    h = _Handlers(session)
+    channel = session.channel
+    channel.handle("initialize", h.initialize)
+    for subtype, handler in (("interrupt", h.interrupt), ("set_permission_mode", h.set_permission_mode),
+                             ("set_model", h.set_model), ("mcp_status", h.mcp_status),
+                             ("get_context_usage", h.get_context_usage), ("rewind_files", h.rewind_files)):
+        channel.handle(subtype, _when_ready(session, handler))
+
+
+def _when_ready(session: StreamSession, handler: Handler) -> Handler:
+    """Requests about the agent wait until it is built (they may arrive while it is being built)."""
+    async def answer(req: dict[str, Any]) -> dict[str, Any] | None:
+        session.start_build.set()  # a caller that sends no initialize must not wait for one
+        await session.ready.wait()
+        return await handler(req)
+
+    return answer
+
+
+class _Handlers:
+    def __init__(self, session: StreamSession) -> None:
+        self.s = session
+        self.initialized = False
+
+    async def initialize(self, req: dict[str, Any]) -> dict[str, Any]:
+        """Subagents and hooks go into the build, which waits for this request; the answer waits for the build."""
+        from agentcli.sdkio.agents import sdk_agents
+        from agentcli.sdkio.hooks import parse_callbacks
+
+        if self.initialized:
+            raise UsageError("already initialized")
+        self.initialized = True
+        late = self.s.building  # a user line came first: the agent is built without what this request brings
+        try:
+            self.s.init_callbacks, warnings = parse_callbacks(req.get("hooks"))
+            self.s.init_agents = sdk_agents(req.get("agents"))
+        finally:
+            self.s.start_build.set()
+        await self.s.ready.wait()
+        agent = self.s.agent
+        if late and (self.s.init_callbacks or self.s.init_agents):
+            warnings.append("initialize came after the first user message: its hooks and agents were not applied")
+        for text in warnings:
+            self.s.warn(text, "unsupported")
+        model = agent.options.model
+        return {
+            "commands": [],
+            "agents": [],
+            "output_style": "default",
+            "available_output_styles": ["default"],
+            "models": [{"value": model, "displayName": model, "description": f"{agent.options.provider_name}"}],
+            "account": {},
+            "pid": __import__("os").getpid(),
+            "hook_on_failure_supported": True,
+            "hooks_applied": not late,
+        }
+
+    async def interrupt(self, req: dict[str, Any]) -> dict[str, Any]:
+        self.s.interrupt()
+        return {"still_queued": []}
+
+    async def set_permission_mode(self, req: dict[str, Any]) -> dict[str, Any]:
+        mode = req.get("mode")
+        if not isinstance(mode, str):
+            raise UsageError("set_permission_mode needs a mode")
+        self.s.agent.set_mode(mode)
+        return {"mode": mode}
+
+    async def set_model(self, req: dict[str, Any]) -> dict[str, Any]:
+        name = req.get("model")
+        if name is not None and (not isinstance(name, str) or not name.strip()):
+            raise UsageError("set_model needs a model name, or null for the session's first model")
+        switch = await _prepare_switch(self.s, name)
+        if self.s.current is None:
+            await switch()
+        else:
+            self.s.deferred.append(switch)  # the running turn keeps its provider; the next one uses the new
+        assert self.s.built is not None
+        return {"model": name or self.s.built.selection.model}
+
+    async def mcp_status(self, req: dict[str, Any]) -> dict[str, Any]:
+        servers = self.s.agent.registry.servers()
+        return {"mcpServers": [{"name": name, "status": status} for name, status in servers]}
+
+    async def get_context_usage(self, req: dict[str, Any]) -> dict[str, Any]:
+        agent = self.s.agent
+        total = agent.context_tokens()
+        window = agent.window() or 0
+        limit = agent.compact_limit() or window
+        return {
+            "categories": [{"name": "Messages and tools", "tokens": total, "color": "default"}],
+            "totalTokens": total,
+            "maxTokens": limit,
+            "rawMaxTokens": window,
+            "percentage": round(100 * total / limit, 1) if limit else 0.0,
+            "model": agent.options.model,
+            "isAutoCompactEnabled": limit > 0,
+            "memoryFiles": [],
+            "mcpTools": [],
+            "agents": [],
+        }
+
+    async def rewind_files(self, req: dict[str, Any]) -> dict[str, Any]:
+        from agentcli.sdkio.rewind import rewind_files
+
+        target = req.get("user_message_id")
+        if not isinstance(target, str) or not target:
+            raise UsageError("rewind_files needs user_message_id")
+        if self.s.current is not None:
+            raise UsageError("rewind_files while a turn is running; wait for its result or interrupt it")
+        assert self.s.built is not None
+        return rewind_files(self.s.built, self.s.settings, target)
+
+
+async def _prepare_switch(session: StreamSession, name: str | None) -> Any:
+    """Check the model can be used now (its provider, its key); returns the switch to apply. A bare name stays
+    with the session's provider setup, `provider/model` picks another, None goes back to the session's first."""
+    from agentcli.assembly import runtime, selection
+    from agentcli.assembly.resumed import public_url
+
+    settings = session.settings
+    assert session.built is not None
+    if name is None:
+        sel = session.built.selection
+    else:
+        same = "/" not in name
+        sel = selection.select(name, settings.provider if same else None, settings.base_url if same else None,
+                               settings.providers, request_timeout_s=settings.request_timeout_s,
+                               max_retries=settings.max_retries)
+    provider = runtime.make_provider(sel)
+    try:
+        _check_credentials(provider)
+    except BaseException:
+        await provider.aclose()
+        raise
+
+    async def switch() -> None:
+        await session.agent.switch_model(provider, sel.model, sel.config.name, recorded_provider=sel.pricing_provider,
+                                         base_url=public_url(sel.config.base_url))
+
+    return switch
+
+
+def _check_credentials(provider: object) -> None:
+    while provider is not None:
+        check = getattr(provider, "check_credentials", None)
+        if callable(check):
+            check()
+            return
+        provider = getattr(provider, "inner", None)
