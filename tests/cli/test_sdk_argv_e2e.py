@@ -11,7 +11,6 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from agentcli.cli import ROOT_FLAGS
 from tests.cli.helpers import ANTHROPIC, agentcli, git_repo, provider_env
 from tests.fakes.script import Reply, ToolCall
 from tests.fakes.server import FakeLLM
@@ -29,15 +28,15 @@ print(json.dumps(SubprocessCLITransport(prompt="unused", options=options)._build
 
 
 def sdk_argv(options: dict[str, Any]) -> list[str]:
-    """The SDK's command line for `ClaudeAgentOptions(**options)` minus the executable, and minus --input-format
-    when this build has not got it. Built in a child process: importing the SDK here would change the order of
-    equal `Literal` types other tests read (typing caches `Optional[Literal[...]]` by equality)."""
+    """The SDK's command line for `ClaudeAgentOptions(**options)` minus the executable and its
+    `--input-format stream-json` (here the prompt comes with -p; tests/sdk drives stdin). Built in a child
+    process: importing the SDK here would reorder equal `Literal` types that other tests read (typing caches
+    `Optional[Literal[...]]` by equality)."""
     built = subprocess.run([sys.executable, "-c", BUILD, json.dumps(options)], capture_output=True, text=True,
                            check=True)
     argv: list[str] = json.loads(built.stdout)[1:]
-    if not any(f.long == "--input-format" for f in ROOT_FLAGS):
-        at = argv.index("--input-format")
-        del argv[at:at + 2]
+    at = argv.index("--input-format")
+    del argv[at:at + 2]
     return argv
 
 
