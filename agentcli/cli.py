@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from agentcli import cli_compat
 from agentcli.cli_flags import ArgvError, Flag, fast_parse, flag
 from agentcli.errors import AgentCliError, UsageError
 
@@ -32,7 +33,7 @@ SUBCOMMANDS: dict[str, str] = {
     "usage": "tokens and cost over time, by day, project, model or provider",
 }
 
-PERMISSION_MODES = ("default", "acceptEdits", "plan", "bypassPermissions")
+PERMISSION_MODES = ("default", "acceptEdits", "plan", "bypassPermissions", "dontAsk")
 OUTPUT_FORMATS = ("text", "json", "stream-json")
 RUN, MODEL, PERMS, SESSION, CONTEXT, LIMITS = "Run", "Model", "Permissions", "Session", "Context", "Limits"
 
@@ -57,7 +58,13 @@ ROOT_FLAGS: tuple[Flag, ...] = (
     flag("--provider", metavar="PROVIDER",
          help="anthropic, openai, google, ollama, or an OpenAI-compatible profile name"),
     flag("--base-url", metavar="URL", help="the provider's base URL (a local server: http://localhost:8080/v1)"),
-    flag("--effort", choices=("low", "medium", "high"), help="reasoning effort for models that think"),
+    flag("--effort", choices=("low", "medium", "high", "xhigh", "max"),
+         help="reasoning effort for models that think (xhigh and max mean agentcli's highest, high)"),
+    flag("--fallback-model", metavar="MODEL",
+         help="answer with this model when the main one is overloaded or unavailable (after its retries)"),
+    flag("--max-thinking-tokens", type=int, metavar="N",
+         help="thinking budget in tokens (0: no thinking); mapped to the provider's effort levels"),
+    flag("--thinking", choices=("adaptive", "enabled", "disabled"), help="adaptive (the model's default) or disabled"),
     flag("--permission-mode", choices=PERMISSION_MODES, panel=PERMS, help="how tool calls are allowed"),
     flag("--sandbox", dest="sandbox_mode", choices=("read-only", "workspace-write", "danger-full-access"), panel=PERMS,
          help="how commands are confined (default: workspace-write where supported; see docs/sandbox.md)"),
@@ -72,7 +79,19 @@ ROOT_FLAGS: tuple[Flag, ...] = (
     flag("--add-dir", dest="add_dirs", kind="append", metavar="DIR", panel=CONTEXT,
          help="another directory the file tools may use"),
     flag("--append-system-prompt", metavar="TEXT", panel=CONTEXT, help="text added to the end of the system prompt"),
-    flag("--system-prompt", metavar="TEXT", panel=CONTEXT, help="replace the system prompt"),
+    flag("--system-prompt", metavar="TEXT", panel=CONTEXT,
+         help="replace the whole system prompt (memory files are still added; \"\" for none)"),
+    flag("--system-prompt-file", metavar="FILE", panel=CONTEXT, help="replace the system prompt with a file's text"),
+    flag("--append-system-prompt-file", metavar="FILE", panel=CONTEXT, help="add a file's text to the system prompt"),
+    flag("--tools", metavar="TOOLS", panel=PERMS,
+         help='the exact tool set: "Read,Grep", "" for none, "default" for the preset\'s'),
+    flag("--setting-sources", metavar="SOURCES", panel=CONTEXT,
+         help='which settings files load: "user,project,local" (the default), "" for none'),
+    flag("--json-schema", metavar="JSON", panel=RUN,
+         help="structured output: the final answer must be JSON valid against this schema (result.structured_output)"),
+    flag("--include-hook-events", kind="switch", panel=RUN, help="with stream-json: also emit hook events"),
+    flag("--agents", metavar="JSON", panel=CONTEXT,
+         help='subagents: {"name": {"description": "...", "prompt": "...", "tools": [...], "model": "..."}}'),
     flag("--cwd", metavar="DIR", panel=CONTEXT, help="run as if started in this directory"),
     flag("--mcp-config", kind="append", metavar="FILE_OR_JSON", panel=CONTEXT,
          help='MCP servers from a file or a JSON string ({"mcpServers": {...}}); repeatable'),
@@ -94,8 +113,11 @@ ROOT_FLAGS: tuple[Flag, ...] = (
          help="resume a session by id, prefix or name (no value: pick one)"),
     flag("--fork-session", kind="switch", panel=SESSION, help="with --resume/--continue: continue in a new session"),
     flag("--session-id", metavar="UUID", panel=SESSION, help="use this UUID for the new session"),
+    flag("--resume-session-at", metavar="ID", panel=SESSION,
+         help="with --resume: continue from this message (the ones after it are left out)"),
     flag("--no-session-persistence", kind="switch", panel=SESSION, help="do not save this session"),
     flag("-n", "--name", metavar="NAME", panel=SESSION, help="a name for this session"),
+    *cli_compat.COMPAT_FLAGS,
     flag("-h", "--help", kind="help", panel=RUN, help="show this message and exit"),
     flag("-v", "--version", kind="version", panel=RUN, help="print the version and exit"),
 )
@@ -141,7 +163,7 @@ def settings_flags(values: dict[str, Any]) -> dict[str, Any]:
         flags["add_dirs"] = tuple(Path(d).expanduser().resolve() for d in flags["add_dirs"])
     for key in ("prompt", "print_mode", "cwd", "help", "version"):
         flags.pop(key, None)
-    return flags
+    return cli_compat.drop(flags)
 
 
 def _cwd(values: dict[str, Any]) -> Path:
@@ -247,6 +269,8 @@ def run(argv: list[str], *, exit_when_done: bool = False) -> int:
             return outcome
         values = outcome
     try:
+        for note in cli_compat.check(values):
+            sys.stderr.write(note + "\n")
         from agentcli.assembly.resumed import with_session_setup
         from agentcli.settings.config import load_settings
 

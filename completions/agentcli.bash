@@ -27,8 +27,11 @@ _agentcli() {
         "|--model") _agentcli_values models; return;;
         "|--provider") _agentcli_values providers; return;;
         "|--base-url") :; return;;
-        "|--effort") COMPREPLY=($(compgen -W 'low medium high' -- "$cur")); return;;
-        "|--permission-mode") COMPREPLY=($(compgen -W 'default acceptEdits plan bypassPermissions' -- "$cur")); return;;
+        "|--effort") COMPREPLY=($(compgen -W 'low medium high xhigh max' -- "$cur")); return;;
+        "|--fallback-model") _agentcli_values models; return;;
+        "|--max-thinking-tokens") :; return;;
+        "|--thinking") COMPREPLY=($(compgen -W 'adaptive enabled disabled' -- "$cur")); return;;
+        "|--permission-mode") COMPREPLY=($(compgen -W 'default acceptEdits plan bypassPermissions dontAsk' -- "$cur")); return;;
         "|--sandbox") COMPREPLY=($(compgen -W 'read-only workspace-write danger-full-access' -- "$cur")); return;;
         "|--allowedTools"|"|--allowed-tools") _agentcli_values tools; return;;
         "|--disallowedTools"|"|--disallowed-tools") _agentcli_values tools; return;;
@@ -36,6 +39,12 @@ _agentcli() {
         "|--add-dir") COMPREPLY=($(compgen -d -- "$cur")); return;;
         "|--append-system-prompt") :; return;;
         "|--system-prompt") :; return;;
+        "|--system-prompt-file") COMPREPLY=($(compgen -f -- "$cur")); return;;
+        "|--append-system-prompt-file") COMPREPLY=($(compgen -f -- "$cur")); return;;
+        "|--tools") :; return;;
+        "|--setting-sources") :; return;;
+        "|--json-schema") :; return;;
+        "|--agents") :; return;;
         "|--cwd") COMPREPLY=($(compgen -d -- "$cur")); return;;
         "|--mcp-config") COMPREPLY=($(compgen -f -- "$cur")); return;;
         "|--settings") COMPREPLY=($(compgen -f -- "$cur")); return;;
@@ -46,7 +55,13 @@ _agentcli() {
         "|--tool-timeout") :; return;;
         "|-r"|"|--resume") _agentcli_values sessions; return;;
         "|--session-id") :; return;;
+        "|--resume-session-at") :; return;;
         "|-n"|"|--name") :; return;;
+        "|--betas") :; return;;
+        "|--task-budget") :; return;;
+        "|--thinking-display") :; return;;
+        "|--plugin-dir") COMPREPLY=($(compgen -d -- "$cur")); return;;
+        "|--resume-drops-turn") :; return;;
         "sessions|-C"|"sessions|--directory") COMPREPLY=($(compgen -d -- "$cur")); return;;
         "sessions list|-n"|"sessions list|--limit") :; return;;
         "sessions show|--sidechain") :; return;;
@@ -87,7 +102,7 @@ _agentcli() {
     esac
     if [[ $cur == -* ]]; then
         case "$cmdpath" in
-        "") w='-p --print --output-format --input-format --replay-user-messages --permission-prompt-tool --include-partial-messages --verbose --model --provider --base-url --effort --permission-mode --sandbox --dangerously-skip-permissions --allowedTools --allowed-tools --disallowedTools --disallowed-tools --preset --add-dir --append-system-prompt --system-prompt --cwd --mcp-config --strict-mcp-config --settings --max-turns --max-budget-usd --max-tool-calls-per-turn --request-timeout --tool-timeout -c --continue -r --resume --fork-session --session-id --no-session-persistence -n --name -h --help -v --version';;
+        "") w='-p --print --output-format --input-format --replay-user-messages --permission-prompt-tool --include-partial-messages --verbose --model --provider --base-url --effort --fallback-model --max-thinking-tokens --thinking --permission-mode --sandbox --dangerously-skip-permissions --allowedTools --allowed-tools --disallowedTools --disallowed-tools --preset --add-dir --append-system-prompt --system-prompt --system-prompt-file --append-system-prompt-file --tools --setting-sources --json-schema --include-hook-events --agents --cwd --mcp-config --strict-mcp-config --settings --max-turns --max-budget-usd --max-tool-calls-per-turn --request-timeout --tool-timeout -c --continue -r --resume --fork-session --session-id --resume-session-at --no-session-persistence -n --name --betas --task-budget --thinking-display --debug-to-stderr --plugin-dir --session-mirror --resume-drops-turn -h --help -v --version';;
         "sessions") w='-C --directory -h --help';;
         "sessions list") w='--json -n --limit --all -h --help';;
         "sessions show") w='--json --sidechain -h --help';;

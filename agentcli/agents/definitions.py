@@ -78,6 +78,37 @@ def load_definitions(project_root: Path) -> tuple[dict[str, AgentDefinition], li
     return found, warnings
 
 
+AGENT_JSON_KEYS = {"description", "prompt", "tools", "model", "maxTurns"}
+
+
+def definitions_from_json(data: Any, source: str = "flag") -> tuple[AgentDefinition, ...]:
+    """Claude Code's `--agents` object: `{"reviewer": {"description": …, "prompt": …, "tools": [...], "model": …}}`.
+    Raises ValueError naming the agent and what is wrong (a key agentcli cannot honour included)."""
+    if not isinstance(data, dict):
+        raise ValueError('must be a JSON object of agents: {"name": {"description": ..., "prompt": ...}}')
+    out: list[AgentDefinition] = []
+    for name, spec in data.items():
+        if not isinstance(name, str) or not NAME.match(name):
+            raise ValueError(f"agent name {name!r} must be lowercase letters, digits, '-' or '_'")
+        if not isinstance(spec, dict):
+            raise ValueError(f"agent {name}: must be an object with description and prompt")
+        unknown = sorted(k for k, v in spec.items() if k not in AGENT_JSON_KEYS and v is not None)
+        if unknown:
+            known = ", ".join(sorted(AGENT_JSON_KEYS))
+            raise ValueError(f"agent {name}: {', '.join(unknown)} not supported (known: {known})")
+        description, prompt, model = spec.get("description"), spec.get("prompt"), spec.get("model")
+        if not isinstance(description, str) or not description.strip():
+            raise ValueError(f"agent {name}: 'description' is required")
+        if not isinstance(prompt, str) or not prompt.strip():
+            raise ValueError(f"agent {name}: 'prompt' is required")
+        if model is not None and (not isinstance(model, str) or not model.strip()):
+            raise ValueError(f"agent {name}: 'model' must be a model name, an alias or 'inherit'")
+        out.append(AgentDefinition(name, description.strip(), prompt.strip(), _tools(spec.get("tools")),
+                                   None if model in (None, "inherit") else str(model).strip(),
+                                   _turns(spec.get("maxTurns")), source))
+    return tuple(out)
+
+
 def parse_definition(text: str, source: str, path: str | None = None) -> AgentDefinition:
     meta, body = _front_matter(text)
     name = meta.get("name")

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
-from agentcli.assembly import selection
+from agentcli.assembly import sdkparts, selection
 from agentcli.assembly.firstrun import require_configured
 from agentcli.assembly.resumed import carry_usage, public_url, with_session_setup
 from agentcli.core.hooks import Hooks
@@ -198,6 +198,7 @@ def make_policy(settings: Settings, ctx: ToolContext, preset: Preset | None, ses
         ctx=ctx,
         trust_project=not settings.untrusted,
         settings_table=settings.settings_permissions,
+        sources=settings.setting_sources,
     )
 
 
@@ -252,7 +253,10 @@ def remembered_rules(opened: OpenedSession) -> list[str]:
     return rules
 
 
-def tool_names(preset: Preset | None, mode: str) -> list[str]:
+def tool_names(preset: Preset | None, mode: str, exact: tuple[str, ...] | None = None) -> list[str]:
+    """The tools of the session: `exact` (--tools) when given, else the preset's, else agentcli's default."""
+    if exact is not None:
+        return sdkparts.exact_tools(exact, mode)
     names = list(preset.tools) if preset else list(DEFAULT_TOOLS)
     if mode == "plan" and "ExitPlanMode" not in names:
         names.append("ExitPlanMode")
@@ -265,6 +269,8 @@ def open_sink(settings: Settings, sel: selection.Selection) -> OpenedSession:
 
     if settings.resume == "":
         raise UsageError("--resume needs a session id or name here", hint="agentcli sessions list shows them")
+    if settings.resume_session_at and not (settings.resume or settings.continue_):
+        raise UsageError("--resume-session-at needs --resume or --continue")
     return open_session(
         settings.project_root,
         cwd=settings.cwd,
@@ -275,6 +281,7 @@ def open_sink(settings: Settings, sel: selection.Selection) -> OpenedSession:
         resume=settings.resume,
         fork_session=settings.fork_session,
         session_id=settings.session_id,
+        resume_at=settings.resume_session_at,
         no_persistence=settings.no_session_persistence,
         name=settings.name,
         secrets=settings.secrets,
@@ -288,9 +295,15 @@ def nested_memory(settings: Settings) -> NestedMemory:
 
 
 def build_prompt(settings: Settings, preset: Preset | None = None) -> str:
+    """agentcli's system prompt; `--system-prompt` replaces all of it but the memory files and the additions,
+    as Claude Code's does."""
     from agentcli.settings.memory import load_memory
 
-    memory = load_memory(settings.cwd, settings.project_root)
+    memory = load_memory(settings.cwd, settings.project_root, settings.setting_sources)
+    if settings.system_prompt is not None:
+        addendum = preset.system_prompt_append if preset else None
+        parts = (settings.system_prompt, memory.text, addendum, settings.append_system_prompt)
+        return "\n\n".join(p for p in parts if p)
     return system_prompt(
         settings.cwd, settings.project_root, memory=memory.text, append=settings.append_system_prompt,
         replace=settings.system_prompt, addendum=preset.system_prompt_append if preset else None,
@@ -378,6 +391,7 @@ async def build(settings: Settings, approver: Approver,
     """`hooks_in_code`: wraps the configured hooks with a caller's own (the Agent SDK's callbacks), so the main
     agent and every subagent run both."""
     settings = with_session_setup(settings)
+    settings, approver, dont_ask = sdkparts.dont_ask(settings, approver)
     preset = load_preset(settings)
     if preset is not None and preset.model and not settings.model:
         settings = replace(settings, model=preset.model)
@@ -387,9 +401,11 @@ async def build(settings: Settings, approver: Approver,
     window_fn, limit = context_window_fn(settings.prices, settings, sel), auto_compact_limit(settings)
     opened = open_sink(settings, sel)
     try:
-        provider = make_provider(sel)
+        provider = sdkparts.with_fallback(make_provider(sel), settings, sel)
         ctx = tool_context(settings)
         policy = make_policy(settings, ctx, preset, remembered_rules(opened))
+        if dont_ask:  # not a preset's or a settings file's default_mode either
+            policy.mode = "default"
         restore_todos(opened, ctx)
         sandbox_notice = attach_sandbox(settings, ctx, policy, preset)
         hooks, hook_warnings = make_hooks(settings, ctx, opened)
@@ -406,19 +422,21 @@ async def build(settings: Settings, approver: Approver,
         max_budget_usd=settings.max_budget_usd,
         max_tool_calls_per_turn=settings.max_tool_calls_per_turn,
         max_tokens=settings.max_tokens,
-        effort=_effort(settings.effort),
+        effort=thinking_effort(settings),
         cost_fn=cost_fn(settings.prices, sel.pricing_provider),
         context_window_fn=window_fn,
         auto_compact_limit=limit,
         compact_provider=compact_provider_fn(settings),
         nested_memory=nested_memory(settings),
     )
-    registry = ToolRegistry(tool_names(preset, policy.mode))
+    registry = ToolRegistry(sdkparts.without_denied(tool_names(preset, policy.mode, settings.tools), policy))
+    opened.notices.extend(sdkparts.attach_structured_output(registry, options, settings))
     agent = Agent(
         provider=provider, registry=registry, policy=policy,
         approver=approver, ctx=ctx, options=options, sink=opened.sink, history=opened.history, hooks=hooks,
     )
     carry_usage(agent, opened.replay)
+    sdkparts.bind_fallback(agent)
     opened.notices.extend(hook_warnings)
     publish_web(ctx, policy, settings)
     publish_model(agent, settings)
@@ -461,6 +479,8 @@ def start_mcp(settings: Settings, agent: Agent) -> None:
     from agentcli.mcp.config import load
 
     config = load(settings.project_root, settings.mcp_config, settings.strict_mcp_config)
+    if settings.setting_sources is not None:  # as Claude Code's: user servers always load, like the login
+        config = sdkparts.servers_from(config, ("user", "flag", *settings.setting_sources))
     if not (config.servers or config.untrusted or config.problems):
         return
     attach_mcp(settings, agent, config)
@@ -499,3 +519,16 @@ def _effort(value: str | None) -> Effort | None:
     if value in ("low", "medium", "high"):
         return value  # type: ignore[return-value]
     return None
+
+
+def thinking_effort(settings: Settings) -> Effort | None:
+    """--effort, else what --max-thinking-tokens / --thinking mean in agentcli's effort levels (no thinking
+    when disabled or 0; a budget picks the level whose provider budget it is nearest to)."""
+    if settings.thinking == "disabled" or settings.max_thinking_tokens == 0:
+        return None
+    if settings.effort:
+        return _effort(settings.effort)
+    tokens = settings.max_thinking_tokens
+    if tokens is None:
+        return None
+    return "low" if tokens <= 4096 else "medium" if tokens <= 16384 else "high"

@@ -66,6 +66,8 @@ def attach(agent: Agent, settings: Settings, sel: selection.Selection, approver:
            parent_session: str | None) -> list[str]:
     """Give the main agent its Task tool and subagent runner; returns warnings about skipped definition files."""
     definitions, warnings = load_definitions(settings.project_root)
+    if settings.setting_sources is not None:  # --setting-sources: agent files of the left-out layers stay out
+        definitions = {n: d for n, d in definitions.items() if d.source in ("builtin", *settings.setting_sources)}
     for d in settings.agents:
         if isinstance(d, AgentDefinition):
             definitions[d.name] = d

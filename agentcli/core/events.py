@@ -192,7 +192,8 @@ class ModelUsage:
 
 @dataclass(frozen=True, slots=True)
 class RunResult:
-    """The outcome of a run. `subtype`: success | error_max_turns | error_during_execution | error_max_budget_usd."""
+    """The outcome of a run. `subtype`: success | error_max_turns | error_during_execution | error_max_budget_usd
+    | error_max_structured_output_retries."""
 
     subtype: str
     is_error: bool
@@ -208,6 +209,7 @@ class RunResult:
     error_code: str | None = None
     error_message: str | None = None
     exit_status: int = 0
+    structured_output: Any = None  # --json-schema: the validated final answer
 
 
 @dataclass(frozen=True, slots=True)

@@ -31,6 +31,7 @@ from agentcli.core.events import (
     ToolResultsMessage,
     TurnStarted,
 )
+from agentcli.core.final import FinalOutput
 from agentcli.core.hooks import HookOutcome, Hooks, fire
 from agentcli.core.permissions import PERMISSION_MODES, Approver, Policy
 from agentcli.core.sink import NullSink, SessionSink
@@ -82,6 +83,7 @@ class AgentOptions:
     compact_provider: Callable[[], tuple[Provider, str]] | None = None  # `compact_model`: another model
     nested_memory: NestedMemory | None = None
     subagent: bool = False  # a Task child: SubagentStop instead of Stop; no SessionStart/SessionEnd hooks
+    final_output: FinalOutput | None = None  # --json-schema: the run ends only once it is given
 
 
 @dataclass(slots=True)
@@ -254,6 +256,8 @@ class Agent:
         st = _RunState()
         runner = ToolRunner(self.policy, self.approver, self.ctx, self.sink, self.set_mode, self.hooks)
         self._run_state = st
+        if self.options.final_output is not None:
+            self.options.final_output.start()
         await self.registry.refresh()  # MCP servers still connecting get their grace before init lists them
         yield self._started()
         for problem in self.sink.take_problems():  # e.g. the last run's closing snapshot failed
@@ -299,6 +303,10 @@ class Agent:
                     async for hev in self._stop_hooks(st, feedback):
                         yield hev
                     if not _continues(feedback[0], st):
+                        reminder = self.options.final_output.missing() if self.options.final_output else None
+                        if reminder is not None:
+                            self.append(Message.user(reminder))
+                            continue
                         yield self._finish(st, runner, "success")
                         return
                     self.append(Message.user(f"Stop hook feedback: {feedback[0].feedback}"))
@@ -312,7 +320,8 @@ class Agent:
                 self.append(results)
                 yield ToolResultsMessage(results)
                 self.sink.end_turn()
-                if runner.plan is not None or runner.stopped is not None:
+                final = self.options.final_output
+                if runner.plan is not None or runner.stopped is not None or (final is not None and final.seen(calls)):
                     st.last_text = runner.plan or runner.stopped or st.last_text
                     yield self._finish(st, runner, "success")
                     return
@@ -578,6 +587,7 @@ class Agent:
             error_code=err.code if err else None,
             error_message=err.one_line() if err else None,
             exit_status=status,
+            structured_output=self.options.final_output.value if self.options.final_output and err is None else None,
         )
         self.sink.record("result", {"subtype": subtype, "is_error": result.is_error, "num_turns": st.turns,
                                     "total_cost_usd": result.total_cost_usd, "error_code": result.error_code})
@@ -602,6 +612,8 @@ def _continues(outcome: HookOutcome, st: _RunState) -> bool:
 
 
 def _subtype_for(err: AgentCliError) -> str:
+    if err.code == "structured_output_retries":
+        return "error_max_structured_output_retries"
     if isinstance(err, LimitReachedError):
         return {"max_turns": "error_max_turns", "max_budget_usd": "error_max_budget_usd"}.get(
             err.code, "error_during_execution"

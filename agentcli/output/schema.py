@@ -138,6 +138,8 @@ def result_line(r: RunResult) -> dict[str, Any]:
         "permission_denials": list(r.permission_denials),
         "uuid": new_uuid(),
     }
+    if r.structured_output is not None:
+        line["structured_output"] = r.structured_output
     if r.error_code is not None:
         line["error"] = {"code": r.error_code, "message": r.error_message}
         line["errors"] = [r.error_message or r.error_code]  # where the Agent SDK reads an error result's text

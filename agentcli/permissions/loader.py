@@ -123,6 +123,7 @@ def load_policy(
     ctx: ToolContext | None = None,
     trust_project: bool = True,
     settings_table: dict[str, Any] | None = None,
+    sources: tuple[str, ...] | None = None,
 ) -> RulePolicy:
     """Build the session's RulePolicy from every source. `mode` (a flag) beats the preset's mode, which
     beats `default_mode` in the settings files."""
@@ -131,6 +132,8 @@ def load_policy(
     extra_dirs: list[Path] = []
     use_builtin = True
     for f in rule_files(project_root):
+        if sources is not None and f.source not in sources:  # --setting-sources left this file out
+            continue
         found, table = read_rules(f.path, f.source)
         if f.source == "project" and not trust_project:
             # An untrusted shared file may only restrict: its deny and ask rules, nothing it grants.

@@ -19,7 +19,7 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from agentcli import __version__, paths
@@ -81,8 +81,10 @@ def open_session(
     name: str | None = None,
     secrets: tuple[str, ...] = (),
     checkpoints: bool = True,
+    resume_at: str | None = None,
 ) -> OpenedSession:
-    """Open (or create) the session a run writes to; see the module docstring."""
+    """Open (or create) the session a run writes to; see the module docstring. `resume_at` (a record id of
+    the resumed branch): continue from that message, leaving the later ones off the branch."""
     root = project_root.resolve()
     directory = layout.sessions_dir(root)
     if session_id is not None and not layout.is_session_id(session_id):
@@ -98,7 +100,10 @@ def open_session(
         return OpenedSession(sid, writer, writer=writer, fresh=True)
     old_id = resolve_session(directory, resume)
     with paused_gc():
-        loaded = load_from_boundary(directory, old_id) or load(directory, old_id)
+        if resume_at is not None:
+            loaded = cut_at(load(directory, old_id), resume_at)
+        else:
+            loaded = load_from_boundary(directory, old_id) or load(directory, old_id)
         fixed = repair(loaded.messages())
         side_problems = [p for side in sidechains(directory, old_id) for p in side.problems]
     notices = [*loaded.problems, *fixed.notes, *side_problems]
@@ -128,6 +133,17 @@ def open_session(
         writer.record(REPAIR, {"notes": fixed.notes})
     writer.warm_checkpoints()
     return OpenedSession(sid, writer, fixed.messages, notices, loaded.chain, old_id, writer)
+
+
+def cut_at(loaded: LoadedSession, record_id: str) -> LoadedSession:
+    """The session's branch up to and including record `record_id` (an id or unique prefix on the branch)."""
+    hits = [i for i, r in enumerate(loaded.chain) if str(r.get("id", "")) == record_id]
+    if not hits and len(record_id) >= 4:
+        hits = [i for i, r in enumerate(loaded.chain) if str(r.get("id", "")).startswith(record_id)]
+    if len(hits) != 1:
+        raise SessionNotFoundError(f"no message {record_id!r} in session {loaded.session_id}",
+                                   hint=f"see `agentcli sessions show {loaded.session_id}`")
+    return replace(loaded, chain=loaded.chain[: hits[0] + 1])
 
 
 def open_sidechain(

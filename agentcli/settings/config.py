@@ -47,6 +47,11 @@ SCALAR_KEYS = {
     "subagent_max_turns": int,
     "max_parallel_subagents": int,
 }
+# Flags whose raw text agentcli.settings.flagvalues reads (a file, JSON, a list) before they become settings.
+FLAG_VALUES = {"system_prompt_file", "append_system_prompt_file", "tools", "setting_sources", "json_schema",
+               "max_thinking_tokens", "agents"}
+# What --setting-sources without "user" still reads from the user's config.toml: which model and how to reach it.
+PROVIDER_KEYS = ("model", "provider", "base_url", "providers", "prices", "max_retries", "request_timeout_s")
 # Settings that are lists of strings (TOML arrays); see docs/sandbox.md.
 LIST_KEYS = ("sandbox_allowed_hosts", "shell_env_exclude", "shell_env_keep")
 
@@ -116,6 +121,19 @@ class Settings:
     hooks: tuple[tuple[str, Any], ...] = ()  # (source, `hooks` table) per layer, lowest first; see agentcli.hooks
     settings: str | None = None  # --settings FILE|JSON: one more layer, above settings.local.toml
     settings_permissions: dict[str, Any] | None = None  # the `permissions` table of --settings
+    # Claude Code's flags, as the Claude Agent SDK passes them (agentcli.settings.flagvalues, docs/sdk-flags.md)
+    tools: tuple[str, ...] | None = None  # --tools: the exact tool set (() none); None: the preset's or default
+    setting_sources: tuple[str, ...] | None = None  # --setting-sources: which of user/project/local load
+    json_schema: dict[str, Any] | None = None  # --json-schema: structured output (agentcli.structured)
+    fallback_model: str | None = None  # --fallback-model: used once the main model is overloaded/unavailable
+    resume_session_at: str | None = None  # --resume-session-at: resume up to this message
+    include_hook_events: bool = False
+    max_thinking_tokens: int | None = None
+    thinking: str | None = None  # adaptive | enabled | disabled
+
+    def loads(self, source: str) -> bool:
+        """Whether the settings layer `source` (user, project, local) is read for this run."""
+        return self.setting_sources is None or source in self.setting_sources
 
     @property
     def project_root(self) -> Path:
@@ -216,10 +234,20 @@ def _from_env(settings: Settings) -> Settings:
 
 def load_settings(cwd: Path, flags: dict[str, Any]) -> Settings:
     """Merge every layer. `flags` holds only the options the user actually gave (None means not given)."""
-    settings = Settings(cwd=cwd)
-    settings = _apply(settings, read_toml(paths.user_config_file()), str(paths.user_config_file()))
+    if flags.keys() & FLAG_VALUES:
+        from agentcli.settings.flagvalues import convert
+
+        flags = convert(dict(flags))
+    sources = flags.get("setting_sources")
+    settings = Settings(cwd=cwd, setting_sources=sources)
+    user = read_toml(paths.user_config_file())
+    if not settings.loads("user"):  # the provider set-up always loads, as Claude Code's login does
+        user = {k: v for k, v in user.items() if k in PROVIDER_KEYS}
+    settings = _apply(settings, user, str(paths.user_config_file()))
     root = settings.project_root
-    for name in ("settings.toml", "settings.local.toml"):
+    for name, source in (("settings.toml", "project"), ("settings.local.toml", "local")):
+        if not settings.loads(source):
+            continue
         f = paths.project_dir(root) / name
         data = read_toml(f)
         if name == "settings.toml" and data:

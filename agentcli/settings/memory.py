@@ -60,11 +60,14 @@ def find_memory_file(directory: Path) -> Path | None:
     return None
 
 
-def load_memory(cwd: Path, project_root: Path) -> Memory:
-    """Read every memory file that applies to `cwd`. Unreadable files are skipped, long ones cut."""
+def load_memory(cwd: Path, project_root: Path, sources: tuple[str, ...] | None = None) -> Memory:
+    """Read every memory file that applies to `cwd`. Unreadable files are skipped, long ones cut. `sources`
+    (--setting-sources): the user's file loads with "user", the project's files with "project"."""
     files: list[Path] = []
     parts: list[str] = []
     for d in memory_dirs(cwd, project_root):
+        if sources is not None and ("user" if d == paths.home() else "project") not in sources:
+            continue
         f = find_memory_file(d)
         if f is None:
             continue

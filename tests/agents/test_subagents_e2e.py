@@ -143,7 +143,8 @@ def test_a_child_cannot_use_what_the_parent_may_not_nor_go_deeper(tmp_path: Path
         Reply(text="could not", when="Permission"),
         Reply(text="done"),
     )
-    run = run_p(proj, fake_llm, "--permission-mode", "bypassPermissions", "--disallowedTools", "Bash")
+    # A rule with a specifier: a tool denied by name alone is not offered at all (Claude Code's --disallowedTools)
+    run = run_p(proj, fake_llm, "--permission-mode", "bypassPermissions", "--disallowedTools", "Bash(touch:*)")
     assert not (proj / "pwned.txt").exists(), run.stderr
     child = fake_llm.requests[1].body
     assert "Task" not in names(child) and "Bash" in names(child)
