@@ -167,6 +167,15 @@ def tool_context(settings: Settings) -> ToolContext:
     )
 
 
+def _path_denied(policy: Policy) -> Callable[[str], bool] | None:
+    """The policy's Read-deny test on a path alone (no I/O), for the sandbox's walk of the project; the matcher
+    is asked for at each call because it changes with the rules."""
+    matcher = getattr(policy, "denied_matcher", None)
+    if matcher is None:
+        return None
+    return lambda path: bool(matcher()[0](path))
+
+
 def attach_sandbox(settings: Settings, ctx: ToolContext, policy: Policy, preset: Preset | None) -> str | None:
     """Give the session its sandbox (agentcli.sandbox); returns the start-up notice when it cannot confine."""
     from agentcli.sandbox import for_settings
@@ -174,7 +183,7 @@ def attach_sandbox(settings: Settings, ctx: ToolContext, policy: Policy, preset:
     preset_mode = preset.extra.get("sandbox_mode") if preset else None
     ctx.sandbox = for_settings(
         settings, preset_mode=preset_mode if isinstance(preset_mode, str) else None,
-        read_denied=lambda path: policy.denied_matcher()[0](path), current_permission_mode=lambda: policy.mode,
+        read_denied=_path_denied(policy), current_permission_mode=lambda: policy.mode,
     )
     if settings.sandbox_unconfined:
         from agentcli.core.escalation import UNSANDBOXED_KEY
