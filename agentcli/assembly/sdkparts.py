@@ -79,11 +79,14 @@ def attach_structured_output(registry: ToolRegistry, options: AgentOptions, sett
 def dont_ask(settings: Settings, approver: Approver) -> tuple[Settings, Approver, bool]:
     """`--permission-mode dontAsk`, as Claude Code's: the default mode's rules, and what no rule allows is
     denied without asking anyone (not even an SDK's can_use_tool)."""
+    from agentcli.core.permissions import DontAskGate
+
     if settings.permission_mode != "dontAsk":
         return settings, approver, False
-    from agentcli.core.permissions import DenyingApprover
-
-    return replace(settings, permission_mode="default"), DenyingApprover(), True
+    if isinstance(approver, DontAskGate):  # a caller that switches the mode later (agentcli.sdkio) made its own
+        approver.set(True)
+        return replace(settings, permission_mode="default"), approver, True
+    return replace(settings, permission_mode="default"), DontAskGate(approver, on=True), True
 
 
 def with_fallback(provider: Provider, settings: Settings, sel: Selection) -> Provider:

@@ -117,3 +117,27 @@ class SimplePolicy:
     def remember(self, rule: str, scope: str) -> list[str]:
         self.allowed = (*self.allowed, rule)
         return []
+
+
+class DontAskGate:
+    """`dontAsk` mode, as Claude Code's: while `on`, what no rule allows is denied without asking anyone; while
+    off, `inner` asks. A gate rather than a swapped approver, so a session can enter and leave the mode (the
+    Agent SDK's `set_permission_mode`)."""
+
+    def __init__(self, inner: Approver, *, on: bool = False) -> None:
+        self.inner = inner
+        self.name: str = getattr(inner, "name", "user")
+        self.interactive = False
+        self.set(on)
+
+    def set(self, on: bool) -> None:
+        self.on = on
+        self.interactive = bool(getattr(self.inner, "interactive", False)) and not on
+
+    async def approve(self, request: ApprovalRequest) -> Approval:
+        if not self.on:
+            return await self.inner.approve(request)
+        return Approval("deny", reason=(
+            f"Permission to use {request.tool_name} was not granted: the session is in dontAsk mode, where only "
+            "what the permission rules allow runs. Do not retry it; continue without it."))
+

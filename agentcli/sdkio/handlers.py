@@ -2,7 +2,8 @@
 
     initialize            hooks registered in code, subagents defined in code (agentcli.sdkio.agents) → models …
     interrupt             stop the running turn as Esc does; its result line still comes
-    set_permission_mode   agent.set_mode (default, acceptEdits, plan, bypassPermissions; others are refused)
+    set_permission_mode   agent.set_mode (default, acceptEdits, plan, bypassPermissions), and dontAsk (a gate on
+                          the approver: what no rule allows is denied without asking the SDK); others refused
     set_model             another model from the next turn on (None: the session's default)
     mcp_status            the MCP servers and their state
     get_context_usage     the next request's size against the window
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from agentcli.core.permissions import DontAskGate
 from agentcli.errors import UsageError
 from agentcli.sdkio.channel import Handler
 
@@ -95,7 +97,13 @@ class _Handlers:
         mode = req.get("mode")
         if not isinstance(mode, str):
             raise UsageError("set_permission_mode needs a mode")
-        self.s.agent.set_mode(mode)
+        gate = self.s.agent.approver
+        if mode == "dontAsk" and not isinstance(gate, DontAskGate):
+            raise UsageError("dontAsk cannot be entered in this session",
+                             hint="start it with --permission-mode dontAsk")
+        self.s.agent.set_mode("default" if mode == "dontAsk" else mode)
+        if isinstance(gate, DontAskGate):
+            gate.set(mode == "dontAsk")
         return {"mode": mode}
 
     async def set_model(self, req: dict[str, Any]) -> dict[str, Any]:

@@ -194,11 +194,13 @@ class StreamSession:
     async def _build(self) -> int | None:
         """Build the agent; on failure print the failed result and return the exit status."""
         from agentcli.assembly.runtime import build
+        from agentcli.core.permissions import DontAskGate
         from agentcli.output.headless import HeadlessApprover
         from agentcli.sdkio.approver import StdioApprover
 
-        approver = (StdioApprover(self.channel, self.interrupt) if self.prompt_tool == "stdio"
-                    else HeadlessApprover())
+        # The gate lets set_permission_mode enter and leave dontAsk (agentcli.core.permissions.DontAskGate).
+        approver = DontAskGate(StdioApprover(self.channel, self.interrupt) if self.prompt_tool == "stdio"
+                               else HeadlessApprover())
         settings = self.settings
         if self.init_agents:
             settings = replace(settings, agents=(*settings.agents, *self.init_agents))

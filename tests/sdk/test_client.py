@@ -142,3 +142,32 @@ def test_compact_command_compacts_and_ends_with_a_result(tmp_path: Path, fake_ll
     assert boundary.data["compact_metadata"]["trigger"] == "manual"
     assert isinstance(messages[-1], ResultMessage) and not messages[-1].is_error
     assert "keep the codename" in json.dumps(fake_llm.requests[1].body)  # the summariser was told the focus
+
+
+async def mode_round_trip(sdk: Sdk, asked: list[str]) -> list[ResultMessage]:
+    from claude_agent_sdk import PermissionResultAllow, ToolPermissionContext
+
+    async def can_use_tool(name: str, args: dict[str, Any], ctx: ToolPermissionContext) -> Any:
+        asked.append(args.get("file_path", name))
+        return PermissionResultAllow()
+
+    results: list[ResultMessage] = []
+    async with ClaudeSDKClient(sdk.options(can_use_tool=can_use_tool)) as client:
+        for mode, prompt in (("default", "write a"), ("dontAsk", "write b"), ("default", "write c")):
+            await client.set_permission_mode(mode)
+            msgs = await turn(client, prompt)
+            assert isinstance(msgs[-1], ResultMessage)
+            results.append(msgs[-1])
+    return results
+
+
+def test_dont_ask_entered_and_left_mid_session_denies_without_asking(tmp_path: Path, fake_llm: FakeLLM) -> None:
+    sdk = make_sdk(tmp_path, fake_llm)
+    fake_llm.push(*(r for name in ("a", "b", "c") for r in (
+        Reply(tool_calls=[ToolCall("Write", {"file_path": f"{name}.txt", "content": "x\n"})]), Reply(text="ok"))))
+    asked: list[str] = []
+    results = asyncio.run(mode_round_trip(sdk, asked))
+    assert [Path(p).name for p in asked] == ["a.txt", "c.txt"]  # dontAsk asked nobody
+    assert [(sdk.proj / f"{n}.txt").exists() for n in "abc"] == [True, False, True]
+    assert [len(r.permission_denials or []) for r in results] == [0, 1, 0]
+    assert "dontAsk mode" in sdk.sent(3)  # the model read why
