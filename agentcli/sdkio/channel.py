@@ -131,6 +131,9 @@ class ControlChannel:
         except (ValueError, UnicodeDecodeError) as err:
             self._problem(f"stdin line {line_no} is not valid JSON ({err}); it was skipped")
             return
+        except RecursionError:  # nesting deeper than the parser's stack: refused like any malformed line
+            self._problem(f"stdin line {line_no} is nested too deeply to read; it was skipped")
+            return
         kind = data.get("type") if isinstance(data, dict) else None
         if kind == "user":
             self.inbox.put_nowait(UserLine(data, line_no))
