@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 from agentcli import paths
@@ -48,13 +48,15 @@ class ModelEntry:
 
 @dataclass(frozen=True, slots=True)
 class ProbeResult:
-    """`tool_calling`: native | text (written as text, extractable) | none | unknown."""
+    """`tool_calling`: native | text (written as text, extractable) | none | unknown. `tools_in_prompt`: what a
+    request's prompt token count showed (None: not checked yet)."""
 
     base_url: str
     model: str
     tool_calling: str
     context_window: int | None
     checked_at: float
+    tools_in_prompt: bool | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -143,6 +145,14 @@ def cached(base_url: str, model: str) -> ProbeResult | None:
         return ProbeResult(**data[f"{base_url}|{model}"])
     except (OSError, ValueError, KeyError, TypeError):
         return None
+
+
+def remember_tools_in_prompt(base_url: str, model: str, seen: bool) -> None:
+    """What a request's prompt token count showed; a template that drops tools is recorded as "none", so it is
+    said once (agentcli.assembly.toolsseen)."""
+    found = cached(base_url, model) or ProbeResult(base_url, model, "unknown", None, time.time())
+    _store(replace(found, tool_calling=found.tool_calling if seen else "none", tools_in_prompt=seen,
+                   checked_at=time.time()))
 
 
 def _store(result: ProbeResult) -> None:
@@ -247,6 +257,33 @@ async def template_drops_tools(client: HttpClient, base: str) -> bool | None:
         return None
     prompt = rendered.get("prompt") if isinstance(rendered, dict) else None
     return "get_time" not in prompt if isinstance(prompt, str) else None  # PROBE_TOOL's name
+
+
+async def tools_in_prompt(base: str, model: str, *, api_key: str | None = None,
+                          timeout_s: float = 10.0) -> bool | None:
+    """Does the server put tool definitions into the prompt? The same one-word request with and without the
+    probe tool (one token of output each): a template that drops tools gives both the same prompt token count.
+    None when the server reports no usage or does not answer."""
+    headers = {"authorization": f"Bearer {api_key}"} if api_key else {}
+    who = ApiIdentity("the server", None, (api_key,))
+    client = _client(timeout_s)
+
+    async def prompt_tokens(tools: list[dict[str, Any]] | None) -> int | None:
+        body: dict[str, Any] = {"model": model, "messages": [{"role": "user", "content": "Hi"}], "max_tokens": 1,
+                                "stream": False, **({"tools": tools} if tools else {})}
+        reply = await _get_json(client, join_url(base, "/chat/completions"), who, headers, body)
+        n = ((reply or {}).get("usage") or {}).get("prompt_tokens") if isinstance(reply, dict) else None
+        return n if isinstance(n, int) and n > 0 else None
+
+    try:
+        without, with_tool = await prompt_tokens(None), await prompt_tokens([PROBE_TOOL])
+    except Exception:  # no answer is no verdict; the caller says nothing
+        return None
+    finally:
+        await client.aclose()
+    if without is None or with_tool is None:
+        return None
+    return with_tool > without
 
 
 async def _llamacpp_n_ctx(client: HttpClient, base: str) -> int | None:
