@@ -51,7 +51,7 @@ def dropped_text(count: int, reported: int, base: int, tools: int) -> str:
 
 class ToolsSeenCheck:
     """Wraps a local OpenAI-compatible server's provider until one request has told whether tools reach the
-    prompt. Events pass through unchanged; the verdict adds at most one Notice, after the usage report."""
+    prompt. Events pass through unchanged; the verdict adds at most one Notice, when the reply has ended."""
 
     def __init__(self, inner: Provider, base_url: str, model: str, api_key: str | None = None) -> None:
         self.inner = inner
@@ -61,13 +61,16 @@ class ToolsSeenCheck:
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
         check = self.pending and bool(request.tools) and request.model == self.model
+        usage: Usage | None = None
         async for ev in self.inner.stream(request):
             yield ev
             if check and isinstance(ev, UsageReport) and not ev.usage.estimated:
-                check = self.pending = False
-                notice = await self._verdict(request, ev.usage)
-                if notice is not None:
-                    yield notice
+                usage = ev.usage
+        if usage is not None and self.pending:  # after the stream: a one-slot server is free for the probe
+            self.pending = False
+            notice = await self._verdict(request, usage)
+            if notice is not None:
+                yield notice
 
     async def _verdict(self, request: ModelRequest, usage: Usage) -> Notice | None:
         from agentcli.providers import probe
