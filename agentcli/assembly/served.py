@@ -46,7 +46,8 @@ def host_label(base_url: str, llamacpp: bool) -> str:
 
 async def provider_label(sel: selection.Selection) -> str | None:
     """What `-p` output names the provider when it is not the wire format's own: a profile's name, or the
-    kind of server a `--base-url` points at (a local one is asked at `/props` whether it is llama.cpp)."""
+    kind of server a `--base-url` points at (a local one is asked once at `/props` whether it is llama.cpp; the
+    answer is kept with the first-use probe's)."""
     if sel.config.profile:
         return sel.config.profile
     if sel.config.name != "openai" or not sel.config.base_url:
@@ -54,7 +55,14 @@ async def provider_label(sel: selection.Selection) -> str | None:
     from agentcli.providers import probe
 
     url = str(sel.config.base_url)
-    llamacpp = is_local_openai(sel) and await probe.llamacpp_props(url) is not None
+    if not is_local_openai(sel):
+        return host_label(url, False)
+    known = probe.cached(url, sel.model)
+    if known is not None and known.llamacpp is not None:  # asked on an earlier run: no request at start-up
+        return host_label(url, known.llamacpp)
+    llamacpp = await probe.llamacpp_props(url) is not None
+    if known is not None:  # beside the first-use probe's result (never an entry of its own: that would stop it)
+        probe.remember(url, sel.model, llamacpp=llamacpp)
     return host_label(url, llamacpp)
 
 

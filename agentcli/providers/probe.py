@@ -49,7 +49,7 @@ class ModelEntry:
 @dataclass(frozen=True, slots=True)
 class ProbeResult:
     """`tool_calling`: native | text (written as text, extractable) | none | unknown. `tools_in_prompt`: what a
-    request's prompt token count showed (None: not checked yet)."""
+    request's prompt token count showed (None: not checked yet); `llamacpp`: whether `/props` answered."""
 
     base_url: str
     model: str
@@ -57,6 +57,7 @@ class ProbeResult:
     context_window: int | None
     checked_at: float
     tools_in_prompt: bool | None = None
+    llamacpp: bool | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -147,12 +148,18 @@ def cached(base_url: str, model: str) -> ProbeResult | None:
         return None
 
 
+def remember(base_url: str, model: str, **learned: Any) -> None:
+    """Add what a run learned about an endpoint to its cached probe result (ProbeResult's fields)."""
+    found = cached(base_url, model) or ProbeResult(base_url, model, "unknown", None, time.time())
+    _store(replace(found, **learned))
+
+
 def remember_tools_in_prompt(base_url: str, model: str, seen: bool) -> None:
     """What a request's prompt token count showed; a template that drops tools is recorded as "none", so it is
     said once (agentcli.assembly.toolsseen)."""
-    found = cached(base_url, model) or ProbeResult(base_url, model, "unknown", None, time.time())
-    _store(replace(found, tool_calling=found.tool_calling if seen else "none", tools_in_prompt=seen,
-                   checked_at=time.time()))
+    found = cached(base_url, model)
+    calling = found.tool_calling if found is not None else "unknown"
+    remember(base_url, model, tool_calling=calling if seen else "none", tools_in_prompt=seen, checked_at=time.time())
 
 
 def _store(result: ProbeResult) -> None:

@@ -86,7 +86,7 @@ def test_models_honours_base_url_and_names_the_served_model(tmp_path: Path, fake
 
 def test_a_local_run_is_named_by_the_served_model(tmp_path: Path, fake_llm: FakeLLM) -> None:
     llama_routes(fake_llm)
-    fake_llm.push(Reply(text="hello"))
+    fake_llm.push(Reply(text="hello"), Reply(text="again"))
     run = agentcli(["-p", "hi", "--base-url", fake_llm.openai_url, "--output-format", "stream-json", "--verbose"],
                    tmp_path, local_env(fake_llm))
     assert run.status == 0, run.stderr
@@ -96,6 +96,11 @@ def test_a_local_run_is_named_by_the_served_model(tmp_path: Path, fake_llm: Fake
     assert list(lines[-1]["modelUsage"]) == ["SmolLM2-135M-Instruct.Q4_1.gguf"]
     assert fake_llm.requests[-1].body["model"] == "SmolLM2-135M-Instruct.Q4_1.gguf"
     assert "default" not in (lines[0]["model"], lines[-1].get("model"))
+    asked = len(fake_llm.arrivals)
+    again = agentcli(["-p", "hi", "--base-url", fake_llm.openai_url, "--output-format", "stream-json", "--verbose"],
+                     tmp_path, local_env(fake_llm))
+    assert again.lines()[0]["provider"] == "llamacpp"
+    assert [a["path"] for a in fake_llm.arrivals[asked:] if a["path"] == "/props"] == []  # kept from the first run
 
 
 def test_a_server_that_is_not_llamacpp_is_openai_compatible_in_models_and_p(tmp_path: Path,
