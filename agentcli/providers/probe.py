@@ -17,7 +17,7 @@ from typing import Any
 from agentcli import paths
 from agentcli.atomicfile import atomic_write
 from agentcli.net.api import join_url, open_stream
-from agentcli.net.errors import ApiIdentity
+from agentcli.net.errors import ApiIdentity, ConnectError
 from agentcli.net.http import HttpClient, Timeouts
 
 PROBE_TOOL = {
@@ -223,12 +223,16 @@ async def _probe_openai(client: HttpClient, base: str, model: str, api_key: str 
                         chat: bool = True) -> ProbeResult:
     who = ApiIdentity("the server", None, (api_key,))
     headers = {"authorization": f"Bearer {api_key}"} if api_key else {}
-    window = None
+    window, unreachable = None, None
     try:
         listed = await list_live("openai", base, api_key=api_key, timeout_s=5.0)
         window = next((m.context_window for m in listed if m.name == model), None)
+    except ConnectError as err:  # nothing listens: nothing to learn or cache (the run says so itself)
+        unreachable = err
     except Exception:  # the context window is a bonus; the tool probe below is the point
         window = None
+    if unreachable is not None and not chat:
+        raise unreachable
     window = window or await _llamacpp_n_ctx(client, base)  # also when /models failed: /props may answer
     if not chat:
         drops = await template_drops_tools(client, base)
