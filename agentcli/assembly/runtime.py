@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from agentcli.assembly import sdkparts, selection
 from agentcli.assembly.firstrun import require_configured
 from agentcli.assembly.resumed import carry_usage, public_url, with_session_setup
+from agentcli.assembly.toolsseen import watch_tools
 from agentcli.core.hooks import Hooks
 from agentcli.core.loop import Agent, AgentOptions, NestedMemory
 from agentcli.core.permissions import Approver, Policy
@@ -423,6 +424,8 @@ async def build(settings: Settings, approver: Approver,
         opened.close()
         raise
     note = await probe_note(sel, opened)
+    provider = watch_tools(provider, sel)  # after the first-use probe, which may have told already
+    from agentcli.assembly.served import provider_label
     options = AgentOptions(
         model=sel.model,
         provider_name=sel.config.name,
@@ -437,6 +440,7 @@ async def build(settings: Settings, approver: Approver,
         auto_compact_limit=limit,
         compact_provider=compact_provider_fn(settings),
         nested_memory=nested_memory(settings),
+        provider_label=await provider_label(sel),
     )
     registry = ToolRegistry(sdkparts.without_denied(tool_names(preset, policy.mode, settings.tools), policy))
     opened.notices.extend(sdkparts.attach_structured_output(registry, options, settings))

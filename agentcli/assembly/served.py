@@ -1,5 +1,7 @@
 """What a local OpenAI-compatible server is serving: its model's name (so sessions, `/model`, the status line and
-`-p` output name it rather than "default") and whether its chat template keeps tools."""
+`-p` output name it rather than "default"), and what to call the server itself (`host_label`): `-p`'s init line
+and `agentcli models --base-url` both say "llamacpp" for llama.cpp, "openai-compatible" for any other server
+that speaks OpenAI's wire format, and a profile's own name when one was chosen (lmstudio, vllm …)."""
 
 from __future__ import annotations
 
@@ -27,6 +29,41 @@ async def served_model(base_url: str, api_key: str | None = None) -> str | None:
     props = await probe.llamacpp_props(base_url)
     path = (props or {}).get("model_path")
     return display_name(path) if isinstance(path, str) and path else None
+
+
+OPENAI_COMPATIBLE = "openai-compatible"
+
+
+def host_label(base_url: str, llamacpp: bool) -> str:
+    """The provider name shown for an OpenAI wire-format server at `base_url` chosen by URL (not by profile)."""
+    from urllib.parse import urlsplit
+
+    if llamacpp:
+        return "llamacpp"
+    host = (urlsplit(base_url if "://" in base_url else "http://" + base_url).hostname or "").lower()
+    return "openai" if host == "api.openai.com" else OPENAI_COMPATIBLE
+
+
+async def provider_label(sel: selection.Selection) -> str | None:
+    """What `-p` output names the provider when it is not the wire format's own: a profile's name, or the
+    kind of server a `--base-url` points at (a local one is asked once at `/props` whether it is llama.cpp; the
+    answer is kept with the first-use probe's)."""
+    if sel.config.profile:
+        return sel.config.profile
+    if sel.config.name != "openai" or not sel.config.base_url:
+        return None
+    from agentcli.providers import probe
+
+    url = str(sel.config.base_url)
+    if not is_local_openai(sel):
+        return host_label(url, False)
+    known = probe.cached(url, sel.model)
+    if known is not None and known.llamacpp is not None:  # asked on an earlier run: no request at start-up
+        return host_label(url, known.llamacpp)
+    llamacpp = await probe.llamacpp_props(url) is not None
+    if known is not None:  # beside the first-use probe's result (never an entry of its own: that would stop it)
+        probe.remember(url, sel.model, llamacpp=llamacpp)
+    return host_label(url, llamacpp)
 
 
 def display_name(model_id: str) -> str:

@@ -154,14 +154,14 @@ async def _name_local(entries: list[ModelEntry], url: str) -> list[ModelEntry]:
     """A llama.cpp server says so at /props (with its runtime context): name it and its model as it serves them."""
     import dataclasses
 
-    from agentcli.assembly.served import display_name
+    from agentcli.assembly.served import display_name, host_label
     from agentcli.providers import probe
 
     props = await probe.llamacpp_props(url)
-    if props is None:
-        return [_named(e) for e in entries]
+    if props is None:  # named as `-p` names it (agentcli.assembly.served)
+        return [dataclasses.replace(_named(e), provider=host_label(url, False)) for e in entries]
     n_ctx = (props.get("default_generation_settings") or {}).get("n_ctx")
-    return [dataclasses.replace(e, provider="llamacpp", name=display_name(e.name),
+    return [dataclasses.replace(e, provider=host_label(url, True), name=display_name(e.name),
                                 context_window=n_ctx if isinstance(n_ctx, int) and n_ctx > 0 else e.context_window)
             for e in entries]
 

@@ -84,6 +84,7 @@ class AgentOptions:
     nested_memory: NestedMemory | None = None
     subagent: bool = False  # a Task child: SubagentStop instead of Stop; no SessionStart/SessionEnd hooks
     final_output: FinalOutput | None = None  # --json-schema: the run ends only once it is given
+    provider_label: str | None = None  # what SessionStarted names: a local host ("llamacpp") or profile, not the wire
 
 
 @dataclass(slots=True)
@@ -168,6 +169,7 @@ class Agent:
         session records the provider (its profile name, `recorded_provider`) and base URL, so resume finds it."""
         old, self.provider = self.provider, provider
         self.options.model, self.options.provider_name = model, provider_name
+        self.options.provider_label = recorded_provider
         record = {"model": model, "provider": recorded_provider or provider_name}
         self.sink.record("model_switch", {**record, "base_url": base_url} if base_url else record)
         if old is not provider:
@@ -441,7 +443,8 @@ class Agent:
 
     def _started(self) -> SessionStarted:
         return SessionStarted(self.session_id, str(self.ctx.project_root), self.options.model,
-                              self.options.provider_name, tuple(t.name for t in self.registry.tools()),
+                              self.options.provider_label or self.options.provider_name,
+                              tuple(t.name for t in self.registry.tools()),
                               self.policy.mode, tuple(self.registry.servers()))
 
     async def _stream(

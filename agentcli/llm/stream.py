@@ -103,10 +103,12 @@ class MessageStop:
 class Notice:
     """Something the user should know that is not an error: a provider's warning (Ollama's context size), a
     rule that could not be saved, a skipped checkpoint, a mode change. Adapters may yield it mid-stream; it is
-    not output (a stream that broke after one is still retried)."""
+    not output (a stream that broke after one is still retried). `code` names a notice scripts can act on
+    (`tools_dropped`: a local server's chat template left the tools out of the prompt)."""
 
     level: Literal["info", "warning"]
     text: str
+    code: str | None = None
 
 
 StreamEvent: TypeAlias = (

@@ -170,9 +170,9 @@ class StreamJsonPrinter:
                             "discarded_partial": discarded, "session_id": self.session_id, "uuid": new_uuid()})
                 if self.include_partial and discarded:
                     self._stream_event(self.partials.setdefault(parent, PartialMapper()).map(ev), parent)
-            case Notice(level, text):
+            case Notice(level, text, code):
                 self._emit({"type": "system", "subtype": "notice", "level": level, "text": text,
-                            "session_id": self.session_id, "uuid": new_uuid()})
+                            **({"code": code} if code else {}), "session_id": self.session_id, "uuid": new_uuid()})
             case CompactBoundary():
                 self._emit(schema.compact_boundary_line(ev, self.session_id))
             case TodosUpdated(todos):

@@ -11,13 +11,13 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 from agentcli import paths
 from agentcli.atomicfile import atomic_write
 from agentcli.net.api import join_url, open_stream
-from agentcli.net.errors import ApiIdentity
+from agentcli.net.errors import ApiIdentity, ConnectError
 from agentcli.net.http import HttpClient, Timeouts
 
 PROBE_TOOL = {
@@ -48,13 +48,16 @@ class ModelEntry:
 
 @dataclass(frozen=True, slots=True)
 class ProbeResult:
-    """`tool_calling`: native | text (written as text, extractable) | none | unknown."""
+    """`tool_calling`: native | text (written as text, extractable) | none | unknown. `tools_in_prompt`: what a
+    request's prompt token count showed (None: not checked yet); `llamacpp`: whether `/props` answered."""
 
     base_url: str
     model: str
     tool_calling: str
     context_window: int | None
     checked_at: float
+    tools_in_prompt: bool | None = None
+    llamacpp: bool | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -145,6 +148,20 @@ def cached(base_url: str, model: str) -> ProbeResult | None:
         return None
 
 
+def remember(base_url: str, model: str, **learned: Any) -> None:
+    """Add what a run learned about an endpoint to its cached probe result (ProbeResult's fields)."""
+    found = cached(base_url, model) or ProbeResult(base_url, model, "unknown", None, time.time())
+    _store(replace(found, **learned))
+
+
+def remember_tools_in_prompt(base_url: str, model: str, seen: bool) -> None:
+    """What a request's prompt token count showed; a template that drops tools is recorded as "none", so it is
+    said once (agentcli.assembly.toolsseen)."""
+    found = cached(base_url, model)
+    calling = found.tool_calling if found is not None else "unknown"
+    remember(base_url, model, tool_calling=calling if seen else "none", tools_in_prompt=seen, checked_at=time.time())
+
+
 def _store(result: ProbeResult) -> None:
     f = _cache_file()
     try:
@@ -206,12 +223,16 @@ async def _probe_openai(client: HttpClient, base: str, model: str, api_key: str 
                         chat: bool = True) -> ProbeResult:
     who = ApiIdentity("the server", None, (api_key,))
     headers = {"authorization": f"Bearer {api_key}"} if api_key else {}
-    window = None
+    window, unreachable = None, None
     try:
         listed = await list_live("openai", base, api_key=api_key, timeout_s=5.0)
         window = next((m.context_window for m in listed if m.name == model), None)
+    except ConnectError as err:  # nothing listens: nothing to learn or cache (the run says so itself)
+        unreachable = err
     except Exception:  # the context window is a bonus; the tool probe below is the point
         window = None
+    if unreachable is not None and not chat:
+        raise unreachable
     window = window or await _llamacpp_n_ctx(client, base)  # also when /models failed: /props may answer
     if not chat:
         drops = await template_drops_tools(client, base)
@@ -247,6 +268,33 @@ async def template_drops_tools(client: HttpClient, base: str) -> bool | None:
         return None
     prompt = rendered.get("prompt") if isinstance(rendered, dict) else None
     return "get_time" not in prompt if isinstance(prompt, str) else None  # PROBE_TOOL's name
+
+
+async def tools_in_prompt(base: str, model: str, *, api_key: str | None = None,
+                          timeout_s: float = 10.0) -> bool | None:
+    """Does the server put tool definitions into the prompt? The same one-word request with and without the
+    probe tool (one token of output each): a template that drops tools gives both the same prompt token count.
+    None when the server reports no usage or does not answer."""
+    headers = {"authorization": f"Bearer {api_key}"} if api_key else {}
+    who = ApiIdentity("the server", None, (api_key,))
+    client = _client(timeout_s)
+
+    async def prompt_tokens(tools: list[dict[str, Any]] | None) -> int | None:
+        body: dict[str, Any] = {"model": model, "messages": [{"role": "user", "content": "Hi"}], "max_tokens": 1,
+                                "stream": False, **({"tools": tools} if tools else {})}
+        reply = await _get_json(client, join_url(base, "/chat/completions"), who, headers, body)
+        n = ((reply or {}).get("usage") or {}).get("prompt_tokens") if isinstance(reply, dict) else None
+        return n if isinstance(n, int) and n > 0 else None
+
+    try:
+        without, with_tool = await prompt_tokens(None), await prompt_tokens([PROBE_TOOL])
+    except Exception:  # no answer is no verdict; the caller says nothing
+        return None
+    finally:
+        await client.aclose()
+    if without is None or with_tool is None:
+        return None
+    return with_tool > without
 
 
 async def _llamacpp_n_ctx(client: HttpClient, base: str) -> int | None:

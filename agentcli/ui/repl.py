@@ -70,7 +70,13 @@ class Repl:
         self._mode = settings.permission_mode  # until the agent exists; from then on its policy holds the mode
         self.allow_bypass = settings.permission_mode == "bypassPermissions"
         self._mode_chosen = settings.permission_mode != "default"
-        self.status = Status(model=settings.model or "(default model)", mode=self._mode)
+        # until the first prompt builds the agent: a --base-url server's model is named once it is asked
+        unnamed = "(default model)"
+        if settings.base_url:
+            from agentcli.redact import public_url  # a user:password or ?key= in the URL stays off the screen
+
+            unnamed = f"(the model at {public_url(settings.base_url)})"
+        self.status = Status(model=settings.model or unnamed, mode=self._mode)
         self.context: list[str] = []
         self.pastes: dict[int, str] = {}
         self.turn: asyncio.Task[None] | None = None

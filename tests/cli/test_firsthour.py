@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.cli.helpers import OPENAI, agentcli, git_repo, provider_env
-from tests.fakes.script import Fault, Reply
+from tests.fakes.script import Fault, Reply, Usage
 from tests.fakes.server import FakeLLM
 
 
@@ -86,15 +86,43 @@ def test_models_honours_base_url_and_names_the_served_model(tmp_path: Path, fake
 
 def test_a_local_run_is_named_by_the_served_model(tmp_path: Path, fake_llm: FakeLLM) -> None:
     llama_routes(fake_llm)
-    fake_llm.push(Reply(text="hello"))
+    fake_llm.push(Reply(text="hello"), Reply(text="again"))
     run = agentcli(["-p", "hi", "--base-url", fake_llm.openai_url, "--output-format", "stream-json", "--verbose"],
                    tmp_path, local_env(fake_llm))
     assert run.status == 0, run.stderr
     lines = run.lines()
     assert lines[0]["model"] == "SmolLM2-135M-Instruct.Q4_1.gguf"
+    assert lines[0]["provider"] == "llamacpp"  # as `agentcli models --base-url` names it, not the wire format
     assert list(lines[-1]["modelUsage"]) == ["SmolLM2-135M-Instruct.Q4_1.gguf"]
     assert fake_llm.requests[-1].body["model"] == "SmolLM2-135M-Instruct.Q4_1.gguf"
     assert "default" not in (lines[0]["model"], lines[-1].get("model"))
+    asked = len(fake_llm.arrivals)
+    again = agentcli(["-p", "hi", "--base-url", fake_llm.openai_url, "--output-format", "stream-json", "--verbose"],
+                     tmp_path, local_env(fake_llm))
+    assert again.lines()[0]["provider"] == "llamacpp"
+    assert [a["path"] for a in fake_llm.arrivals[asked:] if a["path"] == "/props"] == []  # kept from the first run
+
+
+def test_a_server_that_is_not_llamacpp_is_openai_compatible_in_models_and_p(tmp_path: Path,
+                                                                           fake_llm: FakeLLM) -> None:
+    """No /props: not llama.cpp. Both `agentcli models --base-url` and `-p`'s init line call it
+    "openai-compatible" (never "openai", which is OpenAI's own API); a profile keeps its own name."""
+    fake_llm.get_routes["/v1/models"] = {"object": "list", "data": [{"id": "qwen2.5-1.5b-instruct"}]}
+    seen = Usage(input_tokens=4000)  # a prompt count with the tools in it
+    fake_llm.push(Reply(text="hello", usage=seen), Reply(text="again", usage=seen))
+    listed = agentcli(["models", "--base-url", fake_llm.openai_url, "--json"], tmp_path, local_env(fake_llm))
+    assert [(m["provider"], m["name"]) for m in json.loads(listed.stdout)["models"]] == [
+        ("openai-compatible", "qwen2.5-1.5b-instruct")]
+    run = agentcli(["-p", "hi", "--base-url", fake_llm.openai_url, "--output-format", "stream-json", "--verbose"],
+                   tmp_path, local_env(fake_llm))
+    assert run.status == 0, run.stderr
+    init = run.lines()[0]
+    assert (init["provider"], init["model"]) == ("openai-compatible", "qwen2.5-1.5b-instruct")
+    env = {**local_env(fake_llm), "LMSTUDIO_BASE_URL": fake_llm.openai_url}
+    run = agentcli(["-p", "hi", "--provider", "lmstudio", "--output-format", "stream-json", "--verbose"], tmp_path,
+                   env)
+    assert run.status == 0, run.stderr
+    assert run.lines()[0]["provider"] == "lmstudio"
 
 
 def test_failed_runs_are_not_listed(tmp_path: Path, fake_llm: FakeLLM) -> None:

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from tests.cli.helpers import ANTHROPIC, OPENAI, agentcli, git_repo, provider_env
-from tests.fakes.script import Fault, Reply, ToolCall
+from tests.fakes.script import Fault, Reply, ToolCall, Usage
 from tests.fakes.server import FakeLLM
 
 BUGGY = "def parse(text):\n    return int(text) + 1\n"
@@ -248,7 +248,8 @@ def test_paths_outside_the_project_are_denied_headless(tmp_path: Path, fake_llm:
 
 
 def test_first_use_of_a_local_endpoint_is_probed_once(tmp_path: Path, fake_llm: FakeLLM) -> None:
-    fake_llm.push(Reply(text="one"), Reply(text="two"))
+    with_tools = Usage(input_tokens=4000)  # a prompt count that shows the tools arrived (see test_tools_seen)
+    fake_llm.push(Reply(text="one", usage=with_tools), Reply(text="two", usage=with_tools))
     env = {**provider_env(fake_llm, OPENAI), "AGENTCLI_HOME": str(tmp_path / "home")}
     args = ["-p", "hi", "--model", OPENAI, "--output-format", "stream-json"]
     notes = [[ln["text"] for ln in agentcli(args, tmp_path, env).lines() if ln.get("subtype") == "notice"]

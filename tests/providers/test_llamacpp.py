@@ -4,6 +4,7 @@ The model is weak: these tests assert behaviour (streaming, usage, a clean end),
 
 from __future__ import annotations
 
+import asyncio
 import importlib.util
 import json
 import os
@@ -17,6 +18,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
+from agentcli.providers.probe import tools_in_prompt
 
 MODEL_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 # Runs in a child process so the server's threads and memory never live inside pytest; exits on stdin EOF.
@@ -160,3 +163,29 @@ def test_a_template_that_drops_tools_is_detected_and_said_once(llama: str, dirs:
     code, lines, err = agentcli(args, *dirs)
     check_run(code, lines, err)
     assert not [x for x in lines if "chat template drops them" in str(x.get("text"))]
+
+
+def test_the_prompt_count_shows_the_tools_were_dropped(llama: str, dirs: tuple[Path, Path]) -> None:
+    """A server that does not tell at /props (an older llama.cpp, another server): the first reply's prompt token
+    count, far below the size of the tool definitions the request carried, shows the template dropped them. Said
+    once, as a typed notice; the next run is quiet."""
+    home, _ = dirs
+    url, model = f"{llama}/v1", MODEL_FILE
+    (home / "cache").mkdir()
+    (home / "cache" / "probes.json").write_text(json.dumps({f"{url}|{model}": {
+        "base_url": url, "model": model, "tool_calling": "unknown", "context_window": 4096, "checked_at": 1.0}}))
+    args = [*COMMON, "--base-url", url, "Say hello."]
+    code, lines, err = agentcli(args, *dirs)
+    check_run(code, lines, err)
+    dropped = [x for x in lines if x.get("code") == "tools_dropped"]
+    assert len(dropped) == 1 and "dropped the tools" in dropped[0]["text"], [x for x in lines if "text" in x]
+    assert lines[0]["provider"] == "llamacpp"
+    code, lines, err = agentcli(args, *dirs)
+    check_run(code, lines, err)
+    assert not [x for x in lines if x.get("code") == "tools_dropped" or "chat template" in str(x.get("text"))]
+
+
+def test_the_probe_with_and_without_a_tool_sees_them_dropped(llama: str) -> None:
+    """When the estimate cannot tell (a long conversation), two one-token requests decide: SmolLM2's template
+    gives both the same prompt count."""
+    assert asyncio.run(tools_in_prompt(f"{llama}/v1", MODEL_FILE, timeout_s=120)) is False  # a loaded CI machine

@@ -95,3 +95,12 @@ def test_models_command_errors(capsys: pytest.CaptureFixture[str]) -> None:
     assert "GROQ_API_KEY" in capsys.readouterr().err
     assert models.main(["--provider", "ollama", "--base-url", f"127.0.0.1:{closed_port()}", "--timeout", "0.5"]) == 75
     assert ConfigError.exit_status == 2
+
+
+def test_first_use_probe_of_a_server_that_is_not_there_learns_and_caches_nothing() -> None:
+    """Nothing listens: no "First use … context window unknown" note and no cache entry that would stop the
+    probe once the server is up (the run itself says the server is down)."""
+    url = f"http://127.0.0.1:{closed_port()}/v1"
+    with pytest.raises(ConnectError):
+        asyncio.run(probe.probe("openai", url, "default", timeout_s=0.5, chat=False))
+    assert probe.cached(url, "default") is None

@@ -63,6 +63,7 @@ def test_local_session_resumes_with_no_flags(project: Path, fake_llm: FakeLLM, t
     env = local_env()
     t = spawn(terms, project, env, "--base-url", fake_llm.openai_url)
     t.prompt()
+    assert f"(the model at {fake_llm.openai_url})" in t.out  # not "(default model)" before the server is asked
     t.line("remember pelican")
     t.expect("First local reply.")
     t.prompt()
