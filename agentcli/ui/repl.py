@@ -8,13 +8,12 @@ background and awaited only when the first prompt is sent. While a turn runs, `T
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import dataclasses
 import functools
 import os
 import sys
 import time
-from collections.abc import AsyncIterator, Iterable, Iterator
+from collections.abc import AsyncIterator, Iterable
 from typing import TYPE_CHECKING, Any
 
 from prompt_toolkit.application import get_app_or_none
@@ -22,6 +21,7 @@ from prompt_toolkit.formatted_text import StyleAndTextTuples
 
 from agentcli import paths
 from agentcli.errors import AgentCliError
+from agentcli.ui.building import PausingApprover, end, make_approver, preload
 from agentcli.ui.completion import ReplCompleter
 from agentcli.ui.input import CtrlCOnEmpty, make_session
 from agentcli.ui.keys import TurnKeys
@@ -34,7 +34,6 @@ if TYPE_CHECKING:
     from agentcli.assembly.runtime import Built
     from agentcli.core.events import AgentEvent
     from agentcli.core.loop import Agent
-    from agentcli.core.permissions import Approval, ApprovalRequest, Approver
     from agentcli.llm.messages import Message
     from agentcli.settings.config import Settings
     from agentcli.ui.render import Renderer
@@ -67,6 +66,9 @@ class Repl:
         self.agent: Agent | None = None
         self.built: Built | None = None
         self._building: asyncio.Task[Built] | None = None
+        self._dropped: list[asyncio.Task[Built]] = []  # builds whose settings changed: closed once done
+        self._resumed = False  # started with --resume / --continue
+        self._adopting: asyncio.Task[None] | None = None
         self._mode = settings.permission_mode  # until the agent exists; from then on its policy holds the mode
         self.allow_bypass = settings.permission_mode == "bypassPermissions"
         self._mode_chosen = settings.permission_mode != "default"
@@ -78,6 +80,7 @@ class Repl:
         self.exit_requested = False
         self.completer = ReplCompleter(self.cwd, self._command_names, self._argument_values)
         self.session: PromptSession[str] | None = None
+        self._shown_notices: list[str] = []  # the resumed session's notices, shown before its agent was built
 
     # rich and the renderer (with the event types) load after the prompt is up: start-up pays only for the prompt.
     @functools.cached_property
@@ -137,7 +140,9 @@ class Repl:
         return 0
 
     async def _resume_at_start(self) -> bool:
-        """`--resume` / `--continue`: open the stored session now and replay it onto the screen."""
+        """`--resume` / `--continue`: read the stored session (from its last compaction on) and draw it, then
+        build its agent in the background like a fresh session's: the prompt does not wait for the provider,
+        tools or MCP servers. A session that cannot be resumed (unknown, in use) is reported here, as before."""
         if self.settings.resume == "":
             from agentcli.ui.actions import pick_session
 
@@ -145,16 +150,37 @@ class Repl:
             if picked is None:
                 return False
             self.settings = dataclasses.replace(self.settings, resume=picked)
-        agent = await self.ensure_agent()
-        if agent is None:
-            return False
-        self.renderer.replay(agent.messages, edited=self.edited_calls())
-        if agent.todos:
-            from agentcli.core.events import TodosUpdated
+        from agentcli.ui.resume import read_stored, show_stored
 
-            self.renderer.feed(TodosUpdated(agent.todos))
-        self.renderer.notice(f"Resumed session {agent.session_id}")
+        try:
+            self.settings, stored = read_stored(self.settings)
+        except Exception as err:  # as a failed build is: shown, and the REPL ends with status 1
+            self.error(err)
+            return False
+        show_stored(self.renderer, stored)
+        self._shown_notices = list(stored.notices)
+        self._resumed = True
+        self.renderer.notice(f"Resumed session {self.settings.session_id}")
+        asyncio.get_running_loop().call_later(0.05, self._build_and_adopt)
         return True
+
+    def _build_and_adopt(self) -> None:
+        """A resumed session's agent is adopted as soon as it is built, above the prompt (its notices; the
+        status line's context and cost), not at the first prompt as a fresh session's."""
+        self.start_building()
+        task = self._building
+
+        async def adopt_when_built() -> None:
+            if task is None:
+                return
+            await asyncio.wait({task})
+            if self.agent is None and self._building is task:
+                from prompt_toolkit.application import in_terminal
+
+                async with in_terminal():
+                    await self.ensure_agent()
+
+        self._adopting = asyncio.create_task(adopt_when_built())
 
     async def submit(self, text: str) -> None:
         """Handle one entered prompt: a slash command, a `!` shell command, or a message for the agent."""
@@ -166,6 +192,8 @@ class Repl:
         if not text:
             return
         if text.startswith("/") and slash.is_command(text, self):
+            if self._resumed and self.agent is None and self._building is not None:
+                await self.ensure_agent()  # commands act on the resumed conversation (/cost, /context, /fork…)
             await slash.dispatch(self, text)
         elif text.startswith("!"):
             await self.shell(text[1:].strip())
@@ -258,9 +286,19 @@ class Repl:
     # ---- the agent ----------------------------------------------------------------------------------------
 
     def cancel_build(self) -> None:
+        """Forget the agent being built (its settings changed). It is not interrupted half-way, where it may
+        hold a session open: it finishes and is closed, and the next build waits for that (a resumed session
+        stays locked by it until then)."""
         if self._building is not None:
-            self._building.cancel()
+            self._dropped.append(self._building)
             self._building = None
+
+    async def _end_dropped(self) -> None:
+        dropped, self._dropped = self._dropped, []
+        for task in dropped:
+            await asyncio.wait({task})
+            if not task.cancelled() and task.exception() is None:
+                await end(task.result(), "other")
 
     def put_back(self, text: str) -> None:
         self.keys.typed = text
@@ -270,6 +308,7 @@ class Repl:
             self._building = asyncio.create_task(self._build())
 
     async def _build(self) -> Built:
+        await self._end_dropped()
         await asyncio.to_thread(preload, self.settings)
         self._show_branch()
         from agentcli.assembly.runtime import build
@@ -286,15 +325,20 @@ class Repl:
             self._building = None
         self.start_building()
         assert self._building is not None
+        task = self._building
         try:
             # shielded: Esc cancels the turn that waits, not the build the next prompt will need
-            built = await asyncio.shield(self._building)
+            built = await asyncio.shield(task)
         except Exception as err:  # shown, and the next prompt tries again (e.g. after /model)
-            self._building = None
-            self.error(err)
+            if self._building is task:  # (not already shown to another waiter)
+                self._building = None
+                self.error(err)
             return None
-        self._building = None
-        self.adopt(built)
+        if self._building is task:  # (not already adopted for another waiter)
+            self._building = None
+            self.adopt(built)
+        elif self.built is not built:  # dropped meanwhile (its settings changed): the next build's agent
+            return await self.ensure_agent()
         return built.agent
 
     def adopt(self, built: Built) -> None:
@@ -303,7 +347,11 @@ class Repl:
         if self._mode_chosen:  # chosen here (Shift-Tab, /mode) before this agent existed
             built.agent.set_mode(self._mode)
         self.status.mode = built.agent.mode  # else the policy's, from flags, config and preset
+        shown, self._shown_notices = self._shown_notices, []
         for note in built.session.notices:
+            if note in shown:  # already shown with the resumed transcript
+                shown.remove(note)
+                continue
             self.renderer.notice(note, style="yellow")
         for note in built.info:
             self.renderer.notice(note, style="dim")
@@ -334,9 +382,18 @@ class Repl:
             self.status.context_window = None
 
     async def close(self) -> None:
+        building, self._building = self._building, None
+        if building is not None and self.agent is None and building.done() and not building.cancelled() \
+                and building.exception() is None:
+            # built in the background, never needed: it still ends like one that was used (SessionEnd hooks,
+            # MCP servers, the session file; a resumed session offers its resume line)
+            self.built, self.agent = building.result(), building.result().agent
+        elif building is not None:
+            building.cancel()
+        for task in self._dropped:
+            task.cancel()
+        await self._end_dropped()
         agent = self.agent
-        if self._building is not None and not self._building.done():
-            self._building.cancel()
         if agent is None:
             return
         await self.release("prompt_input_exit")
@@ -349,16 +406,7 @@ class Repl:
         """End the current agent (its background shells: nothing a session started outlives it; SessionEnd hooks
         with `reason`; its provider, sandbox proxy and session file) before exit or a rebuild."""
         if self.built is not None:
-            from agentcli.tools.background import kill_all
-
-            with contextlib.suppress(Exception):
-                await kill_all(self.built.agent.ctx)
-            with contextlib.suppress(Exception):
-                await self.built.agent.aclose(reason)
-            if self.built.agent.ctx.sandbox is not None:
-                self.built.agent.ctx.sandbox.close()
-            with contextlib.suppress(Exception):
-                self.built.session.close_or_discard()
+            await end(self.built, reason)
 
     async def rebuild(
         self, *, resume: str | None, fork: bool, name: str | None = None, clear: bool = False
@@ -374,6 +422,7 @@ class Repl:
         self.cancel_build()
         self.renderer.begin_turn()
         try:
+            await self._end_dropped()
             from agentcli.assembly.runtime import build
 
             built = await build(settings, PausingApprover(self, make_approver(self)))
@@ -430,10 +479,9 @@ class Repl:
 
     def edited_calls(self) -> dict[str, dict[str, Any]]:
         """Tool calls of the resumed session that the user edited before they ran (for the replay)."""
-        records = self.built.session.replay if self.built is not None else []
-        return {str(r["data"]["tool_use_id"]): r["data"]["updated_input"] for r in records
-                if r.get("type") == "permission" and isinstance(r.get("data"), dict)
-                and isinstance(r["data"].get("updated_input"), dict)}
+        from agentcli.ui.resume import edited_calls
+
+        return edited_calls(self.built.session.replay if self.built is not None else [])
 
     def _typed_ahead_line(self) -> str | None:
         """A line typed with Enter before the prompt was up (see TurnKeys.take_pending): to be sent as if typed
@@ -471,88 +519,3 @@ class Repl:
             f"{dim}/help for commands · !cmd runs a shell command · @path attaches a file · esc interrupts{reset}\n\n"
         )
         sys.stdout.flush()
-
-
-def preload(settings: Settings) -> None:
-    """Import what the first turn needs (runtime, session store, the provider's adapter, tools, markdown) in a
-    worker thread, so the prompt keeps echoing keys while it loads."""
-    import importlib
-
-    for name in ("agentcli.assembly.runtime", "agentcli.session.store", "agentcli.core.toolrun"):
-        importlib.import_module(name)
-    from agentcli.assembly import selection
-    from agentcli.providers import factory
-    from agentcli.tools.registry import DEFAULT_TOOLS, load_tool
-
-    with contextlib.suppress(Exception):  # a bad setting is reported by the real build, not here
-        provider, _ = selection.choose(settings.model, settings.provider, settings.base_url)
-        if provider:
-            factory.provider_class(provider)
-    for tool in DEFAULT_TOOLS:
-        with contextlib.suppress(Exception):
-            load_tool(tool)
-    from agentcli.ui.render import markdown_warmup
-
-    markdown_warmup()
-
-
-class PausingApprover:
-    """Wraps the terminal approver: the live region and the turn's key reader step aside while it asks."""
-
-    interactive = True
-
-    def __init__(self, repl: Repl, inner: Approver) -> None:
-        self.repl = repl
-        self.inner = inner
-
-    async def approve(self, request: ApprovalRequest) -> Approval:
-        with self.paused():
-            return await self.inner.approve(request)
-
-    @contextlib.contextmanager
-    def paused(self) -> Iterator[None]:
-        """The spinner and the turn's key reader step aside while a question is open."""
-        self.repl.keys.stop()
-        self.repl.renderer.pause()
-        try:
-            yield
-        finally:
-            self.repl.renderer.resume()
-            if self.repl.turn is not None:
-                self.repl.keys.start()
-
-
-def make_approver(repl: Repl) -> Approver:
-    """The permissions helper's TerminalApprover (agentcli.ui.approval), or a plain y/n question without it."""
-    import importlib
-
-    try:
-        module = importlib.import_module("agentcli.ui.approval")
-    except ImportError:
-        return _AskApprover(repl.console)
-    approver: Approver = module.TerminalApprover(repl.root, show_plan=repl.show_plan, stop_turn=repl.cancel_turn)
-    return approver
-
-
-class _AskApprover:
-    interactive = True
-
-    def __init__(self, console: Console) -> None:
-        self.console = console
-
-    async def approve(self, request: ApprovalRequest) -> Approval:
-        from agentcli.core.permissions import Approval
-        from agentcli.ui.toolfmt import key_argument
-
-        if request.kind == "plan":
-            self.console.print(request.plan or "", markup=False, highlight=False)
-            answer = await asyncio.to_thread(self.console.input, "Approve this plan? [y/N] ")
-            if answer.strip().lower() in ("y", "yes"):
-                return Approval("allow", mode="default")
-            return Approval("deny", reason="The user did not approve the plan.")
-        arg = key_argument(request.tool_name, request.input)
-        question = f"Allow {request.tool_name}({arg})? [y/N] "
-        answer = await asyncio.to_thread(self.console.input, question)
-        if answer.strip().lower() in ("y", "yes"):
-            return Approval("allow")
-        return Approval("deny", reason=f"The user denied {request.tool_name}.")
