@@ -2,7 +2,8 @@
 names, and its transcript from the last compaction on, repaired.
 
 `open_session` builds on this to continue a session; the REPL uses it alone to draw a resumed session before
-its agent (provider, tools, session writer) exists. Nothing here writes, locks or imports the writer.
+its agent (provider, tools, session writer) exists. Nothing here writes, locks or imports the writer, and what
+the REPL needs before its prompt (which session, is it free) imports neither the reader nor the messages.
 """
 
 from __future__ import annotations
@@ -10,15 +11,17 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from agentcli.errors import SessionNotFoundError, UsageError
-from agentcli.llm.messages import Message
 from agentcli.session import layout
-from agentcli.session.index import list_sessions
 from agentcli.session.lock import SessionLock, is_locked
-from agentcli.session.reader import LoadedSession, load, load_from_boundary, read_file
-from agentcli.session.records import Record, paused_gc
-from agentcli.session.repair import Repaired, repair
+
+if TYPE_CHECKING:
+    from agentcli.llm.messages import Message
+    from agentcli.session.reader import LoadedSession
+    from agentcli.session.records import Record
+    from agentcli.session.repair import Repaired
 
 
 @dataclass(slots=True)
@@ -43,6 +46,10 @@ class Resumable:
 def read_resumable(directory: Path, ref: str | None) -> Resumable:
     """The session `ref` names (None: the most recent one), read from its last compaction boundary on (the
     whole branch when that is not enough) and repaired. Raises SessionNotFoundError."""
+    from agentcli.session.reader import load, load_from_boundary
+    from agentcli.session.records import paused_gc
+    from agentcli.session.repair import repair
+
     sid = resolve_session(directory, ref)
     with paused_gc():
         loaded = load_from_boundary(directory, sid) or load(directory, sid)
@@ -79,6 +86,9 @@ def resolve_session(directory: Path, ref: str | None) -> str:
         return latest
     if layout.session_file(directory, ref).exists():
         return ref
+    from agentcli.session.index import list_sessions
+    from agentcli.session.reader import read_file
+
     summaries = list_sessions(directory)
     named = [s for s in summaries if s.name == ref]
     if named:
@@ -103,6 +113,8 @@ def sidechain_dir(directory: Path, session_id: str) -> Path:
 
 def sidechains(directory: Path, session_id: str) -> list[LoadedSession]:
     """Every subagent transcript of a session, loaded (a torn last line is reported, not fatal), oldest first."""
+    from agentcli.session.reader import load
+
     found: list[LoadedSession] = []
     sub = sidechain_dir(directory, session_id)
     try:

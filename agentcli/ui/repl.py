@@ -68,7 +68,8 @@ class Repl:
         self._building: asyncio.Task[Built] | None = None
         self._dropped: list[asyncio.Task[Built]] = []  # builds whose settings changed: closed once done
         self._resumed = False  # started with --resume / --continue
-        self._adopting: asyncio.Task[None] | None = None
+        self._showing: asyncio.Task[None] | None = None  # drawing the resumed session
+        self._adopting: asyncio.Task[None] | None = None  # then adopting its agent once built
         self._mode = settings.permission_mode  # until the agent exists; from then on its policy holds the mode
         self.allow_bypass = settings.permission_mode == "bypassPermissions"
         self._mode_chosen = settings.permission_mode != "default"
@@ -115,17 +116,20 @@ class Repl:
         else:
             asyncio.get_running_loop().call_later(0.05, self.start_building)
         if initial_prompt:
+            await self._shown()
             self.renderer.user_message(initial_prompt)
             await self.submit(initial_prompt)
         last_ctrl_c = 0.0
         while not self.exit_requested:
             typed_line = self._typed_ahead_line()
             if typed_line is not None:
+                await self._shown()
                 self.renderer.user_message(typed_line)
                 await self.submit(typed_line)
                 continue
             try:
-                text = await self.session.prompt_async(default=self.keys.typed)
+                # a resumed session's history is drawn once the prompt is (pre_run: just before its first draw)
+                text = await self.session.prompt_async(default=self.keys.typed, pre_run=self._start_showing)
             except CtrlCOnEmpty:
                 if time.monotonic() - last_ctrl_c < DOUBLE_CTRL_C_S:
                     break
@@ -140,9 +144,9 @@ class Repl:
         return 0
 
     async def _resume_at_start(self) -> bool:
-        """`--resume` / `--continue`: read the stored session (from its last compaction on) and draw it, then
-        build its agent in the background like a fresh session's: the prompt does not wait for the provider,
-        tools or MCP servers. A session that cannot be resumed (unknown, in use) is reported here, as before."""
+        """`--resume` / `--continue`: before the prompt only which session, and that it can be resumed (a
+        session unknown or in use is reported here and ends the REPL with status 1, as before). Its history is
+        read and drawn, and then its agent built, once the prompt is up (`_show_resumed`)."""
         if self.settings.resume == "":
             from agentcli.ui.actions import pick_session
 
@@ -150,37 +154,60 @@ class Repl:
             if picked is None:
                 return False
             self.settings = dataclasses.replace(self.settings, resume=picked)
-        from agentcli.ui.resume import read_stored, show_stored
+        from agentcli.ui.resume import resolve_stored
 
         try:
-            self.settings, stored = read_stored(self.settings)
-        except Exception as err:  # as a failed build is: shown, and the REPL ends with status 1
+            self.settings = resolve_stored(self.settings)
+        except Exception as err:  # as a failed build was: shown, and the REPL ends with status 1
             self.error(err)
             return False
-        show_stored(self.renderer, stored)
-        self._shown_notices = list(stored.notices)
         self._resumed = True
-        self.renderer.notice(f"Resumed session {self.settings.session_id}")
-        asyncio.get_running_loop().call_later(0.05, self._build_and_adopt)
         return True
 
-    def _build_and_adopt(self) -> None:
-        """A resumed session's agent is adopted as soon as it is built, above the prompt (its notices; the
-        status line's context and cost), not at the first prompt as a fresh session's."""
-        self.start_building()
-        task = self._building
+    def _start_showing(self) -> None:
+        if self._resumed and self._showing is None:
+            self._showing = asyncio.create_task(self._show_resumed(self.settings))
 
-        async def adopt_when_built() -> None:
-            if task is None:
-                return
+    async def _show_resumed(self, settings: Settings) -> None:
+        """Draw the resumed session above the prompt: the transcript is read (from its last compaction on), and
+        rich, the renderer and the markdown stack load and render it, in a worker thread while the prompt takes
+        keys; the result is written at once. Then its agent is built (`_adopt_when_built`)."""
+        from prompt_toolkit.application import in_terminal
+
+        from agentcli.ui.resume import draw_stored
+
+        failed: Exception | None = None
+        try:
+            # (console and renderer are created there too: their imports are most of the cost)
+            text, self._shown_notices = await asyncio.to_thread(
+                lambda: draw_stored(self.console, self.renderer, settings))
+        except Exception as err:  # the file could not be read after all: the build will say more
+            text, failed = "", err
+        async with in_terminal():
+            sys.stdout.write(text)
+            sys.stdout.flush()
+            if failed is not None:
+                self.error(failed)
+        self.start_building()
+        self._adopting = asyncio.create_task(self._adopt_when_built())
+
+    async def _adopt_when_built(self) -> None:
+        """A resumed session's agent is adopted as soon as it is built, above the prompt (its notices, the
+        status line's context and cost), not at the first prompt as a fresh session's."""
+        from prompt_toolkit.application import in_terminal
+
+        task = self._building
+        if task is not None:
             await asyncio.wait({task})
             if self.agent is None and self._building is task:
-                from prompt_toolkit.application import in_terminal
-
                 async with in_terminal():
                     await self.ensure_agent()
 
-        self._adopting = asyncio.create_task(adopt_when_built())
+    async def _shown(self) -> None:
+        """A resumed session's history is on the screen: what is printed next goes below it."""
+        self._start_showing()
+        if self._showing is not None and not self._showing.done():
+            await asyncio.wait({self._showing})
 
     async def submit(self, text: str) -> None:
         """Handle one entered prompt: a slash command, a `!` shell command, or a message for the agent."""
@@ -188,6 +215,7 @@ class Repl:
         from agentcli.ui.attach import expand_pastes
 
         text = expand_pastes(text, self.pastes).strip()
+        await self._shown()
         self.renderer.under_prompt()
         if not text:
             return
@@ -382,6 +410,8 @@ class Repl:
             self.status.context_window = None
 
     async def close(self) -> None:
+        if self._showing is not None:
+            self._showing.cancel()
         building, self._building = self._building, None
         if building is not None and self.agent is None and building.done() and not building.cancelled() \
                 and building.exception() is None:

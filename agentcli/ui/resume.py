@@ -1,6 +1,7 @@
-"""`agentcli --resume` / `--continue` at start-up: the stored session is read from its last compaction on
-(agentcli.session.resumable: no provider, tools or session writer) and drawn before the prompt. The agent is
-built in the background afterwards, as for a fresh session, and continues exactly the session shown."""
+"""`agentcli --resume` / `--continue` at start-up. Before the prompt only which session, and that it is free,
+is checked; once the prompt is up the session is read from its last compaction on (agentcli.session.resumable:
+no provider, tools or session writer) and drawn above it, and then its agent is built in the background, as a
+fresh session's is, continuing exactly the session shown."""
 
 from __future__ import annotations
 
@@ -8,6 +9,8 @@ import dataclasses
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from rich.console import Console
+
     from agentcli.core.events import TodoItem
     from agentcli.session.records import Record
     from agentcli.session.resumable import Resumable
@@ -15,21 +18,37 @@ if TYPE_CHECKING:
     from agentcli.ui.render import Renderer
 
 
-def read_stored(settings: Settings) -> tuple[Settings, Resumable]:
-    """Read the session `settings` resume or continue, writing and locking nothing. The settings returned
-    name it by id and fix the id it continues under, so the agent built later opens exactly this session (a
-    `-c` cannot pick a newer one) and the id shown now is the one it gets (a fork's too). Raises what opening
-    it would: SessionNotFoundError, SessionLockedError (another process writes it), UsageError."""
+def resolve_stored(settings: Settings) -> Settings:
+    """Which stored session `settings` resume or continue, and whether it is free, checked before the prompt
+    (reading nothing more: the transcript is read with its drawing). The settings returned name it by id and
+    fix the id it continues under, so the agent built later opens exactly this session (a `-c` cannot pick a
+    newer one) and the id shown is the one it gets (a fork's too). Raises what opening it would:
+    SessionNotFoundError, SessionLockedError (another process writes it), UsageError."""
     from agentcli.session import layout
-    from agentcli.session.resumable import check_unlocked, continued_id, read_resumable
+    from agentcli.session.resumable import check_unlocked, continued_id, resolve_session
 
     directory = layout.sessions_dir(settings.project_root.resolve())
-    stored = read_resumable(directory, settings.resume or None)
-    target = continued_id(stored.session_id, fork=settings.fork_session,
-                          no_persistence=settings.no_session_persistence, session_id=settings.session_id)
-    if target == stored.session_id:
-        check_unlocked(directory, target)
-    return dataclasses.replace(settings, resume=stored.session_id, continue_=False, session_id=target), stored
+    sid = resolve_session(directory, settings.resume or None)
+    target = continued_id(sid, fork=settings.fork_session, no_persistence=settings.no_session_persistence,
+                          session_id=settings.session_id)
+    if target == sid:
+        check_unlocked(directory, sid)
+    return dataclasses.replace(settings, resume=sid, continue_=False, session_id=target)
+
+
+def draw_stored(console: Console, renderer: Renderer, settings: Settings) -> tuple[str, list[str]]:
+    """The resumed session (`resolve_stored`) read from its last compaction on and drawn as `show_stored`
+    and the "Resumed session" line, by `renderer` on `console` into a string (what it would write to the
+    terminal): this runs in a worker thread while the prompt is up, and the result is written above it at
+    once. Also returns the notices shown (what was wrong with the file, what repair did)."""
+    from agentcli.session import layout
+    from agentcli.session.resumable import read_resumable
+
+    stored = read_resumable(layout.sessions_dir(settings.project_root.resolve()), settings.resume)
+    with console.capture() as captured:
+        show_stored(renderer, stored)
+        renderer.notice(f"Resumed session {settings.session_id}")
+    return captured.get(), stored.notices
 
 
 def show_stored(renderer: Renderer, stored: Resumable) -> None:
