@@ -1,8 +1,9 @@
 """The interactive session: read a prompt, run it through the agent, render the events, repeat.
 
 Start-up shows the prompt before anything heavy loads: the agent (provider, tools, session) is built in the
-background and awaited only when the first prompt is sent. While a turn runs, `TurnKeys` owns the keyboard
-(Esc / Ctrl-C cancel the task consuming `Agent.run`; the loop keeps the transcript valid).
+background and awaited only when the first prompt is sent. A resumed session too: its history is drawn above
+the prompt once that is up, then its agent is built (agentcli.ui.resume). While a turn runs, `TurnKeys` owns
+the keyboard (Esc / Ctrl-C cancel the task consuming `Agent.run`; the loop keeps the transcript valid).
 """
 
 from __future__ import annotations
@@ -66,7 +67,6 @@ class Repl:
         self.agent: Agent | None = None
         self.built: Built | None = None
         self._building: asyncio.Task[Built] | None = None
-        self._dropped: list[asyncio.Task[Built]] = []  # builds whose settings changed: closed once done
         self._resumed = False  # started with --resume / --continue
         self._showing: asyncio.Task[None] | None = None  # drawing the resumed session
         self._adopting: asyncio.Task[None] | None = None  # then adopting its agent once built
@@ -314,19 +314,9 @@ class Repl:
     # ---- the agent ----------------------------------------------------------------------------------------
 
     def cancel_build(self) -> None:
-        """Forget the agent being built (its settings changed). It is not interrupted half-way, where it may
-        hold a session open: it finishes and is closed, and the next build waits for that (a resumed session
-        stays locked by it until then)."""
         if self._building is not None:
-            self._dropped.append(self._building)
+            self._building.cancel()
             self._building = None
-
-    async def _end_dropped(self) -> None:
-        dropped, self._dropped = self._dropped, []
-        for task in dropped:
-            await asyncio.wait({task})
-            if not task.cancelled() and task.exception() is None:
-                await end(task.result(), "other")
 
     def put_back(self, text: str) -> None:
         self.keys.typed = text
@@ -336,7 +326,6 @@ class Repl:
             self._building = asyncio.create_task(self._build())
 
     async def _build(self) -> Built:
-        await self._end_dropped()
         await asyncio.to_thread(preload, self.settings)
         self._show_branch()
         from agentcli.assembly.runtime import build
@@ -365,8 +354,6 @@ class Repl:
         if self._building is task:  # (not already adopted for another waiter)
             self._building = None
             self.adopt(built)
-        elif self.built is not built:  # dropped meanwhile (its settings changed): the next build's agent
-            return await self.ensure_agent()
         return built.agent
 
     def adopt(self, built: Built) -> None:
@@ -410,19 +397,17 @@ class Repl:
             self.status.context_window = None
 
     async def close(self) -> None:
-        if self._showing is not None:
-            self._showing.cancel()
+        for task in (self._showing, self._adopting):
+            if task is not None:
+                task.cancel()
         building, self._building = self._building, None
-        if building is not None and self.agent is None and building.done() and not building.cancelled() \
-                and building.exception() is None:
-            # built in the background, never needed: it still ends like one that was used (SessionEnd hooks,
-            # MCP servers, the session file; a resumed session offers its resume line)
+        if building is not None and self._resumed and self.agent is None and building.done() \
+                and not building.cancelled() and building.exception() is None:
+            # a resumed session's agent, built but not adopted yet: it ends as before, when it was built ahead
+            # of the prompt (SessionEnd hooks, MCP servers, the session file, the resume line)
             self.built, self.agent = building.result(), building.result().agent
-        elif building is not None:
+        elif building is not None and not building.done():
             building.cancel()
-        for task in self._dropped:
-            task.cancel()
-        await self._end_dropped()
         agent = self.agent
         if agent is None:
             return
@@ -452,7 +437,6 @@ class Repl:
         self.cancel_build()
         self.renderer.begin_turn()
         try:
-            await self._end_dropped()
             from agentcli.assembly.runtime import build
 
             built = await build(settings, PausingApprover(self, make_approver(self)))
