@@ -137,8 +137,8 @@ def bench_resume(runs: int, before: Path | None = None) -> None:
         row("resume, 10,000 records with 10 compactions, `open_session` (in-process, median)",
             f"{statistics.median(times):.0f} ms ({len(opened.history)} messages loaded)", "—")
         found = _resume_in_pty(project, sid, Path(tmp) / "home", runs, before)
-        for label, (wall, cpu, shown) in found.items():
-            history = f"; its history drawn: {shown:.0f} ms wall" if shown else ""
+        for label, (wall, cpu, shown, shown_cpu) in found.items():
+            history = f"; its history drawn: {shown:.0f} ms wall, {shown_cpu:.0f} ms CPU" if shown else ""
             row(f"{label} in a pty until the prompt is drawn (median of {runs}, interleaved)",
                 f"{wall:.0f} ms wall, {cpu:.0f} ms CPU{history}",
                 "≤ 300 ms" if label.startswith("`agentcli --resume") else "—")
@@ -158,9 +158,9 @@ def _cpu_ms(pid: int) -> float:
 
 
 def _resume_in_pty(project: Path, sid: str, home: Path, runs: int,
-                   before: Path | None) -> dict[str, tuple[float, float, float]]:
-    """Median wall ms and CPU ms (the process's threads, read when it is drawn) to the prompt, and wall ms
-    until the resumed history is drawn too (its last line, "Resumed session"), of `agentcli --resume ID`, of a
+                   before: Path | None) -> dict[str, tuple[float, ...]]:
+    """Median wall ms and CPU ms (the process's threads, read when it is drawn) to the prompt, and until the
+    resumed history is drawn too (its last line, "Resumed session"), of `agentcli --resume ID`, of a
     fresh `agentcli`, and (with `before`: an earlier revision's package tree) of that revision's `agentcli
     --resume ID`, all run in turns so that they see the same load."""
     import pexpect  # type: ignore[import-untyped]
@@ -170,7 +170,7 @@ def _resume_in_pty(project: Path, sid: str, home: Path, runs: int,
     variants = [("`agentcli --resume ID`", ROOT, True), ("a fresh `agentcli`", ROOT, False)]
     if before is not None:
         variants.append((f"`agentcli --resume ID` before ({before.name})", before, True))
-    found: dict[str, list[tuple[float, float, float]]] = {label: [] for label, _, _ in variants}
+    found: dict[str, list[tuple[float, ...]]] = {label: [] for label, _, _ in variants}
     with fake_server([{"text": "hi"}]) as url:
         for _ in range(runs):
             for label, tree, resume in variants:
@@ -182,20 +182,15 @@ def _resume_in_pty(project: Path, sid: str, home: Path, runs: int,
                 child = pexpect.spawn(sys.executable, args, cwd=str(project), env=env, dimensions=(40, 100),
                                       encoding="utf-8", timeout=30)
                 child.delaybeforesend = None
-                marks: dict[int, float] = {}
-                cpu = 0.0
+                marks: dict[int, tuple[float, float]] = {}  # 0: the prompt, 1: the history: (wall, CPU)
                 while len(marks) < (2 if resume else 1):
                     i = child.expect([re.escape(PROMPT), "Resumed session"])
-                    if i not in marks:
-                        marks[i] = (time.perf_counter() - t0) * 1000
-                        if i == 0:
-                            cpu = _cpu_ms(child.pid)
-                found[label].append((marks[0], cpu, marks.get(1, 0.0)))
+                    marks.setdefault(i, ((time.perf_counter() - t0) * 1000, _cpu_ms(child.pid)))
+                found[label].append((*marks[0], *marks.get(1, (0.0, 0.0))))
                 child.sendcontrol("d")
                 child.expect(pexpect.EOF)
                 child.close()
-    return {label: (statistics.median(r[0] for r in rs), statistics.median(r[1] for r in rs),
-                    statistics.median(r[2] for r in rs)) for label, rs in found.items()}
+    return {label: tuple(statistics.median(r[i] for r in rs) for i in range(4)) for label, rs in found.items()}
 
 
 def bench_first() -> None:

@@ -219,9 +219,9 @@ class Repl:
         self.renderer.under_prompt()
         if not text:
             return
+        if self._resumed and self.agent is None and self._building is not None and text.startswith(("/", "!")):
+            await self.ensure_agent()  # commands act on the resumed session (/cost, /context, /fork, `!` cwd…)
         if text.startswith("/") and slash.is_command(text, self):
-            if self._resumed and self.agent is None and self._building is not None:
-                await self.ensure_agent()  # commands act on the resumed conversation (/cost, /context, /fork…)
             await slash.dispatch(self, text)
         elif text.startswith("!"):
             await self.shell(text[1:].strip())
