@@ -17,6 +17,7 @@ from tests.ui.ptyterm import Term, child_env
 
 MODEL = ["--model", "openai/fake-model"]
 AFTER = 70  # messages after the last compaction: more than the replay draws (60)
+PROMPT = "\x1b[0;1m›"  # the prompt as prompt_toolkit draws it (rich draws the replayed prompts' "›" otherwise)
 
 
 def _turn(prompt: str, i: int) -> list[Message]:
@@ -60,6 +61,7 @@ def test_resumed_compacted_session_shows_its_tail_and_takes_a_prompt(
     fake_llm.push(Reply(text="Continuing after the compaction."))
     t = spawn(terms, project, fake_llm, "--resume", sid)
     screen = t.expect(f"Resumed session {sid}")
+    assert PROMPT in screen.split("last prompt", 1)[0]  # the prompt was up before the history was drawn
     assert "last prompt" in screen and "Last answer." in screen and "Answer 116." in screen  # the tail
     assert "Earlier conversation compacted" in screen and "messages since then not shown" in screen
     assert "post-boundary prompt 0" not in screen  # beyond the tail the replay draws
