@@ -203,11 +203,14 @@ class Repl:
                 async with in_terminal():
                     await self.ensure_agent()
 
-    async def _shown(self) -> None:
-        """A resumed session's history is on the screen: what is printed next goes below it."""
+    async def _shown(self) -> bool:
+        """A resumed session's history is on the screen: what is printed next goes below it. True if it was
+        not yet (it has just been drawn)."""
         self._start_showing()
-        if self._showing is not None and not self._showing.done():
-            await asyncio.wait({self._showing})
+        if self._showing is None or self._showing.done():
+            return False
+        await asyncio.wait({self._showing})
+        return True
 
     async def submit(self, text: str) -> None:
         """Handle one entered prompt: a slash command, a `!` shell command, or a message for the agent."""
@@ -215,8 +218,10 @@ class Repl:
         from agentcli.ui.attach import expand_pastes
 
         text = expand_pastes(text, self.pastes).strip()
-        await self._shown()
-        self.renderer.under_prompt()
+        if await self._shown() and text:  # entered before the history came: shown again below it
+            self.renderer.user_message(text)
+        else:
+            self.renderer.under_prompt()
         if not text:
             return
         if self._resumed and self.agent is None and self._building is not None and text.startswith(("/", "!")):
