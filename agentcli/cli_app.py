@@ -55,13 +55,21 @@ def _one_line(text: str) -> str:
     return line[:1].lower() + line[1:] if line[1:2].islower() else line
 
 
+def get_command(app: typer.Typer) -> click.Command:
+    """typer's click command for `app`, its parameters coerced without pydantic where no coercion is needed
+    (`defer_coercion`)."""
+    from agentcli.cli_coerce import defer_coercion
+
+    return defer_coercion(typer.main.get_command(app))
+
+
 def load_subcommand(name: str) -> click.Command:
     """The click command of `agentcli NAME`: its module's typer `app`, or, for a module that only has
     `main(argv) -> int`, a pass-through command that hands it the rest of argv."""
     module = importlib.import_module(f"agentcli.commands.{name}")
     app = getattr(module, "app", None)
     if isinstance(app, typer.Typer):
-        cmd = typer.main.get_command(app)
+        cmd = get_command(app)
         cmd.name = name
         if not cmd.help:
             cmd.help = SUBCOMMANDS.get(name, "")
@@ -74,7 +82,7 @@ def load_subcommand(name: str) -> click.Command:
     def _run(ctx: typer.Context) -> int:
         return main(list(ctx.args))
 
-    return typer.main.get_command(passthrough)
+    return get_command(passthrough)
 
 
 class RootGroup(TyperGroup):
@@ -185,7 +193,7 @@ def build_app(flags: Sequence[Flag] = ROOT_FLAGS) -> typer.Typer:
 
 
 def root_command() -> click.Command:
-    command = typer.main.get_command(build_app())
+    command = get_command(build_app())
     command.name = "agentcli"
     return command
 
@@ -221,6 +229,6 @@ def invoke(command: click.Command, args: list[str], prog: str) -> Any:
 def run_subcommand(app: typer.Typer, argv: Sequence[str], name: str) -> int:
     """`agentcli NAME argv…` for a subcommand module's `main(argv)`: its typer app run in-process; an exit
     status always (help → 0, usage error → 2 with one line)."""
-    command = typer.main.get_command(app)
+    command = get_command(app)
     status = invoke(command, list(argv), f"agentcli {name}")
     return status if isinstance(status, int) else 0

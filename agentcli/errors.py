@@ -40,8 +40,11 @@ class AgentCliError(Exception):
             self.code = code  # type: ignore[misc]
 
     def one_line(self) -> str:
-        """The message users see: what went wrong and, when known, how to fix it."""
-        return f"{self.message} — {self.hint}" if self.hint else self.message
+        """The message users see: what went wrong and, when known, how to fix it; never a secret's shape
+        (a key echoed by a server, a proxy URL's password)."""
+        from agentcli.redact import redact
+
+        return redact(f"{self.message} — {self.hint}" if self.hint else self.message)
 
     def to_dict(self) -> dict[str, str]:
         return {"code": self.code, "message": self.one_line()}

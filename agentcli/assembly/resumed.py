@@ -39,16 +39,9 @@ def with_session_setup(settings: Settings) -> Settings:
 
 def public_url(url: str | None) -> str | None:
     """A base URL fit to store: without user:password and query (either may carry a credential)."""
-    if not url:
-        return None
-    from urllib.parse import urlsplit, urlunsplit
+    from agentcli.redact import public_url as strip
 
-    parts = urlsplit(url)
-    host = parts.hostname or ""
-    netloc = f"[{host}]" if ":" in host else host
-    if parts.port is not None:
-        netloc += f":{parts.port}"
-    return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
+    return strip(url) if url else None
 
 
 def carry_usage(agent: Agent, replay: list[dict[str, Any]]) -> None:

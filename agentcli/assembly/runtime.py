@@ -413,7 +413,7 @@ async def build(settings: Settings, approver: Approver) -> Built:
         from agentcli.telemetry.setup import make_recorder
 
         recorder, notes = make_recorder(options.cost_fn, log_prompts=settings.telemetry_log_prompts,
-                                        redact=ctx.redact)
+                                        redact=lambda text: ctx.redact(text, shapes=True))
         agent.observers.append(recorder)
         opened.notices.extend(notes)
     try:

@@ -10,7 +10,7 @@ import json
 import sys
 import time
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import TYPE_CHECKING, Annotated, Literal
 
 import typer
 
@@ -18,7 +18,9 @@ from agentcli.commands import DirectoryOption, JsonFlag, entry, new_app, project
 from agentcli.errors import AgentCliError, SessionError, SessionNotFoundError, UsageError
 from agentcli.session import layout
 from agentcli.session.index import SessionSummary, list_sessions
-from agentcli.session.reader import LoadedSession
+
+if TYPE_CHECKING:
+    from agentcli.session.reader import LoadedSession
 
 app = new_app("Manage this project's stored sessions.")
 SessionArg = Annotated[str, typer.Argument(metavar="SESSION", help="session id, unique prefix or name")]

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from agentcli.tools.procs import kill_group, which
+from agentcli.tools.procs import kill_and_reap, wait_or_kill, which
 
 MAX_OUTPUT = 1 << 20  # bytes kept of each stream; a hook that prints more is cut, not buffered without end
 AFTER_KILL_S = 2.0  # how long a killed hook's pipes may stay open (a grandchild that left the group)
@@ -48,19 +48,14 @@ async def run_command(
     )
     assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
     readers = [asyncio.ensure_future(_read(proc.stdout)), asyncio.ensure_future(_read(proc.stderr))]
-    timed_out = False
     try:
-        await _feed(proc.stdin, stdin)
         try:
-            await asyncio.wait_for(proc.wait(), timeout_s)
-        except TimeoutError:
-            timed_out = True
-            kill_group(proc.pid)
-            await proc.wait()
+            await _feed(proc.stdin, stdin)
+        except asyncio.CancelledError:
+            await kill_and_reap(proc, launcher=wrap is not None)
+            raise
+        timed_out = await wait_or_kill(proc, timeout_s, launcher=wrap is not None)
     except asyncio.CancelledError:
-        kill_group(proc.pid)
-        with contextlib.suppress(Exception):
-            await asyncio.shield(proc.wait())
         for r in readers:
             r.cancel()
         raise

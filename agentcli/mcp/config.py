@@ -76,15 +76,9 @@ class McpConfig:
 
 
 def safe_url(url: str) -> str:
-    from urllib.parse import urlsplit
+    from agentcli.redact import public_url
 
-    try:
-        parts = urlsplit(url)
-    except ValueError:
-        return "(invalid URL)"
-    host = parts.hostname or ""
-    port = f":{parts.port}" if parts.port else ""
-    return f"{parts.scheme}://{host}{port}{parts.path}"
+    return public_url(url)
 
 
 def expand(text: str, environ: Mapping[str, str], forbidden: Iterable[str], used: list[str]) -> str:

@@ -28,6 +28,7 @@ from mcp_types.jsonrpc import CONNECTION_CLOSED
 from agentcli import __version__
 from agentcli.mcp.config import ServerConfig
 from agentcli.mcp.spawn import open_transport
+from agentcli.redact import redact
 
 CLOSE_TIMEOUT_S = 3.0
 
@@ -266,8 +267,7 @@ def describe_error(err: BaseException, cfg: ServerConfig) -> str:
     if isinstance(err, TimeoutError):
         return str(err) or "timed out"
     text = err.error.message if isinstance(err, MCPError) else (str(err) or type(err).__name__)
-    for secret in cfg.secrets():
-        text = text.replace(secret, "[redacted]")
     if cfg.url:
         text = text.replace(cfg.url, cfg.target)
+    text = redact(text, cfg.secrets())
     return " ".join(text.split())[:300]

@@ -15,15 +15,15 @@ Only failures that prove the request never left this machine are retried (plus H
 server said it did not do the work): a POST that may have reached the server is never sent again on its own,
 so a dropped connection can never bill a request twice.
 
-`error_from_status` / `error_from_event` turn HTTP error responses and in-stream errors into the tree;
-`redact` keeps API keys out of every message.
+`error_from_status` / `error_from_event` turn HTTP error responses and in-stream errors into the tree, with
+secrets removed by the one redactor (`agentcli.redact`).
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -37,6 +37,7 @@ from agentcli.errors import (
     RateLimitError,
     UnavailableError,
 )
+from agentcli.redact import redact
 
 
 class ConnectError(UnavailableError):
@@ -106,7 +107,6 @@ _CONTEXT_WORDING = re.compile(
     r"exceeds the maximum number of tokens|input token count",
     re.IGNORECASE,
 )
-_KEY_SHAPES = re.compile(r"\b(sk-[A-Za-z0-9_\-]{6,}|AIza[0-9A-Za-z_\-]{20,}|gsk_[A-Za-z0-9]{10,})")
 _TYPE_STATUS = {
     "authentication_error": 401,
     "permission_error": 403,
@@ -122,14 +122,6 @@ _TYPE_STATUS = {
     "invalid_request_error": 400,
     "context_length_exceeded": 400,
 }
-
-
-def redact(text: str, secrets: Iterable[str | None] = ()) -> str:
-    """`text` with the given secrets and anything shaped like an API key replaced by `[redacted]`."""
-    for s in secrets:
-        if s and len(s) >= 4:
-            text = text.replace(s, "[redacted]")
-    return _KEY_SHAPES.sub("[redacted]", text)
 
 
 def retry_after_s(headers: Mapping[str, str]) -> float | None:

@@ -146,7 +146,7 @@ def _origin(url: str) -> str:
 
 
 def _no_userinfo(text: str) -> str:
-    """`text` with any `user:password@` of a URL in it removed (proxy URLs carry credentials)."""
-    import re
+    """`text` with a URL's credentials (proxy URLs carry them) and any other secret shape redacted."""
+    from agentcli.redact import redact
 
-    return re.sub(r"(?<=://)[^/@\s]+@", "", text)
+    return redact(text)

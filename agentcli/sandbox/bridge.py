@@ -10,7 +10,8 @@ import sys
 import threading
 
 
-def _pipe(src: socket.socket, dst: socket.socket) -> None:
+def pipe(src: socket.socket, dst: socket.socket) -> None:
+    """Copy `src` to `dst` until `src` ends, then end `dst`'s sending side (the allowlist proxy uses it too)."""
     with contextlib.suppress(OSError):
         while data := src.recv(65536):
             dst.sendall(data)
@@ -27,8 +28,8 @@ def _serve(listener: socket.socket, path: str) -> None:
         except OSError:
             client.close()
             continue
-        threading.Thread(target=_pipe, args=(client, upstream), daemon=True).start()
-        threading.Thread(target=_pipe, args=(upstream, client), daemon=True).start()
+        threading.Thread(target=pipe, args=(client, upstream), daemon=True).start()
+        threading.Thread(target=pipe, args=(upstream, client), daemon=True).start()
 
 
 def main() -> int:

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from agentcli.tools.base import ToolContext, ToolOutput
-from agentcli.tools.procs import kill_group, kill_tree, spawn_group, wait_gone
+from agentcli.tools.procs import kill_and_reap, kill_group, kill_tree, spawn_group, wait_gone
 from agentcli.tools.text import cap_head_tail
 
 SHELLS_KEY = "background_shells"
@@ -95,9 +95,7 @@ async def _watch(shell: BackgroundShell, ctx: ToolContext, absent: list[Path]) -
             await asyncio.wait_for(shell.eof.wait(), DRAIN_S)
     except asyncio.CancelledError:
         # The loop is shutting down (or the session closing): nothing may outlive it.
-        kids = await kill_tree(shell.proc, launcher=shell.launcher)
-        await shell.proc.wait()
-        await wait_gone(kids)
+        await kill_and_reap(shell.proc, launcher=shell.launcher)
         if shell.transport is not None:
             shell.transport.close()
         raise

@@ -41,12 +41,13 @@ class ToolContext:
     subagents: Any = None
     _redactor: Redactor | None = field(default=None, repr=False, compare=False)
 
-    def redact(self, text: str) -> str:
-        """`text` without the session's secrets. Key-shaped strings stay (a project's own test fixtures are
-        legitimate tool output); the session file's redactor also catches those."""
+    def redact(self, text: str, *, shapes: bool = False) -> str:
+        """`text` without the session's secrets. Key-shaped strings stay unless `shapes` (a project's own test
+        fixtures are legitimate tool output); the session file's redactor catches those, and text that leaves
+        the machine (telemetry) asks for `shapes`."""
         if self._redactor is None or self._redactor.given != self.secrets:
             self._redactor = Redactor(self.secrets, patterns=False)
-        return self._redactor.text(text)
+        return self._redactor.text(text, patterns=shapes)
 
 
 @dataclass(frozen=True, slots=True)

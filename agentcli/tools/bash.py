@@ -19,7 +19,7 @@ from typing import Any
 
 from agentcli.tools.base import ToolContext, ToolOutput
 from agentcli.tools.paths import resolve_in_project
-from agentcli.tools.procs import kill_tree, spawn_group, temp_file, wait_gone, which
+from agentcli.tools.procs import kill_and_reap, spawn_group, temp_file, wait_or_kill, which
 from agentcli.tools.text import HeadTail
 
 DEFAULT_TIMEOUT_MS = 120_000
@@ -266,23 +266,15 @@ async def _run_group(
         os.close(cwd_w)
     pipe = os.fdopen(r, "rb", 0)
     transport: asyncio.BaseTransport | None = None
-    timed_out = False
+    launcher = argv[0] != _bash()
     try:
         transport, _ = await loop.connect_read_pipe(lambda: _Collect(sink, done), pipe)
-        try:
-            await asyncio.wait_for(proc.wait(), timeout_s)
-        except TimeoutError:
-            timed_out = True
-            kids = await kill_tree(proc, launcher=argv[0] != _bash())
-            await proc.wait()
-            await wait_gone(kids)
+        timed_out = await wait_or_kill(proc, timeout_s, launcher=launcher)
         # On timeout a background child still holds the pipe; what it writes later is not ours to wait for.
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(asyncio.shield(done), DRAIN_S)
     except asyncio.CancelledError:
-        kids = await kill_tree(proc, launcher=argv[0] != _bash())
-        await proc.wait()
-        await wait_gone(kids)
+        await kill_and_reap(proc, launcher=launcher)
         raise
     finally:
         if transport is not None:

@@ -94,6 +94,28 @@ async def kill_tree(proc: asyncio.subprocess.Process, sig: int = signal.SIGKILL,
     return kids
 
 
+async def kill_and_reap(proc: asyncio.subprocess.Process, *, launcher: bool = False) -> None:
+    """SIGKILL `proc`'s group and every descendant (see `kill_tree`), reap `proc`, and return once the
+    descendants are gone too. Safe to await while a cancellation is being handled."""
+    kids = await kill_tree(proc, launcher=launcher)
+    await asyncio.shield(proc.wait())
+    await wait_gone(kids)
+
+
+async def wait_or_kill(proc: asyncio.subprocess.Process, timeout_s: float, *, launcher: bool = False) -> bool:
+    """Wait for `proc` (the leader of its own process group) to exit; on timeout or cancellation kill the whole
+    tree and reap it first. Returns whether it timed out; a cancellation goes on once the tree is dead."""
+    try:
+        await asyncio.wait_for(proc.wait(), timeout_s)
+        return False
+    except TimeoutError:
+        await kill_and_reap(proc, launcher=launcher)
+        return True
+    except asyncio.CancelledError:
+        await kill_and_reap(proc, launcher=launcher)
+        raise
+
+
 async def wait_gone(pids: list[int], timeout_s: float = 2.0) -> None:
     """Return once every pid is dead (a killed namespace dies asynchronously), or after `timeout_s`."""
     deadline = time.monotonic() + timeout_s

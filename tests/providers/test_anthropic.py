@@ -178,7 +178,7 @@ def test_errors_are_mapped(fake_llm: FakeLLM, fault: Fault, cls: type, check: An
 def test_key_echoed_by_server_is_redacted(fake_llm: FakeLLM) -> None:
     fake_llm.push(Reply(fault=Fault("http", 401, f"invalid x-api-key {KEY}")))
     _, err = collect_until_error(provider(fake_llm), request())
-    assert KEY not in err.one_line() and "[redacted]" in err.one_line()  # type: ignore[attr-defined]
+    assert KEY not in err.one_line() and "[REDACTED]" in err.one_line()  # type: ignore[attr-defined]
 
 
 def test_slow_first_byte_times_out(fake_llm: FakeLLM) -> None:

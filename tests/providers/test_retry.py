@@ -172,11 +172,12 @@ def test_non_provider_errors_pass_through() -> None:
 def test_retry_after_forms_and_redaction() -> None:
     from email.utils import formatdate
 
-    from agentcli.net.errors import redact, retry_after_s
+    from agentcli.net.errors import retry_after_s
+    from agentcli.redact import redact
 
     assert retry_after_s({"retry-after-ms": "250", "retry-after": "9"}) == 0.25
     assert retry_after_s({"retry-after": "3"}) == 3.0
     assert 25 < (retry_after_s({"retry-after": formatdate(time.time() + 30, usegmt=True)}) or 0) <= 30
     assert retry_after_s({"retry-after": "soon"}) is None and retry_after_s({}) is None
     text = "bad key sk-ant-api03-abcdefghijkl and my-own-secret and AIzaSyA1234567890123456789012345"
-    assert redact(text, ["my-own-secret", None, ""]) == "bad key [redacted] and [redacted] and [redacted]"
+    assert redact(text, ["my-own-secret", None, ""]) == "bad key [REDACTED] and [REDACTED] and [REDACTED]"

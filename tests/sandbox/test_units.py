@@ -123,28 +123,6 @@ def test_an_untrusted_project_file_does_not_loosen_the_sandbox(tmp_path: Path) -
     assert any("sandbox_mode" in u for u in s.untrusted)
 
 
-def test_host_allowlist_matching() -> None:
-    from agentcli.sandbox.proxy import host_allowed
-
-    allowed = ("pypi.org", "*.github.com")
-    assert host_allowed("PyPI.org.", allowed) and host_allowed("api.github.com", allowed)
-    assert not host_allowed("github.com", allowed) and not host_allowed("pypi.org.evil.com", allowed)
-    assert not host_allowed("evilpypi.org", allowed)
-
-
-def test_proxy_request_targets() -> None:
-    from agentcli.sandbox.proxy import parse_target
-
-    assert parse_target(b"CONNECT pypi.org:443 HTTP/1.1\r\nHost: pypi.org\r\n\r\n") == ("CONNECT", "pypi.org", 443, b"")
-    method, host, port, forward = parse_target(b"GET http://a.io:8080/x?q=1 HTTP/1.1\r\nHost: a.io\r\n\r\n") or (
-        "", "", 0, b"")
-    assert (method, host, port) == ("GET", "a.io", 8080)
-    assert forward == b"GET /x?q=1 HTTP/1.1\r\nHost: a.io\r\n\r\n"
-    for bad in (b"GET /relative HTTP/1.1\r\n\r\n", b"CONNECT nohost HTTP/1.1\r\n\r\n", b"\xff\r\n\r\n",
-                b"GET ftp://a/ HTTP/1.1\r\n\r\n"):
-        assert parse_target(bad) is None
-
-
 def test_a_missing_host_tmp_path_outside_the_roots_counts_as_stopped(tmp_path: Path) -> None:
     outside = tmp_path / "outside"
     outside.mkdir()
