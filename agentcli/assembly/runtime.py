@@ -30,6 +30,7 @@ from agentcli.settings.config import Settings
 
 if TYPE_CHECKING:
     from agentcli.settings.presets import Preset
+    from agentcli.telemetry.setup import DeferredRecorder
 from agentcli.tools.base import ToolContext
 from agentcli.tools.registry import DEFAULT_TOOLS, ToolRegistry
 
@@ -355,6 +356,16 @@ async def probe_note(sel: selection.Selection, opened: OpenedSession) -> str | N
     return note
 
 
+def start_telemetry(settings: Settings) -> tuple[DeferredRecorder, list[str]] | None:
+    """OpenTelemetry's recorder, loading in the background, and its notices; None when telemetry is off (then
+    nothing of it is imported)."""
+    if not settings.telemetry:
+        return None
+    from agentcli.telemetry.setup import start
+
+    return start(log_prompts=settings.telemetry_log_prompts)
+
+
 def untrusted_notice(settings: Settings) -> str:
     return (f"This project's .agentcli/settings.toml is not trusted, so its grants were ignored: "
             f"{'; '.join(settings.untrusted)}. Read it, then trust it with: agentcli permissions trust")
@@ -367,6 +378,7 @@ async def build(settings: Settings, approver: Approver) -> Built:
         settings = replace(settings, model=preset.model)
     sel = await select_provider(settings)
     preload_http(sel.config.base_url)
+    telemetry = start_telemetry(settings)  # its import overlaps the rest of the assembly
     window_fn, limit = context_window_fn(settings.prices, settings, sel), auto_compact_limit(settings)
     opened = open_sink(settings, sel)
     try:
@@ -409,13 +421,9 @@ async def build(settings: Settings, approver: Approver) -> Built:
 
         opened.notices.extend(attach(agent, settings, sel, approver,
                                      None if settings.no_session_persistence else opened.session_id))
-    if settings.telemetry:
-        from agentcli.telemetry.setup import make_recorder
-
-        recorder, notes = make_recorder(options.cost_fn, log_prompts=settings.telemetry_log_prompts,
-                                        redact=lambda text: ctx.redact(text, shapes=True))
-        agent.observers.append(recorder)
-        opened.notices.extend(notes)
+    if telemetry is not None:  # what leaves the machine is redacted of key-shaped strings too (`shapes`)
+        agent.observers.append(telemetry[0].bind(options.cost_fn, lambda text: ctx.redact(text, shapes=True)))
+        opened.notices.extend(telemetry[1])
     try:
         start_mcp(settings, agent)
     except BaseException:

@@ -62,6 +62,7 @@ class Instruments:
 
     @staticmethod
     def create(meter: Meter) -> Instruments:
+        """`meter`: the SDK's, or the API's no-op one when metrics are off."""
         return Instruments(
             meter.create_counter("agentcli.token.usage", unit="{token}", description="tokens by type"),
             meter.create_counter("agentcli.cost.usage", unit="USD", description="cost of model requests"),
@@ -91,9 +92,9 @@ class _Trace:
 
 
 class TelemetryRecorder:
-    """An Agent observer: `feed` every event, `close` once (flushes, bounded by `flush_timeout_ms`)."""
+    """An Agent observer: `feed` every event, `close` once (exports what is left, by `deadline` at most)."""
 
-    def __init__(self, tracer: Tracer, instruments: Instruments, flush: Callable[[], None], *, cost_fn: CostFn,
+    def __init__(self, tracer: Tracer, instruments: Instruments, flush: Callable[[float], None], *, cost_fn: CostFn,
                  log_prompts: bool, redact: Callable[[str], str]) -> None:
         self.tracer = tracer
         self.m = instruments
@@ -107,9 +108,10 @@ class TelemetryRecorder:
     def feed(self, event: AgentEvent) -> None:
         self._feed(self.main, event)
 
-    def close(self) -> None:
+    def close(self, deadline: float) -> None:
+        """`deadline`: on the `time.monotonic()` clock."""
         self._end_all(self.main)
-        self._flush()
+        self._flush(deadline)
 
     def _feed(self, t: _Trace, ev: AgentEvent) -> None:
         match ev:

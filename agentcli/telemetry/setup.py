@@ -4,10 +4,15 @@ the standard environment variables (`OTEL_EXPORTER_OTLP_ENDPOINT`, `…_HEADERS`
 
 from __future__ import annotations
 
+import gc
+import logging
 import os
+import sys
 import threading
-from collections.abc import Callable
-from typing import TYPE_CHECKING
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from agentcli import __version__
 from agentcli.core.events import AgentEvent
@@ -15,37 +20,73 @@ from agentcli.errors import ConfigError
 from agentcli.llm.messages import Usage
 
 if TYPE_CHECKING:
+    from agentcli.telemetry.otlp import Sender, Signal, Target
     from agentcli.telemetry.recorder import TelemetryRecorder
 
-FLUSH_TIMEOUT_MS = 2000  # the longest a run's exit waits for the collector
-EXPORT_TIMEOUT_S = 1.5  # per export, retries included (the exporters' default of 10 s would hold every exit)
+EXIT_WAIT_MS = 1000  # the longest a run's exit waits for telemetry (OTEL_BSP_EXPORT_TIMEOUT overrides)
+
+log = logging.getLogger("agentcli.telemetry")
+
+
+RecorderFactory = Callable[[Callable[[str, Usage], float], bool, Callable[[str], str]], "TelemetryRecorder"]
 
 
 class DeferredRecorder:
-    """The OpenTelemetry SDK and exporters take ~200 ms of CPU to import: that happens on a thread while the
-    session starts and the first request goes out; events seen meanwhile are kept and replayed, in order."""
+    """The OpenTelemetry SDK, the OTLP encoder (protobuf) and their set-up take ~50–75 ms of CPU here: that
+    happens on a thread started as soon as the provider is chosen, so it overlaps the rest of the session's
+    assembly (mostly waiting on files and git) and the first request; events seen meanwhile are kept and
+    replayed, in order. `bind` gives it what the recorder needs from the assembled run. The exit waits
+    `exit_wait_s` at most, for the rest of the import and the last export together."""
 
-    def __init__(self, build: Callable[[], TelemetryRecorder]) -> None:
+    def __init__(self, build: Callable[[], RecorderFactory], exit_wait_s: float, log_prompts: bool) -> None:
         self._build = build
-        self._ready: TelemetryRecorder | None = None
+        self.exit_wait_s = exit_wait_s
+        self._log_prompts = log_prompts
+        self._factory: RecorderFactory | None = None
+        self._bound: tuple[Callable[[str, Usage], float], Callable[[str], str]] | None = None
+        self._recorder: TelemetryRecorder | None = None
         self._error: BaseException | None = None
         self._pending: list[AgentEvent] = []
         self._thread = threading.Thread(target=self._make, name="agentcli-telemetry-import", daemon=True)
         self._thread.start()
 
+    def bind(self, cost_fn: Callable[[str, Usage], float], redact: Callable[[str], str]) -> DeferredRecorder:
+        self._bound = (cost_fn, redact)
+        return self
+
+    def _ready(self) -> TelemetryRecorder | None:
+        if self._recorder is None and self._factory is not None and self._bound is not None:
+            self._recorder = self._factory(self._bound[0], self._log_prompts, self._bound[1])
+        return self._recorder
+
     def _make(self) -> None:
+        # The import allocates tens of thousands of objects that live as long as the process (modules, classes,
+        # functions). Left to the cyclic GC they trigger extra collections meanwhile, and a full one later that
+        # rescans them all: ~40 ms of a 20k-token run's CPU (measured, bench/RESULTS.md). So the collector
+        # pauses while they are made, and they are then moved out of its sight (`gc.freeze`), as long-lived
+        # servers do after start-up; refcounting still frees everything as before. The freeze covers the whole
+        # heap, so only when the process is the `agentcli` command, never a program embedding the Python API.
+        was = gc.isenabled()
+        gc.disable()
         try:
-            self._ready = self._build()
+            self._factory = self._build()
+            if _owns_process():
+                gc.freeze()
         except BaseException as err:  # reported by close(); telemetry must never break a run
             self._error = err
+        finally:
+            if was:
+                gc.enable()
 
     def feed(self, event: AgentEvent) -> None:
-        if self._ready is None:
-            self._pending.append(event)
+        recorder = self._ready()
+        if recorder is None:
+            if self._error is None:  # (a failed start keeps nothing: close() reports it)
+                self._pending.append(event)
             return
         if self._pending:
-            self._drain(self._ready)
-        self._ready.feed(event)
+            self._drain(recorder)
+        recorder.feed(event)
 
     def _drain(self, recorder: TelemetryRecorder) -> None:
         pending, self._pending = self._pending, []
@@ -53,17 +94,35 @@ class DeferredRecorder:
             recorder.feed(ev)
 
     def close(self) -> None:
-        self._thread.join(10)
-        if self._ready is not None:
-            self._drain(self._ready)
-            self._ready.close()
+        deadline = time.monotonic() + self.exit_wait_s
+        self._thread.join(self.exit_wait_s)
+        recorder = self._ready()
+        if recorder is not None:
+            self._drain(recorder)
+            recorder.close(deadline)
+        elif self._error is not None:
+            log.warning("telemetry could not start: %s", self._error)
+        elif self._factory is None:
+            log.warning("telemetry was not ready within %.0f ms of the exit; nothing was exported",
+                        self.exit_wait_s * 1000)
+
+
+def _owns_process() -> bool:
+    """Whether this process is the `agentcli` command: `python -m agentcli`, or the console script (whose
+    `__main__` runs `from agentcli.__main__ import main`)."""
+    main = sys.modules.get("__main__")
+    spec = getattr(main, "__spec__", None)
+    if spec is not None and spec.name == "agentcli.__main__":
+        return True
+    entry = sys.modules.get("agentcli.__main__")
+    return entry is not None and getattr(main, "main", None) is getattr(entry, "main", None)
 
 
 def check_installed() -> None:
     """Fail now, with the fix, rather than on the import thread."""
     import importlib.util
 
-    for name in ("opentelemetry.sdk", "opentelemetry.exporter.otlp.proto.http"):
+    for name in ("opentelemetry.sdk", "opentelemetry.exporter.otlp.proto.common"):
         try:
             found = importlib.util.find_spec(name) is not None
         except ModuleNotFoundError:
@@ -73,48 +132,118 @@ def check_installed() -> None:
                               hint="pip install 'agentcli[telemetry]', or turn telemetry off")
 
 
+def exit_wait_s(env: Mapping[str, str] | None = None) -> float:
+    raw = (os.environ if env is None else env).get("OTEL_BSP_EXPORT_TIMEOUT", "").strip()
+    try:
+        return max(0.0, float(raw) / 1000) if raw else EXIT_WAIT_MS / 1000
+    except ValueError:
+        raise ConfigError(f"OTEL_BSP_EXPORT_TIMEOUT={raw} is not a number of milliseconds") from None
+
+
+def start(*, log_prompts: bool) -> tuple[DeferredRecorder, list[str]]:
+    """Begin loading telemetry in the background (`bind` the recorder once the run is assembled), and notices
+    (an unsupported protocol). The configuration is read here, so a bad endpoint or timeout is an error before
+    the run starts."""
+    check_installed()
+    from agentcli.telemetry.otlp import Target, enabled, protocol_of
+
+    notices: list[str] = []
+    targets: dict[Signal, Target] = {}
+    for signal in ("traces", "metrics"):
+        if enabled(signal):
+            targets[signal] = Target.from_env(signal)
+            if (note := protocol_of(signal)[1]) and note not in notices:
+                notices.append(note)
+    return DeferredRecorder(lambda: _build(targets), exit_wait_s(), log_prompts), notices
+
+
 def make_recorder(cost_fn: Callable[[str, Usage], float], *, log_prompts: bool,
                   redact: Callable[[str], str]) -> tuple[DeferredRecorder, list[str]]:
-    """The session's recorder (built in the background), and notices (an unsupported protocol)."""
-    check_installed()
-    notices: list[str] = []
-    protocol = (os.environ.get("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL")
-                or os.environ.get("OTEL_EXPORTER_OTLP_PROTOCOL") or "http/protobuf")
-    if protocol != "http/protobuf":
-        notices.append(f"OTEL_EXPORTER_OTLP_PROTOCOL={protocol} is not supported; telemetry is sent as "
-                       "http/protobuf")
-    return DeferredRecorder(lambda: _build(cost_fn, log_prompts, redact)), notices
+    """`start` and `bind` at once."""
+    recorder, notices = start(log_prompts=log_prompts)
+    return recorder.bind(cost_fn, redact), notices
 
 
-def _build(
-    cost_fn: Callable[[str, Usage], float], log_prompts: bool, redact: Callable[[str], str]
-) -> TelemetryRecorder:
-    from opentelemetry.exporter.otlp.proto.http.metric_exporter import OTLPMetricExporter
-    from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
-    from opentelemetry.sdk.metrics import MeterProvider
-    from opentelemetry.sdk.metrics.export import PeriodicExportingMetricReader
+def _build(targets: Mapping[Signal, Target]) -> RecorderFactory:
+    """The SDK's providers with our exporters (only the signals that are on are set up, and imported), as a
+    factory of the recorder that feeds them."""
     from opentelemetry.sdk.resources import Resource
     from opentelemetry.sdk.trace import TracerProvider
     from opentelemetry.sdk.trace.export import BatchSpanProcessor
 
+    from agentcli.telemetry.exporters import OtlpSpanExporter
+    from agentcli.telemetry.otlp import Sender
     from agentcli.telemetry.recorder import Instruments, TelemetryRecorder
 
     defaults = {"service.version": __version__}
     if not os.environ.get("OTEL_SERVICE_NAME"):
         defaults["service.name"] = "agentcli"
     resource = Resource.create(defaults)
-    tracer_provider = TracerProvider(resource=resource)
-    timeout = None if os.environ.get("OTEL_EXPORTER_OTLP_TIMEOUT") else EXPORT_TIMEOUT_S
-    tracer_provider.add_span_processor(BatchSpanProcessor(OTLPSpanExporter(timeout=timeout)))
-    reader = PeriodicExportingMetricReader(OTLPMetricExporter(timeout=timeout), export_interval_millis=60_000)
-    meter_provider = MeterProvider(resource=resource, metric_readers=[reader])
+    # shutdown_on_exit off: the exit's flush is ours, bounded (the SDK's atexit hook would wait unbounded)
+    tracer_provider = TracerProvider(resource=resource, shutdown_on_exit=False)
+    senders: list[Sender] = []
+    if "traces" in targets:
+        senders.append(Sender("traces", targets["traces"]))
+        tracer_provider.add_span_processor(BatchSpanProcessor(OtlpSpanExporter(senders[-1])))
+    meter_provider: Any = None
+    if "metrics" in targets:
+        from opentelemetry.sdk.metrics import MeterProvider
+        from opentelemetry.sdk.metrics.export import PeriodicExportingMetricReader
 
-    def flush() -> None:
-        tracer_provider.force_flush(FLUSH_TIMEOUT_MS)
-        meter_provider.force_flush(FLUSH_TIMEOUT_MS)
-        tracer_provider.shutdown()
-        meter_provider.shutdown(timeout_millis=FLUSH_TIMEOUT_MS)
+        from agentcli.telemetry.exporters import metric_exporter
 
-    return TelemetryRecorder(tracer_provider.get_tracer("agentcli", __version__),
-                             Instruments.create(meter_provider.get_meter("agentcli", __version__)), flush,
-                             cost_fn=cost_fn, log_prompts=log_prompts, redact=redact)
+        senders.append(Sender("metrics", targets["metrics"]))
+        reader = PeriodicExportingMetricReader(metric_exporter(senders[-1]), export_interval_millis=60_000)
+        meter_provider = MeterProvider(resource=resource, metric_readers=[reader], shutdown_on_exit=False)
+        meter = meter_provider.get_meter("agentcli", __version__)
+    else:
+        from opentelemetry.metrics import NoOpMeter
+
+        meter = NoOpMeter("agentcli", __version__)
+
+    tracer = tracer_provider.get_tracer("agentcli", __version__)
+    instruments = Instruments.create(meter)
+    last_export = _LastExport(tracer_provider, meter_provider, senders)
+
+    def factory(cost_fn: Callable[[str, Usage], float], log_prompts: bool,
+                redact: Callable[[str], str]) -> TelemetryRecorder:
+        return TelemetryRecorder(tracer, instruments, last_export, cost_fn=cost_fn, log_prompts=log_prompts,
+                                 redact=redact)
+
+    return factory
+
+
+@dataclass(slots=True)
+class _LastExport:
+    """The exit's flush: what is still queued goes out now, spans and metrics side by side, and the exit waits for
+    them until `deadline` at most (then gives up: the daemon threads end with the process); no export retries or
+    outlives the deadline. The SDK's own shutdown (its worker threads, which a host of the Python API must get
+    back) then runs in the background: the exit does not wait for those threads to wake and end."""
+
+    tracer_provider: Any
+    meter_provider: Any
+    senders: list[Sender]
+
+    def __call__(self, deadline: float) -> None:
+        for s in self.senders:
+            s.deadline = deadline
+        flushes = [self.tracer_provider.force_flush]
+        if self.meter_provider is not None:
+            flushes.append(self.meter_provider.force_flush)  # the metric reader collects and exports
+        threads = [threading.Thread(target=f, name="agentcli-telemetry-flush", daemon=True) for f in flushes]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(max(0.0, deadline - time.monotonic()))
+        if any(t.is_alive() for t in threads):
+            log.warning("telemetry: the collector (%s) did not take the last export before the exit's deadline; "
+                        "it is lost (OTEL_BSP_EXPORT_TIMEOUT sets how long the exit waits, in ms)",
+                        ", ".join(dict.fromkeys(s.where for s in self.senders)))
+        for s in self.senders:
+            s.closed = True  # the metric reader's shutdown collects once more: already sent, so not again
+        threading.Thread(target=self._shutdown, name="agentcli-telemetry-shutdown", daemon=True).start()
+
+    def _shutdown(self) -> None:
+        self.tracer_provider.shutdown()
+        if self.meter_provider is not None:
+            self.meter_provider.shutdown()

@@ -4,69 +4,17 @@ what it gets with opentelemetry-proto."""
 from __future__ import annotations
 
 import json
-import threading
-from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 import pytest
-from opentelemetry.proto.collector.metrics.v1.metrics_service_pb2 import ExportMetricsServiceRequest
-from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 
 from tests.cli.helpers import ANTHROPIC, agentcli, git_repo, imported_modules, provider_env
 from tests.fakes.script import Reply, ToolCall
 from tests.fakes.server import FakeLLM
+from tests.telemetry.collector import Receiver, attrs
 
 MARKER = "PLANTED-PROMPT-MARKER-7731"
-
-
-class Receiver:
-    def __init__(self) -> None:
-        self.raw: list[bytes] = []
-        self.spans: list[Any] = []
-        self.metrics: list[Any] = []
-        receiver = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:
-                body = self.rfile.read(int(self.headers.get("content-length") or 0))
-                receiver.raw.append(body)
-                if self.path == "/v1/traces":
-                    req = ExportTraceServiceRequest.FromString(body)
-                    receiver.spans += [s for rs in req.resource_spans for ss in rs.scope_spans for s in ss.spans]
-                    receiver.resources = [rs.resource for rs in req.resource_spans]
-                elif self.path == "/v1/metrics":
-                    req = ExportMetricsServiceRequest.FromString(body)
-                    receiver.metrics += [m for rm in req.resource_metrics for sm in rm.scope_metrics
-                                         for m in sm.metrics]
-                self.send_response(200)
-                self.send_header("content-type", "application/x-protobuf")
-                self.send_header("content-length", "0")
-                self.end_headers()
-
-            def log_message(self, *args: Any) -> None:
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
-
-@pytest.fixture
-def receiver() -> Iterator[Receiver]:
-    r = Receiver()
-    yield r
-    r.server.shutdown()
-    r.server.server_close()
-
-
-def attrs(span: Any) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for kv in span.attributes:
-        v = kv.value
-        out[kv.key] = getattr(v, v.WhichOneof("value")) if v.WhichOneof("value") else None
-    return out
 
 
 def run_with_telemetry(tmp_path: Path, fake: FakeLLM, receiver: Receiver, **extra_env: str) -> Any:
@@ -88,6 +36,36 @@ def test_run_turn_request_and_tool_spans_with_gen_ai_attributes(
     tmp_path: Path, fake_llm: FakeLLM, receiver: Receiver
 ) -> None:
     result = run_with_telemetry(tmp_path, fake_llm, receiver)
+    check_export(receiver, result)
+    assert all(h["content-type"] == "application/x-protobuf" for _, h, _ in receiver.requests)
+
+
+@pytest.mark.parametrize("protocol", ["http/json", "grpc"])
+def test_the_protocol_variable_picks_otlp_json_and_an_unspoken_one_falls_back_to_protobuf(
+    tmp_path: Path, fake_llm: FakeLLM, receiver: Receiver, protocol: str
+) -> None:
+    result = run_with_telemetry(tmp_path, fake_llm, receiver, OTEL_EXPORTER_OTLP_PROTOCOL=protocol)
+    check_export(receiver, result)
+    want = "application/json" if protocol == "http/json" else "application/x-protobuf"
+    assert {h["content-type"] for _, h, _ in receiver.requests} == {want}
+    if protocol == "http/json":  # OTLP/JSON: ids in hex, not the protobuf mapping's base64
+        span = json.loads(next(b for p, _, b in receiver.requests if p == "/v1/traces"))
+        ids = [s["traceId"] for rs in span["resourceSpans"] for ss in rs["scopeSpans"] for s in ss["spans"]]
+        assert ids and all(len(i) == 32 and int(i, 16) for i in ids)
+
+
+def test_headers_and_gzip_from_the_standard_variables(tmp_path: Path, fake_llm: FakeLLM, receiver: Receiver) -> None:
+    result = run_with_telemetry(tmp_path, fake_llm, receiver, OTEL_EXPORTER_OTLP_HEADERS="authorization=Bearer%20t-42",
+                                OTEL_EXPORTER_OTLP_TRACES_COMPRESSION="gzip")
+    check_export(receiver, result)
+    traces = [h for p, h, _ in receiver.requests if p == "/v1/traces"]
+    metrics = [h for p, h, _ in receiver.requests if p == "/v1/metrics"]
+    assert traces and all(h["authorization"] == "Bearer t-42" and h["content-encoding"] == "gzip" for h in traces)
+    assert metrics and all(h["authorization"] == "Bearer t-42" and "content-encoding" not in h for h in metrics)
+
+
+def check_export(receiver: Receiver, result: Any) -> None:
+    """The run's spans (run → turn → request / tool, with their gen_ai attributes) and metrics all arrived."""
     by_name: dict[str, list[Any]] = {}
     for s in receiver.spans:
         by_name.setdefault(s.name, []).append(s)
@@ -137,12 +115,3 @@ def test_telemetry_off_imports_nothing_of_opentelemetry(tmp_path: Path, fake_llm
                                 {**provider_env(fake_llm, ANTHROPIC), "OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:9"})
     assert "agentcli.core.loop" in imported
     assert not any(m.startswith(("opentelemetry", "agentcli.telemetry")) for m in imported)
-
-
-def test_a_collector_that_is_down_does_not_hold_the_exit_long(tmp_path: Path, fake_llm: FakeLLM) -> None:
-    proj = git_repo(tmp_path / "proj", {"a.py": "a\n"})
-    fake_llm.push(Reply(text="ok"))
-    env = {**provider_env(fake_llm, ANTHROPIC), "AGENTCLI_ENABLE_TELEMETRY": "1",
-           "OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:9"}
-    run = agentcli(["-p", "hi", "--model", ANTHROPIC, "--output-format", "json"], proj, env, timeout=30)
-    assert run.status == 0 and json.loads(run.stdout)["result"] == "ok", run.stderr
