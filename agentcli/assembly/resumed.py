@@ -23,7 +23,7 @@ def with_session_setup(settings: Settings) -> Settings:
         return settings
     from agentcli.session import layout
     from agentcli.session.index import list_sessions
-    from agentcli.session.store import resolve_session
+    from agentcli.session.resumable import resolve_session  # (not the store: no writer before the prompt)
 
     directory = layout.sessions_dir(settings.project_root)
     try:

@@ -17,6 +17,8 @@ from agentcli.core import compaction as cz
 from agentcli.core.assemble import MessageBuilder
 from agentcli.core.events import AgentEvent, CompactBoundary, CompactionStarted, TodoItem
 from agentcli.core.hooks import HookOutcome, fire
+from agentcli.core.todos import todos_data as todos_data  # both re-exported: callers import them here
+from agentcli.core.todos import todos_from as todos_from
 from agentcli.core.tokens import estimate_usage
 from agentcli.errors import ContextOverflowError
 from agentcli.llm.messages import Message, Usage
@@ -160,18 +162,3 @@ def session_rules(agent: Agent) -> list[str]:
 def render_todos(todos: tuple[TodoItem, ...]) -> str:
     marks = {"completed": "[x]", "in_progress": "[~]", "pending": "[ ]"}
     return "\n".join(f"- {marks.get(t.status, '[ ]')} {t.content} ({t.status})" for t in todos)
-
-
-def todos_data(todos: tuple[TodoItem, ...]) -> list[dict[str, Any]]:
-    return [{"content": t.content, "status": t.status, "activeForm": t.active_form} for t in todos]
-
-
-def todos_from(data: Any) -> tuple[TodoItem, ...]:
-    """TodoWrite's `todos` argument (or a stored copy) as items; anything malformed is skipped."""
-    if not isinstance(data, list):
-        return ()
-    out = []
-    for d in data:
-        if isinstance(d, dict) and isinstance(d.get("content"), str) and isinstance(d.get("status"), str):
-            out.append(TodoItem(d["content"], d["status"], str(d.get("activeForm") or d["content"])))
-    return tuple(out)

@@ -17,7 +17,6 @@ process writes that session; `--fork-session` is offered) and `UsageError` (a `s
 from __future__ import annotations
 
 import contextlib
-import os
 import shutil
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -30,11 +29,12 @@ from agentcli.llm.messages import Message
 from agentcli.redact import Redactor
 from agentcli.session import layout
 from agentcli.session.checkpoint import ShadowGit
-from agentcli.session.index import list_sessions
 from agentcli.session.lock import SessionLock
-from agentcli.session.reader import LoadedSession, load, load_from_boundary, read_file
-from agentcli.session.records import HEADER, REPAIR, RESUMED, SCHEMA_VERSION, Record, encode, now_iso, paused_gc
-from agentcli.session.repair import repair
+from agentcli.session.reader import LoadedSession, load
+from agentcli.session.records import HEADER, REPAIR, RESUMED, SCHEMA_VERSION, Record, encode, now_iso
+from agentcli.session.resumable import continued_id, read_resumable, sidechain_dir
+from agentcli.session.resumable import resolve_session as resolve_session  # re-exported: callers import it here
+from agentcli.session.resumable import sidechains as sidechains
 from agentcli.session.writer import SessionWriter
 
 
@@ -98,28 +98,28 @@ def open_session(
         writer = create(directory, header, Redactor(secrets), _shadow(directory, sid, root, checkpoints, secrets))
         writer.warm_checkpoints()
         return OpenedSession(sid, writer, writer=writer, fresh=True)
-    old_id = resolve_session(directory, resume)
-    with paused_gc():
-        if resume_at is not None:
+    if resume_at is None:
+        stored = read_resumable(directory, resume)
+        old_id, loaded, fixed, notices = stored.session_id, stored.loaded, stored.repaired, stored.notices
+    else:  # --resume-session-at: the branch up to that message, repaired as any resumed one
+        from agentcli.session.records import paused_gc
+        from agentcli.session.repair import repair
+
+        old_id = resolve_session(directory, resume)
+        with paused_gc():
             loaded = cut_at(load(directory, old_id), resume_at)
-        else:
-            loaded = load_from_boundary(directory, old_id) or load(directory, old_id)
-        fixed = repair(loaded.messages())
-        side_problems = [p for side in sidechains(directory, old_id) for p in side.problems]
-    notices = [*loaded.problems, *fixed.notes, *side_problems]
+            fixed = repair(loaded.messages())
+            side_problems = [p for side in sidechains(directory, old_id) for p in side.problems]
+        notices = [*loaded.problems, *fixed.notes, *side_problems]
+    sid = continued_id(old_id, fork=fork_session, no_persistence=no_persistence, session_id=session_id)
     if no_persistence:
-        sid = session_id or layout.new_session_id()
         return OpenedSession(sid, NullSink(sid), fixed.messages, notices, loaded.chain, old_id)
     if fork_session:
-        sid = session_id or layout.new_session_id()
         _check_free(directory, sid)
         header = fork_header(sid, loaded, root, cwd or Path.cwd(), model, provider, name, loaded.leaf_id)
         header["base_url"] = base_url
         writer = create(directory, header, Redactor(secrets), _shadow(directory, sid, root, checkpoints, secrets))
     else:
-        if session_id is not None and session_id != old_id:
-            raise UsageError("--session-id with --resume/--continue needs --fork-session")
-        sid = old_id
         lock = SessionLock(layout.lock_file(directory, sid), sid).acquire()
         writer = SessionWriter(loaded.path, sid, redactor=Redactor(secrets), leaf_id=loaded.leaf_id, lock=lock,
                                shadow=_shadow(directory, sid, root, checkpoints, secrets))
@@ -159,51 +159,6 @@ def open_sidechain(
     header = new_header(sid, root, cwd, model, provider, None)
     header["sidechain_of"] = {"session": parent_id, "tool_use_id": tool_use_id, "agent": agent}
     return create(directory, header, Redactor(secrets), None)
-
-
-def sidechain_dir(directory: Path, session_id: str) -> Path:
-    return directory / session_id / "subagents"
-
-
-def sidechains(directory: Path, session_id: str) -> list[LoadedSession]:
-    """Every subagent transcript of a session, loaded (a torn last line is reported, not fatal), oldest first."""
-    found: list[LoadedSession] = []
-    sub = sidechain_dir(directory, session_id)
-    try:
-        files = sorted(sub.glob(f"*{layout.SUFFIX}"), key=lambda p: p.stat().st_mtime_ns)
-    except OSError:
-        return []
-    for f in files:
-        found.append(load(sub, f.name[: -len(layout.SUFFIX)]))
-    return found
-
-
-def resolve_session(directory: Path, ref: str | None) -> str:
-    """A session id from an id, a unique id prefix or a name; None means the most recent session."""
-    if not ref:
-        latest = _latest(directory)
-        if latest is None:
-            raise SessionNotFoundError("no session to continue in this project",
-                                       hint="start one without -c/--continue")
-        return latest
-    if layout.session_file(directory, ref).exists():
-        return ref
-    summaries = list_sessions(directory)
-    named = [s for s in summaries if s.name == ref]
-    if named:
-        return named[0].id
-    prefixed = [s.id for s in summaries if s.id.startswith(ref)] if len(ref) >= 4 else []
-    if len(prefixed) == 1:
-        return prefixed[0]
-    more = f" ({len(prefixed)} sessions start with it)" if prefixed else ""
-    hint = "see `agentcli sessions list`"
-    elsewhere = []
-    if layout.is_session_id(ref):
-        elsewhere = [p.parent for p in layout.projects_root().glob(f"*/{ref}{layout.SUFFIX}")]
-    if elsewhere:
-        root = read_file(layout.session_file(elsewhere[0], ref)).header.get("project_root", elsewhere[0].name)
-        hint = f"it belongs to the project at {root}: run agentcli from there"
-    raise SessionNotFoundError(f"no session {ref!r} in this project{more}", hint=hint)
 
 
 def fork(directory: Path, source_id: str, at: str | None = None, *, name: str | None = None,
@@ -281,18 +236,3 @@ def _shadow(directory: Path, sid: str, root: Path, enabled: bool, secrets: tuple
 def _check_free(directory: Path, sid: str) -> None:
     if layout.session_file(directory, sid).exists():
         raise UsageError(f"session id {sid} is already taken", hint="resume it with --resume instead")
-
-
-def _latest(directory: Path) -> str | None:
-    best: tuple[int, str] | None = None
-    try:
-        entries = list(os.scandir(directory))
-    except FileNotFoundError:
-        return None
-    for e in entries:
-        if e.name.endswith(layout.SUFFIX):
-            key = (e.stat().st_mtime_ns, e.name[: -len(layout.SUFFIX)])
-            best = key if best is None or key > best else best
-    return best[1] if best else None
-
-

@@ -75,6 +75,7 @@ async def switch_preset(repl: ReplHost, name: str) -> None:
     repl.settings = dataclasses.replace(repl.settings, preset=name)
     agent = repl.agent
     if agent is None:
+        repl.cancel_build()  # one being built in the background has the old preset's tools
         if preset.permission_mode:
             repl.set_mode(preset.permission_mode)
         repl.renderer.notice(f"Preset {name}: {', '.join(preset.tools)}")

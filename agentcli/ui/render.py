@@ -264,8 +264,12 @@ class Renderer:
         if last is not None and len(shown) > last:
             earlier = shown[: len(shown) - last]
             pending = {b.id: b for m in earlier for b in m.content if isinstance(b, ToolUseBlock)}
-            self._print_item(Text(f"… {len(earlier):,} earlier messages (the agent still has them; /context)",
-                                  style="dim"))
+            if earlier[0].role == "user" and earlier[0].text.startswith(SUMMARY_MARK):  # loaded from a compaction
+                line = (f"✻ Earlier conversation compacted · {len(earlier) - 1:,} messages since then not shown "
+                        "(the agent still has them and the summary; /context)")
+            else:
+                line = f"… {len(earlier):,} earlier messages (the agent still has them; /context)"
+            self._print_item(Text(line, style="dim"))
             shown = shown[len(earlier) :]
         for msg in shown:
             for block in msg.content:

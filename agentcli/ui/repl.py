@@ -1,20 +1,20 @@
 """The interactive session: read a prompt, run it through the agent, render the events, repeat.
 
 Start-up shows the prompt before anything heavy loads: the agent (provider, tools, session) is built in the
-background and awaited only when the first prompt is sent. While a turn runs, `TurnKeys` owns the keyboard
-(Esc / Ctrl-C cancel the task consuming `Agent.run`; the loop keeps the transcript valid).
+background and awaited only when the first prompt is sent. A resumed session too: its history is drawn above
+the prompt once that is up, then its agent is built (agentcli.ui.resume). While a turn runs, `TurnKeys` owns
+the keyboard (Esc / Ctrl-C cancel the task consuming `Agent.run`; the loop keeps the transcript valid).
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import dataclasses
 import functools
 import os
 import sys
 import time
-from collections.abc import AsyncIterator, Iterable, Iterator
+from collections.abc import AsyncIterator, Iterable
 from typing import TYPE_CHECKING, Any
 
 from prompt_toolkit.application import get_app_or_none
@@ -22,6 +22,7 @@ from prompt_toolkit.formatted_text import StyleAndTextTuples
 
 from agentcli import paths
 from agentcli.errors import AgentCliError
+from agentcli.ui.building import PausingApprover, end, make_approver, preload
 from agentcli.ui.completion import ReplCompleter
 from agentcli.ui.input import CtrlCOnEmpty, make_session
 from agentcli.ui.keys import TurnKeys
@@ -34,7 +35,6 @@ if TYPE_CHECKING:
     from agentcli.assembly.runtime import Built
     from agentcli.core.events import AgentEvent
     from agentcli.core.loop import Agent
-    from agentcli.core.permissions import Approval, ApprovalRequest, Approver
     from agentcli.llm.messages import Message
     from agentcli.settings.config import Settings
     from agentcli.ui.render import Renderer
@@ -67,6 +67,9 @@ class Repl:
         self.agent: Agent | None = None
         self.built: Built | None = None
         self._building: asyncio.Task[Built] | None = None
+        self._resumed = False  # started with --resume / --continue
+        self._showing: asyncio.Task[None] | None = None  # drawing the resumed session
+        self._adopting: asyncio.Task[None] | None = None  # then adopting its agent once built
         self._mode = settings.permission_mode  # until the agent exists; from then on its policy holds the mode
         self.allow_bypass = settings.permission_mode == "bypassPermissions"
         self._mode_chosen = settings.permission_mode != "default"
@@ -84,6 +87,7 @@ class Repl:
         self.exit_requested = False
         self.completer = ReplCompleter(self.cwd, self._command_names, self._argument_values)
         self.session: PromptSession[str] | None = None
+        self._shown_notices: list[str] = []  # the resumed session's notices, shown before its agent was built
 
     # rich and the renderer (with the event types) load after the prompt is up: start-up pays only for the prompt.
     @functools.cached_property
@@ -118,17 +122,20 @@ class Repl:
         else:
             asyncio.get_running_loop().call_later(0.05, self.start_building)
         if initial_prompt:
+            await self._shown()
             self.renderer.user_message(initial_prompt)
             await self.submit(initial_prompt)
         last_ctrl_c = 0.0
         while not self.exit_requested:
             typed_line = self._typed_ahead_line()
             if typed_line is not None:
+                await self._shown()
                 self.renderer.user_message(typed_line)
                 await self.submit(typed_line)
                 continue
             try:
-                text = await self.session.prompt_async(default=self.keys.typed)
+                # a resumed session's history is drawn once the prompt is (pre_run: just before its first draw)
+                text = await self.session.prompt_async(default=self.keys.typed, pre_run=self._start_showing)
             except CtrlCOnEmpty:
                 if time.monotonic() - last_ctrl_c < DOUBLE_CTRL_C_S:
                     break
@@ -143,7 +150,9 @@ class Repl:
         return 0
 
     async def _resume_at_start(self) -> bool:
-        """`--resume` / `--continue`: open the stored session now and replay it onto the screen."""
+        """`--resume` / `--continue`: before the prompt only which session, and that it can be resumed (a
+        session unknown or in use is reported here and ends the REPL with status 1, as before). Its history is
+        read and drawn, and then its agent built, once the prompt is up (`_show_resumed`)."""
         if self.settings.resume == "":
             from agentcli.ui.actions import pick_session
 
@@ -151,15 +160,62 @@ class Repl:
             if picked is None:
                 return False
             self.settings = dataclasses.replace(self.settings, resume=picked)
-        agent = await self.ensure_agent()
-        if agent is None:
-            return False
-        self.renderer.replay(agent.messages, edited=self.edited_calls())
-        if agent.todos:
-            from agentcli.core.events import TodosUpdated
+        from agentcli.ui.resume import resolve_stored
 
-            self.renderer.feed(TodosUpdated(agent.todos))
-        self.renderer.notice(f"Resumed session {agent.session_id}")
+        try:
+            self.settings = resolve_stored(self.settings)
+        except Exception as err:  # as a failed build was: shown, and the REPL ends with status 1
+            self.error(err)
+            return False
+        self._resumed = True
+        return True
+
+    def _start_showing(self) -> None:
+        if self._resumed and self._showing is None:
+            self._showing = asyncio.create_task(self._show_resumed(self.settings))
+
+    async def _show_resumed(self, settings: Settings) -> None:
+        """Draw the resumed session above the prompt: the transcript is read (from its last compaction on), and
+        rich, the renderer and the markdown stack load and render it, in a worker thread while the prompt takes
+        keys; the result is written at once. Then its agent is built (`_adopt_when_built`)."""
+        from prompt_toolkit.application import in_terminal
+
+        from agentcli.ui.resume import draw_stored
+
+        failed: Exception | None = None
+        try:
+            # (console and renderer are created there too: their imports are most of the cost)
+            text, self._shown_notices = await asyncio.to_thread(
+                lambda: draw_stored(self.console, self.renderer, settings))
+        except Exception as err:  # the file could not be read after all: the build will say more
+            text, failed = "", err
+        async with in_terminal():
+            sys.stdout.write(text)
+            sys.stdout.flush()
+            if failed is not None:
+                self.error(failed)
+        self.start_building()
+        self._adopting = asyncio.create_task(self._adopt_when_built())
+
+    async def _adopt_when_built(self) -> None:
+        """A resumed session's agent is adopted as soon as it is built, above the prompt (its notices, the
+        status line's context and cost), not at the first prompt as a fresh session's."""
+        from prompt_toolkit.application import in_terminal
+
+        task = self._building
+        if task is not None:
+            await asyncio.wait({task})
+            if self.agent is None and self._building is task:
+                async with in_terminal():
+                    await self.ensure_agent()
+
+    async def _shown(self) -> bool:
+        """A resumed session's history is on the screen: what is printed next goes below it. True if it was
+        not yet (it has just been drawn)."""
+        self._start_showing()
+        if self._showing is None or self._showing.done():
+            return False
+        await asyncio.wait({self._showing})
         return True
 
     async def submit(self, text: str) -> None:
@@ -168,9 +224,14 @@ class Repl:
         from agentcli.ui.attach import expand_pastes
 
         text = expand_pastes(text, self.pastes).strip()
-        self.renderer.under_prompt()
+        if await self._shown() and text:  # entered before the history came: shown again below it
+            self.renderer.user_message(text)
+        else:
+            self.renderer.under_prompt()
         if not text:
             return
+        if self._resumed and self.agent is None and self._building is not None and text.startswith(("/", "!")):
+            await self.ensure_agent()  # commands act on the resumed session (/cost, /context, /fork, `!` cwd…)
         if text.startswith("/") and slash.is_command(text, self):
             await slash.dispatch(self, text)
         elif text.startswith("!"):
@@ -292,15 +353,18 @@ class Repl:
             self._building = None
         self.start_building()
         assert self._building is not None
+        task = self._building
         try:
             # shielded: Esc cancels the turn that waits, not the build the next prompt will need
-            built = await asyncio.shield(self._building)
+            built = await asyncio.shield(task)
         except Exception as err:  # shown, and the next prompt tries again (e.g. after /model)
-            self._building = None
-            self.error(err)
+            if self._building is task:  # (not already shown to another waiter)
+                self._building = None
+                self.error(err)
             return None
-        self._building = None
-        self.adopt(built)
+        if self._building is task:  # (not already adopted for another waiter)
+            self._building = None
+            self.adopt(built)
         return built.agent
 
     def adopt(self, built: Built) -> None:
@@ -309,7 +373,11 @@ class Repl:
         if self._mode_chosen:  # chosen here (Shift-Tab, /mode) before this agent existed
             built.agent.set_mode(self._mode)
         self.status.mode = built.agent.mode  # else the policy's, from flags, config and preset
+        shown, self._shown_notices = self._shown_notices, []
         for note in built.session.notices:
+            if note in shown:  # already shown with the resumed transcript
+                shown.remove(note)
+                continue
             self.renderer.notice(note, style="yellow")
         for note in built.info:
             self.renderer.notice(note, style="dim")
@@ -340,9 +408,18 @@ class Repl:
             self.status.context_window = None
 
     async def close(self) -> None:
+        for task in (self._showing, self._adopting):
+            if task is not None:
+                task.cancel()
+        building, self._building = self._building, None
+        if building is not None and self._resumed and self.agent is None and building.done() \
+                and not building.cancelled() and building.exception() is None:
+            # a resumed session's agent, built but not adopted yet: it ends as before, when it was built ahead
+            # of the prompt (SessionEnd hooks, MCP servers, the session file, the resume line)
+            self.built, self.agent = building.result(), building.result().agent
+        elif building is not None and not building.done():
+            building.cancel()
         agent = self.agent
-        if self._building is not None and not self._building.done():
-            self._building.cancel()
         if agent is None:
             return
         await self.release("prompt_input_exit")
@@ -355,16 +432,7 @@ class Repl:
         """End the current agent (its background shells: nothing a session started outlives it; SessionEnd hooks
         with `reason`; its provider, sandbox proxy and session file) before exit or a rebuild."""
         if self.built is not None:
-            from agentcli.tools.background import kill_all
-
-            with contextlib.suppress(Exception):
-                await kill_all(self.built.agent.ctx)
-            with contextlib.suppress(Exception):
-                await self.built.agent.aclose(reason)
-            if self.built.agent.ctx.sandbox is not None:
-                self.built.agent.ctx.sandbox.close()
-            with contextlib.suppress(Exception):
-                self.built.session.close_or_discard()
+            await end(self.built, reason)
 
     async def rebuild(
         self, *, resume: str | None, fork: bool, name: str | None = None, clear: bool = False
@@ -436,10 +504,9 @@ class Repl:
 
     def edited_calls(self) -> dict[str, dict[str, Any]]:
         """Tool calls of the resumed session that the user edited before they ran (for the replay)."""
-        records = self.built.session.replay if self.built is not None else []
-        return {str(r["data"]["tool_use_id"]): r["data"]["updated_input"] for r in records
-                if r.get("type") == "permission" and isinstance(r.get("data"), dict)
-                and isinstance(r["data"].get("updated_input"), dict)}
+        from agentcli.ui.resume import edited_calls
+
+        return edited_calls(self.built.session.replay if self.built is not None else [])
 
     def _typed_ahead_line(self) -> str | None:
         """A line typed with Enter before the prompt was up (see TurnKeys.take_pending): to be sent as if typed
@@ -477,88 +544,3 @@ class Repl:
             f"{dim}/help for commands · !cmd runs a shell command · @path attaches a file · esc interrupts{reset}\n\n"
         )
         sys.stdout.flush()
-
-
-def preload(settings: Settings) -> None:
-    """Import what the first turn needs (runtime, session store, the provider's adapter, tools, markdown) in a
-    worker thread, so the prompt keeps echoing keys while it loads."""
-    import importlib
-
-    for name in ("agentcli.assembly.runtime", "agentcli.session.store", "agentcli.core.toolrun"):
-        importlib.import_module(name)
-    from agentcli.assembly import selection
-    from agentcli.providers import factory
-    from agentcli.tools.registry import DEFAULT_TOOLS, load_tool
-
-    with contextlib.suppress(Exception):  # a bad setting is reported by the real build, not here
-        provider, _ = selection.choose(settings.model, settings.provider, settings.base_url)
-        if provider:
-            factory.provider_class(provider)
-    for tool in DEFAULT_TOOLS:
-        with contextlib.suppress(Exception):
-            load_tool(tool)
-    from agentcli.ui.render import markdown_warmup
-
-    markdown_warmup()
-
-
-class PausingApprover:
-    """Wraps the terminal approver: the live region and the turn's key reader step aside while it asks."""
-
-    interactive = True
-
-    def __init__(self, repl: Repl, inner: Approver) -> None:
-        self.repl = repl
-        self.inner = inner
-
-    async def approve(self, request: ApprovalRequest) -> Approval:
-        with self.paused():
-            return await self.inner.approve(request)
-
-    @contextlib.contextmanager
-    def paused(self) -> Iterator[None]:
-        """The spinner and the turn's key reader step aside while a question is open."""
-        self.repl.keys.stop()
-        self.repl.renderer.pause()
-        try:
-            yield
-        finally:
-            self.repl.renderer.resume()
-            if self.repl.turn is not None:
-                self.repl.keys.start()
-
-
-def make_approver(repl: Repl) -> Approver:
-    """The permissions helper's TerminalApprover (agentcli.ui.approval), or a plain y/n question without it."""
-    import importlib
-
-    try:
-        module = importlib.import_module("agentcli.ui.approval")
-    except ImportError:
-        return _AskApprover(repl.console)
-    approver: Approver = module.TerminalApprover(repl.root, show_plan=repl.show_plan, stop_turn=repl.cancel_turn)
-    return approver
-
-
-class _AskApprover:
-    interactive = True
-
-    def __init__(self, console: Console) -> None:
-        self.console = console
-
-    async def approve(self, request: ApprovalRequest) -> Approval:
-        from agentcli.core.permissions import Approval
-        from agentcli.ui.toolfmt import key_argument
-
-        if request.kind == "plan":
-            self.console.print(request.plan or "", markup=False, highlight=False)
-            answer = await asyncio.to_thread(self.console.input, "Approve this plan? [y/N] ")
-            if answer.strip().lower() in ("y", "yes"):
-                return Approval("allow", mode="default")
-            return Approval("deny", reason="The user did not approve the plan.")
-        arg = key_argument(request.tool_name, request.input)
-        question = f"Allow {request.tool_name}({arg})? [y/N] "
-        answer = await asyncio.to_thread(self.console.input, question)
-        if answer.strip().lower() in ("y", "yes"):
-            return Approval("allow")
-        return Approval("deny", reason=f"The user denied {request.tool_name}.")

@@ -154,3 +154,16 @@ def test_replay_rebuilds_screen() -> None:
     Renderer(console).replay(messages)
     out = "\n".join(line.rstrip() for line in console.file.getvalue().splitlines()) + "\n"  # type: ignore[attr-defined]
     check("replay", out)
+
+
+def test_replay_of_a_compacted_session_says_so_above_its_tail() -> None:
+    from agentcli.core.compaction import Carried, summary_message
+
+    messages = [summary_message("## Task\nthe task", Carried("the task", None))]
+    messages += [Message.user(f"prompt {i}") if i % 2 == 0 else Message("assistant", (TextBlock(f"Reply {i}."),))
+                 for i in range(70)]
+    console = Console(file=io.StringIO(), width=100, force_terminal=False)
+    Renderer(console).replay(messages)
+    out = console.file.getvalue()  # type: ignore[attr-defined]
+    assert out.splitlines()[0].startswith("✻ Earlier conversation compacted · 10 messages since then not shown")
+    assert "prompt 8" not in out and "prompt 10" in out and "Reply 69." in out
