@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 from agentcli.core.compaction import Carried, summary_message
 from agentcli.llm.messages import Message, TextBlock, ToolResultBlock, ToolUseBlock
@@ -26,6 +27,12 @@ def _turn(prompt: str, i: int) -> list[Message]:
             Message("assistant", (TextBlock(f"Reading file {i}."), read)),
             Message("user", (ToolResultBlock(f"t{i}", "alpha\nbeta\n"),)),
             Message("assistant", (TextBlock(f"Answer {i}."),))]
+
+
+def turns(fake_llm: FakeLLM) -> list[Any]:
+    """The session's own requests: not the one-token probes a local server gets once, after its first reply, to
+    see whether its chat template keeps the tools (agentcli.assembly.toolsseen)."""
+    return [r for r in fake_llm.requests if r.body.get("stream")]
 
 
 def compacted_session(project: Path) -> str:
@@ -70,7 +77,7 @@ def test_resumed_compacted_session_shows_its_tail_and_takes_a_prompt(
     t.line("what comes next?")
     t.expect("Continuing after the compaction.")
     t.prompt()
-    sent = json.dumps(fake_llm.requests[-1].body["messages"])
+    sent = json.dumps(turns(fake_llm)[-1].body["messages"])
     assert "summary 1" in sent and "post-boundary prompt 0" in sent and "what comes next?" in sent
     assert "summary 0" not in sent and "pre-boundary" not in sent
     t.send("\x04")
@@ -87,8 +94,8 @@ def test_typeahead_before_the_resumed_prompt_is_submitted_below_the_history(
     t.send("typed before the prompt\r")  # at once: the process has not drawn anything yet
     t.expect("Typed-ahead answer.")
     t.prompt()
-    assert len(fake_llm.requests) == 1
-    last = fake_llm.requests[0].body["messages"][-1]
+    assert len(turns(fake_llm)) == 1
+    last = turns(fake_llm)[0].body["messages"][-1]
     assert last["role"] == "user" and "typed before the prompt" in json.dumps(last)
     assert "typed before the prompt" in t.out.split(f"Resumed session {sid}", 1)[1]  # below the history
 
