@@ -114,3 +114,15 @@ def _reasoning_model(model: str) -> bool:
     from agentcli.providers.openai_responses import needs_responses_api
 
     return needs_responses_api(model)
+
+
+def check_credentials(provider: object) -> None:
+    """The adapter's own key check, under the retry, fallback and text-call wrappers (each keeps the adapter as
+    `inner`): AuthError when its key is missing. A model switch calls it first, so nothing is switched to a
+    provider the next prompt would fail on."""
+    while provider is not None:
+        check = getattr(provider, "check_credentials", None)
+        if callable(check):
+            check()
+            return
+        provider = getattr(provider, "inner", None)

@@ -169,7 +169,7 @@ async def _prepare_switch(session: StreamSession, name: str | None) -> Any:
                                max_retries=settings.max_retries)
     provider = runtime.make_provider(sel)
     try:
-        _check_credentials(provider)
+        selection.check_credentials(provider)
     except BaseException:
         await provider.aclose()
         raise
@@ -179,12 +179,3 @@ async def _prepare_switch(session: StreamSession, name: str | None) -> Any:
                                          base_url=public_url(sel.config.base_url))
 
     return switch
-
-
-def _check_credentials(provider: object) -> None:
-    while provider is not None:
-        check = getattr(provider, "check_credentials", None)
-        if callable(check):
-            check()
-            return
-        provider = getattr(provider, "inner", None)

@@ -30,7 +30,7 @@ async def switch_model(repl: ReplHost, name: str) -> None:
     )
     provider = runtime.make_provider(sel)
     try:
-        _check_credentials(provider)  # refused now, not at the next prompt: nothing is switched
+        selection.check_credentials(provider)  # refused now, not at the next prompt: nothing is switched
     except AgentCliError:
         await provider.aclose()
         raise
@@ -44,16 +44,6 @@ async def switch_model(repl: ReplHost, name: str) -> None:
     await agent.switch_model(provider, sel.model, sel.config.name, recorded_provider=sel.pricing_provider,
                              base_url=public_url(sel.config.base_url))
     repl.refresh_status()
-
-
-def _check_credentials(provider: object) -> None:
-    """The adapter's own key check (under the retry and text-call wrappers): AuthError when a key is missing."""
-    while provider is not None:
-        check = getattr(provider, "check_credentials", None)
-        if callable(check):
-            check()
-            return
-        provider = getattr(provider, "inner", None)
 
 
 async def switch_preset(repl: ReplHost, name: str) -> None:
