@@ -4,7 +4,10 @@ which processes are alive (by a marker in their command line)."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
+import select
+import time
 from pathlib import Path
 from typing import Any
 
@@ -63,6 +66,58 @@ def alive(marker: str) -> list[int]:
     return found
 
 
-def marker_process(marker: str, seconds: int = 300) -> str:
-    """A shell snippet starting a long sleeper whose command line carries `marker`."""
-    return f"python3 -c 'import time, sys; time.sleep({seconds})' {marker}"
+def marker_process(marker: str, seconds: int = 300, ready: Path | None = None) -> str:
+    """A shell snippet starting a long sleeper whose command line carries `marker`; with `ready` (a `Ready`
+    FIFO's path) it writes a line there once it runs."""
+    if ready is None:
+        return f"python3 -c 'import time, sys; time.sleep({seconds})' {marker}"
+    code = f'import time, sys; open(sys.argv[2], "w").write("up\\n"); time.sleep({seconds})'
+    return f"python3 -c '{code}' {marker} {ready}"
+
+
+class Ready:
+    """A FIFO the sleepers write a line to once they run, so a test waits on their start (poll), not on a clock.
+    The test keeps a write end open itself: without one, the FIFO would report a hang-up between sleepers."""
+
+    def __init__(self, path: Path) -> None:
+        os.mkfifo(path)
+        self.path = path
+        self._read = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+        self._keep = os.open(path, os.O_WRONLY)
+
+    def wait(self, count: int, timeout: float = 20.0) -> bool:
+        """Whether `count` sleepers said they run within `timeout` seconds."""
+        poller = select.poll()
+        poller.register(self._read, select.POLLIN)
+        deadline, seen = time.monotonic() + timeout, 0
+        while seen < count:
+            left = deadline - time.monotonic()
+            if left <= 0 or not poller.poll(left * 1000):
+                return False
+            seen += os.read(self._read, 4096).count(b"\n")
+        return True
+
+    def close(self) -> None:
+        os.close(self._read)
+        os.close(self._keep)
+
+
+def gone(marker: str, timeout: float = 5.0) -> bool:
+    """Wait until no live process carries `marker`: on pidfds, which become readable when their process ends."""
+    deadline = time.monotonic() + timeout
+    while pids := alive(marker):
+        fds: list[int] = []
+        for pid in pids:
+            with contextlib.suppress(ProcessLookupError):
+                fds.append(os.pidfd_open(pid))
+        try:
+            poller = select.poll()
+            for fd in fds:
+                poller.register(fd, select.POLLIN)
+            left = deadline - time.monotonic()
+            if left <= 0 or (fds and not poller.poll(left * 1000)):
+                return False
+        finally:
+            for fd in fds:
+                os.close(fd)
+    return True

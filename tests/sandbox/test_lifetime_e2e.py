@@ -8,9 +8,7 @@ import os
 import signal
 import subprocess
 import sys
-import time
 import uuid
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -19,23 +17,13 @@ from agentcli.tools.procs import descendants
 from tests.cli.helpers import ANTHROPIC, agentcli, git_repo, provider_env
 from tests.fakes.script import Reply, ToolCall
 from tests.fakes.server import FakeLLM
-from tests.sandbox.helpers import alive, marker_process
+from tests.sandbox.helpers import Ready, alive, gone, marker_process
 
 ARGS = ["--permission-mode", "bypassPermissions", "--model", ANTHROPIC, "--output-format", "json"]
 
 
-def wait_until(cond: Callable[[], bool], timeout: float = 20.0) -> bool:
-    """Poll a condition on real processes (their start and death are not events we can await)."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if cond():
-            return True
-        time.sleep(0.02)
-    return cond()
-
-
-def _escapes(marker: str) -> str:
-    sleeper = marker_process(marker)
+def _escapes(marker: str, ready: Path | None = None) -> str:
+    sleeper = marker_process(marker, ready=ready)
     return f"nohup {sleeper} >/dev/null 2>&1 & setsid {sleeper} & ( ( {sleeper} & ) & ); echo started"
 
 
@@ -50,15 +38,16 @@ def test_nothing_survives_a_normal_exit(tmp_path: Path, fake_llm: FakeLLM, sandb
     )
     run = agentcli(["-p", "go", *ARGS, "--sandbox", sandbox], proj, provider_env(fake_llm, ANTHROPIC))
     assert run.status == 0, run.stderr
-    assert wait_until(lambda: alive(marker) == [], 5), alive(marker)
+    assert gone(marker), alive(marker)
 
 
 def _start(proj: Path, fake_llm: FakeLLM, marker: str) -> subprocess.Popen[str]:
     """agentcli -p with a background job and a long foreground command, both trying to escape."""
+    ready = Ready(proj / "ready.fifo")
+    command = _escapes(marker, ready.path) + "; " + marker_process(marker, 120, ready.path)
     fake_llm.push(
-        Reply(tool_calls=[ToolCall("Bash", {"command": _escapes(marker) + "; " + marker_process(marker, 120),
-                                            "run_in_background": True}),
-                          ToolCall("Bash", {"command": _escapes(marker) + "; " + marker_process(marker, 120)})]),
+        Reply(tool_calls=[ToolCall("Bash", {"command": command, "run_in_background": True}),
+                          ToolCall("Bash", {"command": command})]),
         Reply(text="done"),
     )
     env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
@@ -66,7 +55,11 @@ def _start(proj: Path, fake_llm: FakeLLM, marker: str) -> subprocess.Popen[str]:
     proc = subprocess.Popen([sys.executable, "-m", "agentcli", "-p", "go", *ARGS], cwd=proj, env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     # Four sleepers from each command: everything the run will start is running.
-    assert wait_until(lambda: len([p for p in alive(marker) if _is_sleeper(p)]) >= 8), alive(marker)
+    try:
+        assert ready.wait(8), alive(marker)
+    finally:
+        ready.close()
+    assert len([p for p in alive(marker) if _is_sleeper(p)]) >= 8, alive(marker)
     return proc
 
 
@@ -86,7 +79,7 @@ def test_sigterm_kills_everything_and_still_prints_the_result(tmp_path: Path, fa
     out, err = proc.communicate(timeout=30)
     result = json.loads(out)
     assert proc.returncode == 143 and result["is_error"] and result["error"]["code"] == "terminated", err
-    assert wait_until(lambda: alive(marker) == [], 5), alive(marker)
+    assert gone(marker), alive(marker)
 
 
 def test_sigkill_of_agentcli_leaves_nothing(tmp_path: Path, fake_llm: FakeLLM) -> None:
@@ -95,7 +88,7 @@ def test_sigkill_of_agentcli_leaves_nothing(tmp_path: Path, fake_llm: FakeLLM) -
     proc = _start(proj, fake_llm, marker)
     proc.kill()
     proc.communicate(timeout=30)
-    assert wait_until(lambda: alive(marker) == [], 5), alive(marker)
+    assert gone(marker), alive(marker)
 
 
 def test_sigkill_of_its_child_leaves_nothing(tmp_path: Path, fake_llm: FakeLLM) -> None:
@@ -110,7 +103,7 @@ def test_sigkill_of_its_child_leaves_nothing(tmp_path: Path, fake_llm: FakeLLM) 
             continue
     out, err = proc.communicate(timeout=30)
     assert proc.returncode in (0, 3) and json.loads(out)["result"] == "done", err
-    assert wait_until(lambda: alive(marker) == [], 5), alive(marker)
+    assert gone(marker), alive(marker)
 
 
 def test_a_run_that_ends_normally_prints_no_stray_output(tmp_path: Path, fake_llm: FakeLLM) -> None:
