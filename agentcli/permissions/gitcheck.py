@@ -215,6 +215,22 @@ def _config_problem(path: str, hook_dirs: list[str]) -> str | None:
         return None
     except (OSError, UnicodeError):
         return f"cannot read {path}"
+    entries = config_entries(text)
+    if isinstance(entries, str):
+        return f"{path}: {entries}"
+    for key, value in entries:
+        if key == "core.hookspath":
+            hook_dirs.append(os.path.expanduser(value))
+            continue
+        if not _safe(key, value.lower()):
+            return f"{path} sets {key}, which can make git run a program"
+    return None
+
+
+def config_entries(text: str) -> list[tuple[str, str]] | str:
+    """A git config file's entries as (`section.key`, value), a subsectioned section as `section.*`; or what
+    makes it one git may read differently than this (then nothing in it is trusted)."""
+    out: list[tuple[str, str]] = []
     section = ""
     for raw in text.splitlines():
         line = raw.strip()
@@ -223,22 +239,16 @@ def _config_problem(path: str, hook_dirs: list[str]) -> str | None:
         if line.startswith("["):
             m = _SECTION.fullmatch(line)
             if m is None:
-                return f"{path}: a section git may read differently: {line[:60]}"
+                return f"a section git may read differently: {line[:60]}"
             name, sub = m.group(1).lower(), m.group(2)
             head, dot, _ = name.partition(".")
             section = f"{head}.*" if (sub is not None or dot) else head
             continue
         m = _ENTRY.fullmatch(line)
         if m is None or line.endswith("\\"):
-            return f"{path}: a line git may read differently: {line[:60]}"
-        key = f"{section}.{m.group(1).lower()}"
-        value = (m.group(2) or "").strip().strip('"')
-        if key == "core.hookspath":
-            hook_dirs.append(os.path.expanduser(value))
-            continue
-        if not _safe(key, value.lower()):
-            return f"{path} sets {key}, which can make git run a program"
-    return None
+            return f"a line git may read differently: {line[:60]}"
+        out.append((f"{section}.{m.group(1).lower()}", (m.group(2) or "").strip().strip('"')))
+    return out
 
 
 def _safe(key: str, value: str) -> bool:

@@ -82,26 +82,16 @@ def _inert_new_repo(path: Path) -> bool:
                                      for f in path.iterdir())
     if path.name != "config" or not path.is_file():
         return False
-    import re
+    from agentcli.permissions.gitcheck import config_entries
 
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):
         return False
-    section = ""
-    for raw in text.splitlines():
-        line = raw.strip()
-        if not line or line[0] in "#;":
-            continue
-        if line.startswith("["):
-            section = line.strip("[]").strip().lower()
-            if section not in ("core", "init"):
-                return False
-            continue
-        key = re.match(r"[A-Za-z][A-Za-z0-9-]*", line)
-        if key is None or key.group(0).lower() not in _GIT_INIT_KEYS or not section:
-            return False
-    return True
+    entries = config_entries(text)
+    return not isinstance(entries, str) and all(
+        section in ("core", "init") and key in _GIT_INIT_KEYS
+        for section, _, key in (name.partition(".") for name, _ in entries))
 
 
 def _inside(path: Path, parent: Path) -> bool:
