@@ -5,9 +5,12 @@ leaves at most one torn last line and two writers can never interleave inside a 
 Secrets are redacted before anything is encoded.
 
 Checkpoints stay off the event loop: `before_tool` snapshots run in a worker thread; the `turn_end` snapshot
-starts in a background thread at `end_turn()` and its record is written just before the next record (or at
-`close()`), so it still follows the turn's last record and precedes the next one, as if taken synchronously
-(it is made durable by the next fsync: the next turn's end, or close).
+starts in a background thread at `end_turn()`, its record's id and place reserved there, so it still follows the
+turn's last record and precedes the next one, as if taken synchronously. Records appended while it runs point at
+it and wait in memory, in order, behind it; all are written as soon as it is done, and at the latest by the next
+checkpoint, `end_turn()` or `close()`, whichever comes first (so the next fsync covers them). With a real model
+the snapshot ends long before the next reply and nothing waits; with a fast one, the reply's records no longer
+wait for git.
 """
 
 from __future__ import annotations
@@ -33,6 +36,8 @@ from agentcli.session.records import (
     data_record,
     encode,
     message_record,
+    new_record_id,
+    now_iso,
 )
 
 
@@ -53,6 +58,9 @@ class SessionWriter:
         self.path = path
         self._leaf_id = leaf_id
         self._turn_end: Future[dict[str, Any]] | None = None
+        self._turn_end_place: tuple[str, str | None, str] = ("", None, "")  # its record's id, parent, ts
+        self._queued: list[bytes] = []  # lines appended while it runs, written after its record
+        self._unsynced = True  # written since the last fsync (close skips a second fsync after end_turn's)
         self.redactor = redactor
         self.shadow = shadow
         self._problems: list[str] = []  # failed snapshots not yet reported (take_problems)
@@ -65,8 +73,7 @@ class SessionWriter:
 
     @property
     def leaf_id(self) -> str | None:
-        """The id the next record will point at (a pending turn-end checkpoint is written first)."""
-        self._settle()
+        """The id the next record will point at (a pending turn-end checkpoint's, reserved at `end_turn`)."""
         return self._leaf_id
 
     @leaf_id.setter
@@ -96,6 +103,7 @@ class SessionWriter:
         async with self._ckpt_lock:
             if self._turn_end is not None:
                 await asyncio.wrap_future(self._turn_end)
+                self._settle()
             data = await asyncio.to_thread(self._snap, "before_tool", tool_use_id, tool_name)
             self._append_checkpoint(data)
 
@@ -104,28 +112,50 @@ class SessionWriter:
         return problems
 
     def end_turn(self) -> None:
-        if self._dirty_tree and self.shadow is not None and self._turn_end is None:
+        self._settle()  # the last turn's records, queued behind its turn-end checkpoint, are made durable now
+        if self._dirty_tree and self.shadow is not None and self._fd is not None:
             # The state after the agent's tools ran: later differences were made by someone else. The agent
-            # runs no tool before its next record, and that record waits for this snapshot.
+            # runs no tool before its next checkpoint, which waits for this snapshot.
             self._dirty_tree = False
+            self._turn_end_place = (new_record_id(), self._leaf_id, now_iso())
+            self._leaf_id = self._turn_end_place[0]
             self._turn_end = _in_thread(self._turn_end_snap)
-        if self._fd is not None:
-            os.fsync(self._fd)
+        self._sync()
 
     # ---- the rest ---------------------------------------------------------------------------------
 
     def append(self, record: Record) -> str:
-        """Write one record (redacted) as one line; it becomes the new leaf. Returns its id."""
+        """Write one record (redacted) as one line; it becomes the new leaf. Returns its id. While a turn-end
+        snapshot runs, the line waits in memory behind that checkpoint's record (see the module docstring)."""
         if self._fd is None:
             raise SessionError(f"session {self.session_id} is closed")
-        self._settle()
         line = encode(self.redactor.obj(record))
+        if self._turn_end is not None and self._turn_end.done():
+            self._settle()
+        if self._turn_end is not None:
+            self._queued.append(line)
+        else:
+            self._write(line)
+        self._leaf_id = str(record["id"])
+        return self._leaf_id
+
+    def _sync(self) -> None:
+        if self._fd is not None and self._unsynced:
+            os.fsync(self._fd)
+            self._unsynced = False
+
+    def _write(self, line: bytes) -> None:
+        assert self._fd is not None
+        self._unsynced = True
         written = os.write(self._fd, line)
         if written != len(line):
             raise SessionError(f"short write to {self.path} ({written} of {len(line)} bytes)",
                                hint="is the disk full?")
-        self._leaf_id = str(record["id"])
-        return self._leaf_id
+
+    def flush(self) -> None:
+        """Write everything appended so far, waiting for a running turn-end snapshot: for readers of the file
+        during the session (a rewind)."""
+        self._settle()
 
     def snapshot_now(self, phase: str) -> Record | None:
         """Take a checkpoint immediately (sync) and record it; None when checkpoints are off or fail."""
@@ -141,8 +171,8 @@ class SessionWriter:
             if self.shadow is not None:
                 self.shadow.stop()  # a warm-up still running must not delay exit
             if self._fd is not None:
+                self._sync()
                 fd, self._fd = self._fd, None
-                os.fsync(fd)
                 os.close(fd)
             self._remember_index()
             if self._lock is not None:
@@ -161,10 +191,20 @@ class SessionWriter:
                 self.shadow.remember_index()
 
     def _settle(self) -> None:
-        """Write the pending turn-end checkpoint, waiting for its snapshot if it is still running."""
+        """Write the pending turn-end checkpoint, waiting for its snapshot if it is still running, in its
+        reserved place, then the records queued behind it."""
         pending, self._turn_end = self._turn_end, None
-        if pending is not None and self._fd is not None:
-            self._append_checkpoint(pending.result())
+        if pending is None or self._fd is None:
+            return
+        data = pending.result()
+        queued, self._queued = self._queued, []
+        rid, parent, ts = self._turn_end_place
+        if "error" in data:
+            self._problems.append(f"checkpoint skipped: {data['error']}")
+        rec = {"type": CHECKPOINT, "id": rid, "parent_id": parent, "ts": ts, "data": data}
+        self._write(encode(self.redactor.obj(rec)))
+        for line in queued:
+            self._write(line)
 
     def _turn_end_snap(self) -> dict[str, Any]:
         """Runs in a background thread: snapshot, then seed the project's next session with the index."""

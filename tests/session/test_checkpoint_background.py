@@ -81,6 +81,7 @@ def test_turn_end_snapshot_does_not_block_and_keeps_its_place(project: Path) -> 
         assert not ender.is_alive()
         assert all(r.get("data", {}).get("phase") != "turn_end" for r in _records(w))
     answer_id = w.message(Message("assistant", (TextBlock("done"),)))
+    w.flush()  # the answer may wait in memory behind the snapshot's record
     recs = _records(w)
     turn_end = recs[-2]
     assert turn_end["type"] == "checkpoint" and turn_end["parent_id"] == result_id
@@ -107,3 +108,37 @@ def test_pending_turn_end_is_written_before_a_checkpoint_and_at_close(project: P
     assert recs[1]["parent_id"] == first and recs[3]["parent_id"] == second
     ids = [r["id"] for r in _records(w)]
     assert ids.index(recs[1]["id"]) < ids.index(recs[2]["id"])
+
+
+def test_records_wait_behind_a_running_turn_end_snapshot_not_for_it(project: Path) -> None:
+    s = open_session(project)
+    w = s.writer
+    assert w is not None and w.shadow is not None
+    w.message(Message.user("go"))
+    result_id = _tool_turn(w, project, 1)
+    with w.shadow._lock:  # the snapshot cannot finish while the next reply's records come in
+        w.end_turn()
+        on_disk = len(_records(w))
+        answer_id = w.message(Message("assistant", (TextBlock("done"),)))  # returns at once
+        w.record("note", {"n": 1})
+        assert len(_records(w)) == on_disk  # in memory, behind the checkpoint's reserved place
+    w.end_turn()  # waits for the snapshot, writes all, in order, and fsyncs
+    recs = _records(w)[on_disk:]
+    assert [r["type"] for r in recs] == ["checkpoint", "message", "note"]
+    assert recs[0]["parent_id"] == result_id and recs[0]["data"]["phase"] == "turn_end" and recs[0]["data"]["tree"]
+    assert recs[1]["id"] == answer_id and recs[1]["parent_id"] == recs[0]["id"]
+    assert recs[2]["parent_id"] == answer_id
+    s.close()
+
+
+def test_queued_records_are_written_at_close(project: Path) -> None:
+    s = open_session(project)
+    w = s.writer
+    assert w is not None and w.shadow is not None
+    w.message(Message.user("go"))
+    _tool_turn(w, project, 1)
+    with w.shadow._lock:
+        w.end_turn()
+        w.message(Message("assistant", (TextBlock("done"),)))
+    s.close()
+    assert [r["type"] for r in _records(w)][-2:] == ["checkpoint", "message"]
