@@ -27,7 +27,8 @@ def wrapper(tmp_path: Path) -> Path:
     real = find_bwrap()
     assert real is not None
     script = tmp_path / "bwrap"
-    script.write_text(f'#!/bin/sh\nd=$(dirname "$0")\ncase "$*" in *" -- true") echo probe;; *) echo command;; esac >> "$d/runs"\n'
+    script.write_text('#!/bin/sh\nd=$(dirname "$0")\n'
+                      'case "$*" in *" -- true") echo probe;; *) echo command;; esac >> "$d/runs"\n'
                       f'if [ -e "$d/refuse" ]; then echo "bwrap: setting up uid map: Permission denied" >&2; '
                       f'exit 1; fi\nexec {real} "$@"\n')
     script.chmod(0o755)
