@@ -1,7 +1,9 @@
 """The one place that writes session files: `SessionWriter`, the loop's `SessionSink`.
 
 Every append is one complete line written by a single `os.write` on an `O_APPEND` descriptor, so a crash
-leaves at most one torn last line and two writers can never interleave inside a line. `end_turn()` fsyncs.
+leaves at most one torn last line and two writers can never interleave inside a line. `end_turn()` starts an
+fsync of what the turn wrote in a background thread (it releases the GIL: the disk flush overlaps the next
+request instead of delaying it); the next `end_turn()` and `close()` wait for it, and `close()` fsyncs the rest.
 Secrets are redacted before anything is encoded.
 
 Checkpoints stay off the event loop: `before_tool` snapshots run in a worker thread; the `turn_end` snapshot
@@ -17,12 +19,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import os
 import threading
 from collections.abc import Callable
 from concurrent.futures import Future
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from agentcli.errors import SessionError
 from agentcli.llm.messages import Message
@@ -39,6 +42,8 @@ from agentcli.session.records import (
     new_record_id,
     now_iso,
 )
+
+T = TypeVar("T")
 
 
 class SessionWriter:
@@ -60,7 +65,8 @@ class SessionWriter:
         self._turn_end: Future[dict[str, Any]] | None = None
         self._turn_end_place: tuple[str, str | None, str] = ("", None, "")  # its record's id, parent, ts
         self._queued: list[bytes] = []  # lines appended while it runs, written after its record
-        self._unsynced = True  # written since the last fsync (close skips a second fsync after end_turn's)
+        self._unsynced = True  # written since the last fsync began (close skips a second fsync after end_turn's)
+        self._syncing: Future[None] | None = None  # end_turn's fsync, running beside the next request
         self.redactor = redactor
         self.shadow = shadow
         self._problems: list[str] = []  # failed snapshots not yet reported (take_problems)
@@ -120,7 +126,10 @@ class SessionWriter:
             self._turn_end_place = (new_record_id(), self._leaf_id, now_iso())
             self._leaf_id = self._turn_end_place[0]
             self._turn_end = _in_thread(self._turn_end_snap)
-        self._sync()
+        self._wait_sync()
+        if self._fd is not None and self._unsynced:
+            self._unsynced = False
+            self._syncing = _in_thread(functools.partial(os.fsync, self._fd), "agentcli-session-fsync")
 
     # ---- the rest ---------------------------------------------------------------------------------
 
@@ -139,7 +148,14 @@ class SessionWriter:
         self._leaf_id = str(record["id"])
         return self._leaf_id
 
+    def _wait_sync(self) -> None:
+        """Wait for end_turn's fsync, if one runs (an I/O error surfaces here)."""
+        pending, self._syncing = self._syncing, None
+        if pending is not None:
+            pending.result()
+
     def _sync(self) -> None:
+        self._wait_sync()
         if self._fd is not None and self._unsynced:
             os.fsync(self._fd)
             self._unsynced = False
@@ -171,9 +187,11 @@ class SessionWriter:
             if self.shadow is not None:
                 self.shadow.stop()  # a warm-up still running must not delay exit
             if self._fd is not None:
-                self._sync()
-                fd, self._fd = self._fd, None
-                os.close(fd)
+                try:
+                    self._sync()
+                finally:
+                    fd, self._fd = self._fd, None
+                    os.close(fd)
             self._remember_index()
             if self._lock is not None:
                 self._lock.release()
@@ -251,9 +269,9 @@ class SessionWriter:
             os.write(self._fd, b"\n")
 
 
-def _in_thread(fn: Callable[[], dict[str, Any]]) -> Future[dict[str, Any]]:
+def _in_thread(fn: Callable[[], T], name: str = "agentcli-turn-end-checkpoint") -> Future[T]:
     """Run `fn` in a daemon thread (an interpreter exiting without `close()` does not wait for it)."""
-    fut: Future[dict[str, Any]] = Future()
+    fut: Future[T] = Future()
 
     def work() -> None:
         fut.set_running_or_notify_cancel()
@@ -262,5 +280,5 @@ def _in_thread(fn: Callable[[], dict[str, Any]]) -> Future[dict[str, Any]]:
         except BaseException as err:  # handed to whoever waits for the result
             fut.set_exception(err)
 
-    threading.Thread(target=work, name="agentcli-turn-end-checkpoint", daemon=True).start()
+    threading.Thread(target=work, name=name, daemon=True).start()
     return fut
