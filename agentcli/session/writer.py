@@ -74,6 +74,7 @@ class SessionWriter:
         self._fd: int | None = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o600)
         self._ckpt_lock = asyncio.Lock()
         self._dirty_tree = False
+        self._calls_pending = False  # this turn's reply called tools: another request follows it
         self.messages_written = 0
         self._terminate_torn_line()
 
@@ -96,6 +97,8 @@ class SessionWriter:
 
     def message(self, message: Message, **meta: Any) -> str:
         self.messages_written += 1
+        if message.role == "assistant" and message.tool_uses:
+            self._calls_pending = True
         return self.append(message_record(message, self.leaf_id, meta))
 
     def record(self, kind: str, data: dict[str, Any]) -> str:
@@ -126,6 +129,12 @@ class SessionWriter:
             self._turn_end_place = (new_record_id(), self._leaf_id, now_iso())
             self._leaf_id = self._turn_end_place[0]
             self._turn_end = _in_thread(self._turn_end_snap)
+        elif self._calls_pending and self.shadow is not None:
+            # Only read-only tools ran, and the model is asked again: bring the checkpoint index up to date
+            # meanwhile, so that a changing tool in a later reply waits for one `ls-files`, not for hashing
+            # what changed since the project's last session (ShadowGit.warm; once per session).
+            self.shadow.warm(refresh=True)
+        self._calls_pending = False
         self._wait_sync()
         if self._fd is not None and self._unsynced:
             self._unsynced = False
