@@ -142,3 +142,28 @@ def test_queued_records_are_written_at_close(project: Path) -> None:
         w.message(Message("assistant", (TextBlock("done"),)))
     s.close()
     assert [r["type"] for r in _records(w)][-2:] == ["checkpoint", "message"]
+
+
+def test_a_turn_of_read_only_tools_refreshes_the_index_for_the_first_change(project: Path) -> None:
+    (project / "a.txt").write_text("a\n")
+    first = open_session(project)
+    assert first.writer is not None
+    asyncio.run(first.writer.checkpoint("toolu_0", "Bash"))
+    first.close()  # the project's next session starts from this index
+    for read_turn in (False, True):
+        (project / "a.txt").write_text(f"changed since the last session ({read_turn})\n")
+        s = open_session(project)
+        w = s.writer
+        assert w is not None and w.shadow is not None
+        w.message(Message.user("go"))
+        if read_turn:  # the model read a file, and is asked again: the refresh runs meanwhile
+            w.message(Message("assistant", (ToolUseBlock("toolu_r", "Read", {"file_path": "a.txt"}),)))
+            w.message(Message("user", (ToolResultBlock("toolu_r", "a"),)))
+            w.end_turn()
+            assert w.shadow.wait_warm(60)
+        asyncio.run(w.checkpoint("toolu_1", "Edit"))
+        data = _records(w)[-1]["data"]
+        assert data["phase"] == "before_tool" and data["hashed"] == (0 if read_turn else 1)
+        stored = w.shadow._git("cat-file", "-p", f"{data['tree']}:a.txt").decode()
+        assert stored == f"changed since the last session ({read_turn})\n"  # the tree as it is now
+        s.close()
