@@ -21,6 +21,7 @@ import asyncio
 import contextlib
 import functools
 import os
+import queue
 import threading
 from collections.abc import Callable
 from concurrent.futures import Future
@@ -67,6 +68,8 @@ class SessionWriter:
         self._queued: list[bytes] = []  # lines appended while it runs, written after its record
         self._unsynced = True  # written since the last fsync began (close skips a second fsync after end_turn's)
         self._syncing: Future[None] | None = None  # end_turn's fsync, running beside the next request
+        self._fsyncs = _Worker("agentcli-session-fsync")
+        self._snapshots = _Worker("agentcli-turn-end-checkpoint")
         self.redactor = redactor
         self.shadow = shadow
         self._problems: list[str] = []  # failed snapshots not yet reported (take_problems)
@@ -128,7 +131,7 @@ class SessionWriter:
             self._dirty_tree = False
             self._turn_end_place = (new_record_id(), self._leaf_id, now_iso())
             self._leaf_id = self._turn_end_place[0]
-            self._turn_end = _in_thread(self._turn_end_snap)
+            self._turn_end = self._snapshots.submit(self._turn_end_snap)
         elif self._calls_pending and self.shadow is not None:
             # Only read-only tools ran, and the model is asked again: bring the checkpoint index up to date
             # meanwhile, so that a changing tool in a later reply waits for one `ls-files`, not for hashing
@@ -138,7 +141,7 @@ class SessionWriter:
         self._wait_sync()
         if self._fd is not None and self._unsynced:
             self._unsynced = False
-            self._syncing = _in_thread(functools.partial(os.fsync, self._fd), "agentcli-session-fsync")
+            self._syncing = self._fsyncs.submit(functools.partial(os.fsync, self._fd))
 
     # ---- the rest ---------------------------------------------------------------------------------
 
@@ -202,6 +205,8 @@ class SessionWriter:
                     fd, self._fd = self._fd, None
                     os.close(fd)
             self._remember_index()
+            self._fsyncs.stop()
+            self._snapshots.stop()
             if self._lock is not None:
                 self._lock.release()
 
@@ -278,16 +283,35 @@ class SessionWriter:
             os.write(self._fd, b"\n")
 
 
-def _in_thread(fn: Callable[[], T], name: str = "agentcli-turn-end-checkpoint") -> Future[T]:
-    """Run `fn` in a daemon thread (an interpreter exiting without `close()` does not wait for it)."""
-    fut: Future[T] = Future()
+class _Worker:
+    """One daemon thread, started at its first job, running jobs in order: a thread started per job would make
+    the caller wait each time until the new thread is scheduled (milliseconds on a busy machine). Daemon: an
+    interpreter exiting without `close()` does not wait for it."""
 
-    def work() -> None:
-        fut.set_running_or_notify_cancel()
-        try:
-            fut.set_result(fn())
-        except BaseException as err:  # handed to whoever waits for the result
-            fut.set_exception(err)
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self._jobs: queue.SimpleQueue[tuple[Callable[[], Any], Future[Any]] | None] = queue.SimpleQueue()
+        self._started = False
 
-    threading.Thread(target=work, name=name, daemon=True).start()
-    return fut
+    def submit(self, fn: Callable[[], T]) -> Future[T]:
+        fut: Future[T] = Future()
+        self._jobs.put((fn, fut))
+        if not self._started:
+            self._started = True
+            threading.Thread(target=self._run, name=self.name, daemon=True).start()
+        return fut
+
+    def stop(self) -> None:
+        """The thread ends after the jobs already submitted (a writer's close: no thread left per session)."""
+        if self._started:
+            self._jobs.put(None)
+            self._started = False
+
+    def _run(self) -> None:
+        while (job := self._jobs.get()) is not None:
+            fn, fut = job
+            fut.set_running_or_notify_cancel()
+            try:
+                fut.set_result(fn())
+            except BaseException as err:  # handed to whoever waits for the result
+                fut.set_exception(err)
