@@ -68,8 +68,9 @@ class SessionWriter:
         self._queued: list[bytes] = []  # lines appended while it runs, written after its record
         self._unsynced = True  # written since the last fsync began (close skips a second fsync after end_turn's)
         self._syncing: Future[None] | None = None  # end_turn's fsync, running beside the next request
-        self._fsyncs = _Worker("agentcli-session-fsync")
-        self._snapshots = _Worker("agentcli-turn-end-checkpoint")
+        # The turn-end snapshot, then the turn's fsync: one thread, in that order (the snapshot is waited for
+        # first, by the next checkpoint; the fsync only by the next turn's end or close).
+        self._background = _Worker("agentcli-session-background")
         self.redactor = redactor
         self.shadow = shadow
         self._problems: list[str] = []  # failed snapshots not yet reported (take_problems)
@@ -131,7 +132,7 @@ class SessionWriter:
             self._dirty_tree = False
             self._turn_end_place = (new_record_id(), self._leaf_id, now_iso())
             self._leaf_id = self._turn_end_place[0]
-            self._turn_end = self._snapshots.submit(self._turn_end_snap)
+            self._turn_end = self._background.submit(self._turn_end_snap)
         elif self._calls_pending and self.shadow is not None:
             # Only read-only tools ran, and the model is asked again: bring the checkpoint index up to date
             # meanwhile, so that a changing tool in a later reply waits for one `ls-files`, not for hashing
@@ -141,7 +142,7 @@ class SessionWriter:
         self._wait_sync()
         if self._fd is not None and self._unsynced:
             self._unsynced = False
-            self._syncing = self._fsyncs.submit(functools.partial(os.fsync, self._fd))
+            self._syncing = self._background.submit(functools.partial(os.fsync, self._fd))
 
     # ---- the rest ---------------------------------------------------------------------------------
 
@@ -205,8 +206,7 @@ class SessionWriter:
                     fd, self._fd = self._fd, None
                     os.close(fd)
             self._remember_index()
-            self._fsyncs.stop()
-            self._snapshots.stop()
+            self._background.stop()
             if self._lock is not None:
                 self._lock.release()
 
