@@ -28,6 +28,7 @@ from concurrent.futures import Future
 from pathlib import Path
 from typing import Any, TypeVar
 
+from agentcli.atomicfile import NewFile
 from agentcli.errors import SessionError
 from agentcli.llm.messages import Message
 from agentcli.redact import Redactor
@@ -59,7 +60,11 @@ class SessionWriter:
         leaf_id: str | None = None,
         lock: SessionLock | None = None,
         shadow: ShadowGit | None = None,
+        new_file: NewFile | None = None,
     ) -> None:
+        """`new_file`: a session file being created (its header written, not yet visible at `path`): it is
+        published by the background thread, before anything else that thread does; errors surface at the
+        next turn's end or close."""
         self.session_id = session_id
         self.path = path
         self._leaf_id = leaf_id
@@ -75,12 +80,18 @@ class SessionWriter:
         self.shadow = shadow
         self._problems: list[str] = []  # failed snapshots not yet reported (take_problems)
         self._lock = lock
-        self._fd: int | None = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o600)
+        self._published: Future[None] | None = None
+        if new_file is not None:
+            self._fd: int | None = new_file.fd
+            self._published = self._background.submit(new_file.publish)
+        else:
+            self._fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o600)
         self._ckpt_lock = asyncio.Lock()
         self._dirty_tree = False
         self._calls_pending = False  # this turn's reply called tools: another request follows it
         self.messages_written = 0
-        self._terminate_torn_line()
+        if new_file is None:
+            self._terminate_torn_line()
 
     @property
     def leaf_id(self) -> str | None:
@@ -125,6 +136,7 @@ class SessionWriter:
         return problems
 
     def end_turn(self) -> None:
+        self._wait_published()  # a new file is at its path once a turn has ended (long done by then)
         self._settle()  # the last turn's records, queued behind its turn-end checkpoint, are made durable now
         if self._dirty_tree and self.shadow is not None and self._fd is not None:
             # The state after the agent's tools ran: later differences were made by someone else. The agent
@@ -163,9 +175,20 @@ class SessionWriter:
 
     def _wait_sync(self) -> None:
         """Wait for end_turn's fsync, if one runs (an I/O error surfaces here)."""
+        self._wait_published()
         pending, self._syncing = self._syncing, None
         if pending is not None:
             pending.result()
+
+    def _wait_published(self) -> None:
+        pending, self._published = self._published, None
+        if pending is None:
+            return
+        try:
+            pending.result()
+        except OSError as err:
+            raise SessionError(f"cannot create the session file {self.path}: {err}",
+                               hint="is the disk full or the sessions folder read-only?") from err
 
     def _sync(self) -> None:
         self._wait_sync()
@@ -182,9 +205,10 @@ class SessionWriter:
                                hint="is the disk full?")
 
     def flush(self) -> None:
-        """Write everything appended so far, waiting for a running turn-end snapshot: for readers of the file
-        during the session (a rewind)."""
+        """Write everything appended so far, waiting for a running turn-end snapshot (and for a new file to be
+        published): for readers of the file during the session (a rewind)."""
         self._settle()
+        self._wait_published()
 
     def snapshot_now(self, phase: str) -> Record | None:
         """Take a checkpoint immediately (sync) and record it; None when checkpoints are off or fail."""

@@ -42,6 +42,7 @@ def test_opening_a_session_warms_the_index_into_one_pack(project: Path) -> None:
     assert s.writer is not None and s.writer.shadow is not None
     assert s.writer.shadow.wait_warm(60)
     asyncio.run(s.writer.checkpoint("toolu_1", "Bash"))
+    s.writer.flush()  # a new session file appears at its path in the background
     first = _records(s.writer)[-1]["data"]
     assert isinstance(first, dict) and first["hashed"] == 0 and "error" not in first  # the warm-up did it
     store = layout.shadow_store(layout.sessions_dir(project.resolve()))
@@ -162,6 +163,7 @@ def test_a_turn_of_read_only_tools_refreshes_the_index_for_the_first_change(proj
             w.end_turn()
             assert w.shadow.wait_warm(60)
         asyncio.run(w.checkpoint("toolu_1", "Edit"))
+        w.flush()
         data = _records(w)[-1]["data"]
         assert data["phase"] == "before_tool" and data["hashed"] == (0 if read_turn else 1)
         stored = w.shadow._git("cat-file", "-p", f"{data['tree']}:a.txt").decode()
