@@ -17,12 +17,12 @@ wait for git.
 
 from __future__ import annotations
 
+import _thread
 import asyncio
 import contextlib
 import functools
 import os
 import queue
-import threading
 from collections.abc import Callable
 from concurrent.futures import Future
 from pathlib import Path
@@ -308,9 +308,10 @@ class SessionWriter:
 
 
 class _Worker:
-    """One daemon thread, started at its first job, running jobs in order: a thread started per job would make
-    the caller wait each time until the new thread is scheduled (milliseconds on a busy machine). Daemon: an
-    interpreter exiting without `close()` does not wait for it."""
+    """One thread, started at its first job, running jobs in order. Started with `_thread`, not
+    `threading.Thread.start()`, which blocks the caller until the new thread has been scheduled (milliseconds on
+    a busy machine, on the run's critical path). Like a daemon thread, an interpreter exiting without `close()`
+    does not wait for it."""
 
     def __init__(self, name: str) -> None:
         self.name = name
@@ -322,7 +323,7 @@ class _Worker:
         self._jobs.put((fn, fut))
         if not self._started:
             self._started = True
-            threading.Thread(target=self._run, name=self.name, daemon=True).start()
+            _thread.start_new_thread(self._run, ())
         return fut
 
     def stop(self) -> None:
