@@ -222,7 +222,7 @@ class ShadowGit:
         if not self.index.exists():
             seed = self.store / "last-index"
             if seed.exists():
-                shutil.copyfile(seed, self.index)  # a warm stat cache: the first snapshot hashes little
+                shutil.copy2(seed, self.index)  # a warm stat cache: the first snapshot hashes little
 
     def _create_store(self) -> None:
         """Build the store aside and rename it into place, so two sessions starting at once cannot clash."""
@@ -251,7 +251,7 @@ class ShadowGit:
         """Keep this session's index as the seed for the next session's first snapshot."""
         if self.index.exists():
             tmp = self.store / f"last-index.{os.getpid()}"
-            shutil.copyfile(self.index, tmp)
+            shutil.copy2(self.index, tmp)
             os.replace(tmp, self.store / "last-index")
 
     def _git(self, *args: str, stdin: bytes | None = None, index: Path | None = None) -> bytes:

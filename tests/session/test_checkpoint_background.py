@@ -169,3 +169,27 @@ def test_a_turn_of_read_only_tools_refreshes_the_index_for_the_first_change(proj
         stored = w.shadow._git("cat-file", "-p", f"{data['tree']}:a.txt").decode()
         assert stored == f"changed since the last session ({read_turn})\n"  # the tree as it is now
         s.close()
+
+
+def test_copies_of_the_index_keep_the_time_git_wrote_it(project: Path) -> None:
+    """git compares file times in whole seconds here. An entry written in the same second as its index is
+    "racily clean": git checks its content, but only while the index file keeps the time git wrote it. The seed
+    index used to be copied with a fresh mtime, which made a same-size change made in that second invisible to
+    the next session: its checkpoint before an Edit recorded the content after the change was undone (every
+    other run of the 4-turn bench, which resets the file right after the previous run)."""
+    import os
+
+    (project / "a.txt").write_text("1\n")
+    s = open_session(project)
+    w = s.writer
+    assert w is not None and w.shadow is not None
+    asyncio.run(w.checkpoint("toolu_0", "Bash"))
+    written = os.stat(w.shadow.index).st_mtime_ns
+    s.close()
+    seed = w.shadow.store / "last-index"
+    assert os.stat(seed).st_mtime_ns == written
+    again = open_session(project)
+    assert again.writer is not None and again.writer.shadow is not None
+    again.writer.shadow._ensure()  # the new session's index, seeded from the last one
+    assert os.stat(again.writer.shadow.index).st_mtime_ns == written
+    again.close()
