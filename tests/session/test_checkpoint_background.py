@@ -175,8 +175,8 @@ def test_copies_of_the_index_keep_the_time_git_wrote_it(project: Path) -> None:
     """git compares file times in whole seconds here. An entry written in the same second as its index is
     "racily clean": git checks its content, but only while the index file keeps the time git wrote it. The seed
     index used to be copied with a fresh mtime, which made a same-size change made in that second invisible to
-    the next session: its checkpoint before an Edit recorded the content after the change was undone (every
-    other run of the 4-turn bench, which resets the file right after the previous run)."""
+    the next session: its checkpoint before an Edit recorded the content after the change was undone (seen in
+    the 4-turn bench, which resets the file right after the previous run)."""
     import os
 
     (project / "a.txt").write_text("1\n")
