@@ -80,7 +80,7 @@ def with_fallback(primary: Provider, settings: Settings, sel: selection.Selectio
     same_setup = "/" not in name
     fb = selection.select(name, settings.provider if same_setup else None, settings.base_url if same_setup else None,
                           settings.providers, request_timeout_s=settings.request_timeout_s,
-                          max_retries=settings.max_retries)
+                          max_retries=settings.max_retries, model_overrides=settings.model_overrides)
     if fb.model == sel.model and fb.config.name == sel.config.name:
         raise UsageError(f"--fallback-model {name} is the main model", hint="name another model")
     return FallbackProvider(primary, fb, make_provider)
