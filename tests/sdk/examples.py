@@ -67,15 +67,20 @@ def _text(content: Any) -> str:
     return ""
 
 
-def turn_of(messages: list[dict[str, Any]]) -> tuple[str, int]:
-    """(the user text that opened this turn, how many model replies came since): the text of the last run of
-    user messages (a hook's added context is one of them) and the assistant messages after it."""
+def turn_of(messages: list[dict[str, Any]]) -> tuple[list[str], int]:
+    """(the user text that opened this turn, narrowest first; how many model replies came since). The narrowest
+    is the last text part (an interrupted prompt and the next one may share a message), the widest the whole
+    last run of user messages (a hook's added context may be one of them)."""
     last = max((i for i, m in enumerate(messages) if m.get("role") == "user"), default=-1)
+    if last < 0:
+        return [""], 0
     first = last
     while first > 0 and messages[first - 1].get("role") == "user":
         first -= 1
-    prompt = "\n".join(_text(m.get("content")) for m in messages[first:last + 1]) if last >= 0 else ""
-    return prompt, sum(1 for m in messages[last + 1:] if m.get("role") == "assistant")
+    content = messages[last].get("content")
+    parts = [_text([content[-1]])] if isinstance(content, list) and content else []
+    texts = [*parts, _text(content), "\n".join(_text(m.get("content")) for m in messages[first:last + 1])]
+    return texts, sum(1 for m in messages[last + 1:] if m.get("role") == "assistant")
 
 
 @dataclass
@@ -87,14 +92,12 @@ class Responder:
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def __call__(self, path: str, body: dict[str, Any]) -> Reply:
-        prompt, step = turn_of(body.get("messages", []))
-        for r in self.rules:
-            if r.when in prompt:
-                if step < len(r.steps):
-                    return r.steps[step]
-                break
+        texts, step = turn_of(body.get("messages", []))
+        picked = next((r for text in texts for r in self.rules if r.when in text), None)
+        if picked is not None and step < len(picked.steps):
+            return picked.steps[step]
         with self.lock:
-            self.unscripted.append(f"step {step} of {prompt[:200]!r}")
+            self.unscripted.append(f"step {step} of {texts[-1][:200]!r}")
         return say("(unscripted)")
 
 

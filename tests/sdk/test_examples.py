@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 
 from tests.fakes.server import FakeLLM
-from tests.sdk.examples import Check, Ran, Rule, call, in_order, rule, run_example
+from tests.fakes.script import Fault, Reply
+from tests.sdk.examples import LOCAL_MODEL, SEEN_TOOLS, Check, Ran, Rule, call, in_order, rule, run_example
 
 # What the sdist holds that is not run here, and why.
 NOT_RUN = {
@@ -54,6 +55,114 @@ CASES = [
          check=_quick_start),
 ]
 
+def _system_prompt(ran: Ran) -> None:
+    systems = [b["messages"][0]["content"] if b["messages"][0]["role"] == "system" else None for b in ran.sent()
+               if "What is 2 + 2?" in str(b["messages"])]
+    assert systems[0] is None  # no system prompt: the SDK passes --system-prompt ""
+    assert systems[1] == "You are a pirate assistant. Respond in pirate speak."
+    assert systems[2] and "fun fact" not in systems[2]  # the preset: agentcli's own prompt
+    assert systems[3] and systems[3].startswith(systems[2][:200]) and "Always end your response with a fun fact." in systems[3]
+
+
+def _tools_option(ran: Ran) -> None:
+    offered = [sorted(t["function"]["name"] for t in b.get("tools", [])) for b in ran.sent()]
+    assert offered[0] == ["Glob", "Grep", "Read"] and offered[1] == [] and len(offered[2]) > 10
+
+
+def _partial(ran: Ran) -> None:
+    assert {b["model"] for b in ran.sent()} == {LOCAL_MODEL}  # asked for claude-sonnet-4-5
+
+
+def _budget(ran: Ran) -> None:
+    assert "Budget limit exceeded" not in ran.out  # a local model costs nothing: the tight budget holds
+
+
+EXAMPLES = [
+    Case("system_prompt.py", rules=[rule("What is 2 + 2?", "4")],
+         out=["=== No System Prompt (Vanilla Claude) ===", "Claude: 4", "=== String System Prompt ===", "Claude: 4",
+              "=== Preset System Prompt (Default) ===", "Claude: 4", "=== Preset System Prompt with Append ===",
+              "Claude: 4"], check=_system_prompt),
+    Case("tools_option.py", rules=[rule("What tools do you have available?", "Read, Glob and Grep.")],
+         out=["Tools from system message: ['Read', 'Glob', 'Grep']", "Claude: Read, Glob and Grep.",
+              "Tools from system message: []", "Tools from system message (", "tools): ['Read', "],
+         check=_tools_option),
+    Case("include_partial_messages.py", rules=[
+        rule("Think of three jokes", Reply(thinking="three jokes about compilers", text="Why do programmers "
+                                           "prefer dark mode? Because light attracts bugs.", usage=SEEN_TOOLS))],
+         out=["Prompt: Think of three jokes, then tell one", "SystemMessage(subtype='init'", "StreamEvent(",
+              "'type': 'thinking_delta'", "'type': 'text_delta'", "AssistantMessage(content=[ThinkingBlock(",
+              "TextBlock(text='Why do programmers prefer dark mode?", "ResultMessage(subtype='success'"],
+         check=_partial),
+    Case("max_budget_usd.py", rules=[
+        rule("What is 2 + 2?", "4"),
+        rule("Read the README.md file", call("Read", file_path="README.md"), "It introduces the Claude Agent SDK."),
+    ], out=["=== Without Budget Limit ===", "Claude: 4", "Status: success", "=== With Reasonable Budget ($0.10) ===",
+            "Claude: 4", "Status: success", "=== With Tight Budget ($0.0001) ===",
+            "Claude: It introduces the Claude Agent SDK.", "Status: success"], check=_budget),
+    Case("stderr_callback_example.py", rules=[rule("What is 2+2?", "4")],
+         out=["Running query with stderr capture...", "Captured 0 stderr lines"]),
+]
+
+def _streaming_options(ran: Ran) -> None:
+    assert (ran.root / "hello.txt").read_text() == "Hello from agentcli!"
+
+
+def _multi_turn(ran: Ran) -> None:
+    assert "Paris" in str(ran.sent()[-1]["messages"])  # the second turn carries the first
+
+
+STREAMING = [
+    Case("streaming_mode.py", ("basic_streaming",), [rule("What is 2+2?", "4")],
+         ["=== Basic Streaming Example ===", "User: What is 2+2?", "Claude: 4", "Result ended"]),
+    Case("streaming_mode.py", ("multi_turn_conversation",), [
+        rule("capital of France", "Paris."), rule("population of that city", "About 2.1 million people."),
+    ], ["User: What's the capital of France?", "Claude: Paris.", "Result ended",
+        "User: What's the population of that city?", "Claude: About 2.1 million people.", "Result ended"],
+         check=_multi_turn),
+    Case("streaming_mode.py", ("with_interrupt",), [
+        rule("Count from 1 to 100 slowly", Reply(text="1, 2, 3", fault=Fault("slow_first_byte", delay_s=30))),
+        rule("just tell me a quick joke", "A SQL query walks into a bar and asks two tables: may I join you?"),
+    ], ["User: Count from 1 to 100 slowly", "[After 2 seconds, sending interrupt...]", "Result ended",
+        "User: Never mind, just tell me a quick joke", "Claude: A SQL query walks into a bar", "Result ended"]),
+    Case("streaming_mode.py", ("manual_message_handling",), [
+        rule("List 5 programming languages", "Python: data science. JavaScript: the web. Go: servers. "
+             "Rust: systems. Java: enterprise apps."),
+    ], ["Claude: Python: data science.", "Found language: Python", "Found language: JavaScript",
+        "Result ended", "Total languages mentioned: 5"]),
+    Case("streaming_mode.py", ("with_options",), [
+        rule("Create a simple hello.txt", call("Write", file_path="hello.txt", content="Hello from agentcli!"),
+             "Created hello.txt with a greeting."),
+    ], ["User: Create a simple hello.txt file", "Claude: Created hello.txt with a greeting.", "Result ended",
+        "Tools used: Write"], check=_streaming_options),
+    Case("streaming_mode.py", ("bash_command",), [
+        rule("Run a bash echo command", call("Bash", command="echo 'Hello from bash!'"), "It printed the greeting."),
+    ], ["User: Run a bash echo command", "Tool Use: Bash (id: ", "Command: echo 'Hello from bash!'",
+        "Tool Result (id: ", "Hello from bash!", "Claude: It printed the greeting.", "Result ended",
+        "Message types received: "]),
+    Case("streaming_mode.py", ("control_protocol",), [
+        rule("Count from 1 to 20 slowly", Reply(text="1, 2", fault=Fault("slow_first_byte", delay_s=30))),
+        rule("Just say 'Hello!'", "Hello!"),
+    ], ["1. Getting server info...", "✓ Server info retrieved successfully!", "  - Output style: default",
+        "2. Testing interrupt capability...", "✓ Interrupt sent successfully", "User: Just say 'Hello!'",
+        "Claude: Hello!"]),
+    Case("streaming_mode.py", ("error_handling",), [
+        rule("Run a bash sleep command for 5 seconds", call("Bash", command="sleep 5"), "Slept 5 seconds."),
+    ], ["User: Run a bash sleep command for 5 seconds", "Response timeout after 3 seconds"]),
+    Case("streaming_mode.py", ("concurrent_responses",), [
+        rule("What is 2 + 2?", "4"), rule("square root of 144", "12"), rule("10% of 80", "8"),
+    ], ["User: What is 2 + 2?", "Claude: 4", "User: What is the square root of 144?", "Claude: 12",
+        "User: What is 10% of 80?", "Claude: 8"], heavy=True),
+    Case("streaming_mode.py", ("async_iterable_prompt",), [
+        rule("Second, what's 15% of 200?", "30."), rule("capital of Japan", "Tokyo."),
+        rule("I have multiple questions", "Go ahead."),
+    ], ["User: Hello! I have multiple questions.", "Result ended"], heavy=True),
+    Case("streaming_mode_trio.py", (), [
+        rule("Divide that by 7", "12.00"), rule("multiply that result by 2", "84"), rule("What's 15 + 27?", "42"),
+    ], ["User: What's 15 + 27?", "Claude: 42", "Result ended", "User: Now multiply that result by 2", "Claude: 84",
+        "User: Divide that by 7 and round to 2 decimal places", "Claude: 12.00", "Conversation complete!"]),
+]
+
+CASES += EXAMPLES + STREAMING
 SELECTED = [c for c in CASES if not c.heavy or os.environ.get("AGENTCLI_SDK_EXAMPLES") == "all"]
 
 
