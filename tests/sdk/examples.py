@@ -144,7 +144,7 @@ class Ran:
         return [r.body for r in self.fake.requests if isinstance(r.body, dict)]
 
     def sent_text(self) -> str:
-        return "\n".join(json.dumps(b) for b in self.sent())
+        return "\n".join(json.dumps(b, ensure_ascii=False) for b in self.sent())
 
 
 def run_example(tmp_path: Path, fake: FakeLLM, script: str, args: tuple[str, ...], rules: list[Rule],

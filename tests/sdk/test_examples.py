@@ -162,7 +162,115 @@ STREAMING = [
         "User: Divide that by 7 and round to 2 decimal places", "Claude: 12.00", "Conversation complete!"]),
 ]
 
-CASES += EXAMPLES + STREAMING
+def _hooks(ran: Ran) -> None:
+    sent = ran.sent_text()
+    assert "Command contains invalid pattern: foo.sh" in sent  # PreToolUse denied, the model read why
+    assert "Hello from hooks example!" in sent  # the allowed echo ran
+    assert "My favorite color is hot pink" in sent  # UserPromptSubmit added context
+    assert "The command encountered an error" in sent  # PostToolUse added context after the failing ls
+    assert "Security policy blocks writes to important files" in sent
+    assert not (ran.root / "important_config.txt").exists()
+    assert (ran.root / "regular_file.txt").read_text() == "test data"
+    # ContinueControl: the PostToolUse hook stopped the run, so the model was not asked again after the echo
+    assert not any("CRITICAL ERROR" in str(b["messages"][-1]) and b["messages"][-1]["role"] == "tool"
+                   for b in ran.sent())
+
+
+def _permission_callback(ran: Ran) -> None:
+    assert (ran.root / "safe_output" / "hello.py").read_text() == "print('Hello, World!')\n"
+    assert not (ran.root / "hello.py").exists()
+    assert "Hello, World!" in str(ran.sent()[-1]["messages"][-1])  # the redirected script ran
+
+
+def _calculator(ran: Ran) -> None:
+    offered = {t["function"]["name"] for t in ran.sent()[0]["tools"]}
+    assert {"mcp__calc__add", "mcp__calc__divide", "mcp__calc__sqrt", "mcp__calc__power"} <= offered
+    results = ran.sent_text()
+    for shown in ("15 + 27 = 42", "100 ÷ 7 = 14.28", "√144 = 12.0", "2^8 = 256", "60 - 10 = 50"):
+        assert shown in results, shown
+
+
+HOOKS_AND_TOOLS = [
+    Case("hooks.py", ("all",), [
+        rule("./foo.sh --help", call("Bash", command="./foo.sh --help"), "The hook blocked that command."),
+        rule("echo 'Hello from hooks example!'", call("Bash", command="echo 'Hello from hooks example!'"),
+             "It printed: Hello from hooks example!"),
+        rule("favorite color", "Your favorite color is hot pink."),
+        rule("ls /nonexistent_directory", call("Bash", command="ls /nonexistent_directory"),
+             "That directory does not exist."),
+        rule("important_config.txt", call("Write", file_path="important_config.txt", content="test data"),
+             "The security policy blocked that write."),
+        rule("regular_file.txt", call("Write", file_path="regular_file.txt", content="test data"),
+             "Wrote regular_file.txt."),
+        rule("CRITICAL ERROR", call("Bash", command="echo 'CRITICAL ERROR: system failure'"), "(not reached)"),
+    ], ["=== PreToolUse Example ===", "Claude: The hook blocked that command.", "Result ended",
+        "Claude: It printed: Hello from hooks example!", "=== UserPromptSubmit Example ===",
+        "Claude: Your favorite color is hot pink.", "=== PostToolUse Example ===",
+        "Claude: That directory does not exist.", "=== Permission Decision Example ===",
+        "Claude: The security policy blocked that write.", "Claude: Wrote regular_file.txt.",
+        "=== Continue/Stop Control Example ===", "Result ended"], check=_hooks),
+    Case("tool_permission_callback.py", (), [
+        rule("List the files in the current directory",
+             call("Bash", "Listing first.", command="ls"),
+             call("Write", file_path="hello.py", content="print('Hello, World!')\n"),
+             call("Bash", command="python3 safe_output/hello.py"),
+             "Done: the script is at safe_output/hello.py and prints Hello, World!"),
+    ], ["🔧 Tool Permission Request: Write", "⚠️  Redirecting write from hello.py to ./safe_output/hello.py",
+        "🔧 Tool Permission Request: Bash", "✅ Allowing bash command: python3 safe_output/hello.py",
+        "💬 Claude: Done: the script is at safe_output/hello.py", "✅ Task completed!", "Tool Usage Summary"],
+         check=_permission_callback),
+    Case("mcp_calculator.py", (), [
+        rule("List your tools", "add, subtract, multiply, divide, sqrt and power."),
+        rule("15 + 27", call("mcp__calc__add", a=15, b=27), "15 + 27 = 42."),
+        rule("100 divided by 7", call("mcp__calc__divide", a=100, b=7), "About 14.29."),
+        rule("square root of 144", call("mcp__calc__sqrt", n=144), "12."),
+        rule("power of 8", call("mcp__calc__power", base=2, exponent=8), "256."),
+        rule("(12 + 8) * 3 - 10", call("mcp__calc__add", a=12, b=8), call("mcp__calc__multiply", a=20, b=3),
+             call("mcp__calc__subtract", a=60, b=10), "(12 + 8) * 3 - 10 = 50."),
+    ], ["Prompt: List your tools", "Claude: add, subtract", "Result ended", "Prompt: Calculate 15 + 27",
+        "Using tool: mcp__calc__add", "Input: {'a': 15, 'b': 27}", "Tool Result: ", "Claude: 15 + 27 = 42.",
+        "Prompt: What is 100 divided by 7?", "Claude: About 14.29.", "Prompt: Calculate the square root of 144",
+        "Claude: 12.", "Prompt: What is 2 raised to the power of 8?", "Claude: 256.",
+        "Prompt: Calculate (12 + 8) * 3 - 10", "Using tool: mcp__calc__subtract", "Claude: (12 + 8) * 3 - 10 = 50.",
+        "Result ended"], check=_calculator),
+]
+
+def _agents(ran: Ran) -> None:
+    subagents = [b for b in ran.sent() if b["messages"][0]["role"] == "system"
+                 and "You are a code reviewer" in b["messages"][0]["content"]]
+    assert subagents and subagents[0]["model"] == LOCAL_MODEL  # the definition asked for "sonnet"
+    assert "class AgentDefinition" in ran.sent_text()  # the reviewer read types.py
+
+
+AGENTS = [
+    Case("agents.py", (), [
+        rule("Use the code-reviewer agent", call("Task", subagent_type="code-reviewer", description="Review types.py",
+                                                 prompt="Review src/claude_agent_sdk/types.py for bugs."),
+             "The reviewer found no bugs in types.py."),
+        rule("Review src/claude_agent_sdk/types.py", call("Read", file_path="src/claude_agent_sdk/types.py"),
+             "types.py holds the SDK's option and message types; no bugs found."),
+        rule("Use the doc-writer agent", call("Task", subagent_type="doc-writer", description="Explain it",
+                                              prompt="Explain what AgentDefinition is for."),
+             "AgentDefinition describes a subagent: its prompt, tools and model."),
+        rule("Explain what AgentDefinition is for", "It defines a subagent."),
+        rule("Use the analyzer agent", call("Task", subagent_type="analyzer", description="Find Python files",
+                                            prompt="List the Python files in examples/."),
+             "The analyzer found the example scripts."),
+        rule("List the Python files in examples/", call("Glob", pattern="examples/*.py"), "Found 16 files."),
+    ], ["=== Code Reviewer Agent Example ===", "Claude: The reviewer found no bugs in types.py.",
+        "=== Documentation Writer Agent Example ===", "Claude: AgentDefinition describes a subagent",
+        "=== Multiple Agents Example ===", "Claude: The analyzer found the example scripts."], check=_agents),
+    Case("filesystem_agents.py", (), [rule("Say hello in exactly 3 words", "Hello there, friend.")],
+         ["Init message received. Agents loaded: [", "Assistant: Hello there, friend.", "Result: subtype=success",
+          "SUCCESS: Received full response (init, assistant, result)"]),
+    Case("setting_sources.py", ("all",), [rule("What is 2 + 2?", "4")],
+         ["=== Default Behavior Example ===", "Available slash commands: ", "=== Disable All Sources Example ===",
+          "Available slash commands: ", "✓ /commit is NOT available (expected: sources disabled)",
+          "=== User Settings Only Example ===", "✓ /commit is NOT available (expected)",
+          "=== Project + User Settings Example ===", "Available slash commands: "]),
+]
+
+CASES += EXAMPLES + STREAMING + HOOKS_AND_TOOLS + AGENTS
 SELECTED = [c for c in CASES if not c.heavy or os.environ.get("AGENTCLI_SDK_EXAMPLES") == "all"]
 
 
