@@ -140,8 +140,8 @@ class Ran:
     fake: FakeLLM
 
     def sent(self) -> list[dict[str, Any]]:
-        """The bodies of the model requests, in order."""
-        return [r.body for r in self.fake.requests if isinstance(r.body, dict)]
+        """The bodies of the chat requests, in order (not llama.cpp's template probe)."""
+        return [r.body for r in self.fake.requests if r.path.endswith("/chat/completions") and isinstance(r.body, dict)]
 
     def sent_text(self) -> str:
         return "\n".join(json.dumps(b, ensure_ascii=False) for b in self.sent())

@@ -166,8 +166,12 @@ def _hooks(ran: Ran) -> None:
     sent = ran.sent_text()
     assert "Command contains invalid pattern: foo.sh" in sent  # PreToolUse denied, the model read why
     assert "Hello from hooks example!" in sent  # the allowed echo ran
-    assert "My favorite color is hot pink" in sent  # UserPromptSubmit added context
-    assert "The command encountered an error" in sent  # PostToolUse added context after the failing ls
+    # UserPromptSubmit: the example's hook answers for "SessionStart", which Claude Code rejects ("Hook returned
+    # incorrect event name") without adding the context; so does agentcli
+    assert "My favorite color is hot pink" not in sent
+    # PostToolUse: a failing command is a PostToolUseFailure in Claude Code and agentcli, so the example's
+    # PostToolUse hook is not called for it; the model reads the error itself
+    assert "No such file or directory" in sent and "The command encountered an error" not in sent
     assert "Security policy blocks writes to important files" in sent
     assert not (ran.root / "important_config.txt").exists()
     assert (ran.root / "regular_file.txt").read_text() == "test data"
@@ -195,7 +199,7 @@ HOOKS_AND_TOOLS = [
         rule("./foo.sh --help", call("Bash", command="./foo.sh --help"), "The hook blocked that command."),
         rule("echo 'Hello from hooks example!'", call("Bash", command="echo 'Hello from hooks example!'"),
              "It printed: Hello from hooks example!"),
-        rule("favorite color", "Your favorite color is hot pink."),
+        rule("favorite color", "You have not told me your favorite color."),
         rule("ls /nonexistent_directory", call("Bash", command="ls /nonexistent_directory"),
              "That directory does not exist."),
         rule("important_config.txt", call("Write", file_path="important_config.txt", content="test data"),
@@ -205,7 +209,7 @@ HOOKS_AND_TOOLS = [
         rule("CRITICAL ERROR", call("Bash", command="echo 'CRITICAL ERROR: system failure'"), "(not reached)"),
     ], ["=== PreToolUse Example ===", "Claude: The hook blocked that command.", "Result ended",
         "Claude: It printed: Hello from hooks example!", "=== UserPromptSubmit Example ===",
-        "Claude: Your favorite color is hot pink.", "=== PostToolUse Example ===",
+        "Claude: You have not told me your favorite color.", "=== PostToolUse Example ===",
         "Claude: That directory does not exist.", "=== Permission Decision Example ===",
         "Claude: The security policy blocked that write.", "Claude: Wrote regular_file.txt.",
         "=== Continue/Stop Control Example ===", "Result ended"], check=_hooks),
