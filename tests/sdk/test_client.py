@@ -144,6 +144,23 @@ def test_compact_command_compacts_and_ends_with_a_result(tmp_path: Path, fake_ll
     assert "keep the codename" in json.dumps(fake_llm.requests[1].body)  # the summariser was told the focus
 
 
+async def verbatim(sdk: Sdk) -> list[Any]:
+    async with ClaudeSDKClient(sdk.options(verbatim_prompts=True)) as client:
+        return await turn(client, "/compact keep the codename")
+
+
+def test_a_client_composed_prompt_is_sent_as_written_not_run_as_a_command(tmp_path: Path, fake_llm: FakeLLM) -> None:
+    from claude_agent_sdk import SystemMessage
+
+    sdk = make_sdk(tmp_path, fake_llm)
+    fake_llm.push(Reply(text="That reads like a command; I will not run it."))
+    messages = asyncio.run(verbatim(sdk))
+    assert not any(isinstance(m, SystemMessage) and m.subtype == "compact_boundary" for m in messages)
+    assert "/compact keep the codename" in sdk.sent(0)
+    assert isinstance(messages[-1], ResultMessage) and messages[-1].result.startswith("That reads like a command")
+    assert not [e for e in sdk.stderr if "verbatim_prompts" in e]
+
+
 async def mode_round_trip(sdk: Sdk, asked: list[str]) -> list[ResultMessage]:
     from claude_agent_sdk import PermissionResultAllow, ToolPermissionContext
 
