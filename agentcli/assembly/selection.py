@@ -9,8 +9,8 @@ The catalog, factory and profiles own the details; this module only puts them in
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, replace
 from collections.abc import Mapping
+from dataclasses import dataclass, replace
 from typing import Any
 
 from agentcli.errors import ConfigError, UsageError

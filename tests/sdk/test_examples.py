@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.fakes.server import FakeLLM
 from tests.fakes.script import Fault, Reply
+from tests.fakes.server import FakeLLM
 from tests.sdk.examples import LOCAL_MODEL, SEEN_TOOLS, Check, Ran, Rule, call, in_order, rule, run_example
 
 # What the sdist holds that is not run here, and why.
@@ -61,7 +61,8 @@ def _system_prompt(ran: Ran) -> None:
     assert systems[0] is None  # no system prompt: the SDK passes --system-prompt ""
     assert systems[1] == "You are a pirate assistant. Respond in pirate speak."
     assert systems[2] and "fun fact" not in systems[2]  # the preset: agentcli's own prompt
-    assert systems[3] and systems[3].startswith(systems[2][:200]) and "Always end your response with a fun fact." in systems[3]
+    assert systems[3] and systems[3].startswith(systems[2][:200])
+    assert "Always end your response with a fun fact." in systems[3]
 
 
 def _tools_option(ran: Ran) -> None:
@@ -288,3 +289,12 @@ def test_sdk_example_runs_unchanged(case: Case, tmp_path: Path, fake_llm: FakeLL
     assert "too old" not in ran.err and "Traceback" not in ran.err, ran.err
     if case.check is not None:
         case.check(ran)
+
+
+def test_plugins_refused(tmp_path: Path, fake_llm: FakeLLM) -> None:
+    """plugin_example.py passes --plugin-dir: agentcli refuses it before any request (a plugin's hooks may be
+    guards; tests/cli/test_sdk_flags_e2e.py checks the message), with exit status 2, which the SDK raises."""
+    ran, _ = run_example(tmp_path, fake_llm, "plugin_example.py", (), [])
+    assert ran.code == 1 and "ProcessError: Command failed with exit code 2" in ran.err, ran.err
+    assert "Plugin successfully configured!" not in ran.out
+    assert ran.sent() == []
