@@ -99,7 +99,7 @@ class StreamSession:
         self.replay = replay
         self.pipes = pipes
         self.out = pipes.out
-        self.printer = StreamJsonPrinter(self.out, settings.include_partial_messages)
+        self.printer = StreamJsonPrinter(self.out, settings.include_partial_messages, settings.include_hook_events)
         self.channel = ControlChannel(self._write, self._problem)
         self.prompt_tool = permission_prompt_tool
         self.built: Built | None = None
