@@ -156,7 +156,8 @@ STREAMING = [
     Case("streaming_mode.py", ("async_iterable_prompt",), [
         rule("Second, what's 15% of 200?", "30."), rule("capital of Japan", "Tokyo."),
         rule("I have multiple questions", "Go ahead."),
-    ], ["User: Hello! I have multiple questions.", "Result ended"], heavy=True),
+    ], ["User: Hello! I have multiple questions.", "User: Second, what's 15% of 200?", "Claude: Go ahead.",
+        "Result ended", "Claude: Tokyo.", "Result ended", "Claude: 30.", "Result ended"], heavy=True),
     Case("streaming_mode_trio.py", (), [
         rule("Divide that by 7", "12.00"), rule("multiply that result by 2", "84"), rule("What's 15 + 27?", "42"),
     ], ["User: What's 15 + 27?", "Claude: 42", "Result ended", "User: Now multiply that result by 2", "Claude: 84",
