@@ -109,6 +109,14 @@ def unpack(dest: Path) -> Path:
     return dest / f"claude_agent_sdk-{SDK_VERSION}"
 
 
+def example_scripts() -> set[str]:
+    """The top-level scripts of the sdist's examples/."""
+    assert SDIST.is_file(), f"{SDIST} is missing: scripts/test fetches it (bash scripts/sdk-examples)"
+    with tarfile.open(SDIST) as tar:
+        names = [n.split("/examples/", 1)[1] for n in tar.getnames() if "/examples/" in n]
+    return {n for n in names if "/" not in n and n.endswith(".py")}
+
+
 def claude_on_path(bin_dir: Path) -> Path:
     """`claude` → agentcli's console script, the way a user points unchanged SDK apps at agentcli."""
     agentcli = Path(sys.executable).parent / "agentcli"
