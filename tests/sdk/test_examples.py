@@ -279,7 +279,7 @@ AGENTS = [
         "=== Documentation Writer Agent Example ===", "Claude: AgentDefinition describes a subagent",
         "=== Multiple Agents Example ===", "Claude: The analyzer found the example scripts."], check=_agents),
     Case("filesystem_agents.py", (), [rule("Say hello in exactly 3 words", "Hello there, friend.")],
-         ["Init message received. Agents loaded: [", "Assistant: Hello there, friend.", "Result: subtype=success",
+         ["Init message received. Agents loaded: ['explore', 'general-purpose']", "Assistant: Hello there, friend.", "Result: subtype=success",
           "SUCCESS: Received full response (init, assistant, result)"]),
     Case("setting_sources.py", ("all",), [rule("What is 2 + 2?", "4")],
          ["=== Default Behavior Example ===", "Available slash commands: ", "=== Disable All Sources Example ===",
