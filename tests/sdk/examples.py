@@ -119,6 +119,10 @@ def example_scripts() -> set[str]:
 
 def claude_on_path(bin_dir: Path) -> Path:
     """`claude` → agentcli's console script, the way a user points unchanged SDK apps at agentcli."""
+    import claude_agent_sdk
+
+    bundled = Path(claude_agent_sdk.__file__).parent / "_bundled" / "claude"
+    assert not bundled.exists(), f"{bundled}: the SDK would run it, not agentcli; bash scripts/sdk-examples reinstalls"
     agentcli = Path(sys.executable).parent / "agentcli"
     assert agentcli.is_file(), f"{agentcli} is missing: install agentcli into this venv (pip install -e .)"
     bin_dir.mkdir(parents=True, exist_ok=True)
