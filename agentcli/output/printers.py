@@ -134,6 +134,7 @@ class StreamJsonPrinter:
         self.partials: dict[str | None, PartialMapper] = {}  # one per stream: the main agent's, each subagent's
         self.message_ids: dict[str | None, str] = {}  # per stream: the id message_start gave the reply under way
         self.model = ""
+        self.stop_reason: str | None = None  # the main agent's last reply's, for the result line (Claude Code's)
 
     def _emit(self, obj: dict[str, Any]) -> None:
         self.out.write(_dump(obj) + "\n")
@@ -155,9 +156,11 @@ class StreamJsonPrinter:
                 if not isinstance(inner, SessionStarted | RunFinished):  # a subagent has no init or result line
                     self.feed(inner, tool_use_id)
             case SessionStarted():
-                self.session_id, self.model = ev.session_id, ev.model
+                self.session_id, self.model, self.stop_reason = ev.session_id, ev.model, None
                 self._emit(schema.init_line(ev))
             case AssistantMessage(msg, usage, model, stop, _):
+                if parent is None:  # a model's own reason only: "cancelled" / "error" are agentcli's
+                    self.stop_reason = stop if stop not in ("cancelled", "error") else None
                 self._emit(schema.message_line(msg, self.session_id, model=model, usage=usage, stop_reason=stop,
                                                parent_tool_use_id=parent, uuid=self._uuid(parent),
                                                message_id=self.message_ids.pop(parent, None)))
@@ -191,7 +194,7 @@ class StreamJsonPrinter:
                             "queries": list(queries), "sources": [{"title": t, "url": u} for t, u in sources],
                             "parent_tool_use_id": parent, "session_id": self.session_id, "uuid": new_uuid()})
             case RunFinished(result):
-                self._emit(schema.result_line(result))
+                self._emit({**schema.result_line(result), "stop_reason": self.stop_reason})
             case (TurnStarted() | TextDelta() | ThinkingDelta() | ThinkingSignature() | RedactedThinking()
                   | ToolCallStart() | ToolCallDelta() | ToolCallEnd() | UsageReport() | MessageStop()):
                 if self.include_partial:

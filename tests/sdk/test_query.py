@@ -177,3 +177,10 @@ def test_init_lists_the_agents_the_task_tool_can_start(tmp_path: Path, fake_llm:
     assert isinstance(init, SystemMessage) and init.data["agents"] == ["explore", "general-purpose", "reviewer"]
     init = asyncio.run(first(sdk.options(agents=reviewer, tools=["Read"])))  # no Task tool: no agents to start
     assert isinstance(init, SystemMessage) and init.data["agents"] == []
+
+
+def test_the_result_says_why_the_last_reply_stopped(tmp_path: Path, fake_llm: FakeLLM) -> None:
+    sdk = make_sdk(tmp_path, fake_llm)
+    fake_llm.push(Reply(text="cut sho", stop_reason="max_tokens"))
+    messages = asyncio.run(collect("write a lot", sdk.options()))
+    assert isinstance(messages[-1], ResultMessage) and messages[-1].stop_reason == "max_tokens"
