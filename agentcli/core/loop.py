@@ -442,10 +442,11 @@ class Agent:
         return [TextBlock(t) for t in self.options.nested_memory(paths)]
 
     def _started(self) -> SessionStarted:
+        tools = tuple(t.name for t in self.registry.tools())
+        agents = getattr(self.ctx.subagents, "definitions", None) if "Task" in tools else None
         return SessionStarted(self.session_id, str(self.ctx.project_root), self.options.model,
-                              self.options.provider_label or self.options.provider_name,
-                              tuple(t.name for t in self.registry.tools()),
-                              self.policy.mode, tuple(self.registry.servers()))
+                              self.options.provider_label or self.options.provider_name, tools,
+                              self.policy.mode, tuple(self.registry.servers()), tuple(sorted(agents or ())))
 
     async def _stream(
         self, builder: MessageBuilder, tools: list[Any], st: _RunState
