@@ -83,7 +83,9 @@ def test_interrupt_mid_stream_ends_the_turn_and_the_session_goes_on(tmp_path: Pa
     last = after[-1]
     assert isinstance(last, ResultMessage) and not last.is_error and last.result == "A joke."
     assert last.session_id == stopped.session_id
-    assert "count to a million" in sdk.sent(1) and "never mind" in sdk.sent(1)
+    sent = sdk.sent(1)
+    # as Claude Code: the interrupted prompt, then the marker, then the new prompt (not one merged prompt)
+    assert sent.index("count to a million") < sent.index("[Request interrupted by user]") < sent.index("never mind")
 
 
 async def status(sdk: Sdk) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any] | None]:
