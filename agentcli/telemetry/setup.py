@@ -12,7 +12,7 @@ import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from agentcli import __version__
 from agentcli.core.events import AgentEvent
@@ -26,6 +26,7 @@ if TYPE_CHECKING:
 EXIT_WAIT_MS = 1000  # the longest a run's exit waits for telemetry (OTEL_BSP_EXPORT_TIMEOUT overrides)
 
 log = logging.getLogger("agentcli.telemetry")
+T = TypeVar("T")
 
 
 RecorderFactory = Callable[[Callable[[str, Usage], float], bool, Callable[[str], str]], "TelemetryRecorder"]
@@ -60,23 +61,12 @@ class DeferredRecorder:
         return self._recorder
 
     def _make(self) -> None:
-        # The import allocates tens of thousands of objects that live as long as the process (modules, classes,
-        # functions). Left to the cyclic GC they trigger extra collections meanwhile, and a full one later that
-        # rescans them all: ~40 ms of a 20k-token run's CPU (measured, bench/RESULTS.md). So the collector
-        # pauses while they are made, and they are then moved out of its sight (`gc.freeze`), as long-lived
-        # servers do after start-up; refcounting still frees everything as before. The freeze covers the whole
-        # heap, so only when the process is the `agentcli` command, never a program embedding the Python API.
-        was = gc.isenabled()
-        gc.disable()
         try:
-            self._factory = self._build()
-            if _owns_process():
-                gc.freeze()
+            if _early is not None:  # the import `preload` began: one thread imports at a time (no lock-order risk)
+                _early.join()
+            self._factory = _with_gc_paused(self._build)
         except BaseException as err:  # reported by close(); telemetry must never break a run
             self._error = err
-        finally:
-            if was:
-                gc.enable()
 
     def feed(self, event: AgentEvent) -> None:
         recorder = self._ready()
@@ -105,6 +95,57 @@ class DeferredRecorder:
         elif self._factory is None:
             log.warning("telemetry was not ready within %.0f ms of the exit; nothing was exported",
                         self.exit_wait_s * 1000)
+
+
+_early: threading.Thread | None = None
+
+
+def preload(env: Mapping[str, str] | None = None) -> None:
+    """Begin importing what telemetry will need (the SDK, the OTLP encoder, protobuf: ~50–75 ms of CPU), on a
+    thread, as soon as the settings say telemetry is on: a run answered at once otherwise ends before that import
+    does, and its exit waits for the rest (issue 19: ≤ 30 ms). `start` then finds it done, or waits for it on
+    its own thread. Best effort: a failure here is left for `start` to report."""
+    global _early
+    if _early is None:
+        e = os.environ if env is None else env
+        _early = threading.Thread(target=_with_gc_paused, args=(lambda: _import(e),),
+                                  name="agentcli-telemetry-preload", daemon=True)
+        _early.start()
+
+
+def _import(env: Mapping[str, str]) -> None:
+    """What `_build` imports, for the signals and protocol `env` asks for."""
+    from agentcli.telemetry.otlp import enabled, protocol_of
+
+    try:
+        import agentcli.telemetry.exporters  # the trace SDK, the trace encoder, protobuf
+        import agentcli.telemetry.recorder  # noqa: F401
+
+        if enabled("metrics", env):
+            import opentelemetry.exporter.otlp.proto.common.metrics_encoder  # the metrics SDK  # noqa: F401
+        if "http/json" in (protocol_of("traces", env)[0], protocol_of("metrics", env)[0]):
+            import google.protobuf.json_format  # type: ignore[import-untyped]  # noqa: F401
+    except Exception:  # `start` imports the same and says what is wrong
+        pass
+
+
+def _with_gc_paused(make: Callable[[], T]) -> T:
+    """The import allocates tens of thousands of objects that live as long as the process (modules, classes,
+    functions). Left to the cyclic GC they trigger extra collections meanwhile, and a full one later that rescans
+    them all: ~40 ms of a 20k-token run's CPU (measured, bench/RESULTS.md). So the collector pauses while they are
+    made, and they are then moved out of its sight (`gc.freeze`), as long-lived servers do after start-up;
+    refcounting still frees everything as before. The freeze covers the whole heap, so only when the process is
+    the `agentcli` command, never a program embedding the Python API."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        made = make()
+        if _owns_process():
+            gc.freeze()
+        return made
+    finally:
+        if was:
+            gc.enable()
 
 
 def _owns_process() -> bool:
@@ -167,7 +208,6 @@ def make_recorder(cost_fn: Callable[[str, Usage], float], *, log_prompts: bool,
 def _build(targets: Mapping[Signal, Target]) -> RecorderFactory:
     """The SDK's providers with our exporters (only the signals that are on are set up, and imported), as a
     factory of the recorder that feeds them."""
-    from opentelemetry.sdk.resources import Resource
     from opentelemetry.sdk.trace import TracerProvider
     from opentelemetry.sdk.trace.export import BatchSpanProcessor
 
@@ -175,10 +215,7 @@ def _build(targets: Mapping[Signal, Target]) -> RecorderFactory:
     from agentcli.telemetry.otlp import Sender
     from agentcli.telemetry.recorder import Instruments, TelemetryRecorder
 
-    defaults = {"service.version": __version__}
-    if not os.environ.get("OTEL_SERVICE_NAME"):
-        defaults["service.name"] = "agentcli"
-    resource = Resource.create(defaults)
+    resource = _resource()
     # shutdown_on_exit off: the exit's flush is ours, bounded (the SDK's atexit hook would wait unbounded)
     tracer_provider = TracerProvider(resource=resource, shutdown_on_exit=False)
     senders: list[Sender] = []
@@ -211,6 +248,32 @@ def _build(targets: Mapping[Signal, Target]) -> RecorderFactory:
                                  redact=redact)
 
     return factory
+
+
+def _resource() -> Any:
+    """The SDK's resource: ours (`service.name=agentcli`, `service.version`) under what the standard variables
+    say (`OTEL_RESOURCE_ATTRIBUTES`, then `OTEL_SERVICE_NAME`), as the specification orders them.
+    `Resource.create` runs its two default detectors on a thread pool made for the call (2 threads, ~2 ms of CPU
+    here); without other detectors asked for (`OTEL_EXPERIMENTAL_RESOURCE_DETECTORS`) the same two detectors are
+    run here directly."""
+    from opentelemetry.sdk.resources import (
+        OTELResourceDetector,
+        Resource,
+        ServiceInstanceIdResourceDetector,
+    )
+
+    ours = Resource({"service.name": "agentcli", "service.version": __version__})
+    if os.environ.get("OTEL_EXPERIMENTAL_RESOURCE_DETECTORS", "").strip():
+        detected = Resource.create()
+        if str(detected.attributes.get("service.name", "")).startswith("unknown_service"):
+            return detected.merge(ours)  # the SDK's placeholder: no name was given, ours it is
+        return ours.merge(detected)
+    from opentelemetry.sdk.resources import TELEMETRY_SDK_LANGUAGE, TELEMETRY_SDK_NAME, TELEMETRY_SDK_VERSION
+    from opentelemetry.sdk.version import __version__ as sdk_version
+
+    sdk = Resource({TELEMETRY_SDK_LANGUAGE: "python", TELEMETRY_SDK_NAME: "opentelemetry",
+                    TELEMETRY_SDK_VERSION: sdk_version})
+    return sdk.merge(ours).merge(ServiceInstanceIdResourceDetector().detect()).merge(OTELResourceDetector().detect())
 
 
 @dataclass(slots=True)
