@@ -14,13 +14,11 @@ request outlives the deadline.
 
 from __future__ import annotations
 
-import gzip
 import logging
 import os
 import threading
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
 from agentcli.errors import ConfigError
@@ -59,15 +57,13 @@ def enabled(signal: Signal, env: Mapping[str, str] | None = None) -> bool:
     return e.get(f"OTEL_{signal.upper()}_EXPORTER", "otlp").strip().lower() != "none"
 
 
-@dataclass(frozen=True, slots=True)
 class Target:
-    """Where and how one signal is sent."""
+    """Where and how one signal is sent. (A plain class: a dataclass takes ~0.5 ms to define.)"""
 
-    url: str
-    headers: dict[str, str]
-    timeout_s: float
-    gzip: bool
-    protocol: Protocol
+    __slots__ = ("gzip", "headers", "protocol", "timeout_s", "url")
+
+    def __init__(self, url: str, headers: dict[str, str], timeout_s: float, gzip: bool, protocol: Protocol) -> None:
+        self.url, self.headers, self.timeout_s, self.gzip, self.protocol = url, headers, timeout_s, gzip, protocol
 
     @staticmethod
     def from_env(signal: Signal, env: Mapping[str, str] | None = None) -> Target:
@@ -126,6 +122,8 @@ class Sender:
         if self.closed:
             return False
         if self.target.gzip:
+            import gzip
+
             body = gzip.compress(body, 6)
         end = time.monotonic() + self.target.timeout_s
         delay = 0.1

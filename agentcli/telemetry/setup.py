@@ -11,7 +11,6 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from agentcli import __version__
@@ -239,7 +238,7 @@ def _build(targets: Mapping[Signal, Target]) -> RecorderFactory:
         meter = NoOpMeter("agentcli", __version__)
 
     tracer = tracer_provider.get_tracer("agentcli", __version__)
-    instruments = Instruments.create(meter)
+    instruments = Instruments(meter)
     last_export = _LastExport(tracer_provider, meter_provider, senders)
 
     def factory(cost_fn: Callable[[str, Usage], float], log_prompts: bool,
@@ -276,16 +275,16 @@ def _resource() -> Any:
     return sdk.merge(ours).merge(ServiceInstanceIdResourceDetector().detect()).merge(OTELResourceDetector().detect())
 
 
-@dataclass(slots=True)
 class _LastExport:
     """The exit's flush: what is still queued goes out now, spans and metrics side by side, and the exit waits for
     them until `deadline` at most (then gives up: the daemon threads end with the process); no export retries or
     outlives the deadline. The SDK's own shutdown (its worker threads, which a host of the Python API must get
     back) then runs in the background: the exit does not wait for those threads to wake and end."""
 
-    tracer_provider: Any
-    meter_provider: Any
-    senders: list[Sender]
+    __slots__ = ("meter_provider", "senders", "tracer_provider")
+
+    def __init__(self, tracer_provider: Any, meter_provider: Any, senders: list[Sender]) -> None:
+        self.tracer_provider, self.meter_provider, self.senders = tracer_provider, meter_provider, senders
 
     def __call__(self, deadline: float) -> None:
         for s in self.senders:
