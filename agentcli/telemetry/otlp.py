@@ -102,19 +102,38 @@ class Sender:
     def __init__(self, signal: Signal, target: Target, env: Mapping[str, str] | None = None) -> None:
         self.signal, self.target = signal, target
         self._env = os.environ if env is None else env
-        self._client: httpx.Client | None = self._open()  # now, on the import thread, not at the exit
+        # The TLS context now (a bad client certificate is reported as telemetry failing to start); the client
+        # itself by `open`, from the thread that runs the agent: importing httpx here, on telemetry's import
+        # thread, could meet the run's own first import of httpx/httpcore halfway (their modules import each
+        # other) and leave one side with a partly initialised module.
+        self._tls = _ssl_context(signal, target.url, self._env)
+        self._client: httpx.Client | None = None
         self._lock = threading.Lock()
         self.deadline: float | None = None  # monotonic; set when the run ends: no retry, nothing past it
         self._reported = False
         self.closed = False  # after the exit's flush: nothing more is sent
+
+    def open(self) -> None:
+        """Make the HTTP client now (so the exit does not), on a thread that has imported httpx already."""
+        with self._lock:
+            self._opened()
+
+    def _opened(self) -> httpx.Client | None:
+        """The client, made if need be (None, reported once, if it cannot be); under `_lock`."""
+        if self._client is None and not self.closed:
+            try:
+                self._client = self._open()
+            except Exception as e:  # the run goes on without telemetry rather than fail on it
+                self._failed(f"no HTTP client: {type(e).__name__}")  # (its text may hold a proxy URL)
+        return self._client
 
     def _open(self) -> httpx.Client:
         import httpx
 
         from agentcli.net.proxy import proxy_for
 
-        return httpx.Client(verify=_ssl_context(self.signal, self.target.url, self._env), trust_env=False,
-                            proxy=proxy_for(self.target.url, self._env), follow_redirects=False)
+        return httpx.Client(verify=self._tls, trust_env=False, proxy=proxy_for(self.target.url, self._env),
+                            follow_redirects=False)
 
     def post(self, body: bytes) -> bool:
         """Send one export request; True when the collector took it. Connection failures and 429/502/503/504
@@ -128,13 +147,14 @@ class Sender:
         end = time.monotonic() + self.target.timeout_s
         delay = 0.1
         with self._lock:
-            if self._client is None:
-                self._client = self._open()
+            client = self._opened()
+            if client is None:
+                return False
             while True:
                 if self.deadline is not None:
                     end = min(end, self.deadline)
                 left = end - time.monotonic()
-                status = self._attempt(self._client, body, left) if left > 0 else "timed out"
+                status = self._attempt(client, body, left) if left > 0 else "timed out"
                 if status == 200:
                     return True
                 if status not in _RETRYABLE or self.deadline is not None or time.monotonic() + delay >= end:

@@ -243,6 +243,8 @@ def _build(targets: Mapping[Signal, Target]) -> RecorderFactory:
 
     def factory(cost_fn: Callable[[str, Usage], float], log_prompts: bool,
                 redact: Callable[[str], str]) -> TelemetryRecorder:
+        for sender in senders:  # called from the agent's thread (see Sender.__init__)
+            sender.open()
         return TelemetryRecorder(tracer, instruments, last_export, cost_fn=cost_fn, log_prompts=log_prompts,
                                  redact=redact)
 
