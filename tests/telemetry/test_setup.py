@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 
@@ -31,13 +32,19 @@ def test_the_service_is_agentcli_unless_the_standard_variables_name_it(
     assert _resource().attributes["service.name"] == "ci-agent"
 
 
-def test_preload_imports_what_the_signals_and_protocol_asked_for_need_and_no_more() -> None:
-    code = ("import sys\nfrom agentcli.telemetry import setup\n"
-            "setup.preload({'OTEL_METRICS_EXPORTER': 'none', 'OTEL_EXPORTER_OTLP_PROTOCOL': 'http/json'})\n"
-            "assert setup._early is not None\nsetup._early.join()\nprint(' '.join(sys.modules))")
-    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+def test_preload_imports_what_the_signals_and_protocol_asked_for_and_never_httpx() -> None:
+    # httpx/httpcore are the run's own to import (their modules import each other: two threads importing them at
+    # once can each get a partly initialised module); telemetry's threads leave them alone
+    code = ("import sys\nfrom agentcli.telemetry import setup\nsetup.preload()\n"
+            "assert setup._early is not None\nsetup._early.join()\n"
+            "recorder, _ = setup.start(log_prompts=False)\nrecorder._thread.join()\nassert recorder._error is None\n"
+            "print(' '.join(sys.modules))")
+    env = {**os.environ, "OTEL_METRICS_EXPORTER": "none", "OTEL_EXPORTER_OTLP_PROTOCOL": "http/json",
+           "OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:9"}
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, env=env)
     assert run.returncode == 0, run.stderr
     loaded = set(run.stdout.split())
     assert {"opentelemetry.sdk.trace", "opentelemetry.sdk.trace.export", "google.protobuf.json_format",
             "opentelemetry.exporter.otlp.proto.common.trace_encoder", "agentcli.telemetry.recorder"} <= loaded
-    assert not any(m.startswith(("opentelemetry.sdk.metrics", "requests")) for m in loaded)
+    assert "httpx" not in loaded  # (agentcli.net puts a stand-in httpx._main in place, never httpx itself)
+    assert not any(m.startswith(("opentelemetry.sdk.metrics", "requests", "httpcore", "anyio")) for m in loaded)
