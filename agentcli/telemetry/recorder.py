@@ -113,6 +113,10 @@ class TelemetryRecorder:
         self.session_id = ""
 
     def feed(self, event: AgentEvent) -> None:
+        if type(event) is TextDelta:  # most of a stream: only the first of a request counts (time to first token)
+            if self.main.first_token is None and self.main.request is not None:
+                self.main.first_token = time.monotonic()
+            return
         self._feed(self.main, event)
 
     def close(self, deadline: float) -> None:
