@@ -32,11 +32,11 @@ RecorderFactory = Callable[[Callable[[str, Usage], float], bool, Callable[[str],
 
 
 class DeferredRecorder:
-    """The OpenTelemetry SDK, the OTLP encoder (protobuf) and their set-up take ~50–75 ms of CPU here: that
-    happens on a thread started as soon as the provider is chosen, so it overlaps the rest of the session's
-    assembly (mostly waiting on files and git) and the first request; events seen meanwhile are kept and
-    replayed, in order. `bind` gives it what the recorder needs from the assembled run. The exit waits
-    `exit_wait_s` at most, for the rest of the import and the last export together."""
+    """The OpenTelemetry SDK, the OTLP encoder (protobuf) and their set-up take ~45–65 ms of CPU here: that
+    happens on a thread (for `-p`, begun by `preload` as soon as the settings are read), so it overlaps the
+    session's assembly and the first request; events seen meanwhile are kept and replayed, in order. `bind`
+    gives it what the recorder needs from the assembled run. The exit waits `exit_wait_s` at most, for the rest
+    of the import and the last export together."""
 
     def __init__(self, build: Callable[[], RecorderFactory], exit_wait_s: float, log_prompts: bool) -> None:
         self._build = build
