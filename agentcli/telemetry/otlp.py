@@ -109,7 +109,8 @@ class Sender:
         self._tls = _ssl_context(signal, target.url, self._env)
         self._client: httpx.Client | None = None
         self._lock = threading.Lock()
-        self.deadline: float | None = None  # monotonic; set when the run ends: no retry, nothing past it
+        self.deadline: float | None = None  # monotonic; set by `end`: no retry, nothing past it
+        self._ending = threading.Event()  # wakes a retry's backoff when the exit comes
         self._reported = False
         self.closed = False  # after the exit's flush: nothing more is sent
 
@@ -160,8 +161,15 @@ class Sender:
                 if status not in _RETRYABLE or self.deadline is not None or time.monotonic() + delay >= end:
                     self._failed(status)
                     return False
-                time.sleep(delay)  # a backoff between attempts, on the exporter's own thread
+                if self._ending.wait(delay):  # a backoff on the exporter's thread, cut short by the exit: no retry
+                    self._failed(status)
+                    return False
                 delay *= 2
+
+    def end(self, deadline: float) -> None:
+        """The process is ending: exports still going on stop retrying, and none goes past `deadline`."""
+        self.deadline = deadline
+        self._ending.set()
 
     @property
     def where(self) -> str:

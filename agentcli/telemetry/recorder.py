@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from typing import Any, assert_never
+from typing import Any, Protocol, assert_never
 
 from opentelemetry import trace
 from opentelemetry.metrics import Meter
@@ -48,6 +48,15 @@ from agentcli.core.events import (
 from agentcli.llm.messages import Usage
 
 CostFn = Callable[[str, Usage], float]
+
+
+class Flush(Protocol):
+    """Sends what is recorded: `begin` when a run ends (without waiting); called at the exit, it waits until
+    `deadline` at most, and flushes again only when `again` (something was recorded since)."""
+
+    def begin(self) -> None: ...
+
+    def __call__(self, deadline: float, again: bool) -> None: ...
 
 
 class Instruments:
@@ -101,11 +110,12 @@ class _Trace:
 class TelemetryRecorder:
     """An Agent observer: `feed` every event, `close` once (exports what is left, by `deadline` at most)."""
 
-    def __init__(self, tracer: Tracer, instruments: Instruments, flush: Callable[[float], None], *, cost_fn: CostFn,
+    def __init__(self, tracer: Tracer, instruments: Instruments, flush: Flush, *, cost_fn: CostFn,
                  log_prompts: bool, redact: Callable[[str], str]) -> None:
         self.tracer = tracer
         self.m = instruments
         self._flush = flush
+        self._dirty = False  # something recorded since the flush begun when the run ended
         self.cost_fn = cost_fn
         self.log_prompts = log_prompts
         self.redact = redact
@@ -122,9 +132,10 @@ class TelemetryRecorder:
     def close(self, deadline: float) -> None:
         """`deadline`: on the `time.monotonic()` clock."""
         self._end_all(self.main)
-        self._flush(deadline)
+        self._flush(deadline, self._dirty)
 
     def _feed(self, t: _Trace, ev: AgentEvent) -> None:
+        self._dirty = True
         match ev:
             case TextDelta() | ThinkingDelta() | ToolCallStart():
                 if t.first_token is None and t.request is not None:
@@ -267,6 +278,9 @@ class TelemetryRecorder:
                 self.m.errors.add(1, {"error.type": result.error_code or "error"})
         t.run.end()
         t.run = None
+        if t is self.main:  # the run is over: its spans and metrics go out now, not at the exit
+            self._flush.begin()
+            self._dirty = False
 
     def _end_all(self, t: _Trace) -> None:
         """Spans still open (a run cut short by Esc or a crash of a tool): end them, so they are exported."""
@@ -275,5 +289,6 @@ class TelemetryRecorder:
         for span in (*t.tools.values(), t.request, t.turn, t.run):
             if span is not None and span.is_recording():
                 span.end()
+                self._dirty = True
         t.tools.clear()
         t.request = t.turn = t.run = None

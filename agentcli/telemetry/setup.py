@@ -279,34 +279,52 @@ def _resource() -> Any:
 
 
 class _LastExport:
-    """The exit's flush: what is still queued goes out now, spans and metrics side by side, and the exit waits for
-    them until `deadline` at most (then gives up: the daemon threads end with the process); no export retries or
-    outlives the deadline. The SDK's own shutdown (its worker threads, which a host of the Python API must get
-    back) then runs in the background: the exit does not wait for those threads to wake and end."""
+    """The flushes. When a run ends (`begin`), what is queued goes out at once, spans and metrics side by side on
+    threads of their own, while the result is printed and the session closes. The exit (`__call__`) then waits for
+    those exports until `deadline` at most (then gives up: the daemon threads end with the process), flushes again
+    only if something was recorded since, and no export retries or outlives the deadline. The SDK's own shutdown
+    (its worker threads, which a host of the Python API must get back) then runs in the background: the exit
+    does not wait for those threads to wake and end."""
 
-    __slots__ = ("meter_provider", "senders", "tracer_provider")
+    __slots__ = ("_begun", "meter_provider", "senders", "tracer_provider")
 
     def __init__(self, tracer_provider: Any, meter_provider: Any, senders: list[Sender]) -> None:
         self.tracer_provider, self.meter_provider, self.senders = tracer_provider, meter_provider, senders
+        self._begun: list[threading.Thread] = []
 
-    def __call__(self, deadline: float) -> None:
+    def begin(self) -> None:
+        if not any(t.is_alive() for t in self._begun):  # (a slow collector: the flush under way will do)
+            self._begun = self._start()
+
+    def __call__(self, deadline: float, again: bool) -> None:
         for s in self.senders:
-            s.deadline = deadline
-        flushes = [self.tracer_provider.force_flush]
-        if self.meter_provider is not None:
-            flushes.append(self.meter_provider.force_flush)  # the metric reader collects and exports
-        threads = [threading.Thread(target=f, name="agentcli-telemetry-flush", daemon=True) for f in flushes]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join(max(0.0, deadline - time.monotonic()))
-        if any(t.is_alive() for t in threads):
+            s.end(deadline)
+        late = self._wait(self._begun, deadline)
+        if again and not late:
+            late = self._wait(self._start(), deadline)
+        if late:
             log.warning("telemetry: the collector (%s) did not take the last export before the exit's deadline; "
                         "it is lost (OTEL_BSP_EXPORT_TIMEOUT sets how long the exit waits, in ms)",
                         ", ".join(dict.fromkeys(s.where for s in self.senders)))
         for s in self.senders:
             s.closed = True  # the metric reader's shutdown collects once more: already sent, so not again
         threading.Thread(target=self._shutdown, name="agentcli-telemetry-shutdown", daemon=True).start()
+
+    def _start(self) -> list[threading.Thread]:
+        flushes = [self.tracer_provider.force_flush]
+        if self.meter_provider is not None:
+            flushes.append(self.meter_provider.force_flush)  # the metric reader collects and exports
+        threads = [threading.Thread(target=f, name="agentcli-telemetry-flush", daemon=True) for f in flushes]
+        for t in threads:
+            t.start()
+        return threads
+
+    @staticmethod
+    def _wait(threads: list[threading.Thread], deadline: float) -> bool:
+        """Whether any of `threads` is still running at `deadline`."""
+        for t in threads:
+            t.join(max(0.0, deadline - time.monotonic()))
+        return any(t.is_alive() for t in threads)
 
     def _shutdown(self) -> None:
         self.tracer_provider.shutdown()

@@ -1,16 +1,20 @@
-"""Telemetry's set-up: the resource it reports (ours, under what the standard variables say), and the import
-`preload` begins as soon as a `-p` run's settings turn telemetry on."""
+"""Telemetry's set-up: the resource it reports (ours, under what the standard variables say), the import
+`preload` begins as soon as a `-p` run's settings turn telemetry on, and the flush a run's end begins."""
 
 from __future__ import annotations
 
 import os
 import subprocess
 import sys
+import threading
 
 import pytest
 
 from agentcli import __version__
-from agentcli.telemetry.setup import _resource
+from agentcli.core.events import AssistantMessage, RunFinished, RunResult, SessionStarted, TextDelta, TurnStarted
+from agentcli.llm.messages import Message, Usage
+from agentcli.telemetry.setup import _resource, make_recorder
+from tests.telemetry.collector import Receiver
 
 
 @pytest.mark.parametrize("detectors", ["", "otel"])  # our two detectors run directly / the SDK's Resource.create
@@ -48,3 +52,25 @@ def test_preload_imports_what_the_signals_and_protocol_asked_for_and_never_httpx
             "opentelemetry.exporter.otlp.proto.common.trace_encoder", "agentcli.telemetry.recorder"} <= loaded
     assert "httpx" not in loaded  # (agentcli.net puts a stand-in httpx._main in place, never httpx itself)
     assert not any(m.startswith(("opentelemetry.sdk.metrics", "requests", "httpcore", "anyio")) for m in loaded)
+
+
+def test_a_run_is_sent_when_it_ends_and_the_exit_sends_nothing_twice(
+    receiver: Receiver, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OTEL_EXPORTER_OTLP_ENDPOINT", receiver.url)
+    for var in ("OTEL_TRACES_EXPORTER", "OTEL_METRICS_EXPORTER", "OTEL_EXPORTER_OTLP_PROTOCOL"):
+        monkeypatch.delenv(var, raising=False)
+    recorder, _ = make_recorder(lambda model, usage: 0.5, log_prompts=False, redact=lambda text: text)
+    recorder._thread.join()  # the SDK is loaded: what follows is recorded at once, not replayed at the exit
+    usage = Usage(10, 3)
+    for ev in (SessionStarted("s-1", "/", "m-1", "anthropic", (), "default"), TurnStarted(1), TextDelta("hi"),
+               AssistantMessage(Message("assistant", ()), usage, "m-1", "end_turn"),
+               RunFinished(RunResult("success", False, "hi", "s-1", 1, 1, 1, 0.5, usage))):
+        recorder.feed(ev)
+    for t in threading.enumerate():  # the flushes the run's end began (no exit yet)
+        if t.name == "agentcli-telemetry-flush":
+            t.join(10)
+    assert sorted(p for p, _, _ in receiver.requests) == ["/v1/metrics", "/v1/traces"]
+    assert {s.name for s in receiver.spans} == {"invoke_agent agentcli", "turn 1", "chat m-1"}
+    recorder.close()
+    assert sorted(p for p, _, _ in receiver.requests) == ["/v1/metrics", "/v1/traces"]
