@@ -51,7 +51,8 @@ def test_preload_imports_what_the_signals_and_protocol_asked_for_and_never_httpx
     assert {"opentelemetry.sdk.trace", "opentelemetry.sdk.trace.export", "google.protobuf.json_format",
             "opentelemetry.exporter.otlp.proto.common.trace_encoder", "agentcli.telemetry.recorder"} <= loaded
     assert "httpx" not in loaded  # (agentcli.net puts a stand-in httpx._main in place, never httpx itself)
-    assert not any(m.startswith(("opentelemetry.sdk.metrics", "requests", "httpcore", "anyio")) for m in loaded)
+    assert not any(m.startswith(("opentelemetry.sdk.metrics", "opentelemetry.proto.metrics", "opentelemetry.proto.logs",
+                                 "requests", "httpcore", "anyio", "importlib.metadata")) for m in loaded)
 
 
 def test_a_run_is_sent_when_it_ends_and_the_exit_sends_nothing_twice(
