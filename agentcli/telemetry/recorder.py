@@ -51,10 +51,11 @@ CostFn = Callable[[str, Usage], float]
 
 
 class Flush(Protocol):
-    """Sends what is recorded: `begin` when a run ends (without waiting); called at the exit, it waits until
-    `deadline` at most, and flushes again only when `again` (something was recorded since)."""
+    """Sends what is recorded: `begin` when a run ends (without waiting; False if it could not, an earlier flush
+    being still under way); called at the exit, it waits until `deadline` at most, and flushes again only when
+    `again` (something was recorded since the last flush begun)."""
 
-    def begin(self) -> None: ...
+    def begin(self) -> bool: ...
 
     def __call__(self, deadline: float, again: bool) -> None: ...
 
@@ -278,8 +279,7 @@ class TelemetryRecorder:
                 self.m.errors.add(1, {"error.type": result.error_code or "error"})
         t.run.end()
         t.run = None
-        if t is self.main:  # the run is over: its spans and metrics go out now, not at the exit
-            self._flush.begin()
+        if t is self.main and self._flush.begin():  # the run is over: its spans and metrics go out now
             self._dirty = False
 
     def _end_all(self, t: _Trace) -> None:

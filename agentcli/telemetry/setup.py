@@ -292,9 +292,12 @@ class _LastExport:
         self.tracer_provider, self.meter_provider, self.senders = tracer_provider, meter_provider, senders
         self._begun: list[threading.Thread] = []
 
-    def begin(self) -> None:
-        if not any(t.is_alive() for t in self._begun):  # (a slow collector: the flush under way will do)
-            self._begun = self._start()
+    def begin(self) -> bool:
+        """False when an earlier flush is still under way (a slow collector): then the exit flushes again."""
+        if any(t.is_alive() for t in self._begun):
+            return False
+        self._begun = self._start()
+        return True
 
     def __call__(self, deadline: float, again: bool) -> None:
         for s in self.senders:

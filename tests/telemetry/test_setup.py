@@ -7,12 +7,15 @@ import os
 import subprocess
 import sys
 import threading
+import time
+from typing import Any
 
 import pytest
 
 from agentcli import __version__
 from agentcli.core.events import AssistantMessage, RunFinished, RunResult, SessionStarted, TextDelta, TurnStarted
 from agentcli.llm.messages import Message, Usage
+from agentcli.telemetry.recorder import Instruments, TelemetryRecorder
 from agentcli.telemetry.setup import _resource, make_recorder
 from tests.telemetry.collector import Receiver
 
@@ -55,6 +58,13 @@ def test_preload_imports_what_the_signals_and_protocol_asked_for_and_never_httpx
                                  "requests", "httpcore", "anyio", "importlib.metadata")) for m in loaded)
 
 
+def run_events(model: str = "m-1") -> list[Any]:
+    usage = Usage(10, 3)
+    return [SessionStarted("s-1", "/", model, "anthropic", (), "default"), TurnStarted(1), TextDelta("hi"),
+            AssistantMessage(Message("assistant", ()), usage, model, "end_turn"),
+            RunFinished(RunResult("success", False, "hi", "s-1", 1, 1, 1, 0.5, usage))]
+
+
 def test_a_run_is_sent_when_it_ends_and_the_exit_sends_nothing_twice(
     receiver: Receiver, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -63,10 +73,7 @@ def test_a_run_is_sent_when_it_ends_and_the_exit_sends_nothing_twice(
         monkeypatch.delenv(var, raising=False)
     recorder, _ = make_recorder(lambda model, usage: 0.5, log_prompts=False, redact=lambda text: text)
     recorder._thread.join()  # the SDK is loaded: what follows is recorded at once, not replayed at the exit
-    usage = Usage(10, 3)
-    for ev in (SessionStarted("s-1", "/", "m-1", "anthropic", (), "default"), TurnStarted(1), TextDelta("hi"),
-               AssistantMessage(Message("assistant", ()), usage, "m-1", "end_turn"),
-               RunFinished(RunResult("success", False, "hi", "s-1", 1, 1, 1, 0.5, usage))):
+    for ev in run_events():
         recorder.feed(ev)
     for t in threading.enumerate():  # the flushes the run's end began (no exit yet)
         if t.name == "agentcli-telemetry-flush":
@@ -75,3 +82,29 @@ def test_a_run_is_sent_when_it_ends_and_the_exit_sends_nothing_twice(
     assert {s.name for s in receiver.spans} == {"invoke_agent agentcli", "turn 1", "chat m-1"}
     recorder.close()
     assert sorted(p for p, _, _ in receiver.requests) == ["/v1/metrics", "/v1/traces"]
+
+
+class FakeFlush:
+    def __init__(self, can_begin: bool) -> None:
+        self.can_begin, self.begun, self.exits = can_begin, 0, list[bool]()
+
+    def begin(self) -> bool:
+        self.begun += 1
+        return self.can_begin
+
+    def __call__(self, deadline: float, again: bool) -> None:
+        self.exits.append(again)
+
+
+@pytest.mark.parametrize(("can_begin", "again"), [(True, False), (False, True)])
+def test_the_exit_flushes_again_only_when_the_run_s_end_could_not(can_begin: bool, again: bool) -> None:
+    from opentelemetry.metrics import NoOpMeter
+    from opentelemetry.trace import NoOpTracer
+
+    flush = FakeFlush(can_begin)  # False: an earlier flush was still under way (a slow collector)
+    recorder = TelemetryRecorder(NoOpTracer(), Instruments(NoOpMeter("test")), flush, cost_fn=lambda m, u: 0.0,
+                                 log_prompts=False, redact=lambda text: text)
+    for ev in run_events():
+        recorder.feed(ev)
+    recorder.close(time.monotonic() + 1)
+    assert flush.begun == 1 and flush.exits == [again]
