@@ -85,6 +85,7 @@ class AgentOptions:
     subagent: bool = False  # a Task child: SubagentStop instead of Stop; no SessionStart/SessionEnd hooks
     final_output: FinalOutput | None = None  # --json-schema: the run ends only once it is given
     provider_label: str | None = None  # what SessionStarted names: a local host ("llamacpp") or profile, not the wire
+    tools_unseen: bool = False  # the server's chat template drops the tools: the context meter leaves them out
 
 
 @dataclass(slots=True)
@@ -139,7 +140,7 @@ class Agent:
         self.hooks = hooks
         self.observers: list[Observer] = []
         self._session_start: str | None = None if options.subagent else "resume" if self.messages else "startup"
-        self.meter = ContextMeter()
+        self.meter = ContextMeter(tools_unseen=options.tools_unseen)
         self._run_state: _RunState | None = None
 
     @property
@@ -164,10 +165,13 @@ class Agent:
             self.sink.record("mode", {"mode": mode})
 
     async def switch_model(self, provider: Provider, model: str, provider_name: str, *,
-                           recorded_provider: str | None = None, base_url: str | None = None) -> None:
+                           recorded_provider: str | None = None, base_url: str | None = None,
+                           tools_unseen: bool = False) -> None:
         """Answer with `model` of `provider` from the next turn on; the old provider's connections close. The
-        session records the provider (its profile name, `recorded_provider`) and base URL, so resume finds it."""
+        session records the provider (its profile name, `recorded_provider`) and base URL, so resume finds it.
+        `tools_unseen`: that server's chat template is known to drop the tools (agentcli.core.context)."""
         old, self.provider = self.provider, provider
+        self.options.tools_unseen = self.meter.tools_unseen = tools_unseen
         self.options.model, self.options.provider_name = model, provider_name
         self.options.provider_label = recorded_provider
         record = {"model": model, "provider": recorded_provider or provider_name}
@@ -463,6 +467,8 @@ class Agent:
         try:
             async for ev in stream:
                 builder.feed(ev)
+                if isinstance(ev, Notice):
+                    self.meter.saw(ev.code)
                 yield ev
         except BaseException as exc:
             self._account_partial(builder, request, st)

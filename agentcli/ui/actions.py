@@ -17,6 +17,7 @@ async def switch_model(repl: ReplHost, name: str) -> None:
     """`/model name`: a bare name stays with this session's provider setup; `provider/model` picks another."""
     from agentcli.assembly import runtime, selection
     from agentcli.assembly.resumed import public_url
+    from agentcli.assembly.toolsseen import known_dropped
 
     settings = repl.settings
     same_setup = "/" not in name
@@ -42,7 +43,7 @@ async def switch_model(repl: ReplHost, name: str) -> None:
         repl.cancel_build()
         return
     await agent.switch_model(provider, sel.model, sel.config.name, recorded_provider=sel.pricing_provider,
-                             base_url=public_url(sel.config.base_url))
+                             base_url=public_url(sel.config.base_url), tools_unseen=known_dropped(sel))
     repl.refresh_status()
 
 
