@@ -196,8 +196,16 @@ class Agent:
 
     async def aclose(self, reason: str = "other") -> None:
         """Run SessionEnd hooks (`reason` as Claude Code names it: prompt_input_exit, clear, other …), then release
-        the provider's connections, the tool sources (MCP servers) and the session file."""
+        the provider's connections, the tool sources (MCP servers) and the session file. A session's own agent
+        (a subagent shares its parent's) also stops its background shells and its sandbox's proxy first and last:
+        nothing it started outlives it, and no front end reaches into its parts to end them."""
+        own = not self.options.subagent
         try:
+            if own:
+                from agentcli.tools.background import kill_all
+
+                with contextlib.suppress(Exception):
+                    await kill_all(self.ctx)
             if self.ctx.subagents is not None:  # background subagents end with their session
                 await self.ctx.subagents.aclose()
             hooks = None if self.options.subagent else self.hooks
@@ -209,6 +217,8 @@ class Agent:
             for observer in self.observers:
                 observer.close()
             self.sink.close()
+            if own and self.ctx.sandbox is not None:
+                self.ctx.sandbox.close()
 
     def set_session_start(self, source: str) -> None:
         """How this session began, for the SessionStart hooks of the next run: startup, resume, clear, compact."""
