@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import sys
 import time
 from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from contextlib import aclosing
@@ -201,11 +202,11 @@ class Agent:
         nothing it started outlives it, and no front end reaches into its parts to end them."""
         own = not self.options.subagent
         try:
-            if own:
-                from agentcli.tools.background import kill_all
-
+            # Shells exist only if their module was loaded: a run that started none imports nothing at its end.
+            background = sys.modules.get("agentcli.tools.background")
+            if own and background is not None:
                 with contextlib.suppress(Exception):
-                    await kill_all(self.ctx)
+                    await background.kill_all(self.ctx)
             if self.ctx.subagents is not None:  # background subagents end with their session
                 await self.ctx.subagents.aclose()
             hooks = None if self.options.subagent else self.hooks
