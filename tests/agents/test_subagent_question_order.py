@@ -5,6 +5,7 @@ Read line is on the screen. The real agent, built as the CLI builds it, against 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -76,3 +77,56 @@ def test_a_child_question_waits_for_its_progress_to_be_taken(
     asyncio.run(scenario())
     assert approver.shown_when_asked == [["Read"]]
     assert (proj / "counted.txt").exists() is False
+
+
+def test_a_grandchild_question_waits_for_both_streams(
+    tmp_path: Path, fake_llm: FakeLLM, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two levels down, the question waits for the child's stream and then the parent's: the grandchild's Read
+    (relayed through its parent's stream into the main one) is taken before it asks."""
+    for k, v in provider_env(fake_llm, ANTHROPIC).items():
+        monkeypatch.setenv(k, v)
+    proj = git_repo(tmp_path / "proj", {"a.txt": "alpha\n"})
+    settings = dataclasses.replace(load_settings(proj, {"model": ANTHROPIC}), subagent_max_depth=2)
+    task = {"description": "delegate", "subagent_type": "general-purpose"}
+    fake_llm.push(
+        Reply(tool_calls=[ToolCall("Task", {**task, "prompt": "ask a helper to count"})]),
+        Reply(tool_calls=[ToolCall("Task", {**task, "prompt": "count the lines of a.txt"})],
+              when="ask a helper to count"),
+        Reply(tool_calls=[ToolCall("Read", {"file_path": "a.txt"})], when="count the lines of a.txt"),
+        Reply(tool_calls=[ToolCall("Bash", {"command": "touch counted.txt"})], when="alpha", burst=True),
+        Reply(text="one line", when="not now"),
+        Reply(text="my helper says one line", when="one line"),
+        Reply(text="The file has one line."),
+    )
+    taken: list[AgentEvent] = []
+    labels: list[str | None] = []
+
+    class Nested(Watching):
+        async def approve(self, request: ApprovalRequest) -> Approval:
+            labels.append(request.agent)
+            self.shown_when_asked.append([e.event.event.name for e in self.taken
+                                          if isinstance(e, SubagentEvent) and isinstance(e.event, SubagentEvent)
+                                          and isinstance(e.event.event, ToolStarted)])
+            self.asked.set()
+            return Approval("deny", reason="not now")
+
+    approver = Nested(taken)
+
+    async def scenario() -> None:
+        built = await build(settings, approver)
+        stalled = False
+        try:
+            async for ev in built.agent.run("how long is a.txt?"):
+                taken.append(ev)
+                if isinstance(ev, SubagentEvent) and isinstance(ev.event, SubagentEvent) and not stalled:
+                    stalled = True  # the grandchild's first event is still being drawn
+                    asked = asyncio.ensure_future(approver.asked.wait())
+                    await asyncio.wait({asked}, timeout=STALL_S)
+                    asked.cancel()
+        finally:
+            await built.agent.aclose()
+
+    asyncio.run(scenario())
+    assert labels == ["general-purpose"]  # the grandchild's own name (every level shares the session's approver)
+    assert approver.shown_when_asked == [["Read"]]
