@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from agentcli.assembly import sdkparts, selection
 from agentcli.assembly.firstrun import require_configured
 from agentcli.assembly.resumed import carry_usage, public_url, with_session_setup
-from agentcli.assembly.toolsseen import watch_tools
+from agentcli.assembly.toolsseen import known_dropped, watch_tools
 from agentcli.core.hooks import Hooks
 from agentcli.core.loop import Agent, AgentOptions, NestedMemory
 from agentcli.core.permissions import Approver, Policy
@@ -443,6 +443,7 @@ async def build(settings: Settings, approver: Approver,
         compact_provider=compact_provider_fn(settings),
         nested_memory=nested_memory(settings),
         provider_label=await provider_label(sel),
+        tools_unseen=known_dropped(sel),
     )
     registry = ToolRegistry(sdkparts.without_denied(tool_names(preset, policy.mode, settings.tools), policy))
     opened.notices.extend(sdkparts.attach_structured_output(registry, options, settings))

@@ -19,6 +19,7 @@ from typing import Any
 from agentcli.agents.definitions import AgentDefinition, load_definitions
 from agentcli.agents.runner import SubagentRunner
 from agentcli.assembly import selection
+from agentcli.assembly.toolsseen import known_dropped
 from agentcli.core.hooks import Hooks
 from agentcli.core.loop import Agent, AgentOptions
 from agentcli.core.permissions import Approval, ApprovalRequest, Approver, Policy
@@ -119,6 +120,7 @@ async def build_child(
         cost_fn=runtime.cost_fn(settings.prices, sel.pricing_provider),
         context_window_fn=runtime.context_window_fn(settings.prices),
         subagent=True,
+        tools_unseen=known_dropped(sel),
     )
     return Agent(provider=runtime.make_provider(sel), registry=registry, policy=policy,
                  approver=LabelledApprover(family.approver, definition.name), ctx=ctx, options=options,

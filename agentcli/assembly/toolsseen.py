@@ -15,11 +15,12 @@ import json
 from collections.abc import AsyncIterator
 
 from agentcli.assembly import selection
+from agentcli.core.context import TOOLS_DROPPED
 from agentcli.llm.messages import Usage
 from agentcli.llm.request import ModelRequest, Provider
 from agentcli.llm.stream import Notice, StreamEvent, UsageReport
 
-DROPPED_CODE = "tools_dropped"
+DROPPED_CODE = TOOLS_DROPPED
 ADVICE = ("Use a model whose chat template supports tools (Qwen2.5/Qwen3, Llama 3.1+/3.2, Hermes 3, Mistral Nemo), "
           "or start llama-server with --jinja and a tool-capable --chat-template-file. See README: Local models.")
 
@@ -91,6 +92,20 @@ class ToolsSeenCheck:
 
     async def aclose(self) -> None:
         await self.inner.aclose()
+
+
+def known_dropped(sel: selection.Selection) -> bool:
+    """Whether this run's local server is known (probe cache: its /props, or an earlier prompt count) to render
+    the prompt without the tools, so the context meter leaves them out (agentcli.core.context)."""
+    from agentcli.net.http import is_loopback_url
+
+    url = sel.config.base_url
+    if sel.config.name != "openai" or not url or not is_loopback_url(url):
+        return False
+    from agentcli.providers import probe
+
+    known = probe.cached(url, sel.model)
+    return known is not None and (known.tools_in_prompt is False or known.tool_calling == "none")
 
 
 def watch_tools(provider: Provider, sel: selection.Selection) -> Provider:

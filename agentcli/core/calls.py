@@ -1,5 +1,6 @@
-"""Which tool call is running, for code that a tool calls back into (the subagent runner): the call's id and a
-way to put events into the parent's stream while the call runs.
+"""Which tool call is running, for code that a tool calls back into (the subagent runner): the call's id, a way
+to put events into the parent's stream while the call runs, and a way to wait until the parent's consumer has
+taken them.
 
 A context variable rather than an argument, because `Tool.run(args, ctx)` is shared by every tool and the
 `ToolContext` is shared by concurrent calls; each call runs in its own task, which has its own copy.
@@ -7,16 +8,23 @@ A context variable rather than an argument, because `Tool.run(args, ctx)` is sha
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
+
+
+async def _nothing_pending() -> None:
+    return None
 
 
 @dataclass(frozen=True, slots=True)
 class CallScope:
     tool_use_id: str
     emit: Callable[[Any], None]
+    # Returns once everything emitted so far has been taken by the consumer of the parent's stream (a front end
+    # has drawn it), through every enclosing call: a subagent's question must not come before its progress.
+    settled: Callable[[], Awaitable[None]] = _nothing_pending
 
 
 current_call: ContextVar[CallScope | None] = ContextVar("agentcli_current_call", default=None)

@@ -5,6 +5,10 @@ The provider's count of the last request plus what was added since, or our own c
 (servers that truncate or under-report). tiktoken costs its load (0.1 s and more), so it counts only when a
 request could be near the compaction threshold: a token is at least one byte, and a request of fewer bytes than
 half the threshold is not near it (then about four bytes a token is shown). Each message is measured once.
+
+A local server whose chat template drops the tools (agentcli.assembly.toolsseen) never puts them in the prompt:
+then they are not counted (`tools_unseen`), or a 4096-token server would look full, and be compacted, every turn
+because of tool definitions its model never reads.
 """
 
 from __future__ import annotations
@@ -16,9 +20,12 @@ from typing import Any
 from agentcli.core.tokens import fixed_tokens, message_tokens
 from agentcli.llm.messages import Message
 
+TOOLS_DROPPED = "tools_dropped"  # the code of the stream Notice that says a server's template dropped the tools
+
 
 class ContextMeter:
-    def __init__(self) -> None:
+    def __init__(self, *, tools_unseen: bool = False) -> None:
+        self.tools_unseen = tools_unseen  # the server renders its prompt without the tool definitions
         self._counted: tuple[int, int] | None = None  # (messages the provider counted, its figure)
         self._fixed: tuple[tuple[str, tuple[str, ...]], list[Any]] | None = None  # key → [bytes, tokens, specs]
         self._sizes: dict[int, list[Any]] = {}  # id → [message, bytes, tokens or None]
@@ -26,7 +33,9 @@ class ContextMeter:
     def request_tokens(self, system: str, tools: Sequence[Any], messages: Sequence[Message], *,
                        precise: bool = True) -> int:
         """A request carrying `messages` with this system prompt and these tools: tiktoken, or with
-        `precise=False` about four bytes a token."""
+        `precise=False` about four bytes a token. Tools the server drops (`tools_unseen`) are not counted."""
+        if self.tools_unseen:
+            tools = ()
         key = (system, tuple(t.name for t in tools))
         if self._fixed is None or self._fixed[0] != key:
             specs = [{"name": t.name, "description": t.description, "schema": t.input_schema} for t in tools]
@@ -52,6 +61,11 @@ class ContextMeter:
     def reported(self, messages: int, tokens: int) -> None:
         """The provider (or a compaction) says a request of the first `messages` messages is `tokens` long."""
         self._counted = (messages, tokens)
+
+    def saw(self, notice_code: str | None) -> None:
+        """A notice from the provider's stream: `tools_dropped` says the server's prompt has no tools."""
+        if notice_code == TOOLS_DROPPED:
+            self.tools_unseen = True
 
     def forget_reported(self) -> None:
         self._counted = None

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import sys
 import time
 from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from contextlib import aclosing
@@ -85,6 +86,7 @@ class AgentOptions:
     subagent: bool = False  # a Task child: SubagentStop instead of Stop; no SessionStart/SessionEnd hooks
     final_output: FinalOutput | None = None  # --json-schema: the run ends only once it is given
     provider_label: str | None = None  # what SessionStarted names: a local host ("llamacpp") or profile, not the wire
+    tools_unseen: bool = False  # the server's chat template drops the tools: the context meter leaves them out
 
 
 @dataclass(slots=True)
@@ -139,7 +141,7 @@ class Agent:
         self.hooks = hooks
         self.observers: list[Observer] = []
         self._session_start: str | None = None if options.subagent else "resume" if self.messages else "startup"
-        self.meter = ContextMeter()
+        self.meter = ContextMeter(tools_unseen=options.tools_unseen)
         self._run_state: _RunState | None = None
 
     @property
@@ -164,10 +166,13 @@ class Agent:
             self.sink.record("mode", {"mode": mode})
 
     async def switch_model(self, provider: Provider, model: str, provider_name: str, *,
-                           recorded_provider: str | None = None, base_url: str | None = None) -> None:
+                           recorded_provider: str | None = None, base_url: str | None = None,
+                           tools_unseen: bool = False) -> None:
         """Answer with `model` of `provider` from the next turn on; the old provider's connections close. The
-        session records the provider (its profile name, `recorded_provider`) and base URL, so resume finds it."""
+        session records the provider (its profile name, `recorded_provider`) and base URL, so resume finds it.
+        `tools_unseen`: that server's chat template is known to drop the tools (agentcli.core.context)."""
         old, self.provider = self.provider, provider
+        self.options.tools_unseen = self.meter.tools_unseen = tools_unseen
         self.options.model, self.options.provider_name = model, provider_name
         self.options.provider_label = recorded_provider
         record = {"model": model, "provider": recorded_provider or provider_name}
@@ -192,8 +197,16 @@ class Agent:
 
     async def aclose(self, reason: str = "other") -> None:
         """Run SessionEnd hooks (`reason` as Claude Code names it: prompt_input_exit, clear, other …), then release
-        the provider's connections, the tool sources (MCP servers) and the session file."""
+        the provider's connections, the tool sources (MCP servers) and the session file. A session's own agent
+        (a subagent shares its parent's) also stops its background shells and its sandbox's proxy first and last:
+        nothing it started outlives it, and no front end reaches into its parts to end them."""
+        own = not self.options.subagent
         try:
+            # Shells exist only if their module was loaded: a run that started none imports nothing at its end.
+            background = sys.modules.get("agentcli.tools.background")
+            if own and background is not None:
+                with contextlib.suppress(Exception):
+                    await background.kill_all(self.ctx)
             if self.ctx.subagents is not None:  # background subagents end with their session
                 await self.ctx.subagents.aclose()
             hooks = None if self.options.subagent else self.hooks
@@ -205,6 +218,8 @@ class Agent:
             for observer in self.observers:
                 observer.close()
             self.sink.close()
+            if own and self.ctx.sandbox is not None:
+                self.ctx.sandbox.close()
 
     def set_session_start(self, source: str) -> None:
         """How this session began, for the SessionStart hooks of the next run: startup, resume, clear, compact."""
@@ -464,6 +479,8 @@ class Agent:
         try:
             async for ev in stream:
                 builder.feed(ev)
+                if isinstance(ev, Notice):
+                    self.meter.saw(ev.code)
                 yield ev
         except BaseException as exc:
             self._account_partial(builder, request, st)

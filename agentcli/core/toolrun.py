@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -167,6 +167,7 @@ class ToolRunner:
                                                message=f"agentcli needs your permission to use {tool.name}",
                                                notification_type="permission_prompt"):
                         yield ev
+                await _progress_shown()
                 approval = await self.approver.approve(
                     ApprovalRequest(call.id, tool.name, args, tool.read_only, verdict.reason)
                 )
@@ -229,10 +230,10 @@ class ToolRunner:
                 await self.sink.checkpoint(r.call.id, r.tool.name)
                 for problem in self.sink.take_problems():
                     yield Notice("warning", problem)
-        forwarded: asyncio.Queue[AgentEvent] = asyncio.Queue()
-        running = asyncio.ensure_future(asyncio.gather(*(self._execute(r, forwarded) for r in batch)))
+        relay = _Relay()
+        running = asyncio.ensure_future(asyncio.gather(*(self._execute(r, relay) for r in batch)))
         try:
-            async for ev in _forward(forwarded, running):
+            async for ev in relay.forward(running):
                 yield ev
         finally:
             if not running.done():
@@ -311,6 +312,7 @@ class ToolRunner:
 
         line = str(out.metadata["sandbox_denied"])
         if not escalation.remembered(self.ctx, r.args):
+            await _progress_shown()
             approval = await escalation.ask(self.approver, escalation.request(r.call.id, r.tool.name, r.args, line))
             # An edited command is not what the sandbox stopped: running it unconfined would skip the review.
             allowed = (approval is not None and approval.behavior == "allow"
@@ -325,18 +327,16 @@ class ToolRunner:
         else:
             saved = None
         ctx = escalation.unconfined_context(self.ctx)
-        again, ms2 = await self._execute(r, asyncio.Queue(), ctx)
+        again, ms2 = await self._execute(r, _Relay.unforwarded(), ctx)
         self.ctx.shell_cwd = ctx.shell_cwd
         note = "The sandbox stopped this command; the user approved running it outside the sandbox"
         note += f" ({saved}):\n" if saved else ":\n"
         return replace(again, content=note + again.content), ms + ms2
 
-    async def _execute(
-        self, r: _Ready, forwarded: asyncio.Queue[AgentEvent], ctx: ToolContext | None = None
-    ) -> tuple[ToolOutput, int]:
+    async def _execute(self, r: _Ready, relay: _Relay, ctx: ToolContext | None = None) -> tuple[ToolOutput, int]:
         ctx = ctx or self.ctx
         t0 = time.monotonic()
-        current_call.set(CallScope(r.call.id, forwarded.put_nowait))
+        current_call.set(CallScope(r.call.id, relay.put, relay.settled_through(current_call.get())))
         try:
             # The policy has already decided this call, paths outside the project included.
             with outside_approved():
@@ -361,17 +361,78 @@ def _retrieve(fut: asyncio.Future[Any]) -> None:
         fut.exception()
 
 
-async def _forward(queue: asyncio.Queue[AgentEvent], running: asyncio.Future[Any]) -> AsyncIterator[AgentEvent]:
-    """Yield what running calls put into `queue` (a subagent's events) as it comes, until they are all done."""
-    while not running.done():
-        getter = asyncio.ensure_future(queue.get())
-        await asyncio.wait({getter, running}, return_when=asyncio.FIRST_COMPLETED)
-        if getter.done():
-            yield getter.result()
-        else:
-            getter.cancel()
-    while not queue.empty():
-        yield queue.get_nowait()
+async def _progress_shown() -> None:
+    """Before a question: when this agent is a subagent, wait until what it did so far has been taken by the
+    consumer of the parent's stream (drawn), so the person never answers for a call whose context is not on
+    the screen yet. The child's events travel the parent's stream; its question goes straight to the approver."""
+    scope = current_call.get()
+    if scope is not None:
+        await scope.settled()
+
+
+class _Relay:
+    """What running calls put into this agent's stream (a subagent's events), and how far its consumer took
+    them: taken means the consumer came back for the next event, so it has handled (drawn) this one."""
+
+    def __init__(self) -> None:
+        self._queue: asyncio.Queue[AgentEvent] = asyncio.Queue()
+        self._put = 0
+        self._taken = 0
+        self._closed = False
+        self._moved = asyncio.Event()
+
+    @classmethod
+    def unforwarded(cls) -> _Relay:
+        """For a call whose events nobody reads (a re-run outside the sandbox): nothing is waited for."""
+        relay = cls()
+        relay._close()
+        return relay
+
+    def put(self, ev: AgentEvent) -> None:
+        self._put += 1
+        self._queue.put_nowait(ev)
+
+    async def settled(self) -> None:
+        """Return once every event put so far was taken (or nobody will take them: the batch ended)."""
+        target = self._put
+        while self._taken < target and not self._closed:
+            self._moved.clear()
+            await self._moved.wait()
+
+    def settled_through(self, outer: CallScope | None) -> Callable[[], Awaitable[None]]:
+        """`settled`, then the enclosing call's: a grandchild's events reach the screen through both streams."""
+
+        async def settled() -> None:
+            await self.settled()
+            if outer is not None:
+                await outer.settled()
+
+        return settled
+
+    def _took(self) -> None:
+        self._taken += 1
+        self._moved.set()
+
+    def _close(self) -> None:
+        self._closed = True
+        self._moved.set()
+
+    async def forward(self, running: asyncio.Future[Any]) -> AsyncIterator[AgentEvent]:
+        """Yield what the running calls put as it comes, until they are all done."""
+        try:
+            while not running.done():
+                getter = asyncio.ensure_future(self._queue.get())
+                await asyncio.wait({getter, running}, return_when=asyncio.FIRST_COMPLETED)
+                if getter.done():
+                    yield getter.result()
+                    self._took()
+                else:
+                    getter.cancel()
+            while not self._queue.empty():
+                yield self._queue.get_nowait()
+                self._took()
+        finally:
+            self._close()
 
 
 def _with_hook(verdict: Verdict, hook: HookOutcome) -> Verdict:

@@ -22,7 +22,7 @@ import os
 import sys
 from pathlib import Path
 
-from agentcli.sandbox.spec import SandboxSpec
+from agentcli.sandbox.spec import Launch
 
 
 def find_bwrap() -> str | None:
@@ -53,17 +53,8 @@ class Bubblewrap:
     def __init__(self, binary: str) -> None:
         self.binary = binary
 
-    def argv(
-        self,
-        spec: SandboxSpec,
-        mode: str,
-        argv: list[str],
-        cwd: Path,
-        *,
-        hidden: list[Path],
-        extra_ro: tuple[str, ...] = (),
-        proxy: str | None = None,
-    ) -> list[str]:
+    def argv(self, launch: Launch) -> list[str]:
+        spec, mode, argv, cwd = launch.spec, launch.mode, list(launch.argv), launch.cwd
         out = [self.binary, "--die-with-parent", "--unshare-pid", "--new-session",
                "--unshare-user", "--disable-userns", "--cap-drop", "ALL"]
         if mode == "danger-full-access":
@@ -77,7 +68,7 @@ class Bubblewrap:
         bind = "--bind" if mode == "workspace-write" else "--ro-bind"
         for root in spec.writable:
             out += [bind, str(root), str(root)]
-        for path in extra_ro:
+        for path in launch.extra_ro:
             out += ["--ro-bind", path, path]
         if mode == "workspace-write":
             for root in spec.writable:
@@ -86,10 +77,10 @@ class Bubblewrap:
             for p in spec.protected():
                 real = os.path.realpath(p)
                 out += ["--ro-bind", real, real]
-        for p in hidden:
+        for p in launch.hidden:
             out += _hide(p)
-        if proxy is not None:
-            out += ["--bind", proxy, PROXY_SOCKET]
+        if launch.proxy is not None:
+            out += ["--bind", launch.proxy, PROXY_SOCKET]
             argv = [sys.executable, "-I", "-S", str(Path(__file__).with_name("bridge.py")), PROXY_SOCKET,
                     str(PROXY_PORT), "--", *argv]
         return [*out, "--chdir", str(cwd), "--", *argv]

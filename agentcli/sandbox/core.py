@@ -10,7 +10,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from agentcli.sandbox.spec import SandboxSpec
+from agentcli.sandbox.spec import Launch, SandboxSpec
 
 if TYPE_CHECKING:
     from agentcli.sandbox.proxy import HostProxy
@@ -30,17 +30,7 @@ def _proxy_env(env: dict[str, str]) -> dict[str, str]:
 class Mechanism(Protocol):
     name: str
 
-    def argv(
-        self,
-        spec: SandboxSpec,
-        mode: str,
-        argv: list[str],
-        cwd: Path,
-        *,
-        hidden: list[Path],
-        extra_ro: tuple[str, ...] = (),
-        proxy: str | None = None,
-    ) -> list[str]: ...
+    def argv(self, launch: Launch) -> list[str]: ...
 
 
 def pick_mechanism() -> Mechanism:
@@ -155,8 +145,8 @@ class Sandbox:
             if not any(_inside(Path(os.path.realpath(cwd)), r) for r in self.spec.writable) \
                     and os.path.realpath(cwd).startswith("/tmp"):
                 cwd = self.spec.project_root
-        wrapped = self.mechanism.argv(self.spec, mode, argv, Path(os.path.realpath(cwd)), hidden=hidden,
-                                      extra_ro=extra_ro, proxy=proxy)
+        wrapped = self.mechanism.argv(Launch(self.spec, mode, tuple(argv), Path(os.path.realpath(cwd)),
+                                             tuple(hidden), extra_ro, proxy))
         return wrapped, env
 
     def _check_works(self) -> None:
@@ -191,7 +181,7 @@ class Sandbox:
             verdict.remember(self.spec.agentcli_home, key)
 
     def _probe_argv(self) -> list[str]:
-        return self.mechanism.argv(self.spec, "read-only", ["true"], self.spec.project_root, hidden=[])
+        return self.mechanism.argv(Launch(self.spec, "read-only", ("true",), self.spec.project_root))
 
     def _probe(self, argv: list[str]) -> str:
         """Run the probe; on failure switch to `NoSandbox` and set `failure`. Returns the problem ('' if none)."""

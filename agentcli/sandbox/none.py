@@ -3,9 +3,7 @@ danger-full-access where no mechanism exists); start-up and `agentcli doctor` sa
 
 from __future__ import annotations
 
-from pathlib import Path
-
-from agentcli.sandbox.spec import SandboxSpec
+from agentcli.sandbox.spec import Launch
 
 
 class NoSandbox:
@@ -14,15 +12,5 @@ class NoSandbox:
     def __init__(self, reason: str) -> None:
         self.reason = reason
 
-    def argv(
-        self,
-        spec: SandboxSpec,
-        mode: str,
-        argv: list[str],
-        cwd: Path,
-        *,
-        hidden: list[Path],
-        extra_ro: tuple[str, ...] = (),
-        proxy: str | None = None,
-    ) -> list[str]:
-        return list(argv)
+    def argv(self, launch: Launch) -> list[str]:
+        return list(launch.argv)

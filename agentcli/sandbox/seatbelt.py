@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from agentcli.sandbox.spec import PROTECTED, SECRET_NAMES, SandboxSpec
+from agentcli.sandbox.spec import PROTECTED, SECRET_NAMES, Launch, SandboxSpec
 
 SANDBOX_EXEC = "/usr/bin/sandbox-exec"
 
@@ -70,16 +70,7 @@ def profile(spec: SandboxSpec, mode: str, *, hidden: list[Path], tmpdir: str) ->
 class Seatbelt:
     name = "seatbelt"
 
-    def argv(
-        self,
-        spec: SandboxSpec,
-        mode: str,
-        argv: list[str],
-        cwd: Path,
-        *,
-        hidden: list[Path],
-        extra_ro: tuple[str, ...] = (),
-        proxy: str | None = None,
-    ) -> list[str]:
+    def argv(self, launch: Launch) -> list[str]:
         tmpdir = os.environ.get("TMPDIR") or "/tmp"
-        return [SANDBOX_EXEC, "-p", profile(spec, mode, hidden=hidden, tmpdir=tmpdir), "--", *argv]
+        text = profile(launch.spec, launch.mode, hidden=list(launch.hidden), tmpdir=tmpdir)
+        return [SANDBOX_EXEC, "-p", text, "--", *launch.argv]

@@ -107,6 +107,21 @@ class SandboxSpec:
         return out
 
 
+
+@dataclass(frozen=True, slots=True)
+class Launch:
+    """One command for a mechanism to wrap (`Mechanism.argv`): the session's spec, the effective mode, the
+    command and where it runs (a real path), the secret paths to hide, host files it must read although they
+    are outside the writable roots (`extra_ro`), and the host socket of the network proxy (bubblewrap)."""
+
+    spec: SandboxSpec
+    mode: str
+    argv: tuple[str, ...]
+    cwd: Path
+    hidden: tuple[Path, ...] = ()
+    extra_ro: tuple[str, ...] = ()
+    proxy: str | None = None
+
 def _walk(root: Path, denied: Callable[[str], bool] | None, out: list[Path], budget: list[int]) -> None:
     stack = [str(root)]
     while stack and budget[0] > 0:

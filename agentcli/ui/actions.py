@@ -17,6 +17,7 @@ async def switch_model(repl: ReplHost, name: str) -> None:
     """`/model name`: a bare name stays with this session's provider setup; `provider/model` picks another."""
     from agentcli.assembly import runtime, selection
     from agentcli.assembly.resumed import public_url
+    from agentcli.assembly.toolsseen import known_dropped
 
     settings = repl.settings
     same_setup = "/" not in name
@@ -43,7 +44,7 @@ async def switch_model(repl: ReplHost, name: str) -> None:
         repl.cancel_build()
         return
     await agent.switch_model(provider, sel.model, sel.config.name, recorded_provider=sel.pricing_provider,
-                             base_url=public_url(sel.config.base_url))
+                             base_url=public_url(sel.config.base_url), tools_unseen=known_dropped(sel))
     repl.refresh_status()
 
 
@@ -51,6 +52,7 @@ async def switch_preset(repl: ReplHost, name: str) -> None:
     """`/preset [name]`: list the presets, or switch this session to one: its tools, rules, mode and
     system-prompt addendum apply from the next turn on (the conversation is kept)."""
     from agentcli.assembly import runtime
+    from agentcli.core.compactor import session_rules
     from agentcli.settings import presets
 
     if not name:
@@ -73,7 +75,7 @@ async def switch_preset(repl: ReplHost, name: str) -> None:
         return
     mode = preset.permission_mode or agent.mode
     settings = dataclasses.replace(repl.settings, permission_mode=mode)
-    kept = list(getattr(agent.policy, "session_rules", lambda: [])())  # "this session" approvals survive
+    kept = session_rules(agent)  # "this session" approvals survive (the one reader, as compaction records them)
     policy = runtime.make_policy(settings, agent.ctx, preset, kept)
     agent.switch_preset(name, policy=policy, tools=runtime.tool_names(preset, policy.mode),
                         system_prompt=runtime.build_prompt(settings, preset))

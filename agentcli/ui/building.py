@@ -18,16 +18,10 @@ if TYPE_CHECKING:
 
 
 async def end(built: Built, reason: str) -> None:
-    """End an agent: its background shells (nothing a session started outlives it), SessionEnd hooks with
-    `reason`, its provider, sandbox proxy and session file."""
-    from agentcli.tools.background import kill_all
-
-    with contextlib.suppress(Exception):
-        await kill_all(built.agent.ctx)
+    """End an agent (`Agent.aclose`: its background shells, SessionEnd hooks with `reason`, its provider and
+    sandbox proxy), then its session file."""
     with contextlib.suppress(Exception):
         await built.agent.aclose(reason)
-    if built.agent.ctx.sandbox is not None:
-        built.agent.ctx.sandbox.close()
     with contextlib.suppress(Exception):
         built.session.close_or_discard()
 

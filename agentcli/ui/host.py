@@ -5,7 +5,7 @@ internals, so the REPL can change behind it and a command can be tested against 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator
@@ -65,8 +65,9 @@ class ReplHost(Protocol):
         """Render the events of an agent command (`/compact`) like a turn: spinner, Esc cancels."""
         ...
 
-    def edited_calls(self) -> dict[str, dict[str, Any]]:
-        """Tool calls of the resumed session that the user edited before they ran (for the replay)."""
+    async def resume(self, ref: str) -> bool:
+        """Continue stored session `ref` as `agentcli --resume` does: checked now, drawn and built once the prompt
+        is back up; False (reported) when it cannot be resumed."""
         ...
 
     async def rebuild(self, *, resume: str | None, fork: bool, name: str | None = None, clear: bool = False) -> bool:

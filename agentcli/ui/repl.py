@@ -434,6 +434,31 @@ class Repl:
         if self.built is not None:
             await end(self.built, reason)
 
+    async def resume(self, ref: str) -> bool:
+        """`/resume`: continue stored session `ref` as `agentcli --resume` does. Now only which session, and that
+        it is free (else the current session stays, the error shown); the current agent ends, and once the prompt
+        is back its history is drawn above it and its agent built behind it (`_show_resumed`), keeping the model."""
+        from agentcli.ui.resume import resolve_stored
+
+        changes: dict[str, Any] = {"resume": ref, "fork_session": False, "continue_": False, "session_id": None,
+                                   "name": None}
+        if self.agent is not None:
+            changes["model"] = f"{self.agent.options.provider_name}/{self.agent.options.model}"
+            changes["provider"] = None
+        try:
+            settings = resolve_stored(dataclasses.replace(self.settings, **changes))
+        except AgentCliError as err:
+            self.error(err)
+            return False
+        self.cancel_build()
+        for task in (self._showing, self._adopting):
+            if task is not None:
+                task.cancel()
+        await self.release("other")
+        self.built = self.agent = None
+        self.settings, self._resumed, self._showing, self._adopting = settings, True, None, None
+        return True
+
     async def rebuild(
         self, *, resume: str | None, fork: bool, name: str | None = None, clear: bool = False
     ) -> bool:
@@ -501,12 +526,6 @@ class Repl:
             self.renderer.notice(f"✗ {err.one_line()} [{err.code}]", style="bold red")
         else:
             self.renderer.notice(f"✗ internal error: {type(err).__name__}: {err}", style="bold red")
-
-    def edited_calls(self) -> dict[str, dict[str, Any]]:
-        """Tool calls of the resumed session that the user edited before they ran (for the replay)."""
-        from agentcli.ui.resume import edited_calls
-
-        return edited_calls(self.built.session.replay if self.built is not None else [])
 
     def _typed_ahead_line(self) -> str | None:
         """A line typed with Enter before the prompt was up (see TurnKeys.take_pending): to be sent as if typed

@@ -309,9 +309,7 @@ async def _resume(repl: ReplHost, args: str) -> None:
     if repl.agent is not None and repl.agent.session_id.startswith(args):
         _say(repl, "That is the current session.")
         return
-    if await repl.rebuild(resume=args, fork=False) and repl.agent is not None:
-        repl.renderer.replay(repl.agent.messages, edited=repl.edited_calls())
-        _say(repl, f"Resumed session {repl.agent.session_id}")
+    await repl.resume(args)
 
 
 @command("fork", "continue this conversation in a new session", "[name]")

@@ -67,7 +67,9 @@ def test_escape_cancels_a_running_mcp_call(term: Term, fake_llm: FakeLLM) -> Non
     term.send("\x1b")
     term.expect("Interrupted")
     elapsed = time.monotonic() - sent
-    assert elapsed < 1.0, f"Esc took {elapsed * 1000:.0f} ms"
+    # the operation runs 60 s: ending well before it proves the call was cancelled, not waited for (a tighter
+    # bound only measures how loaded the machine is)
+    assert elapsed < 15.0, f"Esc took {elapsed * 1000:.0f} ms"
     term.prompt()
     term.line("again")
     term.expect("Fresh answer.")

@@ -12,7 +12,7 @@ from agentcli.sandbox.denied import sandbox_denial
 from agentcli.sandbox.env import scrub
 from agentcli.sandbox.none import NoSandbox
 from agentcli.sandbox.seatbelt import Seatbelt, profile, quote
-from agentcli.sandbox.spec import SandboxSpec, resolve_mode
+from agentcli.sandbox.spec import Launch, SandboxSpec, resolve_mode
 from agentcli.settings.config import load_settings
 from agentcli.settings.trust import grants
 
@@ -61,12 +61,12 @@ def test_seatbelt_read_only_network_and_full_access(tmp_path: Path) -> None:
     assert str(spec.project_root) not in write and "(deny file-write* (subpath" not in text
     assert text.splitlines()[-1] == "(allow network*)"
     assert profile(spec, "danger-full-access", hidden=[], tmpdir="/tmp") == "(version 1)\n(allow default)\n"
-    argv = Seatbelt().argv(spec, "read-only", ["ls", "-l"], spec.project_root, hidden=[])
+    argv = Seatbelt().argv(Launch(spec, "read-only", ("ls", "-l"), spec.project_root))
     assert argv[:2] == ["/usr/bin/sandbox-exec", "-p"] and argv[-3:] == ["--", "ls", "-l"]
 
 
 def test_no_sandbox_runs_the_command_as_it_is(tmp_path: Path) -> None:
-    assert NoSandbox("why").argv(_spec(tmp_path), "workspace-write", ["ls"], tmp_path, hidden=[]) == ["ls"]
+    assert NoSandbox("why").argv(Launch(_spec(tmp_path), "workspace-write", ("ls",), tmp_path)) == ["ls"]
 
 
 @pytest.mark.parametrize(("output", "code", "found"), [

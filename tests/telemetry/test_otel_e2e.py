@@ -25,7 +25,9 @@ def run_with_telemetry(tmp_path: Path, fake: FakeLLM, receiver: Receiver, **extr
         Reply(text="done"),
     )
     env = {**provider_env(fake, ANTHROPIC), "AGENTCLI_ENABLE_TELEMETRY": "1",
-           "OTEL_EXPORTER_OTLP_ENDPOINT": receiver.url, "OTEL_SERVICE_NAME": "ci-agent", **extra_env}
+           "OTEL_EXPORTER_OTLP_ENDPOINT": receiver.url, "OTEL_SERVICE_NAME": "ci-agent",
+           # the exit's bound is test_otlp_exit's subject; here a loaded CI machine must not lose the export
+           "OTEL_BSP_EXPORT_TIMEOUT": "30000", **extra_env}
     run = agentcli(["-p", f"look at a.py {MARKER}", "--model", ANTHROPIC, "--output-format", "json",
                     "--allowedTools", "Bash"], proj, env)
     assert run.status == 0, run.stderr

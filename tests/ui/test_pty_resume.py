@@ -110,3 +110,45 @@ def test_a_session_in_use_is_refused_before_the_prompt(project: Path, fake_llm: 
         assert "Resumed session" not in t.out and not fake_llm.requests
     finally:
         lock.release()
+
+
+
+def prompt_before_history(screen: str, command: str, history: str) -> bool:
+    """After the entered `command` line (its last drawing: the line as accepted), the empty prompt was drawn
+    before `history` was written above it."""
+    before = screen.split(history, 1)[0]
+    return PROMPT in before.rsplit(command, 1)[1]
+
+
+def test_slash_resume_draws_the_prompt_first_as_the_resume_flag_does(
+    project: Path, fake_llm: FakeLLM, terms: list[Term]
+) -> None:
+    """`/resume` (by id, or from the picker) continues a session the way `agentcli --resume` starts one: the
+    prompt is back at once, the history is drawn above it, and the agent is built behind it."""
+    sid = compacted_session(project)
+    fake_llm.push(Reply(text="A fresh answer."), Reply(text="Continuing the resumed one."),
+                  Reply(text="Back in the fresh one."))
+    t = spawn(terms, project, fake_llm)
+    t.prompt()
+    t.line("a fresh question")
+    t.expect("A fresh answer.")
+    t.prompt()
+    t.line(f"/resume {sid[:8]}")
+    screen = t.expect(f"Resumed session {sid}")
+    assert prompt_before_history(screen, f"/resume {sid[:8]}", "last prompt")
+    assert "Last answer." in screen and "pre-boundary" not in screen
+    t.prompt()
+    t.line("what comes next?")
+    t.expect("Continuing the resumed one.")
+    sent = json.dumps(turns(fake_llm)[-1].body["messages"])
+    assert "summary 1" in sent and "what comes next?" in sent and "a fresh question" not in sent
+    t.prompt()
+    t.line("/resume")  # the picker: the fresh session (the current one is not listed)
+    t.expect("of 1)")
+    t.send("\r")
+    screen = t.expect("Resumed session ")
+    assert PROMPT in screen.split("a fresh question", 1)[0]
+    t.line("and now?")
+    t.expect("Back in the fresh one.")
+    sent = json.dumps(turns(fake_llm)[-1].body["messages"])
+    assert "a fresh question" in sent and "summary 1" not in sent
