@@ -12,7 +12,7 @@ import os
 import stat
 from pathlib import Path
 
-__all__ = ["atomic_write"]
+__all__ = ["NewFile", "atomic_write"]
 
 
 def atomic_write(
@@ -51,6 +51,40 @@ def atomic_write(
         raise
     _fsync_dir(path.parent)
     return os.stat(path)
+
+
+class NewFile:
+    """`atomic_write(path, data, exclusive=True)` in two steps, for a file that is appended to at once (a new
+    session log): the constructor writes `data` into a hidden temp file beside `path` and keeps it open for
+    appending (`fd`); `publish()` fsyncs it, hard-links it to `path` (FileExistsError if taken) and fsyncs the
+    directory, so `path` still appears whole (at least `data`) or not at all. What is appended to `fd` before
+    `publish()` is in the same file. The caller may run `publish()` in another thread, off its own path; until
+    then, and if it fails, nothing is visible at `path`."""
+
+    def __init__(self, path: Path, data: bytes, *, new_mode: int = 0o600) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.path = path
+        self.tmp = path.with_name(f".{path.name}.{os.urandom(6).hex()}.tmp")
+        flags = os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
+        self.fd = os.open(self.tmp, flags, new_mode)
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(self.fd, view):]
+        except BaseException:
+            os.close(self.fd)
+            with contextlib.suppress(OSError):
+                os.unlink(self.tmp)
+            raise
+
+    def publish(self) -> None:
+        try:
+            os.fsync(self.fd)
+            os.link(self.tmp, self.path)
+        finally:
+            with contextlib.suppress(OSError):
+                os.unlink(self.tmp)
+        _fsync_dir(self.path.parent)
 
 
 def _fsync_dir(directory: Path) -> None:

@@ -1,10 +1,11 @@
 """A/B of two commands' CPU time, interleaved, for a machine whose load changes from one second to the next.
 
-    .venv/bin/python bench/bench_ab.py [--runs 21] -- CMD_A ... -- CMD_B ...
+    .venv/bin/python bench/bench_ab.py [--runs 21] [--setup SHELL] -- CMD_A ... -- CMD_B ...
 
 Runs A and B alternately; prints each one's median CPU (user+sys of the process and the children it waited for,
 from `os.wait4`) and wall time, and the median of the paired differences A − B, which a change in load affects
-far less than two separate medians. Example, an earlier version against the current one (the earlier package
+far less than two separate medians. `--setup`: a shell command run (not timed) before every run, e.g. to put
+back a file the scenario edits. Example, an earlier version against the current one (the earlier package
 unpacked with `git archive <rev> agentcli | tar -x -C /tmp/old`, a fake server already running at $URL; run it
 from a directory outside the repository, or `python -m agentcli` finds the repository's package first):
 
@@ -41,12 +42,15 @@ def main() -> int:
     second = argv.index("--", first + 1)
     ap = argparse.ArgumentParser()
     ap.add_argument("--runs", type=int, default=21)
+    ap.add_argument("--setup", help="a shell command run, untimed, before every run")
     args = ap.parse_args(argv[:first])
     a, b = argv[first + 1 : second], argv[second + 1 :]
     ra, rb = [], []
     for _ in range(args.runs):
-        ra.append(run(a))
-        rb.append(run(b))
+        for cmd, out in ((a, ra), (b, rb)):
+            if args.setup:
+                subprocess.run(args.setup, shell=True, check=True)
+            out.append(run(cmd))
 
     def med(rs: list[tuple[float, float]], i: int) -> float:
         return statistics.median(r[i] for r in rs) * 1000

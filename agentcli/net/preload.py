@@ -9,19 +9,19 @@ the first request imports what it needs itself (Python's import lock makes the t
 
 from __future__ import annotations
 
-import threading
+import _thread
 
 
-def start_for(base_url: str | None) -> threading.Thread:
+def start_for(base_url: str | None) -> None:
     """`start` for a provider whose base URL is `base_url` (None: the provider's default, an https API)."""
-    return start(tls=not base_url or base_url.lower().startswith("https:"))
+    start(tls=not base_url or base_url.lower().startswith("https:"))
 
 
-def start(tls: bool) -> threading.Thread:
-    """Begin loading in a daemon thread; `tls`: also load the trust store (an https base URL)."""
-    t = threading.Thread(target=_load, args=(tls,), name="agentcli-preload-http", daemon=True)
-    t.start()
-    return t
+def start(tls: bool) -> None:
+    """Begin loading in a background thread; `tls`: also load the trust store (an https base URL). Started
+    with `_thread`: `threading.Thread.start()` would block start-up until the new thread is scheduled
+    (milliseconds on a busy machine). Like a daemon thread, nothing waits for it at exit."""
+    _thread.start_new_thread(_load, (tls,))
 
 
 def _load(tls: bool) -> None:

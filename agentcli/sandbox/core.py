@@ -105,6 +105,7 @@ class Sandbox:
         self._hidden: list[Path] | None = None
         self._proxy: HostProxy | None = None
         self._checked = False
+        self._trusted: str | None = None  # the remembered verdict this session relies on, if any
         self.failure: str | None = None  # set when the mechanism turned out not to work (see _check_works)
 
     @property
@@ -149,18 +150,45 @@ class Sandbox:
         return wrapped, env
 
     def _check_works(self) -> None:
-        """Once per session, before the first command: run `true` under the mechanism. A mechanism that is
-        installed but refused by this system (no user namespaces) is replaced by `NoSandbox`, and `failure`
-        says so, rather than failing every command or pretending."""
+        """Once per session, before the first command: run `true` under the mechanism, unless it worked with
+        the same key less than a day ago (agentcli.sandbox.verdict). A mechanism that is installed but refused
+        by this system (no user namespaces) is replaced by `NoSandbox`, and `failure` says so, rather than
+        failing every command or pretending."""
         if self._checked or self.mechanism.name == "none":
             return
         self._checked = True
+        from agentcli.sandbox import verdict
+
+        argv = self._probe_argv()
+        key = verdict.probe_key(argv)
+        if key is not None and verdict.known_good(self.spec.agentcli_home, key):
+            self._trusted = key
+            return
+        if not self._probe(argv) and key is not None:
+            verdict.remember(self.spec.agentcli_home, key)
+
+    def recheck(self) -> None:
+        """A confined command failed in a session that trusted a remembered verdict: the mechanism may have
+        refused it. Forget the verdict and probe now, deciding as a fresh session would (the failed command
+        did not run unconfined; later ones follow the probe). Once per session; nothing to do otherwise."""
+        if self._trusted is None:
+            return
+        from agentcli.sandbox import verdict
+
+        key, self._trusted = self._trusted, None
+        verdict.forget(self.spec.agentcli_home, key)
+        if not self._probe(self._probe_argv()):
+            verdict.remember(self.spec.agentcli_home, key)
+
+    def _probe_argv(self) -> list[str]:
+        return self.mechanism.argv(Launch(self.spec, "read-only", ("true",), self.spec.project_root))
+
+    def _probe(self, argv: list[str]) -> str:
+        """Run the probe; on failure switch to `NoSandbox` and set `failure`. Returns the problem ('' if none)."""
         import subprocess
 
         from agentcli.sandbox.none import NoSandbox
 
-        root = self.spec.project_root
-        argv = self.mechanism.argv(Launch(self.spec, "read-only", ("true",), root))
         try:
             proc = subprocess.run(argv, capture_output=True, text=True, timeout=30, check=False)
             lines = proc.stderr.strip().splitlines()
@@ -171,6 +199,7 @@ class Sandbox:
             self.failure = (f"The {self.mechanism.name} sandbox does not work here ({problem[:200]}): commands run "
                             "unconfined; only the permission policy guards them. `agentcli doctor` shows more.")
             self.mechanism = NoSandbox(f"{self.mechanism.name} failed: {problem[:200]}")
+        return problem
 
     def _proxy_socket(self) -> str | None:
         """The allowlist proxy's socket, started on first use; None when the allowlist does not apply."""

@@ -22,6 +22,7 @@ def rewind_files(built: Built, settings: Settings, target: str) -> dict[str, Any
         raise UsageError("rewind_files needs a stored session with file checkpoints",
                          hint="do not pass --no-session-persistence")
     agent = built.agent
+    writer.flush()  # records may wait behind a turn-end checkpoint
     loaded = load(layout.sessions_dir(settings.project_root), agent.session_id)
     plan = plan_rewind(loaded, target, writer.shadow)
     if plan.tree is None:

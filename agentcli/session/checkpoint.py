@@ -77,13 +77,16 @@ class ShadowGit:
         with self._lock:
             return self._snapshot()
 
-    def warm(self) -> None:
+    def warm(self, refresh: bool = False) -> None:
         """When the project has no checkpoint index yet (its first session, or a resumed session whose own
         index is gone), start a snapshot in a daemon thread and forget it: the stat cache and the object store
         fill while the session starts, so the first real checkpoint hashes only what changed since. With an
-        index to start from, the first checkpoint is cheap already and a warm-up would only repeat its scan.
-        A warm-up still running when the session closes is stopped by `stop()`; it never delays exit."""
-        if self.index.exists() or (self.store / "last-index").exists():
+        index to start from, the first checkpoint is cheap already and a warm-up would only repeat its scan,
+        unless `refresh`: the session is waiting for the model anyway (after a turn of read-only tools), and
+        files changed since the index was last written get hashed now, off the first checkpoint's path.
+        At most one warm-up per session. One still running when the session closes is stopped by `stop()`;
+        it never delays exit."""
+        if not refresh and (self.index.exists() or (self.store / "last-index").exists()):
             return
         if self._warmer is None:
             self._warmer = threading.Thread(target=self._warm, name="agentcli-checkpoint-warmup", daemon=True)
@@ -219,7 +222,7 @@ class ShadowGit:
         if not self.index.exists():
             seed = self.store / "last-index"
             if seed.exists():
-                shutil.copyfile(seed, self.index)  # a warm stat cache: the first snapshot hashes little
+                shutil.copy2(seed, self.index)  # a warm stat cache: the first snapshot hashes little
 
     def _create_store(self) -> None:
         """Build the store aside and rename it into place, so two sessions starting at once cannot clash."""
@@ -248,7 +251,7 @@ class ShadowGit:
         """Keep this session's index as the seed for the next session's first snapshot."""
         if self.index.exists():
             tmp = self.store / f"last-index.{os.getpid()}"
-            shutil.copyfile(self.index, tmp)
+            shutil.copy2(self.index, tmp)
             os.replace(tmp, self.store / "last-index")
 
     def _git(self, *args: str, stdin: bytes | None = None, index: Path | None = None) -> bytes:

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from agentcli import __version__, paths
-from agentcli.atomicfile import atomic_write
+from agentcli.atomicfile import NewFile, atomic_write
 from agentcli.core.sink import NullSink, SessionSink
 from agentcli.errors import SessionNotFoundError, UsageError
 from agentcli.llm.messages import Message
@@ -95,7 +95,8 @@ def open_session(
             return OpenedSession(sid, NullSink(sid))
         _check_free(directory, sid)
         header = new_header(sid, root, cwd or Path.cwd(), model, provider, name, base_url)
-        writer = create(directory, header, Redactor(secrets), _shadow(directory, sid, root, checkpoints, secrets))
+        writer = create(directory, header, Redactor(secrets), _shadow(directory, sid, root, checkpoints, secrets),
+                        generated_id=session_id is None)
         writer.warm_checkpoints()
         return OpenedSession(sid, writer, writer=writer, fresh=True)
     if resume_at is None:
@@ -198,21 +199,30 @@ def fork_header(sid: str, parent: LoadedSession, root: Path, cwd: Path, model: s
     return header
 
 
-def create(directory: Path, header: Record, redactor: Redactor, shadow: ShadowGit | None) -> SessionWriter:
-    """Write a new session file's header and return a locked writer for it."""
+def create(directory: Path, header: Record, redactor: Redactor, shadow: ShadowGit | None,
+           generated_id: bool = False) -> SessionWriter:
+    """Write a new session file's header and return a locked writer for it. Whole or absent: a process killed
+    here leaves no header-less file that would not load. With a `generated_id` (random: no other process can
+    take it), the file's fsyncs and its appearance under its name run beside the run's start-up, in the
+    writer's background thread (atomicfile.NewFile); with an id the user chose, here, so that a clash is
+    reported before the run begins."""
     directory.mkdir(parents=True, exist_ok=True, mode=0o700)
     sid = str(header["id"])
     path = layout.session_file(directory, sid)
     lock = SessionLock(layout.lock_file(directory, sid), sid).acquire()
+    data = encode(redactor.obj(header))
+    new_file = None
     try:
-        # Whole or absent: a process killed here leaves no header-less file that would not load.
-        atomic_write(path, encode(redactor.obj(header)), new_mode=0o600, exclusive=True)
+        if generated_id:
+            new_file = NewFile(path, data, new_mode=0o600)
+        else:
+            atomic_write(path, data, new_mode=0o600, exclusive=True)
     except OSError:
         lock.release()
         raise
     leaf = header.get("fork_record")
     return SessionWriter(path, sid, redactor=redactor, leaf_id=str(leaf) if leaf else None, lock=lock,
-                         shadow=shadow)
+                         shadow=shadow, new_file=new_file)
 
 
 def shadow_for(directory: Path, session_id: str, project_root: Path, secrets: tuple[str, ...] = ()) -> ShadowGit:

@@ -1,26 +1,34 @@
 """The one place that writes session files: `SessionWriter`, the loop's `SessionSink`.
 
 Every append is one complete line written by a single `os.write` on an `O_APPEND` descriptor, so a crash
-leaves at most one torn last line and two writers can never interleave inside a line. `end_turn()` fsyncs.
+leaves at most one torn last line and two writers can never interleave inside a line. `end_turn()` starts an
+fsync of what the turn wrote in a background thread (it releases the GIL: the disk flush overlaps the next
+request instead of delaying it); the next `end_turn()` and `close()` wait for it, and `close()` fsyncs the rest.
 Secrets are redacted before anything is encoded.
 
 Checkpoints stay off the event loop: `before_tool` snapshots run in a worker thread; the `turn_end` snapshot
-starts in a background thread at `end_turn()` and its record is written just before the next record (or at
-`close()`), so it still follows the turn's last record and precedes the next one, as if taken synchronously
-(it is made durable by the next fsync: the next turn's end, or close).
+starts in a background thread at `end_turn()`, its record's id and place reserved there, so it still follows the
+turn's last record and precedes the next one, as if taken synchronously. Records appended while it runs point at
+it and wait in memory, in order, behind it; all are written as soon as it is done, and at the latest by the next
+checkpoint, `end_turn()` or `close()`, whichever comes first (so the next fsync covers them). With a real model
+the snapshot ends long before the next reply and nothing waits; with a fast one, the reply's records no longer
+wait for git.
 """
 
 from __future__ import annotations
 
+import _thread
 import asyncio
 import contextlib
+import functools
 import os
-import threading
+import queue
 from collections.abc import Callable
 from concurrent.futures import Future
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
+from agentcli.atomicfile import NewFile
 from agentcli.errors import SessionError
 from agentcli.llm.messages import Message
 from agentcli.redact import Redactor
@@ -33,7 +41,11 @@ from agentcli.session.records import (
     data_record,
     encode,
     message_record,
+    new_record_id,
+    now_iso,
 )
+
+T = TypeVar("T")
 
 
 class SessionWriter:
@@ -48,25 +60,42 @@ class SessionWriter:
         leaf_id: str | None = None,
         lock: SessionLock | None = None,
         shadow: ShadowGit | None = None,
+        new_file: NewFile | None = None,
     ) -> None:
+        """`new_file`: a session file being created (its header written, not yet visible at `path`): it is
+        published by the background thread, before anything else that thread does; errors surface at the
+        next turn's end or close."""
         self.session_id = session_id
         self.path = path
         self._leaf_id = leaf_id
         self._turn_end: Future[dict[str, Any]] | None = None
+        self._turn_end_place: tuple[str, str | None, str] = ("", None, "")  # its record's id, parent, ts
+        self._queued: list[bytes] = []  # lines appended while it runs, written after its record
+        self._unsynced = True  # written since the last fsync began (close skips a second fsync after end_turn's)
+        self._syncing: Future[None] | None = None  # end_turn's fsync, running beside the next request
+        # The turn-end snapshot, then the turn's fsync: one thread, in that order (the snapshot is waited for
+        # first, by the next checkpoint; the fsync only by the next turn's end or close).
+        self._background = _Worker("agentcli-session-background")
         self.redactor = redactor
         self.shadow = shadow
         self._problems: list[str] = []  # failed snapshots not yet reported (take_problems)
         self._lock = lock
-        self._fd: int | None = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o600)
+        self._published: Future[None] | None = None
+        if new_file is not None:
+            self._fd: int | None = new_file.fd
+            self._published = self._background.submit(new_file.publish)
+        else:
+            self._fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o600)
         self._ckpt_lock = asyncio.Lock()
         self._dirty_tree = False
+        self._calls_pending = False  # this turn's reply called tools: another request follows it
         self.messages_written = 0
-        self._terminate_torn_line()
+        if new_file is None:
+            self._terminate_torn_line()
 
     @property
     def leaf_id(self) -> str | None:
-        """The id the next record will point at (a pending turn-end checkpoint is written first)."""
-        self._settle()
+        """The id the next record will point at (a pending turn-end checkpoint's, reserved at `end_turn`)."""
         return self._leaf_id
 
     @leaf_id.setter
@@ -83,6 +112,8 @@ class SessionWriter:
 
     def message(self, message: Message, **meta: Any) -> str:
         self.messages_written += 1
+        if message.role == "assistant" and message.tool_uses:
+            self._calls_pending = True
         return self.append(message_record(message, self.leaf_id, meta))
 
     def record(self, kind: str, data: dict[str, Any]) -> str:
@@ -96,6 +127,7 @@ class SessionWriter:
         async with self._ckpt_lock:
             if self._turn_end is not None:
                 await asyncio.wrap_future(self._turn_end)
+                self._settle()
             data = await asyncio.to_thread(self._snap, "before_tool", tool_use_id, tool_name)
             self._append_checkpoint(data)
 
@@ -104,28 +136,79 @@ class SessionWriter:
         return problems
 
     def end_turn(self) -> None:
-        if self._dirty_tree and self.shadow is not None and self._turn_end is None:
+        self._wait_published()  # a new file is at its path once a turn has ended (long done by then)
+        self._settle()  # the last turn's records, queued behind its turn-end checkpoint, are made durable now
+        if self._dirty_tree and self.shadow is not None and self._fd is not None:
             # The state after the agent's tools ran: later differences were made by someone else. The agent
-            # runs no tool before its next record, and that record waits for this snapshot.
+            # runs no tool before its next checkpoint, which waits for this snapshot.
             self._dirty_tree = False
-            self._turn_end = _in_thread(self._turn_end_snap)
-        if self._fd is not None:
-            os.fsync(self._fd)
+            self._turn_end_place = (new_record_id(), self._leaf_id, now_iso())
+            self._leaf_id = self._turn_end_place[0]
+            self._turn_end = self._background.submit(self._turn_end_snap)
+        elif self._calls_pending and self.shadow is not None:
+            # Only read-only tools ran, and the model is asked again: bring the checkpoint index up to date
+            # meanwhile, so that a changing tool in a later reply waits for one `ls-files`, not for hashing
+            # what changed since the project's last session (ShadowGit.warm; once per session).
+            self.shadow.warm(refresh=True)
+        self._calls_pending = False
+        self._wait_sync()
+        if self._fd is not None and self._unsynced:
+            self._unsynced = False
+            self._syncing = self._background.submit(functools.partial(os.fsync, self._fd))
 
     # ---- the rest ---------------------------------------------------------------------------------
 
     def append(self, record: Record) -> str:
-        """Write one record (redacted) as one line; it becomes the new leaf. Returns its id."""
+        """Write one record (redacted) as one line; it becomes the new leaf. Returns its id. While a turn-end
+        snapshot runs, the line waits in memory behind that checkpoint's record (see the module docstring)."""
         if self._fd is None:
             raise SessionError(f"session {self.session_id} is closed")
-        self._settle()
         line = encode(self.redactor.obj(record))
+        if self._turn_end is not None and self._turn_end.done():
+            self._settle()
+        if self._turn_end is not None:
+            self._queued.append(line)
+        else:
+            self._write(line)
+        self._leaf_id = str(record["id"])
+        return self._leaf_id
+
+    def _wait_sync(self) -> None:
+        """Wait for end_turn's fsync, if one runs (an I/O error surfaces here)."""
+        self._wait_published()
+        pending, self._syncing = self._syncing, None
+        if pending is not None:
+            pending.result()
+
+    def _wait_published(self) -> None:
+        pending, self._published = self._published, None
+        if pending is None:
+            return
+        try:
+            pending.result()
+        except OSError as err:
+            raise SessionError(f"cannot create the session file {self.path}: {err}",
+                               hint="is the disk full or the sessions folder read-only?") from err
+
+    def _sync(self) -> None:
+        self._wait_sync()
+        if self._fd is not None and self._unsynced:
+            os.fsync(self._fd)
+            self._unsynced = False
+
+    def _write(self, line: bytes) -> None:
+        assert self._fd is not None
+        self._unsynced = True
         written = os.write(self._fd, line)
         if written != len(line):
             raise SessionError(f"short write to {self.path} ({written} of {len(line)} bytes)",
                                hint="is the disk full?")
-        self._leaf_id = str(record["id"])
-        return self._leaf_id
+
+    def flush(self) -> None:
+        """Write everything appended so far, waiting for a running turn-end snapshot (and for a new file to be
+        published): for readers of the file during the session (a rewind)."""
+        self._settle()
+        self._wait_published()
 
     def snapshot_now(self, phase: str) -> Record | None:
         """Take a checkpoint immediately (sync) and record it; None when checkpoints are off or fail."""
@@ -141,10 +224,13 @@ class SessionWriter:
             if self.shadow is not None:
                 self.shadow.stop()  # a warm-up still running must not delay exit
             if self._fd is not None:
-                fd, self._fd = self._fd, None
-                os.fsync(fd)
-                os.close(fd)
+                try:
+                    self._sync()
+                finally:
+                    fd, self._fd = self._fd, None
+                    os.close(fd)
             self._remember_index()
+            self._background.stop()
             if self._lock is not None:
                 self._lock.release()
 
@@ -161,10 +247,20 @@ class SessionWriter:
                 self.shadow.remember_index()
 
     def _settle(self) -> None:
-        """Write the pending turn-end checkpoint, waiting for its snapshot if it is still running."""
+        """Write the pending turn-end checkpoint, waiting for its snapshot if it is still running, in its
+        reserved place, then the records queued behind it."""
         pending, self._turn_end = self._turn_end, None
-        if pending is not None and self._fd is not None:
-            self._append_checkpoint(pending.result())
+        if pending is None or self._fd is None:
+            return
+        data = pending.result()
+        queued, self._queued = self._queued, []
+        rid, parent, ts = self._turn_end_place
+        if "error" in data:
+            self._problems.append(f"checkpoint skipped: {data['error']}")
+        rec = {"type": CHECKPOINT, "id": rid, "parent_id": parent, "ts": ts, "data": data}
+        self._write(encode(self.redactor.obj(rec)))
+        for line in queued:
+            self._write(line)
 
     def _turn_end_snap(self) -> dict[str, Any]:
         """Runs in a background thread: snapshot, then seed the project's next session with the index."""
@@ -211,16 +307,36 @@ class SessionWriter:
             os.write(self._fd, b"\n")
 
 
-def _in_thread(fn: Callable[[], dict[str, Any]]) -> Future[dict[str, Any]]:
-    """Run `fn` in a daemon thread (an interpreter exiting without `close()` does not wait for it)."""
-    fut: Future[dict[str, Any]] = Future()
+class _Worker:
+    """One thread, started at its first job, running jobs in order. Started with `_thread`, not
+    `threading.Thread.start()`, which blocks the caller until the new thread has been scheduled (milliseconds on
+    a busy machine, on the run's critical path). Like a daemon thread, an interpreter exiting without `close()`
+    does not wait for it."""
 
-    def work() -> None:
-        fut.set_running_or_notify_cancel()
-        try:
-            fut.set_result(fn())
-        except BaseException as err:  # handed to whoever waits for the result
-            fut.set_exception(err)
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self._jobs: queue.SimpleQueue[tuple[Callable[[], Any], Future[Any]] | None] = queue.SimpleQueue()
+        self._started = False
 
-    threading.Thread(target=work, name="agentcli-turn-end-checkpoint", daemon=True).start()
-    return fut
+    def submit(self, fn: Callable[[], T]) -> Future[T]:
+        fut: Future[T] = Future()
+        self._jobs.put((fn, fut))
+        if not self._started:
+            self._started = True
+            _thread.start_new_thread(self._run, ())
+        return fut
+
+    def stop(self) -> None:
+        """The thread ends after the jobs already submitted (a writer's close: no thread left per session)."""
+        if self._started:
+            self._jobs.put(None)
+            self._started = False
+
+    def _run(self) -> None:
+        while (job := self._jobs.get()) is not None:
+            fn, fut = job
+            fut.set_running_or_notify_cancel()
+            try:
+                fut.set_result(fn())
+            except BaseException as err:  # handed to whoever waits for the result
+                fut.set_exception(err)

@@ -122,6 +122,8 @@ class BashTool:
         except OSError as e:  # no bash, too many open files …
             return ToolOutput.error(f"Could not run the command: {e}")
         notes += _update_cwd(new_cwd, ctx)
+        if code != 0 and not timed_out and ctx.sandbox is not None:
+            ctx.sandbox.recheck()  # a remembered "sandbox works" may be stale (agentcli.sandbox.verdict)
         notes += _swept(ctx, absent) + _sandbox_failure(ctx)
         parts = [out.rstrip("\n")] if out.strip() else []
         if timed_out:

@@ -31,6 +31,7 @@ async def rewind(repl: ReplHost, args: str) -> None:
     from agentcli.session.rewind import apply_rewind, plan_rewind
 
     writer = built.session.writer
+    writer.flush()  # records may wait behind a turn-end checkpoint
     loaded = load(layout.sessions_dir(repl.root), agent.session_id)
     prompts = [(rec, msg) for rec, msg in message_records(loaded.chain) if msg.role == "user" and msg.text.strip()]
     word, _, what = args.partition(" ")
