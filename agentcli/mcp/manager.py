@@ -81,7 +81,7 @@ class McpManager:
             await asyncio.sleep(delay_s)
         try:
             # The SDK takes most of a second to import: never on the thread that draws the prompt.
-            mod = await asyncio.to_thread(importlib.import_module, "agentcli.mcp.connection")
+            mod = await asyncio.to_thread(_import_connection)
         except Exception as err:
             self._notices.append(("warning", f"MCP unavailable: cannot load the mcp package ({err})"))
             return
@@ -280,3 +280,12 @@ def log_file(name: str) -> Path:
 
 
 __all__ = ["SEARCH_TOOL", "McpManager", "log_file"]
+
+
+def _import_connection() -> Any:
+    """The SDK imports httpx and anyio: the HTTP stack is imported first, by the one gate, so this thread never
+    imports those packages beside another one (see net/preload.py)."""
+    from agentcli.net.preload import ensure
+
+    ensure()
+    return importlib.import_module("agentcli.mcp.connection")

@@ -185,6 +185,9 @@ class HttpClient:
         key = (proxy, tls)
         client = self._clients.get(key)
         if client is None:
+            from agentcli.net.preload import ensure
+
+            ensure()
             from agentcli.net.mapping import new_client
             from agentcli.net.tls import no_tls_context, trust_context
 

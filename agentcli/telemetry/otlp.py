@@ -129,6 +129,9 @@ class Sender:
         return self._client
 
     def _open(self) -> httpx.Client:
+        from agentcli.net.preload import ensure
+
+        ensure()  # never beside another thread's import of the stack
         import httpx
 
         from agentcli.net.proxy import proxy_for

@@ -72,6 +72,9 @@ def check_url(url: str, allowed_private: frozenset[str]) -> tuple[str, str, int,
 
 
 async def fetch(url: str, allowed_private: frozenset[str]) -> Page:
+    from agentcli.net.preload import ensure
+
+    ensure()  # never beside another thread's import of the stack
     import httpx
 
     from agentcli.net.tls import trust_context  # the one trust store (SSL_CERT_FILE / SSL_CERT_DIR honoured)

@@ -35,6 +35,9 @@ class SearchError(Exception):
 
 
 async def search(config: dict[str, Any], query: str, env: dict[str, str]) -> list[Result]:
+    from agentcli.net.preload import ensure
+
+    ensure()  # never beside another thread's import of the stack
     import httpx
 
     backend = str(config.get("backend") or "")
