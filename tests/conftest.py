@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import compileall
+import sys
 from pathlib import Path
 
 import pytest
@@ -12,6 +13,11 @@ from agentcli.assembly.firstrun import CONFIG_ENV_VARS
 from agentcli.settings.config import SECRET_ENV_VARS
 
 pytest_plugins = ["tests.fakes.fixtures"]
+
+# pytest rewrites every test module's asserts and compiles it at import; with PYTHONDONTWRITEBYTECODE set (as on
+# these machines) nothing of that was kept, so each worker redid it on every run (~5 s CPU apiece). Set before the
+# test modules are imported, this keeps pytest's rewritten .pyc files (tests/**/__pycache__, ignored by git).
+sys.dont_write_bytecode = False
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:
