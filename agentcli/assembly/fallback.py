@@ -71,7 +71,7 @@ class FallbackProvider:
             await self._made.aclose()
 
 
-def with_fallback(primary: Provider, settings: Settings, sel: selection.Selection) -> FallbackProvider:
+def with_fallback(primary: Provider, settings: Settings, sel: selection.Selection) -> Provider:
     """Wrap the run's provider. The fallback is chosen now (a name no provider serves fails before the run),
     its client is made on first use."""
     from agentcli.assembly.runtime import make_provider
@@ -80,8 +80,10 @@ def with_fallback(primary: Provider, settings: Settings, sel: selection.Selectio
     same_setup = "/" not in name
     fb = selection.select(name, settings.provider if same_setup else None, settings.base_url if same_setup else None,
                           settings.providers, request_timeout_s=settings.request_timeout_s,
-                          max_retries=settings.max_retries)
+                          max_retries=settings.max_retries, model_overrides=settings.model_overrides)
     if fb.model == sel.model and fb.config.name == sel.config.name:
+        if selection.overridden(name, settings.model_overrides) != name:
+            return primary  # [model_overrides] sent both names to one model: there is nothing to fall back to
         raise UsageError(f"--fallback-model {name} is the main model", hint="name another model")
     return FallbackProvider(primary, fb, make_provider)
 

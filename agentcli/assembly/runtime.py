@@ -45,6 +45,7 @@ async def select_provider(settings: Settings) -> selection.Selection:
     sel = selection.select(
         settings.model, settings.provider, settings.base_url, settings.providers,
         request_timeout_s=settings.request_timeout_s, max_retries=settings.max_retries,
+        model_overrides=settings.model_overrides,
     )
     from agentcli.assembly.served import name_served_model
 
@@ -131,7 +132,8 @@ def compact_provider_fn(settings: Settings) -> Callable[[], tuple[Provider, str]
             same_setup = "/" not in name
             sel = selection.select(name, settings.provider if same_setup else None,
                                    settings.base_url if same_setup else None, settings.providers,
-                                   request_timeout_s=settings.request_timeout_s, max_retries=settings.max_retries)
+                                   request_timeout_s=settings.request_timeout_s, max_retries=settings.max_retries,
+                                   model_overrides=settings.model_overrides)
             made.append((make_provider(sel), sel.model))
         return made[0]
 

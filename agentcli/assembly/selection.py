@@ -9,6 +9,7 @@ The catalog, factory and profiles own the details; this module only puts them in
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -69,6 +70,20 @@ def choose(model: str | None, provider: str | None, base_url: str | None) -> tup
     return _from_env(), None
 
 
+def overridden(model: str | None, overrides: Mapping[str, str] | None) -> str | None:
+    """The model `[model_overrides]` puts in place of `model`, as Claude Code's `modelOverrides` do: a key is
+    the name itself, else the catalog model it stands for (`sonnet` and `claude-sonnet-4-5-20250929` both match
+    `claude-sonnet-4-5`), else `*` (any name). Applied once: a replacement is not looked up again."""
+    if not model or not overrides:
+        return model
+    if model in overrides:
+        return overrides[model]
+    name = catalog.canonical_name(model)
+    if name is not None and name in overrides:
+        return overrides[name]
+    return overrides.get("*", model)
+
+
 def select(
     model: str | None,
     provider: str | None,
@@ -77,9 +92,15 @@ def select(
     *,
     request_timeout_s: float,
     max_retries: int,
+    model_overrides: Mapping[str, str] | None = None,
 ) -> Selection:
     """Resolve everything into a ProviderConfig. Raises ConfigError when nothing says which provider to use,
-    AuthError (from a profile) when a required key is missing."""
+    AuthError (from a profile) when a required key is missing. `model_overrides` replace a requested name first
+    (see `overridden`); a replacement that names its provider (`llamacpp/qwen`) drops the caller's."""
+    replaced = overridden(model, model_overrides)
+    if replaced != model and "/" in str(replaced):
+        provider = None
+    model = replaced
     name, model_name = choose(model, provider, base_url)
     if name is None:
         raise ConfigError("no provider configured", hint="pass --model provider/model or set a provider's API key")

@@ -100,7 +100,8 @@ async def build_child(
     sel = family.selection
     if definition.model:
         sel = selection.select(definition.model, None, None, settings.providers,
-                               request_timeout_s=settings.request_timeout_s, max_retries=settings.max_retries)
+                               request_timeout_s=settings.request_timeout_s, max_retries=settings.max_retries,
+                               model_overrides=settings.model_overrides)
     ctx = dataclasses.replace(parent_ctx, state={}, inbox=[], subagents=None, _redactor=None)
     policy = _narrowed(parent_policy, ctx)
     tools = _child_tools(definition, parent_tools, depth, settings.subagent_max_depth)

@@ -44,6 +44,7 @@ class SessionStarted:
     tools: tuple[str, ...]
     permission_mode: str
     mcp_servers: tuple[tuple[str, str], ...] = ()  # (name, status): connected | pending | failed | untrusted
+    agents: tuple[str, ...] = ()  # the subagent types the Task tool can start
 
 
 @dataclass(frozen=True, slots=True)

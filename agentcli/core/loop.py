@@ -331,7 +331,7 @@ class Agent:
                     raise LimitReachedError(f"Reached the turn limit ({self.options.max_turns})",
                                             hint="raise it with --max-turns", code="max_turns")
         except (asyncio.CancelledError, GeneratorExit):
-            self._repair_after_interrupt()
+            self._mark_interrupted()
             raise
         except AgentCliError as err:
             self._repair_after_interrupt()
@@ -442,10 +442,11 @@ class Agent:
         return [TextBlock(t) for t in self.options.nested_memory(paths)]
 
     def _started(self) -> SessionStarted:
+        tools = tuple(t.name for t in self.registry.tools())
+        agents = getattr(self.ctx.subagents, "definitions", None) if "Task" in tools else None
         return SessionStarted(self.session_id, str(self.ctx.project_root), self.options.model,
-                              self.options.provider_label or self.options.provider_name,
-                              tuple(t.name for t in self.registry.tools()),
-                              self.policy.mode, tuple(self.registry.servers()))
+                              self.options.provider_label or self.options.provider_name, tools,
+                              self.policy.mode, tuple(self.registry.servers()), tuple(sorted(agents or ())))
 
     async def _stream(
         self, builder: MessageBuilder, tools: list[Any], st: _RunState
@@ -562,6 +563,16 @@ class Agent:
         msg = Message("user", tuple(ToolResultBlock(c.id, text, is_error=True) for c in calls))
         self.append(msg)
         return ToolResultsMessage(msg)
+
+    def _mark_interrupted(self) -> None:
+        """A run stopped by the user: its unanswered calls are answered, and a prompt (or tool results) the model
+        never replied to is followed by the marker Claude Code writes, so the next request does not read as one
+        merged prompt but as "this was interrupted, now this"."""
+        last = self.messages[-1] if self.messages else None
+        if last is not None and last.role == "assistant" and last.tool_uses:
+            self._answer_unrun(last.tool_uses, INTERRUPTED)
+        elif last is not None and last.role == "user" and last.text != INTERRUPTED:
+            self.append(Message.user(INTERRUPTED))
 
     def _repair_after_interrupt(self) -> None:
         """Keep the transcript valid: every tool call of the last assistant message gets a result."""

@@ -123,16 +123,18 @@ class JsonPrinter:
 class StreamJsonPrinter:
     """Line-delimited JSON: system/init, assistant and user messages, optional stream_event deltas, result."""
 
-    def __init__(self, out: TextIO, include_partial: bool = False) -> None:
+    def __init__(self, out: TextIO, include_partial: bool = False, include_hooks: bool = False) -> None:
         self.out = out
         self.session_id = ""
         self.include_partial = include_partial
+        self.include_hooks = include_hooks  # --include-hook-events: hook_started / hook_response lines, as Claude Code
         # The session record a main-agent message was just stored as (its `uuid`, which `rewind_files` and
         # resume take); None, or no source, when nothing is stored: then a fresh uuid.
         self.record_id: Callable[[], str | None] | None = None
         self.partials: dict[str | None, PartialMapper] = {}  # one per stream: the main agent's, each subagent's
         self.message_ids: dict[str | None, str] = {}  # per stream: the id message_start gave the reply under way
         self.model = ""
+        self.stop_reason: str | None = None  # the main agent's last reply's, for the result line (Claude Code's)
 
     def _emit(self, obj: dict[str, Any]) -> None:
         self.out.write(_dump(obj) + "\n")
@@ -154,9 +156,11 @@ class StreamJsonPrinter:
                 if not isinstance(inner, SessionStarted | RunFinished):  # a subagent has no init or result line
                     self.feed(inner, tool_use_id)
             case SessionStarted():
-                self.session_id, self.model = ev.session_id, ev.model
+                self.session_id, self.model, self.stop_reason = ev.session_id, ev.model, None
                 self._emit(schema.init_line(ev))
             case AssistantMessage(msg, usage, model, stop, _):
+                if parent is None:  # a model's own reason only: "cancelled" / "error" are agentcli's
+                    self.stop_reason = stop if stop not in ("cancelled", "error") else None
                 self._emit(schema.message_line(msg, self.session_id, model=model, usage=usage, stop_reason=stop,
                                                parent_tool_use_id=parent, uuid=self._uuid(parent),
                                                message_id=self.message_ids.pop(parent, None)))
@@ -177,10 +181,10 @@ class StreamJsonPrinter:
                 self._emit(schema.compact_boundary_line(ev, self.session_id))
             case TodosUpdated(todos):
                 self._emit(schema.todos_line(todos, self.session_id))
-            case HookStarted(hook_id, event, name, _):
+            case HookStarted(hook_id, event, name, _) if self.include_hooks:
                 self._emit({"type": "system", "subtype": "hook_started", "hook_id": hook_id, "hook_name": name,
                             "hook_event": event, "session_id": self.session_id, "uuid": new_uuid()})
-            case HookFinished(hook_id, event, name, _, exit_code, stdout, stderr, outcome, _):
+            case HookFinished(hook_id, event, name, _, exit_code, stdout, stderr, outcome, _) if self.include_hooks:
                 self._emit({"type": "system", "subtype": "hook_response", "hook_id": hook_id, "hook_name": name,
                             "hook_event": event, "output": stdout, "stdout": stdout, "stderr": stderr,
                             "exit_code": exit_code, "outcome": outcome, "session_id": self.session_id,
@@ -190,12 +194,13 @@ class StreamJsonPrinter:
                             "queries": list(queries), "sources": [{"title": t, "url": u} for t, u in sources],
                             "parent_tool_use_id": parent, "session_id": self.session_id, "uuid": new_uuid()})
             case RunFinished(result):
-                self._emit(schema.result_line(result))
+                self._emit({**schema.result_line(result), "stop_reason": self.stop_reason})
             case (TurnStarted() | TextDelta() | ThinkingDelta() | ThinkingSignature() | RedactedThinking()
                   | ToolCallStart() | ToolCallDelta() | ToolCallEnd() | UsageReport() | MessageStop()):
                 if self.include_partial:
                     self._stream_event(self.partials.setdefault(parent, PartialMapper()).map(ev), parent)
-            case PermissionDecision() | ToolStarted() | ToolFinished() | CompactionStarted():
+            case PermissionDecision() | ToolStarted() | ToolFinished() | CompactionStarted() | HookStarted() \
+                    | HookFinished():
                 pass
             case _:
                 assert_never(ev)
@@ -215,9 +220,10 @@ def _short(args: dict[str, Any]) -> str:
     return ""
 
 
-def make_printer(fmt: str, out: TextIO, err: TextIO, *, include_partial: bool, verbose: bool) -> Printer:
+def make_printer(fmt: str, out: TextIO, err: TextIO, *, include_partial: bool, verbose: bool,
+                 include_hooks: bool = False) -> Printer:
     if fmt == "json":
         return JsonPrinter(out)
     if fmt == "stream-json":
-        return StreamJsonPrinter(out, include_partial)
+        return StreamJsonPrinter(out, include_partial, include_hooks)
     return TextPrinter(out, err, verbose)

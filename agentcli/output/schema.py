@@ -32,7 +32,7 @@ def init_line(ev: SessionStarted) -> dict[str, Any]:
         "permissionMode": ev.permission_mode,
         "mcp_servers": [{"name": name, "status": status} for name, status in ev.mcp_servers],
         "slash_commands": [],
-        "agents": [],
+        "agents": list(ev.agents),
         "output_style": "default",
         "apiKeySource": "none",
         "claude_code_version": CLAUDE_CODE_PROTOCOL,

@@ -166,7 +166,7 @@ async def _prepare_switch(session: StreamSession, name: str | None) -> Any:
         same = "/" not in name
         sel = selection.select(name, settings.provider if same else None, settings.base_url if same else None,
                                settings.providers, request_timeout_s=settings.request_timeout_s,
-                               max_retries=settings.max_retries)
+                               max_retries=settings.max_retries, model_overrides=settings.model_overrides)
     provider = runtime.make_provider(sel)
     try:
         selection.check_credentials(provider)

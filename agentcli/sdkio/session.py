@@ -99,7 +99,7 @@ class StreamSession:
         self.replay = replay
         self.pipes = pipes
         self.out = pipes.out
-        self.printer = StreamJsonPrinter(self.out, settings.include_partial_messages)
+        self.printer = StreamJsonPrinter(self.out, settings.include_partial_messages, settings.include_hook_events)
         self.channel = ControlChannel(self._write, self._problem)
         self.prompt_tool = permission_prompt_tool
         self.built: Built | None = None
@@ -265,7 +265,11 @@ class StreamSession:
             await work()
         self.deferred.clear()
         self.interrupted = False
-        command = message.text.strip() if all(isinstance(b, TextBlock) for b in message.content) else ""
+        # `client_composed` (the SDK's verbatim_prompts): text assembled from others' content is sent as written,
+        # never dispatched as a command, as Claude Code does from the version init claims (schema.CLAUDE_CODE_PROTOCOL)
+        composed = item.data.get("client_composed") is True
+        command = message.text.strip() if not composed and all(isinstance(b, TextBlock) for b in message.content) \
+            else ""
         turn = self._compact(command[len("/compact"):].strip()) if command.split(" ")[0] == "/compact" \
             else self._turn(message, item.data["message"])
         self.current = asyncio.ensure_future(turn)

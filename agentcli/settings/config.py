@@ -51,7 +51,8 @@ SCALAR_KEYS = {
 FLAG_VALUES = {"system_prompt_file", "append_system_prompt_file", "tools", "setting_sources", "json_schema",
                "max_thinking_tokens", "agents"}
 # What --setting-sources without "user" still reads from the user's config.toml: which model and how to reach it.
-PROVIDER_KEYS = ("model", "provider", "base_url", "providers", "prices", "max_retries", "request_timeout_s")
+PROVIDER_KEYS = ("model", "provider", "base_url", "providers", "prices", "max_retries", "request_timeout_s",
+                 "model_overrides")
 # Settings that are lists of strings (TOML arrays); see docs/sandbox.md.
 LIST_KEYS = ("sandbox_allowed_hosts", "shell_env_exclude", "shell_env_keep")
 
@@ -103,6 +104,8 @@ class Settings:
     name: str | None = None
     providers: dict[str, dict[str, Any]] = field(default_factory=dict)
     prices: dict[str, dict[str, Any]] = field(default_factory=dict)
+    # [model_overrides]: a model name an application asks for → the model agentcli runs (agentcli.assembly.selection)
+    model_overrides: dict[str, str] = field(default_factory=dict)
     secrets: tuple[str, ...] = ()
     mcp_config: tuple[str, ...] = ()  # --mcp-config values (files or JSON), see agentcli.mcp.config
     strict_mcp_config: bool = False
@@ -189,6 +192,11 @@ def _apply(settings: Settings, data: dict[str, Any], source: str) -> Settings:
     prices = data.get("prices")
     if isinstance(prices, dict):
         changes["prices"] = {**settings.prices, **prices}
+    overrides = data.get("model_overrides")
+    if overrides is not None:
+        if not isinstance(overrides, dict) or not all(isinstance(v, str) and v for v in overrides.values()):
+            raise ConfigError(f"{source}: 'model_overrides' must map model names to model names, got {overrides!r}")
+        changes["model_overrides"] = {**settings.model_overrides, **overrides}
     if isinstance(data.get("web_search"), dict):
         changes["web_search"] = {**settings.web_search, **data["web_search"]}
     if data.get("hooks") is not None:

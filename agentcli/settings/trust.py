@@ -19,7 +19,7 @@ from agentcli import paths
 
 # Config keys in the shared file that route traffic or change what the model is told.
 RISKY_CONFIG_KEYS = ("base_url", "provider", "append_system_prompt", "sandbox_mode", "sandbox_network",
-                     "sandbox_allowed_hosts", "shell_env_keep", "sandbox")
+                     "sandbox_allowed_hosts", "shell_env_keep", "sandbox", "model_overrides")
 RISKY_MODES = ("acceptEdits", "bypassPermissions")
 
 

@@ -27,6 +27,7 @@ async def switch_model(repl: ReplHost, name: str) -> None:
         settings.providers,
         request_timeout_s=settings.request_timeout_s,
         max_retries=settings.max_retries,
+        model_overrides=settings.model_overrides,
     )
     provider = runtime.make_provider(sel)
     try:

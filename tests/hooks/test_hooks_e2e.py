@@ -162,7 +162,7 @@ def test_a_hanging_hook_is_killed_with_its_children_and_the_run_goes_on(tmp_path
     hooks = json.dumps({"sandbox_hooks": False, "hooks": {"PreToolUse": [{"matcher": "Read", "hooks": [
         {"type": "command", "command": cmd, "timeout": 1}]}]}})
     fake_llm.push(Reply(tool_calls=[ToolCall("Read", {"file_path": "a.py"})]), Reply(text="read it"))
-    run = run_p(proj, fake_llm, "read", "--settings", hooks, fmt="stream-json")
+    run = run_p(proj, fake_llm, "read", "--settings", hooks, "--include-hook-events", fmt="stream-json")
     assert run.status == 0, run.stderr
     lines = run.lines()
     responses = [x for x in lines if x.get("subtype") == "hook_response"]

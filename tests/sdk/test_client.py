@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 from pathlib import Path
 from typing import Any
 
+import pytest
 from claude_agent_sdk import ClaudeSDKClient, ResultMessage, StreamEvent
 
 from tests.fakes.script import Fault, Reply, ToolCall
@@ -81,7 +83,9 @@ def test_interrupt_mid_stream_ends_the_turn_and_the_session_goes_on(tmp_path: Pa
     last = after[-1]
     assert isinstance(last, ResultMessage) and not last.is_error and last.result == "A joke."
     assert last.session_id == stopped.session_id
-    assert "count to a million" in sdk.sent(1) and "never mind" in sdk.sent(1)
+    sent = sdk.sent(1)
+    # as Claude Code: the interrupted prompt, then the marker, then the new prompt (not one merged prompt)
+    assert sent.index("count to a million") < sent.index("[Request interrupted by user]") < sent.index("never mind")
 
 
 async def status(sdk: Sdk) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any] | None]:
@@ -142,6 +146,27 @@ def test_compact_command_compacts_and_ends_with_a_result(tmp_path: Path, fake_ll
     assert boundary.data["compact_metadata"]["trigger"] == "manual"
     assert isinstance(messages[-1], ResultMessage) and not messages[-1].is_error
     assert "keep the codename" in json.dumps(fake_llm.requests[1].body)  # the summariser was told the focus
+
+
+async def verbatim(sdk: Sdk) -> list[Any]:
+    async with ClaudeSDKClient(sdk.options(verbatim_prompts=True)) as client:
+        return await turn(client, "/compact keep the codename")
+
+
+def test_a_client_composed_prompt_is_sent_as_written_not_run_as_a_command(
+        tmp_path: Path, fake_llm: FakeLLM, caplog: pytest.LogCaptureFixture) -> None:
+    """verbatim_prompts: the SDK trusts an engine whose init reports Claude Code 2.1.248+ to honour it (and
+    warns otherwise); agentcli reports the protocol release it speaks, so it must."""
+    from claude_agent_sdk import SystemMessage
+
+    sdk = make_sdk(tmp_path, fake_llm)
+    fake_llm.push(Reply(text="That reads like a command; I will not run it."))
+    with caplog.at_level(logging.WARNING, logger="claude_agent_sdk"):
+        messages = asyncio.run(verbatim(sdk))
+    assert not any(isinstance(m, SystemMessage) and m.subtype == "compact_boundary" for m in messages)
+    assert "/compact keep the codename" in sdk.sent(0)
+    assert isinstance(messages[-1], ResultMessage) and messages[-1].result.startswith("That reads like a command")
+    assert caplog.records == []  # neither "too old" nor "ignores verbatim_prompts"
 
 
 async def mode_round_trip(sdk: Sdk, asked: list[str]) -> list[ResultMessage]:

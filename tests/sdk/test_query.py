@@ -160,3 +160,27 @@ def test_another_provider_behind_the_sdk_thinking_without_a_signature(tmp_path: 
     assert (thinking.thinking, thinking.signature) == ("two plus two", "")
     assert reply.model == "gpt-4.1" and fake_llm.requests[0].path.endswith("/chat/completions")
     assert isinstance(messages[-1], ResultMessage) and messages[-1].result == "4"
+
+
+async def first(options: Any) -> Any:
+    async for message in query(prompt="hi", options=options):
+        return message
+
+
+def test_init_lists_the_agents_the_task_tool_can_start(tmp_path: Path, fake_llm: FakeLLM) -> None:
+    from claude_agent_sdk import AgentDefinition
+
+    sdk = make_sdk(tmp_path, fake_llm)
+    reviewer = {"reviewer": AgentDefinition(description="Reviews code", prompt="You review code.", tools=["Read"])}
+    fake_llm.push(Reply(text="hello"), Reply(text="hello"))
+    init = asyncio.run(first(sdk.options(agents=reviewer)))
+    assert isinstance(init, SystemMessage) and init.data["agents"] == ["explore", "general-purpose", "reviewer"]
+    init = asyncio.run(first(sdk.options(agents=reviewer, tools=["Read"])))  # no Task tool: no agents to start
+    assert isinstance(init, SystemMessage) and init.data["agents"] == []
+
+
+def test_the_result_says_why_the_last_reply_stopped(tmp_path: Path, fake_llm: FakeLLM) -> None:
+    sdk = make_sdk(tmp_path, fake_llm)
+    fake_llm.push(Reply(text="cut sho", stop_reason="max_tokens"))
+    messages = asyncio.run(collect("write a lot", sdk.options()))
+    assert isinstance(messages[-1], ResultMessage) and messages[-1].stop_reason == "max_tokens"
