@@ -284,6 +284,10 @@ def run(argv: list[str], *, exit_when_done: bool = False) -> int:
                 exit_now(status)
             return status
         if values.get("print_mode"):
+            if settings.telemetry:  # its import overlaps the rest of start-up: the exit waits for none of it
+                from agentcli.telemetry.setup import preload
+
+                preload()
             from agentcli.output.headless import run_headless
 
             status = run_headless(settings, _read_prompt(values.get("prompt")), on_ready=started)

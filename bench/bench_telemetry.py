@@ -9,9 +9,10 @@ Whole process: a 20,000-token `-p` run, a one-reply `-p` run (the fake answers a
 starts 300 ms after the request (as a real API's does), telemetry off / on (traces and metrics) / on
 with traces only (`OTEL_METRICS_EXPORTER=none`), exporting to a local OTLP/HTTP sink, interleaved (one of each
 in turn, so a change in the machine's load hits all variants alike). CPU is the process's user + system time;
-"+CPU" is the median of the per-round differences against the off run of the same round. `--tree DIR` adds the
-variant "on" run from another checkout (e.g. the previous implementation: `git archive <rev> agentcli | tar -x
--C DIR`).
+"+CPU" is the median of the per-round differences against the off run of the same round. `--tree DIR`
+(repeatable) adds the variant "on" run from another checkout (e.g. the previous implementation: `git archive <rev>
+agentcli | tar -x -C DIR`). "1st req": process start → the fake got the run's request (what starting telemetry's
+import early costs a run whose answer takes a while).
 
     .venv/bin/python -m bench.bench_telemetry --runs 9 [--tree DIR]
 """
@@ -32,7 +33,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-from bench.bench_headless import PY, ROOT, SCENARIOS, TARGETS, clean_env, fake_server, reply
+from bench.bench_headless import PY, ROOT, SCENARIOS, TARGETS, arrivals, clean_env, fake_server, reply
 
 # a reply that, like a real API's, starts 300 ms after the request (the SDK's import overlaps that wait)
 WAITED = [reply("Done.", fault={"kind": "slow_first_byte", "delay_s": 0.3})]
@@ -130,9 +131,11 @@ def in_process() -> None:
     slow.shutdown()
 
 
-def timed(cmd: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, float, float]:
-    """(wall, CPU, result line → exit) seconds of one whole `-p --output-format json` process: the last is what
-    the run's exit costs after its answer is out (closing the session and provider, telemetry's last export)."""
+def timed(cmd: list[str], cwd: Path, env: dict[str, str], url: str) -> tuple[float, float, float, float]:
+    """(wall, CPU, result line → exit, start → first request) seconds of one whole `-p --output-format json`
+    process: the third is what the run's exit costs after its answer is out (closing the session and provider,
+    telemetry's last export); the last, when the fake (at `url`) got the run's request."""
+    t_spawn = time.time()
     t0 = time.perf_counter()
     proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             stdin=subprocess.DEVNULL)
@@ -146,15 +149,16 @@ def timed(cmd: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, float,
     proc.stderr.close()
     if status != 0 or not line.startswith(b'{"type":"result"'):
         raise SystemExit(f"{' '.join(cmd)} failed ({status}): {err}")
-    return t_exit - t0, usage.ru_utime + usage.ru_stime, t_exit - t_result
+    first = min(t for t in arrivals(url) if t >= t_spawn) - t_spawn
+    return t_exit - t0, usage.ru_utime + usage.ru_stime, t_exit - t_result, first
 
 
-def whole_process(runs: int, tree: Path | None) -> None:
+def whole_process(runs: int, trees: list[Path]) -> None:
     collector = sink()
     otel = {"AGENTCLI_ENABLE_TELEMETRY": "1", "OTEL_EXPORTER_OTLP_ENDPOINT": f"http://127.0.0.1:{collector.server_port}"}
     variants: dict[str, dict[str, str]] = {"off": {}, "on": otel, "on, traces only": {**otel,
                                                                                       "OTEL_METRICS_EXPORTER": "none"}}
-    if tree is not None:
+    for tree in trees:
         compileall.compile_dir(tree / "agentcli", quiet=1)
         variants[f"on ({tree.name})"] = {**otel, "PYTHONPATH": str(tree)}
     target = TARGETS["anthropic"]
@@ -167,39 +171,43 @@ def whole_process(runs: int, tree: Path | None) -> None:
                 env = {**clean_env(tmp / "home"), **target.env(url)}
                 cmd = [PY, "-m", "agentcli", "-p", "go", *target.args, "--no-session-persistence",
                        "--output-format", "json"]
-                got: dict[str, list[tuple[float, float, float]]] = {v: [] for v in variants}
+                got: dict[str, list[tuple[float, float, float, float]]] = {v: [] for v in variants}
                 for _ in range(runs):
                     for name, extra in variants.items():
-                        got[name].append(timed(cmd, tmp / "proj", {**env, **extra}))
+                        got[name].append(timed(cmd, tmp / "proj", {**env, **extra}, url))
             _report(scenario, got)
     collector.shutdown()
 
 
-def _report(scenario: str, got: dict[str, list[tuple[float, float, float]]]) -> None:
+def _report(scenario: str, got: dict[str, list[tuple[float, float, float, float]]]) -> None:
     off = got["off"]
-    print(f"\n{scenario}: medians; +X = median of the per-round differences against off; exit = result line → exit")
+    print(f"\n{scenario}: medians; +X = median of the per-round differences against off; exit = result line → exit;"
+          " 1st req = process start → the fake got the request")
     for name, xs in got.items():
-        wall, cpu, ex = (statistics.median(x[i] for x in xs) for i in range(3))
-        line = f"  {name:>22}: {wall * 1000:5.0f} ms wall / {cpu * 1000:4.0f} ms CPU / exit {ex * 1000:4.1f} ms"
+        wall, cpu, ex, first = (statistics.median(x[i] for x in xs) for i in range(4))
+        line = (f"  {name:>22}: {wall * 1000:5.0f} ms wall / {cpu * 1000:4.0f} ms CPU / exit {ex * 1000:4.1f} ms"
+                f" / 1st req {first * 1000:4.0f} ms")
         if name != "off":
-            d_wall, d_cpu, d_exit = (statistics.median(x[i] - o[i] for x, o in zip(xs, off, strict=True))
-                                     for i in range(3))
+            d_wall, d_cpu, d_exit, d_first = (statistics.median(x[i] - o[i] for x, o in zip(xs, off, strict=True))
+                                              for i in range(4))
             line += (f"; +CPU {d_cpu * 1000:4.0f} ms ({d_cpu / statistics.median(o[1] for o in off) * 100:+.1f} %)"
-                     f", +exit {d_exit * 1000:5.1f} ms, +wall {d_wall * 1000:4.0f} ms")
+                     f", +exit {d_exit * 1000:5.1f} ms, +wall {d_wall * 1000:4.0f} ms"
+                     f", +1st req {d_first * 1000:4.0f} ms")
         print(line)
 
 
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--runs", type=int, default=9)
-    ap.add_argument("--tree", type=Path, help="also run the `on` variant from the agentcli package in this directory")
+    ap.add_argument("--tree", type=Path, action="append", default=[],
+                    help="also run the `on` variant from the agentcli package in this directory (repeatable)")
     ap.add_argument("--skip-in-process", action="store_true")
     args = ap.parse_args()
     compileall.compile_dir(ROOT / "agentcli", quiet=1)
     print(f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; runs {args.runs}; load {os.getloadavg()[0]:.2f}")
     if not args.skip_in_process:
         in_process()
-    whole_process(args.runs, args.tree.resolve() if args.tree else None)
+    whole_process(args.runs, [t.resolve() for t in args.tree])
     print(f"load at the end {os.getloadavg()[0]:.2f}")
 
 

@@ -14,13 +14,11 @@ request outlives the deadline.
 
 from __future__ import annotations
 
-import gzip
 import logging
 import os
 import threading
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
 from agentcli.errors import ConfigError
@@ -59,15 +57,13 @@ def enabled(signal: Signal, env: Mapping[str, str] | None = None) -> bool:
     return e.get(f"OTEL_{signal.upper()}_EXPORTER", "otlp").strip().lower() != "none"
 
 
-@dataclass(frozen=True, slots=True)
 class Target:
-    """Where and how one signal is sent."""
+    """Where and how one signal is sent. (A plain class: a dataclass takes ~0.5 ms to define.)"""
 
-    url: str
-    headers: dict[str, str]
-    timeout_s: float
-    gzip: bool
-    protocol: Protocol
+    __slots__ = ("gzip", "headers", "protocol", "timeout_s", "url")
+
+    def __init__(self, url: str, headers: dict[str, str], timeout_s: float, gzip: bool, protocol: Protocol) -> None:
+        self.url, self.headers, self.timeout_s, self.gzip, self.protocol = url, headers, timeout_s, gzip, protocol
 
     @staticmethod
     def from_env(signal: Signal, env: Mapping[str, str] | None = None) -> Target:
@@ -106,19 +102,39 @@ class Sender:
     def __init__(self, signal: Signal, target: Target, env: Mapping[str, str] | None = None) -> None:
         self.signal, self.target = signal, target
         self._env = os.environ if env is None else env
-        self._client: httpx.Client | None = self._open()  # now, on the import thread, not at the exit
+        # The TLS context now (a bad client certificate is reported as telemetry failing to start); the client
+        # itself by `open`, from the thread that runs the agent: importing httpx here, on telemetry's import
+        # thread, could meet the run's own first import of httpx/httpcore halfway (their modules import each
+        # other) and leave one side with a partly initialised module.
+        self._tls = _ssl_context(signal, target.url, self._env)
+        self._client: httpx.Client | None = None
         self._lock = threading.Lock()
-        self.deadline: float | None = None  # monotonic; set when the run ends: no retry, nothing past it
+        self.deadline: float | None = None  # monotonic; set by `end`: no retry, nothing past it
+        self._ending = threading.Event()  # wakes a retry's backoff when the exit comes
         self._reported = False
         self.closed = False  # after the exit's flush: nothing more is sent
+
+    def open(self) -> None:
+        """Make the HTTP client now (so the exit does not), on a thread that has imported httpx already."""
+        with self._lock:
+            self._opened()
+
+    def _opened(self) -> httpx.Client | None:
+        """The client, made if need be (None, reported once, if it cannot be); under `_lock`."""
+        if self._client is None and not self.closed:
+            try:
+                self._client = self._open()
+            except Exception as e:  # the run goes on without telemetry rather than fail on it
+                self._failed(f"no HTTP client: {type(e).__name__}")  # (its text may hold a proxy URL)
+        return self._client
 
     def _open(self) -> httpx.Client:
         import httpx
 
         from agentcli.net.proxy import proxy_for
 
-        return httpx.Client(verify=_ssl_context(self.signal, self.target.url, self._env), trust_env=False,
-                            proxy=proxy_for(self.target.url, self._env), follow_redirects=False)
+        return httpx.Client(verify=self._tls, trust_env=False, proxy=proxy_for(self.target.url, self._env),
+                            follow_redirects=False)
 
     def post(self, body: bytes) -> bool:
         """Send one export request; True when the collector took it. Connection failures and 429/502/503/504
@@ -126,24 +142,34 @@ class Sender:
         if self.closed:
             return False
         if self.target.gzip:
+            import gzip
+
             body = gzip.compress(body, 6)
         end = time.monotonic() + self.target.timeout_s
         delay = 0.1
         with self._lock:
-            if self._client is None:
-                self._client = self._open()
+            client = self._opened()
+            if client is None:
+                return False
             while True:
                 if self.deadline is not None:
                     end = min(end, self.deadline)
                 left = end - time.monotonic()
-                status = self._attempt(self._client, body, left) if left > 0 else "timed out"
+                status = self._attempt(client, body, left) if left > 0 else "timed out"
                 if status == 200:
                     return True
                 if status not in _RETRYABLE or self.deadline is not None or time.monotonic() + delay >= end:
                     self._failed(status)
                     return False
-                time.sleep(delay)  # a backoff between attempts, on the exporter's own thread
+                if self._ending.wait(delay):  # a backoff on the exporter's thread, cut short by the exit: no retry
+                    self._failed(status)
+                    return False
                 delay *= 2
+
+    def end(self, deadline: float) -> None:
+        """The process is ending: exports still going on stop retrying, and none goes past `deadline`."""
+        self.deadline = deadline
+        self._ending.set()
 
     @property
     def where(self) -> str:

@@ -11,8 +11,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from agentcli import __version__
 from agentcli.core.events import AgentEvent
@@ -26,17 +25,18 @@ if TYPE_CHECKING:
 EXIT_WAIT_MS = 1000  # the longest a run's exit waits for telemetry (OTEL_BSP_EXPORT_TIMEOUT overrides)
 
 log = logging.getLogger("agentcli.telemetry")
+T = TypeVar("T")
 
 
 RecorderFactory = Callable[[Callable[[str, Usage], float], bool, Callable[[str], str]], "TelemetryRecorder"]
 
 
 class DeferredRecorder:
-    """The OpenTelemetry SDK, the OTLP encoder (protobuf) and their set-up take ~50–75 ms of CPU here: that
-    happens on a thread started as soon as the provider is chosen, so it overlaps the rest of the session's
-    assembly (mostly waiting on files and git) and the first request; events seen meanwhile are kept and
-    replayed, in order. `bind` gives it what the recorder needs from the assembled run. The exit waits
-    `exit_wait_s` at most, for the rest of the import and the last export together."""
+    """The OpenTelemetry SDK, the OTLP encoder (protobuf) and their set-up take ~45–65 ms of CPU here: that
+    happens on a thread (for `-p`, begun by `preload` as soon as the settings are read), so it overlaps the
+    session's assembly and the first request; events seen meanwhile are kept and replayed, in order. `bind`
+    gives it what the recorder needs from the assembled run. The exit waits `exit_wait_s` at most, for the rest
+    of the import and the last export together."""
 
     def __init__(self, build: Callable[[], RecorderFactory], exit_wait_s: float, log_prompts: bool) -> None:
         self._build = build
@@ -60,23 +60,12 @@ class DeferredRecorder:
         return self._recorder
 
     def _make(self) -> None:
-        # The import allocates tens of thousands of objects that live as long as the process (modules, classes,
-        # functions). Left to the cyclic GC they trigger extra collections meanwhile, and a full one later that
-        # rescans them all: ~40 ms of a 20k-token run's CPU (measured, bench/RESULTS.md). So the collector
-        # pauses while they are made, and they are then moved out of its sight (`gc.freeze`), as long-lived
-        # servers do after start-up; refcounting still frees everything as before. The freeze covers the whole
-        # heap, so only when the process is the `agentcli` command, never a program embedding the Python API.
-        was = gc.isenabled()
-        gc.disable()
         try:
-            self._factory = self._build()
-            if _owns_process():
-                gc.freeze()
+            if _early is not None:  # the import `preload` began: one thread imports at a time (no lock-order risk)
+                _early.join()
+            self._factory = _with_gc_paused(self._build)
         except BaseException as err:  # reported by close(); telemetry must never break a run
             self._error = err
-        finally:
-            if was:
-                gc.enable()
 
     def feed(self, event: AgentEvent) -> None:
         recorder = self._ready()
@@ -86,6 +75,7 @@ class DeferredRecorder:
             return
         if self._pending:
             self._drain(recorder)
+        self.feed = recorder.feed  # type: ignore[method-assign]  # from now on straight to it (20k deltas: ~1 ms)
         recorder.feed(event)
 
     def _drain(self, recorder: TelemetryRecorder) -> None:
@@ -105,6 +95,57 @@ class DeferredRecorder:
         elif self._factory is None:
             log.warning("telemetry was not ready within %.0f ms of the exit; nothing was exported",
                         self.exit_wait_s * 1000)
+
+
+_early: threading.Thread | None = None
+
+
+def preload(env: Mapping[str, str] | None = None) -> None:
+    """Begin importing what telemetry will need (the SDK, the OTLP encoder, protobuf: ~50–75 ms of CPU), on a
+    thread, as soon as the settings say telemetry is on: a run answered at once otherwise ends before that import
+    does, and its exit waits for the rest (issue 19: ≤ 30 ms). `start` then finds it done, or waits for it on
+    its own thread. Best effort: a failure here is left for `start` to report."""
+    global _early
+    if _early is None:
+        e = os.environ if env is None else env
+        _early = threading.Thread(target=_with_gc_paused, args=(lambda: _import(e),),
+                                  name="agentcli-telemetry-preload", daemon=True)
+        _early.start()
+
+
+def _import(env: Mapping[str, str]) -> None:
+    """What `_build` imports, for the signals and protocol `env` asks for."""
+    from agentcli.telemetry.otlp import enabled, protocol_of
+
+    try:
+        import agentcli.telemetry.exporters  # the trace SDK, the trace encoder, protobuf
+        import agentcli.telemetry.recorder  # noqa: F401
+
+        if enabled("metrics", env):
+            import opentelemetry.exporter.otlp.proto.common.metrics_encoder  # the metrics SDK  # noqa: F401
+        if "http/json" in (protocol_of("traces", env)[0], protocol_of("metrics", env)[0]):
+            import google.protobuf.json_format  # type: ignore[import-untyped]  # noqa: F401
+    except Exception:  # `start` imports the same and says what is wrong
+        pass
+
+
+def _with_gc_paused(make: Callable[[], T]) -> T:
+    """The import allocates tens of thousands of objects that live as long as the process (modules, classes,
+    functions). Left to the cyclic GC they trigger extra collections meanwhile, and a full one later that rescans
+    them all: ~40 ms of a 20k-token run's CPU (measured, bench/RESULTS.md). So the collector pauses while they are
+    made, and they are then moved out of its sight (`gc.freeze`), as long-lived servers do after start-up;
+    refcounting still frees everything as before. The freeze covers the whole heap, so only when the process is
+    the `agentcli` command, never a program embedding the Python API."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        made = make()
+        if _owns_process():
+            gc.freeze()
+        return made
+    finally:
+        if was:
+            gc.enable()
 
 
 def _owns_process() -> bool:
@@ -167,7 +208,6 @@ def make_recorder(cost_fn: Callable[[str, Usage], float], *, log_prompts: bool,
 def _build(targets: Mapping[Signal, Target]) -> RecorderFactory:
     """The SDK's providers with our exporters (only the signals that are on are set up, and imported), as a
     factory of the recorder that feeds them."""
-    from opentelemetry.sdk.resources import Resource
     from opentelemetry.sdk.trace import TracerProvider
     from opentelemetry.sdk.trace.export import BatchSpanProcessor
 
@@ -175,10 +215,7 @@ def _build(targets: Mapping[Signal, Target]) -> RecorderFactory:
     from agentcli.telemetry.otlp import Sender
     from agentcli.telemetry.recorder import Instruments, TelemetryRecorder
 
-    defaults = {"service.version": __version__}
-    if not os.environ.get("OTEL_SERVICE_NAME"):
-        defaults["service.name"] = "agentcli"
-    resource = Resource.create(defaults)
+    resource = _resource()
     # shutdown_on_exit off: the exit's flush is ours, bounded (the SDK's atexit hook would wait unbounded)
     tracer_provider = TracerProvider(resource=resource, shutdown_on_exit=False)
     senders: list[Sender] = []
@@ -202,46 +239,95 @@ def _build(targets: Mapping[Signal, Target]) -> RecorderFactory:
         meter = NoOpMeter("agentcli", __version__)
 
     tracer = tracer_provider.get_tracer("agentcli", __version__)
-    instruments = Instruments.create(meter)
+    instruments = Instruments(meter)
     last_export = _LastExport(tracer_provider, meter_provider, senders)
 
     def factory(cost_fn: Callable[[str, Usage], float], log_prompts: bool,
                 redact: Callable[[str], str]) -> TelemetryRecorder:
+        for sender in senders:  # called from the agent's thread (see Sender.__init__)
+            sender.open()
         return TelemetryRecorder(tracer, instruments, last_export, cost_fn=cost_fn, log_prompts=log_prompts,
                                  redact=redact)
 
     return factory
 
 
-@dataclass(slots=True)
+def _resource() -> Any:
+    """The SDK's resource: ours (`service.name=agentcli`, `service.version`) under what the standard variables
+    say (`OTEL_RESOURCE_ATTRIBUTES`, then `OTEL_SERVICE_NAME`), as the specification orders them.
+    `Resource.create` runs its two default detectors on a thread pool made for the call (2 threads, ~2 ms of CPU
+    here); without other detectors asked for (`OTEL_EXPERIMENTAL_RESOURCE_DETECTORS`) the same two detectors are
+    run here directly."""
+    from opentelemetry.sdk.resources import (
+        OTELResourceDetector,
+        Resource,
+        ServiceInstanceIdResourceDetector,
+    )
+
+    ours = Resource({"service.name": "agentcli", "service.version": __version__})
+    if os.environ.get("OTEL_EXPERIMENTAL_RESOURCE_DETECTORS", "").strip():
+        detected = Resource.create()
+        if str(detected.attributes.get("service.name", "")).startswith("unknown_service"):
+            return detected.merge(ours)  # the SDK's placeholder: no name was given, ours it is
+        return ours.merge(detected)
+    from opentelemetry.sdk.resources import TELEMETRY_SDK_LANGUAGE, TELEMETRY_SDK_NAME, TELEMETRY_SDK_VERSION
+    from opentelemetry.sdk.version import __version__ as sdk_version
+
+    sdk = Resource({TELEMETRY_SDK_LANGUAGE: "python", TELEMETRY_SDK_NAME: "opentelemetry",
+                    TELEMETRY_SDK_VERSION: sdk_version})
+    return sdk.merge(ours).merge(ServiceInstanceIdResourceDetector().detect()).merge(OTELResourceDetector().detect())
+
+
 class _LastExport:
-    """The exit's flush: what is still queued goes out now, spans and metrics side by side, and the exit waits for
-    them until `deadline` at most (then gives up: the daemon threads end with the process); no export retries or
-    outlives the deadline. The SDK's own shutdown (its worker threads, which a host of the Python API must get
-    back) then runs in the background: the exit does not wait for those threads to wake and end."""
+    """The flushes. When a run ends (`begin`), what is queued goes out at once, spans and metrics side by side on
+    threads of their own, while the result is printed and the session closes. The exit (`__call__`) then waits for
+    those exports until `deadline` at most (then gives up: the daemon threads end with the process), flushes again
+    only if something was recorded since, and no export retries or outlives the deadline. The SDK's own shutdown
+    (its worker threads, which a host of the Python API must get back) then runs in the background: the exit
+    does not wait for those threads to wake and end."""
 
-    tracer_provider: Any
-    meter_provider: Any
-    senders: list[Sender]
+    __slots__ = ("_begun", "meter_provider", "senders", "tracer_provider")
 
-    def __call__(self, deadline: float) -> None:
+    def __init__(self, tracer_provider: Any, meter_provider: Any, senders: list[Sender]) -> None:
+        self.tracer_provider, self.meter_provider, self.senders = tracer_provider, meter_provider, senders
+        self._begun: list[threading.Thread] = []
+
+    def begin(self) -> bool:
+        """False when an earlier flush is still under way (a slow collector): then the exit flushes again."""
+        if any(t.is_alive() for t in self._begun):
+            return False
+        self._begun = self._start()
+        return True
+
+    def __call__(self, deadline: float, again: bool) -> None:
         for s in self.senders:
-            s.deadline = deadline
-        flushes = [self.tracer_provider.force_flush]
-        if self.meter_provider is not None:
-            flushes.append(self.meter_provider.force_flush)  # the metric reader collects and exports
-        threads = [threading.Thread(target=f, name="agentcli-telemetry-flush", daemon=True) for f in flushes]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join(max(0.0, deadline - time.monotonic()))
-        if any(t.is_alive() for t in threads):
+            s.end(deadline)
+        late = self._wait(self._begun, deadline)
+        if again and not late:
+            late = self._wait(self._start(), deadline)
+        if late:
             log.warning("telemetry: the collector (%s) did not take the last export before the exit's deadline; "
                         "it is lost (OTEL_BSP_EXPORT_TIMEOUT sets how long the exit waits, in ms)",
                         ", ".join(dict.fromkeys(s.where for s in self.senders)))
         for s in self.senders:
             s.closed = True  # the metric reader's shutdown collects once more: already sent, so not again
         threading.Thread(target=self._shutdown, name="agentcli-telemetry-shutdown", daemon=True).start()
+
+    def _start(self) -> list[threading.Thread]:
+        flushes = [self.tracer_provider.force_flush]
+        if self.meter_provider is not None:
+            flushes.append(self.meter_provider.force_flush)  # the metric reader collects and exports
+        threads = [threading.Thread(target=f, name="agentcli-telemetry-flush", daemon=True) for f in flushes]
+        for t in threads:
+            t.start()
+        return threads
+
+    @staticmethod
+    def _wait(threads: list[threading.Thread], deadline: float) -> bool:
+        """Whether any of `threads` is still running at `deadline`."""
+        for t in threads:
+            t.join(max(0.0, deadline - time.monotonic()))
+        return any(t.is_alive() for t in threads)
 
     def _shutdown(self) -> None:
         self.tracer_provider.shutdown()
