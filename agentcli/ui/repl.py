@@ -70,6 +70,10 @@ class Repl:
         self._resumed = False  # started with --resume / --continue
         self._showing: asyncio.Task[None] | None = None  # drawing the resumed session
         self._adopting: asyncio.Task[None] | None = None  # then adopting its agent once built
+        # A first Ctrl-C on an empty prompt arms the exit; the 2 s for the second one run from when the prompt is
+        # back (pre_run), so a slow redraw on a busy machine does not eat the window.
+        self._ctrl_c_armed = False
+        self._ctrl_c_at = -DOUBLE_CTRL_C_S
         self._mode = settings.permission_mode  # until the agent exists; from then on its policy holds the mode
         self.allow_bypass = settings.permission_mode == "bypassPermissions"
         self._mode_chosen = settings.permission_mode != "default"
@@ -125,7 +129,6 @@ class Repl:
             await self._shown()
             self.renderer.user_message(initial_prompt)
             await self.submit(initial_prompt)
-        last_ctrl_c = 0.0
         while not self.exit_requested:
             typed_line = self._typed_ahead_line()
             if typed_line is not None:
@@ -135,11 +138,11 @@ class Repl:
                 continue
             try:
                 # a resumed session's history is drawn once the prompt is (pre_run: just before its first draw)
-                text = await self.session.prompt_async(default=self.keys.typed, pre_run=self._start_showing)
+                text = await self.session.prompt_async(default=self.keys.typed, pre_run=self._prompt_back)
             except CtrlCOnEmpty:
-                if time.monotonic() - last_ctrl_c < DOUBLE_CTRL_C_S:
+                if time.monotonic() - self._ctrl_c_at < DOUBLE_CTRL_C_S:
                     break
-                last_ctrl_c = time.monotonic()
+                self._ctrl_c_armed, self._ctrl_c_at = True, -DOUBLE_CTRL_C_S
                 self.renderer.notice("Press Ctrl-C again to exit (Ctrl-D also exits)")
                 continue
             except EOFError:
@@ -169,6 +172,11 @@ class Repl:
             return False
         self._resumed = True
         return True
+
+    def _prompt_back(self) -> None:
+        if self._ctrl_c_armed:
+            self._ctrl_c_armed, self._ctrl_c_at = False, time.monotonic()
+        self._start_showing()
 
     def _start_showing(self) -> None:
         if self._resumed and self._showing is None:

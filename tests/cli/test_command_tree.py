@@ -47,7 +47,7 @@ def test_help_imports_no_subcommand_module_and_a_subcommand_imports_only_its_own
              "from agentcli.cli import run\n"
              "with contextlib.redirect_stdout(io.StringIO()):\n"
              "    run(sys.argv[1:])\n"
-             "print(sorted(m for m in sys.modules if m.startswith('agentcli.commands.')))\n")
+             "print(sorted(m for m in list(sys.modules) if m.startswith('agentcli.commands.')))\n")
     out = subprocess.run([sys.executable, "-c", probe, "--help"], cwd=tmp_path, capture_output=True, text=True,
                          check=True).stdout.strip().splitlines()[-1]
     assert out == "[]"

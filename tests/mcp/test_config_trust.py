@@ -92,7 +92,7 @@ def test_no_server_no_mcp_import(tmp_path: Path) -> None:
             "from agentcli.core.permissions import DenyingApprover;"
             f"s = load_settings(Path({str(root)!r}), {{'model': 'openai/gpt-4.1', 'no_session_persistence': True}});"
             "b = asyncio.run(runtime.build(s, DenyingApprover()));"
-            "print(sorted(m for m in sys.modules if m == 'mcp' or m.startswith(('mcp.', 'mcp_types'))))")
+            "print(sorted(m for m in list(sys.modules) if m == 'mcp' or m.startswith(('mcp.', 'mcp_types'))))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=root,
                          env={"OPENAI_API_KEY": "sk-test-000000000", "PATH": "/usr/bin:/bin",
                               "AGENTCLI_HOME": str(paths.home())}, timeout=60)

@@ -262,8 +262,7 @@ def test_consumer_stopping_mid_stream_closes_cleanly(fake_llm: FakeLLM) -> None:
             if isinstance(ev, TextDelta):
                 break
         task = asyncio.ensure_future(_drain(p))
-        while not fake_llm.requests[1:]:
-            await asyncio.sleep(0.01)
+        assert await asyncio.to_thread(fake_llm.wait_for_requests, 2, 10)  # the slow request has arrived
         task.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await task

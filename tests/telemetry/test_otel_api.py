@@ -24,6 +24,9 @@ def test_a_query_exports_its_run_and_leaves_the_host_process_as_it_was(
     monkeypatch.setenv("ANTHROPIC_BASE_URL", fake_llm.url)
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test-api-000000")
     monkeypatch.setenv("OTEL_EXPORTER_OTLP_ENDPOINT", receiver.url)
+    # the export is checked, not the exit's 1 s budget for it (test_otlp_exit.py): on a loaded machine the SDK
+    # was not ready within it, and nothing was exported
+    monkeypatch.setenv("OTEL_BSP_EXPORT_TIMEOUT", "30000")
     frozen = gc.get_freeze_count()
 
     async def go() -> list[AgentEvent]:
