@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -14,7 +15,7 @@ import pytest
 from agentcli.assembly.runtime import build
 from agentcli.core.events import AgentEvent, SubagentEvent, ToolStarted
 from agentcli.core.permissions import Approval, ApprovalRequest
-from agentcli.settings.config import load_settings
+from agentcli.settings.config import Settings, load_settings
 from tests.cli.helpers import ANTHROPIC, git_repo, provider_env
 from tests.fakes.script import Reply, ToolCall
 from tests.fakes.server import FakeLLM
@@ -42,6 +43,27 @@ class Watching:
         return Approval("deny", reason="not now")
 
 
+def drive(settings: Settings, approver: Watching, taken: list[AgentEvent],
+          stall_on: Callable[[AgentEvent], bool]) -> None:
+    """Run the agent as a front end would, stalling (a slow terminal) on the first event `stall_on` picks."""
+
+    async def scenario() -> None:
+        built = await build(settings, approver)
+        stalled = False
+        try:
+            async for ev in built.agent.run("how long is a.txt?"):
+                taken.append(ev)
+                if stall_on(ev) and not stalled:
+                    stalled = True  # that event is still being drawn
+                    asked = asyncio.ensure_future(approver.asked.wait())
+                    await asyncio.wait({asked}, timeout=STALL_S)
+                    asked.cancel()
+        finally:
+            await built.agent.aclose()
+
+    asyncio.run(scenario())
+
+
 def test_a_child_question_waits_for_its_progress_to_be_taken(
     tmp_path: Path, fake_llm: FakeLLM, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -60,21 +82,7 @@ def test_a_child_question_waits_for_its_progress_to_be_taken(
     taken: list[AgentEvent] = []
     approver = Watching(taken)
 
-    async def scenario() -> None:
-        built = await build(settings, approver)
-        stalled = False
-        try:
-            async for ev in built.agent.run("how long is a.txt?"):
-                taken.append(ev)
-                if isinstance(ev, SubagentEvent) and not stalled:
-                    stalled = True  # a slow terminal: the child's first event is still being drawn
-                    asked = asyncio.ensure_future(approver.asked.wait())
-                    await asyncio.wait({asked}, timeout=STALL_S)
-                    asked.cancel()
-        finally:
-            await built.agent.aclose()
-
-    asyncio.run(scenario())
+    drive(settings, approver, taken, lambda ev: isinstance(ev, SubagentEvent))
     assert approver.shown_when_asked == [["Read"]]
     assert (proj / "counted.txt").exists() is False
 
@@ -113,20 +121,7 @@ def test_a_grandchild_question_waits_for_both_streams(
 
     approver = Nested(taken)
 
-    async def scenario() -> None:
-        built = await build(settings, approver)
-        stalled = False
-        try:
-            async for ev in built.agent.run("how long is a.txt?"):
-                taken.append(ev)
-                if isinstance(ev, SubagentEvent) and isinstance(ev.event, SubagentEvent) and not stalled:
-                    stalled = True  # the grandchild's first event is still being drawn
-                    asked = asyncio.ensure_future(approver.asked.wait())
-                    await asyncio.wait({asked}, timeout=STALL_S)
-                    asked.cancel()
-        finally:
-            await built.agent.aclose()
-
-    asyncio.run(scenario())
+    drive(settings, approver, taken,
+          lambda ev: isinstance(ev, SubagentEvent) and isinstance(ev.event, SubagentEvent))
     assert labels == ["general-purpose"]  # the grandchild's own name (every level shares the session's approver)
     assert approver.shown_when_asked == [["Read"]]
