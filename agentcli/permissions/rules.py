@@ -146,8 +146,10 @@ def _glob_regex(pattern: str) -> str:
 
 
 @functools.lru_cache(maxsize=1024)
+@functools.lru_cache(maxsize=1024)
 def path_regex(spec: str, root: str, home: str) -> re.Pattern[str]:
-    """Compile a path specifier into a regex over absolute POSIX paths."""
+    """Compile a path specifier into a regex over absolute POSIX paths (remembered: every rule is checked against
+    every call, and the translation, not `re`'s own cache, is the cost)."""
     if spec.startswith("//"):
         base = "/" + spec[2:].lstrip("/")
     elif spec == "~" or spec.startswith("~/"):
