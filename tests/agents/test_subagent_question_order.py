@@ -5,7 +5,6 @@ Read line is on the screen. The real agent, built as the CLI builds it, against 
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -15,8 +14,8 @@ import pytest
 from agentcli.assembly.runtime import build
 from agentcli.core.events import AgentEvent, SubagentEvent, ToolStarted
 from agentcli.core.permissions import Approval, ApprovalRequest
-from agentcli.settings.config import Settings, load_settings
-from tests.cli.helpers import ANTHROPIC, git_repo, provider_env
+from agentcli.settings.config import Settings
+from tests.cli.helpers import in_process_project
 from tests.fakes.script import Reply, ToolCall
 from tests.fakes.server import FakeLLM
 
@@ -67,10 +66,7 @@ def drive(settings: Settings, approver: Watching, taken: list[AgentEvent],
 def test_a_child_question_waits_for_its_progress_to_be_taken(
     tmp_path: Path, fake_llm: FakeLLM, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    for k, v in provider_env(fake_llm, ANTHROPIC).items():
-        monkeypatch.setenv(k, v)
-    proj = git_repo(tmp_path / "proj", {"a.txt": "alpha\n"})
-    settings = load_settings(proj, {"model": ANTHROPIC})
+    proj, settings = in_process_project(tmp_path, fake_llm, monkeypatch, {"a.txt": "alpha\n"})
     fake_llm.push(
         Reply(tool_calls=[ToolCall("Task", {"description": "count lines", "prompt": "count the lines of a.txt",
                                             "subagent_type": "general-purpose"})]),
@@ -92,10 +88,8 @@ def test_a_grandchild_question_waits_for_both_streams(
 ) -> None:
     """Two levels down, the question waits for the child's stream and then the parent's: the grandchild's Read
     (relayed through its parent's stream into the main one) is taken before it asks."""
-    for k, v in provider_env(fake_llm, ANTHROPIC).items():
-        monkeypatch.setenv(k, v)
-    proj = git_repo(tmp_path / "proj", {"a.txt": "alpha\n"})
-    settings = dataclasses.replace(load_settings(proj, {"model": ANTHROPIC}), subagent_max_depth=2)
+    _, settings = in_process_project(tmp_path, fake_llm, monkeypatch, {"a.txt": "alpha\n"},
+                                     subagent_max_depth=2)
     task = {"description": "delegate", "subagent_type": "general-purpose"}
     fake_llm.push(
         Reply(tool_calls=[ToolCall("Task", {**task, "prompt": "ask a helper to count"})]),

@@ -72,3 +72,15 @@ def imported_modules(args: list[str], cwd: Path, env: dict[str, str]) -> set[str
     run = agentcli(args, cwd, {**env, "PYTHONPROFILEIMPORTTIME": "1"})
     assert run.status == 0, run.stderr
     return {line.split("|")[-1].strip() for line in run.stderr.splitlines() if line.startswith("import time:")}
+
+
+def in_process_project(tmp_path: Path, fake: FakeLLM, monkeypatch: Any, files: dict[str, str],
+                       **overrides: Any) -> tuple[Path, Any]:
+    """A git project and its settings for an agent built in this process against `fake` (provider variables set
+    through `monkeypatch`, a `pytest.MonkeyPatch`), as `build()` would get them from the CLI."""
+    from agentcli.settings.config import load_settings
+
+    for k, v in provider_env(fake, ANTHROPIC).items():
+        monkeypatch.setenv(k, v)
+    proj = git_repo(tmp_path / "proj", files)
+    return proj, load_settings(proj, {"model": ANTHROPIC, **overrides})

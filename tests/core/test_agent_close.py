@@ -11,9 +11,8 @@ import pytest
 
 from agentcli.assembly.runtime import build
 from agentcli.core.permissions import Approval
-from agentcli.settings.config import load_settings
 from agentcli.tools.background import shells
-from tests.cli.helpers import ANTHROPIC, git_repo, provider_env
+from tests.cli.helpers import in_process_project
 from tests.fakes.script import Reply, ToolCall
 from tests.fakes.server import FakeLLM
 from tests.permissions.test_loop import Answering
@@ -22,10 +21,7 @@ from tests.permissions.test_loop import Answering
 def test_closing_the_agent_stops_its_background_shells(
     tmp_path: Path, fake_llm: FakeLLM, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    for k, v in provider_env(fake_llm, ANTHROPIC).items():
-        monkeypatch.setenv(k, v)
-    proj = git_repo(tmp_path / "proj", {"a.txt": "alpha\n"})
-    settings = load_settings(proj, {"model": ANTHROPIC})
+    _, settings = in_process_project(tmp_path, fake_llm, monkeypatch, {"a.txt": "alpha\n"})
     fake_llm.push(Reply(tool_calls=[ToolCall("Bash", {"command": "sleep 600", "run_in_background": True})]),
                   Reply(text="started"))
 

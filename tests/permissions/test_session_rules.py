@@ -10,19 +10,15 @@ import pytest
 
 from agentcli.assembly.runtime import build
 from agentcli.core.permissions import Approval, DenyingApprover
-from agentcli.settings.config import load_settings
 from agentcli.tools.registry import load_tool
-from tests.cli.helpers import ANTHROPIC, git_repo, provider_env
+from tests.cli.helpers import in_process_project
 from tests.fakes.script import Reply, ToolCall
 from tests.fakes.server import FakeLLM
 from tests.permissions.test_loop import Answering
 
 
 def test_session_rule_survives_resume(tmp_path: Path, fake_llm: FakeLLM, monkeypatch: pytest.MonkeyPatch) -> None:
-    for k, v in provider_env(fake_llm, ANTHROPIC).items():
-        monkeypatch.setenv(k, v)
-    proj = git_repo(tmp_path / "proj", {"a.py": "a = 1\n"})
-    settings = load_settings(proj, {"model": ANTHROPIC})
+    proj, settings = in_process_project(tmp_path, fake_llm, monkeypatch, {"a.py": "a = 1\n"})
     yes = Answering(Approval("allow", remember="Bash(touch *)", scope="session"))
     bash = load_tool("Bash")
 
