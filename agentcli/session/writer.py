@@ -75,7 +75,7 @@ class SessionWriter:
         self._syncing: Future[None] | None = None  # end_turn's fsync, running beside the next request
         # The turn-end snapshot, then the turn's fsync: one thread, in that order (the snapshot is waited for
         # first, by the next checkpoint; the fsync only by the next turn's end or close).
-        self._background = _Worker("agentcli-session-background")
+        self._background = _Worker()
         self.redactor = redactor
         self.shadow = shadow
         self._problems: list[str] = []  # failed snapshots not yet reported (take_problems)
@@ -313,8 +313,7 @@ class _Worker:
     a busy machine, on the run's critical path). Like a daemon thread, an interpreter exiting without `close()`
     does not wait for it."""
 
-    def __init__(self, name: str) -> None:
-        self.name = name
+    def __init__(self) -> None:
         self._jobs: queue.SimpleQueue[tuple[Callable[[], Any], Future[Any]] | None] = queue.SimpleQueue()
         self._started = False
 
@@ -335,7 +334,8 @@ class _Worker:
     def _run(self) -> None:
         while (job := self._jobs.get()) is not None:
             fn, fut = job
-            fut.set_running_or_notify_cancel()
+            if not fut.set_running_or_notify_cancel():  # cancelled while queued: not run
+                continue
             try:
                 fut.set_result(fn())
             except BaseException as err:  # handed to whoever waits for the result
