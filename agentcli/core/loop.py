@@ -14,6 +14,7 @@ import time
 from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from contextlib import aclosing
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Protocol
 
 from agentcli.core import compactor
@@ -34,6 +35,7 @@ from agentcli.core.events import (
 )
 from agentcli.core.final import FinalOutput
 from agentcli.core.hooks import HookOutcome, Hooks, fire
+from agentcli.core.parts import McpServers, ShellScope, Subagents
 from agentcli.core.permissions import PERMISSION_MODES, Approver, Policy
 from agentcli.core.sink import NullSink, SessionSink
 from agentcli.core.tokens import estimate_usage, rough_usage
@@ -87,6 +89,7 @@ class AgentOptions:
     final_output: FinalOutput | None = None  # --json-schema: the run ends only once it is given
     provider_label: str | None = None  # what SessionStarted names: a local host ("llamacpp") or profile, not the wire
     tools_unseen: bool = False  # the server's chat template drops the tools: the context meter leaves them out
+    accepts_images_fn: Callable[[str], bool] = lambda model: False  # does this model take images (the catalog)?
 
 
 @dataclass(slots=True)
@@ -143,10 +146,43 @@ class Agent:
         self._session_start: str | None = None if options.subagent else "resume" if self.messages else "startup"
         self.meter = ContextMeter(tools_unseen=options.tools_unseen)
         self._run_state: _RunState | None = None
+        self._mcp: McpServers | None = None
 
     @property
     def session_id(self) -> str:
         return self.sink.session_id
+
+    # ---- what front ends may read: narrow views of the session's parts (agentcli.core.parts) -------------
+
+    @property
+    def accepts_images(self) -> bool:
+        """Whether the current model takes images (asked at the moment, so a model switch is seen at once)."""
+        return self.options.accepts_images_fn(self.options.model)
+
+    @property
+    def mcp(self) -> McpServers | None:
+        """The session's MCP servers, or None when none are configured."""
+        return self._mcp
+
+    def use_mcp(self, servers: McpServers) -> None:
+        """Set by the assembly once the servers start (it also makes them a source of this agent's tools)."""
+        self._mcp = servers
+
+    @property
+    def subagents(self) -> Subagents | None:
+        """The subagent runner behind the Task tools, or None when subagents are off."""
+        runner: Subagents | None = self.ctx.subagents
+        return runner
+
+    @property
+    def shell_cwd(self) -> Path | None:
+        """Where the Bash tool's shell is now (None: the project root, where it starts)."""
+        return self.ctx.shell_cwd
+
+    @property
+    def shell_scope(self) -> ShellScope:
+        """The environment and sandbox a command the user runs (`!cmd`) gets: the same as the agent's."""
+        return self.ctx
 
     # ---- the command API ------------------------------------------------------------------------------
 
@@ -207,19 +243,21 @@ class Agent:
             if own and background is not None:
                 with contextlib.suppress(Exception):
                     await background.kill_all(self.ctx)
-            if self.ctx.subagents is not None:  # background subagents end with their session
-                await self.ctx.subagents.aclose()
+            if self.subagents is not None:  # background subagents end with their session
+                await self.subagents.aclose()
             hooks = None if self.options.subagent else self.hooks
             async for _ in fire(hooks, self.sink, "SessionEnd", reason, self.hook_payload(reason=reason)):
                 pass
             await self.provider.aclose()
             await self.registry.aclose()
         finally:
-            for observer in self.observers:
-                observer.close()
-            self.sink.close()
-            if own and self.ctx.sandbox is not None:
-                self.ctx.sandbox.close()
+            try:
+                for observer in self.observers:
+                    observer.close()
+                self.sink.close()
+            finally:  # the proxy is stopped even when closing the session file failed
+                if own and self.ctx.sandbox is not None:
+                    self.ctx.sandbox.close()
 
     def set_session_start(self, source: str) -> None:
         """How this session began, for the SessionStart hooks of the next run: startup, resume, clear, compact."""
@@ -458,7 +496,7 @@ class Agent:
 
     def _started(self) -> SessionStarted:
         tools = tuple(t.name for t in self.registry.tools())
-        agents = getattr(self.ctx.subagents, "definitions", None) if "Task" in tools else None
+        agents = self.subagents.definitions if "Task" in tools and self.subagents is not None else None
         return SessionStarted(self.session_id, str(self.ctx.project_root), self.options.model,
                               self.options.provider_label or self.options.provider_name, tools,
                               self.policy.mode, tuple(self.registry.servers()), tuple(sorted(agents or ())))
