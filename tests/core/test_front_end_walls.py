@@ -100,3 +100,15 @@ def test_the_check_lets_the_interface_through() -> None:
         "repl.status.model = agent.options.model",
     ])
     assert breaches(source) == []
+
+
+def test_front_ends_switch_models_one_way() -> None:
+    """/model and the SDK's set_model both go through agentcli.assembly.switching (the credentials check, the
+    dropped-tools flag): no front end calls `Agent.switch_model` itself."""
+    direct = []
+    for room in FRONT_ENDS:
+        for path in sorted((PACKAGE / room).rglob("*.py")):
+            direct += [f"{path.relative_to(PACKAGE)}:{node.lineno}" for node in ast.walk(ast.parse(path.read_text()))
+                       if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                       and node.func.attr == "switch_model" and _reaches_agent(node.func)]
+    assert direct == []
