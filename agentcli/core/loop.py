@@ -58,9 +58,11 @@ class Observer(Protocol):
 
 
 class Agent:
-    """A session's agent. Front ends read its state and change it only through the command API below
-    (`set_mode`, `switch_model`, `switch_preset`, `rewind`), which records each change in the session; the
-    next turn uses it. The permission mode lives in the policy alone (`mode`)."""
+    """A session's agent. Front ends read it through the narrow views below (`accepts_images`, `mcp`,
+    `subagents`, `shell_cwd`, `shell_scope`), never its tool context, and change it only through the command API
+    (`set_mode`, `switch_model`, `switch_preset`, `rewind`), which records each change in the session; the next
+    turn uses it. The permission mode lives in the policy alone (`mode`). tests/core/test_front_end_walls.py
+    holds the front ends to this."""
 
     def __init__(
         self,
