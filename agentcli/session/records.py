@@ -16,7 +16,16 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-from agentcli.llm.messages import Message
+from agentcli.llm.messages import (
+    ImageBlock,
+    Message,
+    RedactedThinkingBlock,
+    TextBlock,
+    ThinkingBlock,
+    ToolResultBlock,
+    ToolUseBlock,
+)
+from agentcli.session.shape import clean_header, why_invalid
 
 SCHEMA_VERSION = 1
 HEADER = "session"
@@ -72,18 +81,37 @@ def data_record(kind: str, data: dict[str, Any], parent_id: str | None) -> Recor
 
 
 def to_message(rec: Record) -> Message | None:
-    """The message a record holds, or None when it is not a (valid) message record."""
+    """The message a record holds, or None when it is not a (valid) message record: wrong-typed content
+    (a number where text belongs) is invalid too, so that nothing downstream meets it."""
     if rec.get("type") != MESSAGE or not isinstance(rec.get("message"), dict):
         return None
     try:
-        return Message.from_dict(rec["message"])
-    except (KeyError, ValueError, TypeError):
+        msg = Message.from_dict(rec["message"])
+    except (KeyError, ValueError, TypeError, AttributeError):
         return None
+    return msg if all(_well_typed(b) for b in msg.content) else None
+
+
+# The string fields of each content block (optional ones may also be None).
+_BLOCK_STRINGS: dict[type, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    TextBlock: (("text",), ()), ThinkingBlock: (("thinking",), ("signature", "provider")),
+    RedactedThinkingBlock: (("data",), ("provider",)), ToolUseBlock: (("id", "name"), ("raw_arguments",)),
+    ToolResultBlock: (("tool_use_id", "content"), ()), ImageBlock: (("media_type", "data"), ("path", "sha256")),
+}
+
+
+def _well_typed(block: object) -> bool:
+    required, optional = _BLOCK_STRINGS.get(type(block), ((), ()))
+    return all(isinstance(getattr(block, f), str) for f in required) and all(
+        isinstance(getattr(block, f), str | None) for f in optional)
+
+
 
 
 @dataclass(slots=True)
 class Problem:
-    """Something wrong in a file: `kind` is torn (last line cut short) or corrupt (bad line elsewhere)."""
+    """Something wrong in a file: `kind` is torn (last line cut short), corrupt (bad line elsewhere) or field
+    (a header field of the wrong type, ignored: the line itself is kept)."""
 
     kind: str
     line: int
@@ -121,14 +149,16 @@ def parse(raw: bytes) -> ParsedFile:
         if not line.strip():
             continue
         rec = _load(line)
-        if rec is None:
+        if isinstance(rec, str):
             kind = "torn" if nl < 0 else "corrupt"
-            problems.append(Problem(kind, lineno, f"{len(line)} bytes not valid JSON"))
+            problems.append(Problem(kind, lineno, f"{len(line)} bytes {rec}"))
             continue
         if nl >= 0:
             good_end = pos
         if lineno == 1 and rec.get("type") == HEADER:
             header = rec
+            if bad := clean_header(rec):
+                problems.append(Problem("field", 1, f"header field(s) of the wrong type ignored: {', '.join(bad)}"))
         else:
             records.append(rec)
     if not header:
@@ -139,11 +169,10 @@ def parse(raw: bytes) -> ParsedFile:
 _decode = json.JSONDecoder().decode
 
 
-def _load(line: bytes) -> Record | None:
+def _load(line: bytes) -> Record | str:
+    """The record on a line, or why there is none."""
     try:
         rec = _decode(line.decode("utf-8"))
-    except ValueError:
-        return None
-    if not isinstance(rec, dict) or not isinstance(rec.get("type"), str) or "id" not in rec:
-        return None
-    return rec
+    except (ValueError, RecursionError):  # RecursionError: a line of ten thousand nested brackets
+        return "not valid JSON"
+    return why_invalid(rec) or rec

@@ -8,7 +8,6 @@ the REPL needs before its prompt (which session, is it free) imports neither the
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -84,7 +83,7 @@ def resolve_session(directory: Path, ref: str | None) -> str:
             raise SessionNotFoundError("no session to continue in this project",
                                        hint="start one without -c/--continue")
         return latest
-    if layout.session_file(directory, ref).exists():
+    if layout.is_safe_id(ref) and layout.session_file(directory, ref).exists():
         return ref
     from agentcli.session.index import list_sessions
     from agentcli.session.reader import read_file
@@ -108,7 +107,7 @@ def resolve_session(directory: Path, ref: str | None) -> str:
 
 
 def sidechain_dir(directory: Path, session_id: str) -> Path:
-    return directory / session_id / "subagents"
+    return directory / layout.checked_id(session_id) / "subagents"
 
 
 def sidechains(directory: Path, session_id: str) -> list[LoadedSession]:
@@ -118,22 +117,20 @@ def sidechains(directory: Path, session_id: str) -> list[LoadedSession]:
     found: list[LoadedSession] = []
     sub = sidechain_dir(directory, session_id)
     try:
-        files = sorted(sub.glob(f"*{layout.SUFFIX}"), key=lambda p: p.stat().st_mtime_ns)
+        files = sorted(layout.session_ids(sub), key=lambda f: f[1].stat().st_mtime_ns)
     except OSError:
         return []
-    for f in files:
-        found.append(load(sub, f.name[: -len(layout.SUFFIX)]))
+    for side_id, _ in files:
+        found.append(load(sub, side_id))
     return found
 
 
 def _latest(directory: Path) -> str | None:
     best: tuple[int, str] | None = None
-    try:
-        entries = list(os.scandir(directory))
-    except FileNotFoundError:
-        return None
-    for e in entries:
-        if e.name.endswith(layout.SUFFIX):
-            key = (e.stat().st_mtime_ns, e.name[: -len(layout.SUFFIX)])
-            best = key if best is None or key > best else best
+    for sid, e in layout.session_ids(directory):
+        try:
+            key = (e.stat().st_mtime_ns, sid)
+        except FileNotFoundError:
+            continue
+        best = key if best is None or key > best else best
     return best[1] if best else None

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from agentcli.errors import SessionError, SessionNotFoundError
 from agentcli.llm.messages import Message
-from agentcli.session.checkpoint import Change, ShadowGit
+from agentcli.session.checkpoint import Change, ShadowGit, is_oid
 from agentcli.session.reader import LoadedSession
 from agentcli.session.records import CHECKPOINT, REWIND, Record, data_record, to_message
 from agentcli.session.repair import repair
@@ -100,7 +100,7 @@ def _tree(rec: Record) -> str | None:
     if rec.get("type") != CHECKPOINT or not isinstance(rec.get("data"), dict):
         return None
     tree = rec["data"].get("tree")
-    return str(tree) if tree else None
+    return tree if is_oid(tree) else None  # anything else is no checkpoint: it never reaches git
 
 
 def describe(plan: RewindPlan) -> str:
