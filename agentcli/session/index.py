@@ -137,7 +137,7 @@ def json_object(line: bytes) -> dict[str, Any] | None:
     """One JSONL line as a dict; None for a torn, invalid or non-object line."""
     try:
         rec = json.loads(line)
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: brackets nested thousands deep
         return None
     return rec if isinstance(rec, dict) else None
 
@@ -149,7 +149,7 @@ def _load_cache(directory: Path) -> dict[str, SessionSummary]:
             return {}
         names = {f.name for f in fields(SessionSummary)}
         return {k: SessionSummary(**{n: v for n, v in e.items() if n in names}) for k, e in raw["sessions"].items()}
-    except (OSError, ValueError, TypeError, KeyError, AttributeError):
+    except (OSError, ValueError, TypeError, KeyError, AttributeError, RecursionError):
         return {}
 
 
