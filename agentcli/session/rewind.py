@@ -134,7 +134,13 @@ def rewind_stored(directory: Path, session_id: str, to: str, *, files: bool, con
     lock = SessionLock(layout.lock_file(directory, session_id), session_id).acquire()
     try:
         loaded = load(directory, session_id)
-        shadow = shadow_for(directory, session_id, project_root_of(loaded), secrets) if files else None
+        root = project_root_of(loaded)
+        if files and layout.sessions_dir(root.resolve()) != directory:
+            # The header is only data: a copied or forged file naming another directory must not make us
+            # snapshot, delete or overwrite that directory's files.
+            raise SessionError(f"session {session_id} names another project ({root}): its files are not rewound "
+                               "from here", hint="rewind only its conversation with --conversation")
+        shadow = shadow_for(directory, session_id, root, secrets) if files else None
         plan = plan_rewind(loaded, to, shadow)
         if not confirm(describe(plan), plan.patch if files else ""):
             return False

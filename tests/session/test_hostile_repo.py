@@ -5,7 +5,8 @@ deletes outside the project. Real git, real files."""
 from __future__ import annotations
 
 import io
-from contextlib import redirect_stdout
+import json
+from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
 import pytest
@@ -103,8 +104,31 @@ def test_a_directory_swapped_for_a_link_after_the_plan_is_not_followed(project: 
     (project / "sub" / "made.txt").unlink()
     (project / "sub").rmdir()
     (project / "sub").symlink_to(outside)
-    with pytest.raises(SessionError, match="will not rewind 'sub/kept.txt'"):
+    with pytest.raises(SessionError, match=r"will not rewind 'sub/kept\.txt'"):
         apply_rewind(s.writer, loaded, plan, files=True, conversation=False)
     s.close()
     assert (outside / "made.txt").read_text() == "the user's own file, outside the project\n"
     assert (outside / "kept.txt").read_text() == "also outside\n"
+
+
+def test_a_header_naming_another_directory_cannot_rewind_its_files(project: Path, tmp_path: Path) -> None:
+    victim = tmp_path / "victim"
+    victim.mkdir()
+    (victim / "precious.txt").write_text("not part of any session\n")
+    (project / "a.txt").write_text("one\n")
+    s = open_session(project)
+    assert s.writer is not None
+    bash_turn(s.writer, project, "edit", "echo two > a.txt")
+    s.close()
+    path = layout.session_file(layout.sessions_dir(project), s.session_id)
+    lines = path.read_text().splitlines(keepends=True)
+    lines[0] = lines[0].replace(json.dumps(str(project))[1:-1], json.dumps(str(victim))[1:-1])
+    assert str(victim) in lines[0]
+    path.write_text("".join(lines))
+    first = load(layout.sessions_dir(project), s.session_id).chain[0]["id"]
+    err = io.StringIO()
+    with redirect_stdout(io.StringIO()), redirect_stderr(err):
+        status = main(["-C", str(project), "rewind", s.session_id, "--to", first, "--files", "--yes"])
+    assert status == 1 and "names another project" in err.getvalue()
+    assert sorted(p.name for p in victim.iterdir()) == ["precious.txt"]
+    assert (project / "a.txt").read_text() == "two\n"
