@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from agentcli.errors import SessionNotFoundError, UsageError
+from agentcli.errors import SessionLockedError, SessionNotFoundError, UsageError
 from agentcli.session import layout
 from agentcli.session.lock import SessionLock, is_locked
 
@@ -85,6 +85,10 @@ def resolve_session(directory: Path, ref: str | None) -> str:
         return latest
     if layout.is_safe_id(ref) and layout.session_file(directory, ref).exists():
         return ref
+    if layout.is_safe_id(ref) and is_locked(layout.lock_file(directory, ref)):
+        # Its process started it, its file appears when its first records are written (store.create).
+        raise SessionLockedError(f"session {ref} is starting in process {_holder(directory, ref)}: it has no "
+                                 "record yet", hint="try again once its first turn has ended")
     from agentcli.session.index import list_sessions
     from agentcli.session.reader import read_file
 
@@ -126,11 +130,32 @@ def sidechains(directory: Path, session_id: str) -> list[LoadedSession]:
 
 
 def _latest(directory: Path) -> str | None:
-    best: tuple[int, str] | None = None
+    """The most recently written session that has a record: one with only its header (another terminal's
+    session, opened with no prompt yet) has nothing to continue."""
+    found: list[tuple[int, str]] = []
     for sid, e in layout.session_ids(directory):
         try:
-            key = (e.stat().st_mtime_ns, sid)
+            found.append((e.stat().st_mtime_ns, sid))
         except FileNotFoundError:
             continue
-        best = key if best is None or key > best else best
-    return best[1] if best else None
+    for _, sid in sorted(found, reverse=True):
+        if _has_records(layout.session_file(directory, sid)):
+            return sid
+    return None
+
+
+def _has_records(path: Path) -> bool:
+    try:
+        with open(path, "rb") as f:
+            head = f.read(65536)
+            end = head.find(b"\n")
+            return end >= 0 and (head[end + 1 :].strip() != b"" or f.read(1) != b"")
+    except OSError:
+        return False
+
+
+def _holder(directory: Path, session_id: str) -> str:
+    try:
+        return layout.lock_file(directory, session_id).read_text().strip() or "?"
+    except OSError:
+        return "?"
