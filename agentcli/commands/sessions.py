@@ -6,6 +6,7 @@ directory) and reads the files directly: nothing here needs a provider.
 
 from __future__ import annotations
 
+import io
 import json
 import sys
 import time
@@ -35,6 +36,10 @@ def _flag(*names: str, help_text: str) -> typer.models.OptionInfo:
 @app.callback()
 def _options(ctx: typer.Context, directory: DirectoryOption = None) -> None:
     ctx.obj = layout.sessions_dir(project_root(directory))
+    if isinstance(sys.stdout, io.TextIOWrapper):
+        # A transcript may hold a lone surrogate (a stream's "\ud800" decodes to one): printed as its escape,
+        # which is also its JSON spelling, instead of failing to encode.
+        sys.stdout.reconfigure(errors="backslashreplace")
 
 
 @app.command("list", help="sessions of this project, newest first")
@@ -258,7 +263,7 @@ def _export(directory: Path, ref: str, fmt: str, output: str | None) -> int:
     loaded = load(directory, _resolve(directory, ref))
     text = to_json(loaded) if fmt == "json" else to_markdown(loaded)
     if output:
-        Path(output).write_text(text, encoding="utf-8")
+        Path(output).write_text(text, encoding="utf-8", errors="backslashreplace")
     else:
         sys.stdout.write(text)
     return 0

@@ -65,7 +65,11 @@ def now_iso() -> str:
 
 def encode(record: Record) -> bytes:
     """One whole line, ready for a single `os.write`."""
-    return (json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n").encode()
+    text = json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n"
+    try:
+        return text.encode()
+    except UnicodeEncodeError:  # a lone surrogate (a stream's "\ud800" decodes to one): escaped, it reads back
+        return (json.dumps(record, separators=(",", ":")) + "\n").encode()
 
 
 def message_record(msg: Message, parent_id: str | None, meta: dict[str, Any]) -> Record:

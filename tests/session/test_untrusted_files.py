@@ -17,6 +17,7 @@ from agentcli.session import layout
 from agentcli.session.index import list_sessions
 from agentcli.session.reader import load
 from agentcli.session.store import open_session
+from tests.cli.helpers import agentcli
 from tests.session.helpers import bash_turn, text_turn
 
 SID = "11111111-2222-3333-4444-555555555555"
@@ -159,3 +160,20 @@ def test_a_resumed_session_of_garbage_only_starts_empty_with_a_warning(project: 
     text_turn(s.writer, "again", "fine")
     s.close()
     assert [m.text for m in load(layout.sessions_dir(project.resolve()), SID).messages()] == ["again", "fine"]
+
+
+def test_a_lone_surrogate_from_a_stream_is_written_and_reads_back_exactly(project: Path) -> None:
+    text = json.loads('"half of a pair: \\ud800, and the other half: \\udfff"')  # as a provider's JSON decodes it
+    s = open_session(project)
+    assert s.writer is not None
+    text_turn(s.writer, text, "noted " + text)
+    s.close()
+    loaded = load(layout.sessions_dir(project), s.session_id)
+    assert [m.text for m in loaded.messages()] == [text, "noted " + text] and not loaded.problems
+    assert list_sessions(layout.sessions_dir(project))[0].first_prompt == text
+    for argv in (["list", "--json"], ["show", s.session_id], ["show", s.session_id, "--json"], ["tree"],
+                 ["export", s.session_id], ["export", s.session_id, "json"]):
+        run = agentcli(["sessions", *argv], project)
+        assert run.status == 0 and "Traceback" not in run.stderr, (argv, run.stderr)
+    exported = json.loads(agentcli(["sessions", "export", s.session_id, "json"], project).stdout)
+    assert exported["messages"][0]["content"][0]["text"] == text  # the escape is JSON's own: read back exactly
