@@ -73,7 +73,9 @@ class SessionWriter:
         self._leaf_id = leaf_id
         self._turn_end: _TurnEnd | None = None  # the turn-end checkpoint being taken, once written: not yet settled
         self._io = threading.Lock()  # the file and `_turn_end`'s queue: the background thread writes them too
-        self._unsynced = True  # written since the last fsync began (close skips a second fsync after end_turn's)
+        # Written since the last fsync was queued (close skips a second fsync after end_turn's). Only the loop
+        # thread sets it: what the background thread writes always precedes a fsync queued behind it.
+        self._unsynced = True
         self._syncing: list[Future[None]] = []  # end_turns' fsyncs, running beside the next requests
         # The turn-end snapshot, then the turn's fsync: one thread, in that order (the snapshot is waited for
         # first, by the next checkpoint; the fsync only by the next turn's end or close).
@@ -158,6 +160,7 @@ class SessionWriter:
             self._leaf_id = pending.rid
             self._turn_end = pending
             pending.job = self._background.submit(functools.partial(self._turn_end_job, pending))
+            self._unsynced = True  # its record: the fsync below, queued behind the job, covers it
         elif self._calls_pending and self.shadow is not None:
             # Only read-only tools ran, and the model is asked again: bring the checkpoint index up to date
             # meanwhile, so that a changing tool in a later reply waits for one `ls-files`, not for hashing
@@ -167,7 +170,7 @@ class SessionWriter:
         while self._syncing and self._syncing[0].done():
             self._syncing.pop(0).result()  # an I/O error of an earlier turn's fsync surfaces here
         if self._fd is not None and self._unsynced:
-            self._unsynced = False  # a fsync queued behind a running snapshot also covers what it writes
+            self._unsynced = False
             self._syncing.append(self._background.submit(functools.partial(os.fsync, self._fd)))
 
     # ---- the rest ---------------------------------------------------------------------------------
@@ -181,9 +184,10 @@ class SessionWriter:
         with self._io:
             pending = self._turn_end
             if pending is not None and not pending.written:
-                pending.queued.append(line)
+                pending.queued.append(line)  # the next end_turn's fsync runs after the job writes it
             else:
                 self._write(line)
+            self._unsynced = True
         self._leaf_id = str(record["id"])
         return self._leaf_id
 
@@ -212,7 +216,6 @@ class SessionWriter:
 
     def _write(self, line: bytes) -> None:
         assert self._fd is not None
-        self._unsynced = True
         written = os.write(self._fd, line)
         if written != len(line):
             raise SessionError(f"short write to {self.path} ({written} of {len(line)} bytes)",
