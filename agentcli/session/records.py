@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agentcli.llm.messages import (
+    ContentBlock,
     ImageBlock,
     Message,
     RedactedThinkingBlock,
@@ -93,21 +94,33 @@ def to_message(rec: Record) -> Message | None:
         msg = Message.from_dict(rec["message"])
     except (KeyError, ValueError, TypeError, AttributeError):
         return None
-    return msg if all(_well_typed(b) for b in msg.content) else None
+    for block in msg.content:
+        if not _well_typed(block):
+            return None
+    return msg
 
 
-# The string fields of each content block (optional ones may also be None).
-_BLOCK_STRINGS: dict[type, tuple[tuple[str, ...], tuple[str, ...]]] = {
-    TextBlock: (("text",), ()), ThinkingBlock: (("thinking",), ("signature", "provider")),
-    RedactedThinkingBlock: (("data",), ("provider",)), ToolUseBlock: (("id", "name"), ("raw_arguments",)),
-    ToolResultBlock: (("tool_use_id", "content"), ()), ImageBlock: (("media_type", "data"), ("path", "sha256")),
-}
+def _well_typed(block: ContentBlock) -> bool:
+    """Whether a block's text fields are strings (Message.from_dict takes what the JSON holds). Unrolled: it
+    runs for every block of a resumed session."""
+    if isinstance(block, TextBlock):
+        return type(block.text) is str
+    if isinstance(block, ToolResultBlock):
+        return type(block.tool_use_id) is str and type(block.content) is str
+    if isinstance(block, ToolUseBlock):
+        return type(block.id) is str and type(block.name) is str and _opt_str(block.raw_arguments)
+    if isinstance(block, ThinkingBlock):
+        return type(block.thinking) is str and _opt_str(block.signature) and _opt_str(block.provider)
+    if isinstance(block, RedactedThinkingBlock):
+        return type(block.data) is str and _opt_str(block.provider)
+    if isinstance(block, ImageBlock):
+        return (type(block.media_type) is str and type(block.data) is str and _opt_str(block.path)
+                and _opt_str(block.sha256))
+    return True
 
 
-def _well_typed(block: object) -> bool:
-    required, optional = _BLOCK_STRINGS.get(type(block), ((), ()))
-    return all(isinstance(getattr(block, f), str) for f in required) and all(
-        isinstance(getattr(block, f), str | None) for f in optional)
+def _opt_str(value: object) -> bool:
+    return value is None or type(value) is str
 
 
 
