@@ -216,7 +216,10 @@ def _one_line(rec: dict[str, object]) -> str:
 
 
 def _rm(directory: Path, refs: list[str], with_forks: bool) -> int:
+    import shutil
+
     from agentcli.session.lock import is_locked
+    from agentcli.session.resumable import sidechain_dir
 
     summaries = list_sessions(directory)
     ids = [_resolve(directory, ref) for ref in refs]
@@ -230,6 +233,7 @@ def _rm(directory: Path, refs: list[str], with_forks: bool) -> int:
         for path in (layout.session_file(directory, sid), layout.lock_file(directory, sid),
                      layout.checkpoint_index(directory, sid)):
             path.unlink(missing_ok=True)
+        shutil.rmtree(sidechain_dir(directory, sid).parent, ignore_errors=True)  # its subagents' transcripts
         sys.stdout.write(f"removed {sid}\n")
     return 0
 
@@ -248,8 +252,12 @@ def _rename(directory: Path, ref: str, name: str) -> int:
     from agentcli.session.writer import SessionWriter
 
     sid = _resolve(directory, ref)
-    loaded = load(directory, sid)
     lock = SessionLock(layout.lock_file(directory, sid), sid).acquire()
+    try:
+        loaded = load(directory, sid)  # read under the lock: its last record is the one the rename follows
+    except BaseException:
+        lock.release()
+        raise
     with SessionWriter(loaded.path, sid, redactor=Redactor(_secrets()), leaf_id=loaded.leaf_id, lock=lock) as w:
         w.record("rename", {"name": name})
     sys.stdout.write(f"{sid} is now {name!r}\n")

@@ -97,7 +97,7 @@ def _move_bad_lines(path: Path) -> int:
         if not line.strip():
             continue
         (good if parse(line + b"\n").records or _is_header(line) else bad).append(line)
-    with open(f"{path}.bad", "ab") as f:
+    with open(os.open(f"{path}.bad", os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600), "ab") as f:  # private
         f.write(b"".join(b + b"\n" for b in bad))
         f.flush()
         os.fsync(f.fileno())

@@ -156,4 +156,5 @@ def _load_cache(directory: Path) -> dict[str, SessionSummary]:
 def _save_cache(directory: Path, summaries: list[SessionSummary]) -> None:
     body = {"version": _VERSION, "sessions": {s.id: asdict(s) for s in summaries}}
     with contextlib.suppress(OSError):  # a read-only store still lists, just without the cache
-        atomic_write(directory / INDEX_NAME, json.dumps(body, separators=(",", ":")))  # ASCII: a lone surrogate too
+        # ASCII (a lone surrogate too); private, as the sessions are: it holds their first prompts.
+        atomic_write(directory / INDEX_NAME, json.dumps(body, separators=(",", ":")), new_mode=0o600)
