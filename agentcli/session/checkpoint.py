@@ -16,6 +16,7 @@ import contextlib
 import os
 import re
 import shutil
+import stat
 import subprocess
 import threading
 import time
@@ -169,8 +170,9 @@ class ShadowGit:
             self._git("update-index", "--force-remove", "-z", "--stdin", stdin=b"\0".join(big) + b"\0")
 
     def _sort_out(self, names: list[bytes]) -> tuple[list[bytes], list[bytes]]:
-        """(names to store or drop from the index, names left out: too big or holding a secret). Plain string
-        paths, not Path objects: this runs for every file of a cold tree."""
+        """(names to store or drop from the index, names left out: too big, holding a secret, or neither a file
+        nor a link: a FIFO or socket, which git cannot store and which would block a read). Plain string paths,
+        not Path objects: this runs for every file of a cold tree."""
         keep: list[bytes] = []
         big: list[bytes] = []
         root = os.fsencode(self.work_tree) + b"/"
@@ -181,18 +183,25 @@ class ShadowGit:
             except OSError:
                 keep.append(name)  # deleted: update-index --remove drops it
                 continue
-            left_out = not _is_link(st.st_mode) and (st.st_size > self.max_file_bytes or self._has_secret(path))
+            if _is_link(st.st_mode):
+                left_out = False
+            else:
+                left_out = (not stat.S_ISREG(st.st_mode) or st.st_size > self.max_file_bytes
+                            or self._has_secret(path))
             (big if left_out else keep).append(name)
         return keep, big
 
     def _has_secret(self, path: bytes) -> bool:
         if not self.secrets:
             return False
-        try:
-            with open(path, "rb") as f:
-                data = f.read()
+        try:  # not blocking, not following a link: the file may have become a FIFO since it was looked at
+            fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0))
         except OSError:
             return False
+        with open(fd, "rb") as f:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                return True  # not a plain file after all: left out
+            data = f.read(self.max_file_bytes + 1)
         return any(s in data for s in self.secrets)
 
     def changes(self, current: str, target: str) -> list[Change]:

@@ -1,8 +1,8 @@
 from __future__ import annotations
 
 import io
-import os
 import json
+import os
 from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import io
 import json
+import os
+import threading
 from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
@@ -14,9 +16,10 @@ import pytest
 from agentcli.commands.sessions import main
 from agentcli.errors import SessionError
 from agentcli.session import layout
+from agentcli.session.checkpoint import Snapshot
 from agentcli.session.reader import load
 from agentcli.session.rewind import apply_rewind, plan_rewind
-from agentcli.session.store import open_session
+from agentcli.session.store import open_session, shadow_for
 from tests.session.conftest import git_init
 from tests.session.helpers import bash_turn
 
@@ -132,3 +135,27 @@ def test_a_header_naming_another_directory_cannot_rewind_its_files(project: Path
     assert status == 1 and "names another project" in err.getvalue()
     assert sorted(p.name for p in victim.iterdir()) == ["precious.txt"]
     assert (project / "a.txt").read_text() == "two\n"
+
+
+@pytest.mark.parametrize("with_secrets", [False, True], ids=["plain", "with-secrets"])
+def test_a_file_replaced_by_a_fifo_is_left_out_and_blocks_nothing(
+        project: Path, tmp_path: Path, with_secrets: bool) -> None:
+    (project / "a.txt").write_text("a\n")
+    (project / "b.txt").write_text("b\n")
+    secrets = ("sk-test-secret-value",) if with_secrets else ()
+    shadow = shadow_for(layout.sessions_dir(project), layout.new_session_id(), project, secrets)
+    shadow.snapshot()
+    (project / "a.txt").unlink()
+    os.mkfifo(project / "a.txt")  # what `mkfifo a.txt` by a tool does: git cannot store it, a read would block
+    (project / "b.txt").write_text("b2\n")
+    done: list[object] = []
+    worker = threading.Thread(target=lambda: done.append(shadow.snapshot()), daemon=True)
+    worker.start()
+    worker.join(30)
+    if worker.is_alive():  # unblock the read before failing, so the thread ends
+        os.close(os.open(project / "a.txt", os.O_WRONLY | os.O_NONBLOCK))
+        worker.join(10)
+    assert done, "the snapshot hung on the FIFO"
+    snap = done[0]
+    assert isinstance(snap, Snapshot) and snap.skipped == ("a.txt",)
+    assert shadow._git("cat-file", "-p", f"{snap.tree}:b.txt") == b"b2\n"
