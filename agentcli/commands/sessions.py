@@ -28,6 +28,15 @@ SessionArg = Annotated[str, typer.Argument(metavar="SESSION", help="session id, 
 RewindMode = Literal["files", "conversation", "both"]
 
 
+# Control characters (but newline and tab) shown as escapes in the human views: a transcript, a file's diff or a
+# repository's `.git/HEAD` is not ours, and ESC sequences printed raw would drive the terminal.
+_CONTROLS = {c: f"\\x{c:02x}" for c in (*range(0x20), 0x7F, *range(0x80, 0xA0)) if c not in (0x09, 0x0A)}
+
+
+def _visible(text: str) -> str:
+    return text.translate(_CONTROLS)
+
+
 def _flag(*names: str, help_text: str) -> typer.models.OptionInfo:
     option: typer.models.OptionInfo = typer.Option(*names, metavar="", help=help_text)
     return option
@@ -157,7 +166,7 @@ def _list(directory: Path, as_json: bool, limit: int, show_all: bool) -> int:
     lines = [f"{'ID':<10} {'AGE':<9} {'TURNS':>5} {'MODEL':<24} {'BRANCH':<14} TITLE"]
     lines += [f"{s.id[:8]:<10} {_age(s.updated):<9} {s.turns:>5} {s.model[:24]:<24} "
               f"{(s.git_branch or '-')[:14]:<14} {s.title}" for s in rows]
-    sys.stdout.write("\n".join(lines) + "\n")
+    sys.stdout.write(_visible("\n".join(lines) + "\n"))
     return 0
 
 
@@ -184,7 +193,7 @@ def _show(directory: Path, ref: str, as_json: bool, sidechain: str | None) -> in
     if not sidechain:
         out += [f"subagent transcript: {s.header['sidechain_of'].get('agent')} (--sidechain "
                 f"{s.header['sidechain_of'].get('tool_use_id')})" for s in sidechains(directory, sid)]
-    sys.stdout.write("\n".join(out) + "\n")
+    sys.stdout.write(_visible("\n".join(out) + "\n"))
     return 0
 
 
@@ -299,7 +308,7 @@ def _tree(directory: Path, as_json: bool) -> int:
 
     for s in kids.get(None, []):
         walk(s, 0)
-    sys.stdout.write("\n".join(out or ["no sessions in this project"]) + "\n")
+    sys.stdout.write(_visible("\n".join(out or ["no sessions in this project"]) + "\n"))
     return 0
 
 
@@ -336,7 +345,7 @@ def _rewind(directory: Path, ref: str, to: str, mode: RewindMode, *, yes: bool, 
     files, conversation = mode in ("files", "both"), mode in ("conversation", "both")
 
     def confirm(summary: str, patch: str) -> bool:
-        sys.stdout.write(patch + ("\n" if patch and not patch.endswith("\n") else "") + summary + "\n")
+        sys.stdout.write(_visible(patch + ("\n" if patch and not patch.endswith("\n") else "") + summary + "\n"))
         if dry_run:
             return False
         if yes:

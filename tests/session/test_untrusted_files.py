@@ -13,6 +13,7 @@ import pytest
 
 from agentcli.commands.sessions import main
 from agentcli.errors import SessionNotFoundError
+from agentcli.llm.messages import Message, TextBlock
 from agentcli.session import layout
 from agentcli.session.index import list_sessions
 from agentcli.session.reader import load
@@ -177,3 +178,21 @@ def test_a_lone_surrogate_from_a_stream_is_written_and_reads_back_exactly(projec
         assert run.status == 0 and "Traceback" not in run.stderr, (argv, run.stderr)
     exported = json.loads(agentcli(["sessions", "export", s.session_id, "json"], project).stdout)
     assert exported["messages"][0]["content"][0]["text"] == text  # the escape is JSON's own: read back exactly
+
+
+def test_escape_sequences_from_transcripts_and_repositories_never_reach_the_terminal_raw(project: Path) -> None:
+    (project / ".git").mkdir()
+    (project / ".git" / "HEAD").write_text("ref: refs/heads/\x1b]0;owned\x07main\n")  # a repository's own file
+    (project / "f.txt").write_text("plain\n")
+    s = open_session(project, model="m1", provider="anthropic")
+    assert s.writer is not None
+    bash_turn(s.writer, project, "hi \x1b[31mred\x1b[0m", "printf 'x\\033[2J\\r\\n' > f.txt")
+    s.writer.message(Message("assistant", (TextBlock("\x9b6n clear \x1b[2J"),)))
+    s.close()
+    first = load(layout.sessions_dir(project), s.session_id).chain[0]["id"]
+    for argv in (["list"], ["show", s.session_id], ["tree"],
+                 ["rewind", s.session_id, "--to", first, "--files", "--dry-run"]):
+        status, out, err = _cli(project, *argv)
+        assert status == 0, err
+        assert not any(c in out for c in "\x1b\x07\x9b\r"), (argv, out)
+    assert "\\x1b[31mred" in _cli(project, "show", s.session_id)[1]  # shown, inert
