@@ -22,6 +22,7 @@ from __future__ import annotations
 import _thread
 import asyncio
 import contextlib
+import errno
 import functools
 import os
 import queue
@@ -168,10 +169,10 @@ class SessionWriter:
             self.shadow.warm(refresh=True)
         self._calls_pending = False
         while self._syncing and self._syncing[0].done():
-            self._syncing.pop(0).result()  # an I/O error of an earlier turn's fsync surfaces here
+            self._check_io(self._syncing.pop(0))  # an I/O error of an earlier turn's fsync surfaces here
         if self._fd is not None and self._unsynced:
             self._unsynced = False
-            self._syncing.append(self._background.submit(functools.partial(os.fsync, self._fd)))
+            self._syncing.append(self._background.submit(functools.partial(_fsync, self._fd)))
 
     # ---- the rest ---------------------------------------------------------------------------------
 
@@ -196,7 +197,7 @@ class SessionWriter:
         self._wait_published()
         pending, self._syncing = self._syncing, []
         for fut in pending:
-            fut.result()
+            self._check_io(fut)
 
     def _wait_published(self) -> None:
         pending, self._published = self._published, None
@@ -211,12 +212,30 @@ class SessionWriter:
     def _sync(self) -> None:
         self._wait_sync()
         if self._fd is not None and self._unsynced:
-            os.fsync(self._fd)
             self._unsynced = False
+            done: Future[None] = Future()
+            try:
+                _fsync(self._fd)
+                done.set_result(None)
+            except OSError as err:
+                done.set_exception(err)
+            self._check_io(done)
+
+    def _check_io(self, job: Future[None]) -> None:
+        """The result of a background write or fsync: its OSError (a full disk) as a SessionError."""
+        try:
+            job.result()
+        except OSError as err:
+            raise SessionError(f"cannot write the session file {self.path}: {err.strerror or err}",
+                               hint="is the disk full?") from err
 
     def _write(self, line: bytes) -> None:
         assert self._fd is not None
-        written = os.write(self._fd, line)
+        try:
+            written = os.write(self._fd, line)
+        except OSError as err:
+            raise SessionError(f"cannot write the session file {self.path}: {err.strerror or err}",
+                               hint="is the disk full?") from err
         if written != len(line):
             raise SessionError(f"short write to {self.path} ({written} of {len(line)} bytes)",
                                hint="is the disk full?")
@@ -268,7 +287,7 @@ class SessionWriter:
         queued behind it written by the background thread); an error writing them surfaces here."""
         pending, self._turn_end = self._turn_end, None
         if pending is not None:
-            pending.job.result()
+            self._check_io(pending.job)
 
     def _turn_end_job(self, pending: _TurnEnd) -> None:
         """Runs in the background thread: snapshot, write the checkpoint in its reserved place and the records
@@ -327,6 +346,16 @@ class SessionWriter:
         size = os.fstat(self._fd).st_size
         if size and os.pread(self._fd, 1, size - 1) != b"\n":
             os.write(self._fd, b"\n")
+
+
+def _fsync(fd: int) -> None:
+    """fsync, where there is something to sync: EINVAL means a file that cannot be (a device, some special
+    file systems), not a failed write."""
+    try:
+        os.fsync(fd)
+    except OSError as err:
+        if err.errno != errno.EINVAL:
+            raise
 
 
 class _TurnEnd:

@@ -251,3 +251,13 @@ def test_a_closed_writer_refuses_to_write_and_queues_nothing(project: Path) -> N
         w.message(Message.user("after close"))
     w.end_turn()  # nothing left to do: no fsync is queued (the stopped worker would refuse it)
     s.close()  # twice is fine
+
+
+def test_a_full_disk_is_a_session_error_not_an_internal_one(tmp_path: Path) -> None:
+    from agentcli.redact import Redactor
+
+    w = SessionWriter(Path("/dev/full"), "s-full", redactor=Redactor())  # every write: ENOSPC
+    with pytest.raises(SessionError, match="cannot write the session file") as caught:
+        w.message(Message.user("hello"))
+    assert caught.value.code == "session_error" and caught.value.hint == "is the disk full?"
+    w.close()
