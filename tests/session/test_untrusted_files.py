@@ -196,3 +196,19 @@ def test_escape_sequences_from_transcripts_and_repositories_never_reach_the_term
         assert status == 0, err
         assert not any(c in out for c in "\x1b\x07\x9b\r"), (argv, out)
     assert "\\x1b[31mred" in _cli(project, "show", s.session_id)[1]  # shown, inert
+
+
+def test_a_resumed_session_with_damaged_permission_and_todo_records_is_drawn(project: Path) -> None:
+    from agentcli.session.resumable import read_resumable
+    from agentcli.ui.resume import edited_calls, stored_todos
+
+    _write(project, _msg("u1", None, "user", "go"),
+           {"type": "permission", "id": "p1", "parent_id": "u1", "ts": "t", "data": {"updated_input": {"x": 1}}},
+           {"type": "permission", "id": "p2", "parent_id": "p1", "ts": "t",
+            "data": {"tool_use_id": ["t"], "updated_input": {"x": 2}}},
+           {"type": "permission", "id": "p3", "parent_id": "p2", "ts": "t",
+            "data": {"tool_use_id": "toolu_ok", "updated_input": {"x": 3}}},
+           {"type": "todos", "id": "t1", "parent_id": "p3", "ts": "t", "data": {"todos": [{"content": 5}, "x"]}})
+    stored = read_resumable(layout.sessions_dir(project.resolve()), SID)
+    assert edited_calls(stored.chain) == {"toolu_ok": {"x": 3}}
+    assert stored_todos(stored.chain) == ()
