@@ -159,8 +159,8 @@ class SessionWriter:
             self._dirty_tree = False
             pending = _TurnEnd(new_record_id(), self._leaf_id, now_iso())
             self._leaf_id = pending.rid
-            self._turn_end = pending
             pending.job = self._background.submit(functools.partial(self._turn_end_job, pending))
+            self._turn_end = pending  # (after the submit: a job that could not start is never waited for)
             self._unsynced = True  # its record: the fsync below, queued behind the job, covers it
         elif self._calls_pending and self.shadow is not None:
             # Only read-only tools ran, and the model is asked again: bring the checkpoint index up to date
@@ -368,7 +368,7 @@ class _TurnEnd:
         self.rid, self.parent, self.ts = rid, parent, ts
         self.queued: list[bytes] = []
         self.written = False
-        self.job: Future[None] = Future()
+        self.job: Future[None]
 
 
 class _Worker:
