@@ -191,8 +191,8 @@ def _show(directory: Path, ref: str, as_json: bool, sidechain: str | None) -> in
     from agentcli.session.store import sidechains
 
     if not sidechain:
-        out += [f"subagent transcript: {s.header['sidechain_of'].get('agent')} (--sidechain "
-                f"{s.header['sidechain_of'].get('tool_use_id')})" for s in sidechains(directory, sid)]
+        sides = [s.header.get("sidechain_of") or {} for s in sidechains(directory, sid)]  # {}: a damaged header
+        out += [f"subagent transcript: {side.get('agent')} (--sidechain {side.get('tool_use_id')})" for side in sides]
     sys.stdout.write(_visible("\n".join(out) + "\n"))
     return 0
 

@@ -212,3 +212,18 @@ def test_a_resumed_session_with_damaged_permission_and_todo_records_is_drawn(pro
     stored = read_resumable(layout.sessions_dir(project.resolve()), SID)
     assert edited_calls(stored.chain) == {"toolu_ok": {"x": 3}}
     assert stored_todos(stored.chain) == ()
+
+
+def test_a_damaged_subagent_transcript_does_not_break_show(project: Path) -> None:
+    from agentcli.session.resumable import sidechain_dir
+
+    _write(project, _msg("u1", None, "user", "go"))
+    sub = sidechain_dir(layout.sessions_dir(project.resolve()), SID)
+    sub.mkdir(parents=True)
+    damaged = b"\x00 not a header\n" + _dumps(_msg("x", None, "user", "y"))
+    (sub / f"{layout.new_session_id()}.jsonl").write_bytes(damaged)
+    (sub / "..jsonl").write_bytes(b"a file named like a traversal\n")
+    status, out, err = _cli(project, "show", SID)
+    assert status == 0 and "subagent transcript: None" in out, err
+    status, out, err = _cli(project, "show", SID, "--sidechain", "toolu_x")
+    assert status == 2 and "[session_not_found]" in err
