@@ -61,6 +61,8 @@ def test_a_hostile_repository_and_environment_run_nothing_through_checkpoints_or
     user_home = tmp_path / "userhome"
     _arm(project, script, user_home)
     (project / "a.txt").write_text("one\n")
+    for name in ("--output=x", "-rf"):  # files named like git options
+        (project / name).write_text(f"{name} kept\n")
     monkeypatch.setenv("HOME", str(user_home))
     monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
     evil_cfg = tmp_path / "env.cfg"
@@ -74,7 +76,7 @@ def test_a_hostile_repository_and_environment_run_nothing_through_checkpoints_or
     index_before = (project / ".git" / "index").read_bytes()
     s = open_session(project)
     assert s.writer is not None
-    bash_turn(s.writer, project, "edit", "echo two > a.txt && echo new > b.txt")
+    bash_turn(s.writer, project, "edit", "echo two > a.txt && echo new > b.txt && rm -- ./--output=x ./-rf")
     s.close()
     first = load(layout.sessions_dir(project), s.session_id).chain[0]["id"]
     out = io.StringIO()
@@ -82,6 +84,8 @@ def test_a_hostile_repository_and_environment_run_nothing_through_checkpoints_or
         assert main(["-C", str(project), "rewind", s.session_id, "--to", first, "--files", "--yes"]) == 0
     assert "-two" in out.getvalue() and "+one" in out.getvalue()  # the diff itself, no textconv in it
     assert (project / "a.txt").read_text() == "one\n" and not (project / "b.txt").exists()
+    assert (project / "--output=x").read_text() == "--output=x kept\n" and (project / "-rf").exists()
+    assert not (project / "x").exists()
     assert not marker.exists(), marker.read_text()
     assert not (tmp_path / "idx").exists() and not (tmp_path / "objs").exists()
     assert (project / ".git" / "index").read_bytes() == index_before  # the user's repository untouched
