@@ -172,8 +172,7 @@ def test_a_lone_surrogate_from_a_stream_is_written_and_reads_back_exactly(projec
     loaded = load(layout.sessions_dir(project), s.session_id)
     assert [m.text for m in loaded.messages()] == [text, "noted " + text] and not loaded.problems
     assert list_sessions(layout.sessions_dir(project))[0].first_prompt == text
-    for argv in (["list", "--json"], ["show", s.session_id], ["show", s.session_id, "--json"], ["tree"],
-                 ["export", s.session_id], ["export", s.session_id, "json"]):
+    for argv in (["list", "--json"], ["show", s.session_id]):  # a real stdout: one that cannot encode it
         run = agentcli(["sessions", *argv], project)
         assert run.status == 0 and "Traceback" not in run.stderr, (argv, run.stderr)
     exported = json.loads(agentcli(["sessions", "export", s.session_id, "json"], project).stdout)
