@@ -44,7 +44,9 @@ def _flag(*names: str, help_text: str) -> typer.models.OptionInfo:
 
 @app.callback()
 def _options(ctx: typer.Context, directory: DirectoryOption = None) -> None:
-    ctx.obj = layout.sessions_dir(project_root(directory))
+    root = project_root(directory)
+    ctx.obj = layout.sessions_dir(root)
+    ctx.meta["agentcli.project_root"] = root
     if isinstance(sys.stdout, io.TextIOWrapper):
         # A transcript may hold a lone surrogate (a stream's "\ud800" decodes to one): printed as its escape,
         # which is also its JSON spelling, instead of failing to encode.
@@ -120,7 +122,8 @@ def rewind(ctx: typer.Context, ref: SessionArg,
     if len(chosen) > 1:
         raise typer.BadParameter("choose one of --files, --conversation, --both", param_hint="--" + chosen[1])
     mode = chosen[0] if chosen else "both"
-    return reporting_errors(lambda: _rewind(ctx.obj, ref, to, mode, yes=yes, dry_run=dry_run))
+    project = ctx.meta["agentcli.project_root"]
+    return reporting_errors(lambda: _rewind(ctx.obj, ref, to, mode, yes=yes, dry_run=dry_run, project=project))
 
 
 main = entry(app, "sessions")
@@ -338,7 +341,8 @@ def _fork(directory: Path, ref: str, at: str | None, name: str | None) -> int:
     return 0
 
 
-def _rewind(directory: Path, ref: str, to: str, mode: RewindMode, *, yes: bool, dry_run: bool) -> int:
+def _rewind(directory: Path, ref: str, to: str, mode: RewindMode, *, yes: bool, dry_run: bool,
+            project: Path) -> int:
     from agentcli.session.rewind import rewind_stored
 
     sid = _resolve(directory, ref)
@@ -355,6 +359,6 @@ def _rewind(directory: Path, ref: str, to: str, mode: RewindMode, *, yes: bool, 
         return input("apply? [y/N] ").strip().lower() in ("y", "yes")
 
     done = rewind_stored(directory, sid, to, files=files, conversation=conversation, confirm=confirm,
-                         secrets=_secrets())
+                         secrets=_secrets(), project=project)
     sys.stdout.write("rewound\n" if done else "nothing changed\n")
     return 0

@@ -122,9 +122,11 @@ def project_root_of(loaded: LoadedSession) -> Path:
 
 
 def rewind_stored(directory: Path, session_id: str, to: str, *, files: bool, conversation: bool,
-                  confirm: Callable[[str, str], bool], secrets: tuple[str, ...] = ()) -> bool:
+                  confirm: Callable[[str, str], bool], secrets: tuple[str, ...] = (),
+                  project: Path | None = None) -> bool:
     """Rewind a stored session (not in use): plan, let `confirm(summary, patch)` decide, apply.
-    Returns whether anything was applied."""
+    `project`: the project it is run for; its files only are rewound (default: whichever project the sessions
+    directory is for). Returns whether anything was applied."""
     from agentcli.redact import Redactor
     from agentcli.session import layout
     from agentcli.session.lock import SessionLock
@@ -134,8 +136,9 @@ def rewind_stored(directory: Path, session_id: str, to: str, *, files: bool, con
     lock = SessionLock(layout.lock_file(directory, session_id), session_id).acquire()
     try:
         loaded = load(directory, session_id)
-        root = project_root_of(loaded)
-        if files and layout.sessions_dir(root.resolve()) != directory:
+        root = project_root_of(loaded).resolve()
+        # (Two paths can share a sessions directory: `my proj` and `my-proj` have one slug.)
+        if files and (root != project.resolve() if project is not None else layout.sessions_dir(root) != directory):
             # The header is only data: a copied or forged file naming another directory must not make us
             # snapshot, delete or overwrite that directory's files.
             raise SessionError(f"session {session_id} names another project ({root}): its files are not rewound "

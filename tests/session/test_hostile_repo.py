@@ -163,3 +163,24 @@ def test_a_file_replaced_by_a_fifo_is_left_out_and_blocks_nothing(
     snap = done[0]
     assert isinstance(snap, Snapshot) and snap.skipped == ("a.txt",)
     assert shadow._git("cat-file", "-p", f"{snap.tree}:b.txt") == b"b2\n"
+
+
+def test_a_project_sharing_another_s_sessions_directory_cannot_rewind_its_files(tmp_path: Path) -> None:
+    mine, other = tmp_path / "my proj", tmp_path / "my-proj"  # one slug for both: one sessions directory
+    for root in (mine, other):
+        root.mkdir()
+        (root / "a.txt").write_text(f"{root.name} one\n")
+    assert layout.sessions_dir(mine) == layout.sessions_dir(other)
+    s = open_session(mine)
+    assert s.writer is not None
+    bash_turn(s.writer, mine, "edit", "echo two > a.txt")
+    s.close()
+    first = load(layout.sessions_dir(mine), s.session_id).chain[0]["id"]
+    err = io.StringIO()
+    with redirect_stdout(io.StringIO()), redirect_stderr(err):
+        status = main(["-C", str(other), "rewind", s.session_id, "--to", first, "--files", "--yes"])
+    assert status == 1 and "names another project" in err.getvalue()
+    assert (mine / "a.txt").read_text() == "two\n" and (other / "a.txt").read_text() == "my-proj one\n"
+    with redirect_stdout(io.StringIO()):
+        assert main(["-C", str(mine), "rewind", s.session_id, "--to", first, "--files", "--yes"]) == 0
+    assert (mine / "a.txt").read_text() == "my proj one\n"
