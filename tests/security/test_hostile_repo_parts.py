@@ -12,10 +12,12 @@ from pathlib import Path
 import pytest
 
 from agentcli import paths
+from agentcli.agents.definitions import load_definitions
 from agentcli.permissions.loader import save_rule
 from agentcli.session.checkpoint import ShadowGit
 from agentcli.settings import trust
 from agentcli.settings.config import load_settings
+from agentcli.settings.custom_commands import load_commands
 from agentcli.settings.memory import NestedMemoryFiles, load_memory
 from agentcli.tools.base import ToolContext
 from agentcli.tools.grep import GrepTool
@@ -142,3 +144,24 @@ def test_grep_without_ripgrep_does_not_follow_links_out(hostile: Hostile) -> Non
         assert hostile.secret not in out.content and "secret-link" not in out.content
         out = asyncio.run(GrepTool().run({"pattern": "SECRET_OUTSIDE", "output_mode": mode}, ctx))
         assert hostile.secret not in out.content and "secret-link" not in out.content
+
+
+def test_commands_and_agents_linking_out_of_the_project_are_not_read(hostile: Hostile) -> None:
+    commands = load_commands(hostile.root)
+    assert "summarise" in commands and "key" not in commands
+    assert not any(hostile.secret in c.body for c in commands.values())
+    definitions, warnings = load_definitions(hostile.root)
+    assert "linked" not in definitions and not any(hostile.secret in d.prompt for d in definitions.values())
+    assert any("key.md" in w for w in warnings) and not any(hostile.secret in w for w in warnings)
+
+
+def test_memory_files_that_are_fifos_or_huge_are_bounded(tmp_path: Path) -> None:
+    root = git_repo(tmp_path / "p", {"a.py": "a\n"})
+    os.mkfifo(root / "AGENTS.md")  # opened as a file it would block the start-up forever
+    os.mkfifo(root / "fifo.md")
+    (root / "CLAUDE.md").write_text("@fifo.md\n")
+    assert "imported from" not in load_memory(root, root).text  # neither the FIFO nor its import is opened
+    (root / "AGENTS.md").unlink()
+    with (root / "AGENTS.md").open("wb") as f:
+        f.truncate(1 << 34)  # 16 GiB, sparse: only the first bytes are read
+    assert "cut at" in load_memory(root, root).text
