@@ -119,6 +119,9 @@ def _merge_into(dest: Path, hooks: dict[str, Any]) -> int:
             array.append(group)
         table[event] = array
         added += len(new)
-    atomic_write(dest, tomlkit.dumps(doc), new_mode=0o600)
+    from agentcli.settings.trust import keeping
+
+    with keeping(dest):  # the user asked for these hooks: a file they trusted stays trusted
+        atomic_write(dest, tomlkit.dumps(doc), new_mode=0o600)
     keep_local_out_of_git(dest)
     return added

@@ -189,7 +189,7 @@ class ShadowGit:
 
     def patch(self, current: str, target: str) -> str:
         """A unified diff from the current tree to the target (what rewinding would change)."""
-        return self._git("diff", "--no-color", "--no-ext-diff", "--binary", current, target).decode(
+        return self._git("diff", "--no-color", "--no-ext-diff", "--no-textconv", "--binary", current, target).decode(
             errors="replace")
 
     def restore(self, target: str, changes: list[Change]) -> None:

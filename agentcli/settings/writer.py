@@ -53,7 +53,10 @@ def keep_local_out_of_git(local: Path) -> None:
 
 def write(path: Path, data: Mapping[str, Any]) -> None:
     """Replace the whole file with `data` serialized as TOML."""
-    atomic_write(path, dumps(data), new_mode=CONFIG_MODE)
+    from agentcli.settings.trust import keeping
+
+    with keeping(path):
+        atomic_write(path, dumps(data), new_mode=CONFIG_MODE)
     keep_local_out_of_git(path)
 
 
@@ -85,7 +88,10 @@ def update_table(path: Path, table: str, values: Mapping[str, Any]) -> None:
         if isinstance(old, list) and isinstance(value, list | tuple) and _edit_array(old, list(value)):
             continue
         current[key] = _plain(value)
-    atomic_write(path, doc.as_string(), new_mode=CONFIG_MODE)
+    from agentcli.settings.trust import keeping
+
+    with keeping(path):  # a file the user trusted stays trusted through agentcli's edit for them
+        atomic_write(path, doc.as_string(), new_mode=CONFIG_MODE)
     keep_local_out_of_git(path)
 
 
