@@ -165,3 +165,47 @@ def test_memory_files_that_are_fifos_or_huge_are_bounded(tmp_path: Path) -> None
     with (root / "AGENTS.md").open("wb") as f:
         f.truncate(1 << 34)  # 16 GiB, sparse: only the first bytes are read
     assert "cut at" in load_memory(root, root).text
+
+
+def _racing_realpath(monkeypatch: pytest.MonkeyPatch, root: Path, outside: Path) -> None:
+    """The race, made certain: the moment the tool has resolved a path under `root/d`, `d` becomes a symlink to
+    `outside` (as a process running in the project could do between the check and the open)."""
+    real = os.path.realpath
+
+    def racing(path: str, *args: object, **kwargs: object) -> str:
+        got = real(path)
+        if "/d/" in got and not os.path.islink(root / "d"):
+            os.rename(root / "d", root / "d-before")
+            os.symlink(outside, root / "d")
+        return got
+
+    monkeypatch.setattr(os.path, "realpath", racing)
+
+
+@pytest.mark.parametrize("tool", ["Read", "Write", "Edit"])
+def test_a_directory_swapped_for_a_link_after_the_check_is_not_followed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, tool: str
+) -> None:
+    from agentcli.tools.edit import EditTool
+    from agentcli.tools.read import ReadTool
+    from agentcli.tools.write import WriteTool
+
+    root, outside = tmp_path / "p", tmp_path / "outside"
+    (root / "d").mkdir(parents=True)
+    outside.mkdir()
+    (root / "d" / "f.txt").write_text("inside\n")
+    (outside / "f.txt").write_text("SECRET\n")
+    ctx = ToolContext(project_root=root)
+    if tool == "Edit":
+        asyncio.run(ReadTool().run({"file_path": str(root / "d" / "f.txt")}, ctx))
+        (outside / "f.txt").write_text("inside\n")  # the same text and time: only the path tells them apart
+        st = os.stat(root / "d" / "f.txt")
+        os.utime(outside / "f.txt", ns=(st.st_atime_ns, st.st_mtime_ns))
+    _racing_realpath(monkeypatch, root, outside)
+    target = str(root / "d" / ("new.txt" if tool == "Write" else "f.txt"))
+    run = {"Read": lambda: ReadTool().run({"file_path": target}, ctx),
+           "Write": lambda: WriteTool().run({"file_path": target, "content": "PWNED\n"}, ctx),
+           "Edit": lambda: EditTool().run({"file_path": target, "old_string": "inside", "new_string": "PWNED"}, ctx)}
+    out = asyncio.run(run[tool]())
+    assert out.is_error and "SECRET" not in out.content
+    assert sorted(p.name for p in outside.iterdir()) == ["f.txt"] and "PWNED" not in (outside / "f.txt").read_text()
