@@ -97,7 +97,9 @@ def _merge_into(dest: Path, hooks: dict[str, Any]) -> int:
     import tomlkit
 
     from agentcli.atomicfile import atomic_write
-    from agentcli.settings.writer import keep_local_out_of_git
+    from agentcli.settings.writer import keep_local_out_of_git, refuse_linked_project_dir
+
+    refuse_linked_project_dir(dest)
 
     text = dest.read_text(encoding="utf-8") if dest.exists() else ""
     doc = tomlkit.parse(text)

@@ -209,3 +209,26 @@ def test_a_directory_swapped_for_a_link_after_the_check_is_not_followed(
     out = asyncio.run(run[tool]())
     assert out.is_error and "SECRET" not in out.content
     assert sorted(p.name for p in outside.iterdir()) == ["f.txt"] and "PWNED" not in (outside / "f.txt").read_text()
+
+
+def test_a_linked_agentcli_dir_is_not_written_through(tmp_path: Path) -> None:
+    """`.agentcli` as a symlink to another directory: agentcli's writes for the user stay out of it."""
+    from tests.cli.helpers import agentcli
+
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    root = git_repo(tmp_path / "p", {"a.py": "a\n"})
+    (root / ".agentcli").symlink_to(elsewhere)
+    for scope in ("local", "project"):
+        run = agentcli(["permissions", "add", "Bash(make:*)", "--scope", scope], root, {})
+        assert run.status == 2 and "symbolic link" in run.stderr, run.stderr
+    assert list(elsewhere.iterdir()) == []
+
+
+def test_the_walk_reads_no_fifo_gitignore(tmp_path: Path) -> None:
+    from agentcli.tools.ignore import walk_files
+
+    (tmp_path / "w").mkdir()
+    os.mkfifo(tmp_path / "w" / ".gitignore")  # opened as a file, it would block Glob for good
+    (tmp_path / "w" / "a.py").write_text("a\n")
+    assert "a.py" in list(walk_files(str(tmp_path / "w")))
