@@ -26,9 +26,10 @@ from typing import Any
 from agentcli import paths
 
 # Settings a project file may set untrusted: limits, timeouts and display, the choice among the user's own
-# models and providers (their base URLs and keys stay the user's), and exclusions that only narrow.
+# models and providers (their base URLs and keys stay the user's), and exclusions that only narrow. Not the
+# budget (`max_budget_usd`, `prices`): a repository must not raise what the user agreed to spend.
 SAFE_KEYS = frozenset({
-    "model", "compact_model", "max_turns", "max_budget_usd", "max_tool_calls_per_turn", "max_tokens",
+    "model", "compact_model", "max_turns", "max_tool_calls_per_turn", "max_tokens",
     "request_timeout_s", "tool_timeout_s", "max_retries", "effort", "show_thinking", "model_context_window",
     "model_auto_compact_token_limit", "mcp_grace_s", "mcp_connect_timeout_s", "mcp_tool_timeout_s",
     "mcp_schema_budget", "subagent_max_depth", "subagent_max_turns", "max_parallel_subagents", "telemetry",

@@ -98,6 +98,7 @@ def test_settings_grants_are_withheld_by_allowlist(tmp_path: Path) -> None:
                          "mcp_sandbox": True, "permissions": {"deny": ["Bash"], "ask": ["Edit"]}}) == []
     for risky in ({"permission_mode": "bypassPermissions"}, {"sandbox_hooks": False}, {"preset": "evil"},
                   {"some_future_key": 1}, {"apiKeyHelper": "x"}, {"env": {"A": "b"}}, {"prices": {}},
+                  {"max_budget_usd": 1e6},
                   {"permissions": {"default_mode": "acceptEdits"}}, {"telemetry_log_prompts": True}):
         assert trust.grants(risky), risky
     root = git_repo(tmp_path / "p", {
