@@ -233,3 +233,17 @@ def test_the_walk_reads_no_fifo_gitignore(tmp_path: Path) -> None:
     os.mkfifo(tmp_path / "w" / ".gitignore")  # opened as a file, it would block Glob for good
     (tmp_path / "w" / "a.py").write_text("a\n")
     assert "a.py" in list(walk_files(str(tmp_path / "w")))
+
+
+def test_at_mentions_of_links_out_of_the_project_attach_nothing(hostile: Hostile, tmp_path: Path) -> None:
+    """`@README.md` in the REPL (or an image named in `-p`) where the repository made it a link to a secret."""
+    from agentcli.ui.attach import build_message
+
+    (hostile.root / "notes.md").symlink_to(hostile.outside / "secret.txt")
+    os.mkfifo(hostile.root / "pipe.txt")
+    message = build_message("see @notes.md @secret-link @outside-dir/secret.txt @pipe.txt @README.md",
+                            hostile.root, [])
+    text = str(message.content)
+    assert hostile.secret not in text and "It parses things." in text and "pipe.txt" in text
+    named = build_message(f"see @{hostile.outside}/secret.txt", hostile.root, [])  # typed by the user: attached
+    assert hostile.secret in str(named.content)
