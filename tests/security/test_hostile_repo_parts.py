@@ -247,3 +247,14 @@ def test_at_mentions_of_links_out_of_the_project_attach_nothing(hostile: Hostile
     assert hostile.secret not in text and "It parses things." in text and "pipe.txt" in text
     named = build_message(f"see @{hostile.outside}/secret.txt", hostile.root, [])  # typed by the user: attached
     assert hostile.secret in str(named.content)
+
+
+def test_the_branch_shown_for_a_session_reads_no_fifo(tmp_path: Path) -> None:
+    from agentcli.session.layout import git_branch
+
+    gitdir = tmp_path / "gd"
+    gitdir.mkdir()
+    os.mkfifo(gitdir / "HEAD")  # reading it as a file would stall every session's start
+    (tmp_path / "p").mkdir()
+    (tmp_path / "p" / ".git").write_text(f"gitdir: {gitdir}\n")
+    assert git_branch(tmp_path / "p") is None
