@@ -204,7 +204,7 @@ def _untrusted(settings: Settings) -> list[str]:
 
         with contextlib.suppress(AgentCliError):
             found += describe(load(root).untrusted.values())
-    return found
+    return [trust.printable(g) for g in found]
 
 
 def _ask_trust(settings: Settings, values: dict[str, Any], untrusted: list[str]) -> Settings:

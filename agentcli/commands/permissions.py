@@ -115,7 +115,7 @@ def _cmd_trust(root: Path) -> int:
 
         found += describe(load(root).untrusted.values())
     trust.trust(root)
-    what = "\n".join(f"  - {g}" for g in dict.fromkeys(found)) or "  (nothing that needs trust)"
+    what = "\n".join(f"  - {trust.printable(g)}" for g in dict.fromkeys(found)) or "  (nothing that needs trust)"
     names = " and ".join(str(p) for p in files) or str(trust.presets_dir(root))
     if trust.presets_dir(root).is_dir() and files:
         names += f" and {trust.presets_dir(root)}"

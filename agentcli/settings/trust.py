@@ -66,7 +66,17 @@ def grants(data: dict[str, Any]) -> list[str]:
     out: list[str] = []
     for key, value in data.items():
         out.extend(key_grants(key, value))
-    return list(dict.fromkeys(out))
+    return list(dict.fromkeys(printable(g) for g in out))
+
+
+def printable(text: str) -> str:
+    """`text` with every control or format character (escape sequences, carriage returns, bidi overrides)
+    shown as an escape: the trust question prints what the repository wrote, which must not be able to redraw
+    the question or hide part of a command."""
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else (f"\\x{ord(c):02x}" if ord(c) < 256 else f"\\u{ord(c):04x}")
+                   for c in text)
 
 
 def key_grants(key: str, value: Any) -> list[str]:
