@@ -188,7 +188,7 @@ def _list(ns: argparse.Namespace, root: Path) -> int:
     for scope, name, entry in _raw_entries(root):
         target = " ".join([str(entry.get("command", "")), *map(str, entry.get("args", []))]).strip() or \
             config.safe_url(str(entry.get("url", "")))
-        ok = trusted.get(scope, True)
+        target, ok = trust.printable(target), trusted.get(scope, True)
         note = "" if ok else " (not trusted: starts after agentcli permissions trust)"
         rows.append({"name": name, "scope": scope, "target": target, "trusted": ok})
         if not ns.json:
