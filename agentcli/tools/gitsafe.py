@@ -23,13 +23,15 @@ OVERRIDES = (
 def git_argv(cwd: Path, *args: str) -> list[str] | None:
     """`git … args` to run in `cwd`, or None when the repository there configures a program git could run."""
     from agentcli.permissions.gitcheck import repo_problem
+    from agentcli.tools.procs import which
 
+    exe = which("git")  # an absolute path: a bare "git" with a relative PATH entry could be the repository's
     try:
-        if repo_problem(str(cwd)) is not None:
+        if exe is None or repo_problem(str(cwd)) is not None:
             return None
     except (OSError, ValueError):
         return None
-    return ["git", "--no-pager", *OVERRIDES, *args]
+    return [exe, "--no-pager", *OVERRIDES, *args]
 
 
 def git_env(environ: dict[str, str] | None = None) -> dict[str, str]:

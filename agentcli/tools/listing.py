@@ -11,7 +11,7 @@ import asyncio
 from pathlib import Path
 
 from agentcli.tools.gitsafe import git_argv, git_env
-from agentcli.tools.procs import find_rg, run_capture, which
+from agentcli.tools.procs import find_rg, run_capture
 
 __all__ = ["RG_AUTO", "find_rg", "in_git_worktree", "list_files"]
 
@@ -25,7 +25,7 @@ def in_git_worktree(path: Path) -> bool:
 async def list_files(base: Path, rg: str | None) -> list[str]:
     """Relative `/`-separated paths of the project files under `base`."""
     argv = git_argv(base, "ls-files", "-co", "--exclude-standard", "-z") if in_git_worktree(base) else None
-    if argv is not None and which("git"):
+    if argv is not None:
         try:
             code, out, _ = await run_capture(argv, base, env=git_env())
         except OSError:

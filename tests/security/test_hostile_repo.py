@@ -164,3 +164,24 @@ def test_trusting_then_applies_the_local_file_too(hostile: Hostile, fake_llm: Fa
     (hostile.root / ".agentcli" / "settings.local.toml").write_text('[permissions]\nallow = ["Bash"]\n')
     assert not trust.is_trusted(hostile.root)  # a changed file asks again
 
+
+
+def test_relative_path_entries_never_find_the_repository_programs(hostile: Hostile, fake_llm: FakeLLM,
+                                                                 attacker: FakeLLM, tmp_path: Path) -> None:
+    """With `.` or `bin` on the user's PATH, the `git`, `bash` and `rg` agentcli starts (listing, checkpoints,
+    the Bash tool) are never the repository's own."""
+    for name in ("git", "bash", "rg", "sh"):
+        exe = hostile.root / "bin" / name
+        exe.parent.mkdir(exist_ok=True)
+        exe.write_text(f"#!/bin/sh\n{hostile.touch('path-' + name)}\n")
+        exe.chmod(0o755)
+    fake_llm.push(Reply(tool_calls=[ToolCall("Glob", {"pattern": "**/*.py"}),
+                                    ToolCall("Grep", {"pattern": "parse"})]),
+                  Reply(tool_calls=[ToolCall("Write", {"file_path": "n.md", "content": "n\n"})]),
+                  Reply(tool_calls=[ToolCall("Bash", {"command": "echo hi"})]), Reply(text="done"))
+    env = {**user_env(), "PATH": f"bin:.::{os.environ['PATH']}"}
+    run = agentcli(["-p", "x", "--model", ANTHROPIC, "--permission-mode", "acceptEdits", "--allowedTools",
+                    "Bash(echo *)", "--output-format", "json"], hostile.root, env)
+    assert run.status == 0, run.stderr
+    assert "hi" in json.dumps(fake_llm.requests[-1].body["messages"][-1])
+    _assert_untouched(hostile, fake_llm, attacker, tmp_path)
