@@ -317,10 +317,10 @@ def _run(cmd: list[str], env: dict[str, str], stdin: bytes | None, cwd: Path,
     return out
 
 
-@cache
 def _git_exe() -> str:
     """git's absolute path, from the absolute PATH entries only: git runs with the project as its working
-    directory, where a relative entry (`.`, `bin`) would find a `git` the repository put there."""
+    directory, where a relative entry (`.`, `bin`) would find a `git` the repository put there. Looked up at
+    each call (a few stat calls) so that PATH is read as it is now, as a bare "git" would be."""
     found = shutil.which("git", path=os.pathsep.join(d for d in os.get_exec_path() if os.path.isabs(d)))
     return found or "/nonexistent/git"
 
