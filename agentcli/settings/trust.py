@@ -235,7 +235,8 @@ def keeping(path: Path) -> Iterator[None]:
     `permissions add`, `mcp add`, `hooks import`): if the file was trusted before (or did not exist), its new
     content is trusted too. Only that file: the user's edit vouches for nothing else in the project."""
     root = _project_of(path)
-    before = root is not None and pinned(root, path)
+    # A settings file that granted nothing was as good as trusted: what agentcli adds for the user stays so.
+    before = root is not None and (_settings_ok(root, path) if path.suffix == ".toml" else pinned(root, path))
     yield
     if root is not None and before:
         _record(root, (path,))

@@ -137,6 +137,9 @@ def test_agentcli_own_edits_keep_trust_but_never_extend_it(tmp_path: Path) -> No
     shipped = git_repo(tmp_path / "q", {".agentcli/settings.local.toml": '[permissions]\nallow = ["Bash"]\n'})
     save_rule(shipped, "Bash(make:*)", "allow", "local")
     assert not trust.is_trusted(shipped)
+    harmless = git_repo(tmp_path / "r", {".agentcli/settings.toml": '[permissions]\ndeny = ["Bash(rm:*)"]\n'})
+    save_rule(harmless, "Bash(make:*)", "allow", "project")  # a file that granted nothing, and the user's rule
+    assert trust.is_trusted(harmless)
 
 
 def test_grep_without_ripgrep_does_not_follow_links_out(hostile: Hostile) -> None:
