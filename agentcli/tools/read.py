@@ -126,7 +126,7 @@ def _notebook(path: Path, st: os.stat_result, ctx: ToolContext) -> ToolOutput:
     from agentcli.tools.notebook import NotebookError, load, render
 
     try:
-        text = render(path, load(path))
+        text = render(path, load(path, ctx))
     except (NotebookError, OSError, UnicodeDecodeError) as err:
         return ToolOutput.error(f"Cannot read {path}: {err}")
     record_read(ctx, path, st.st_mtime_ns)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -187,33 +188,38 @@ def _racing_realpath(monkeypatch: pytest.MonkeyPatch, root: Path, outside: Path)
     monkeypatch.setattr(os.path, "realpath", racing)
 
 
-@pytest.mark.parametrize("tool", ["Read", "Write", "Edit"])
+@pytest.mark.parametrize("tool", ["Read", "Write", "Edit", "NotebookEdit"])
 def test_a_directory_swapped_for_a_link_after_the_check_is_not_followed(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, tool: str
 ) -> None:
     from agentcli.tools.edit import EditTool
+    from agentcli.tools.notebook import NotebookEditTool
     from agentcli.tools.read import ReadTool
     from agentcli.tools.write import WriteTool
 
     root, outside = tmp_path / "p", tmp_path / "outside"
     (root / "d").mkdir(parents=True)
     outside.mkdir()
-    (root / "d" / "f.txt").write_text("inside\n")
-    (outside / "f.txt").write_text("SECRET\n")
+    name = "f.ipynb" if tool == "NotebookEdit" else "f.txt"
+    inside = json.dumps({"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}) + "\n"
+    (root / "d" / name).write_text(inside if tool == "NotebookEdit" else "inside\n")
+    (outside / name).write_text("SECRET\n")
     ctx = ToolContext(project_root=root)
-    if tool == "Edit":
-        asyncio.run(ReadTool().run({"file_path": str(root / "d" / "f.txt")}, ctx))
-        (outside / "f.txt").write_text("inside\n")  # the same text and time: only the path tells them apart
-        st = os.stat(root / "d" / "f.txt")
-        os.utime(outside / "f.txt", ns=(st.st_atime_ns, st.st_mtime_ns))
+    if tool in ("Edit", "NotebookEdit"):
+        asyncio.run(ReadTool().run({"file_path": str(root / "d" / name)}, ctx))
+        shutil.copy(root / "d" / name, outside / name)  # the same text and time: only the path tells them apart
+        st = os.stat(root / "d" / name)
+        os.utime(outside / name, ns=(st.st_atime_ns, st.st_mtime_ns))
     _racing_realpath(monkeypatch, root, outside)
-    target = str(root / "d" / ("new.txt" if tool == "Write" else "f.txt"))
+    target = str(root / "d" / ("new.txt" if tool == "Write" else name))
     run = {"Read": lambda: ReadTool().run({"file_path": target}, ctx),
            "Write": lambda: WriteTool().run({"file_path": target, "content": "PWNED\n"}, ctx),
-           "Edit": lambda: EditTool().run({"file_path": target, "old_string": "inside", "new_string": "PWNED"}, ctx)}
+           "Edit": lambda: EditTool().run({"file_path": target, "old_string": "inside", "new_string": "PWNED"}, ctx),
+           "NotebookEdit": lambda: NotebookEditTool().run(
+               {"notebook_path": target, "new_source": "PWNED", "cell_type": "code"}, ctx)}
     out = asyncio.run(run[tool]())
     assert out.is_error and "SECRET" not in out.content
-    assert sorted(p.name for p in outside.iterdir()) == ["f.txt"] and "PWNED" not in (outside / "f.txt").read_text()
+    assert sorted(p.name for p in outside.iterdir()) == [name] and "PWNED" not in (outside / name).read_text()
 
 
 def test_a_linked_agentcli_dir_is_not_written_through(tmp_path: Path) -> None:
