@@ -17,9 +17,11 @@ from typing import Any
 
 from agentcli import paths
 
-# Config keys in the shared file that route traffic or change what the model is told.
+# Config keys in the shared file that route traffic, change what the model is told, or send the session's data
+# off the machine (telemetry: a repository must not turn on the export of prompts and tool contents).
 RISKY_CONFIG_KEYS = ("base_url", "provider", "append_system_prompt", "sandbox_mode", "sandbox_network",
-                     "sandbox_allowed_hosts", "shell_env_keep", "sandbox", "model_overrides")
+                     "sandbox_allowed_hosts", "shell_env_keep", "sandbox", "model_overrides", "telemetry",
+                     "telemetry_log_prompts")
 RISKY_MODES = ("acceptEdits", "bypassPermissions")
 
 
