@@ -2,8 +2,9 @@
 
     initialize            hooks registered in code, subagents defined in code (agentcli.sdkio.agents) → models …
     interrupt             stop the running turn as Esc does; its result line still comes
-    set_permission_mode   agent.set_mode (default, acceptEdits, plan, bypassPermissions), and dontAsk (a gate on
-                          the approver: what no rule allows is denied without asking the SDK); others refused
+    set_permission_mode   agent.set_mode (default, acceptEdits, plan; bypassPermissions only in a session started
+                          in it or with --allow-dangerously-skip-permissions), and dontAsk (a gate on the approver:
+                          what no rule allows is denied without asking the SDK); others refused
     set_model             another model from the next turn on (None: the session's default)
     mcp_status            the MCP servers and their state
     get_context_usage     the next request's size against the window
@@ -98,6 +99,14 @@ class _Handlers:
         if not isinstance(mode, str):
             raise UsageError("set_permission_mode needs a mode")
         gate = self.s.agent.approver
+        started = self.s.settings.permission_mode
+        if mode == "bypassPermissions" and started != mode and not self.s.settings.allow_bypass_permissions:
+            # Claude Code's rule: bypass is entered mid-session only when the session was started in it or with
+            # --allow-dangerously-skip-permissions (the SDK's allowDangerouslySkipPermissions); a caller that can
+            # write control lines must not be able to switch off every question.
+            raise UsageError("bypassPermissions cannot be entered in this session", code="permission_mode",
+                             hint="start it with --permission-mode bypassPermissions or "
+                                  "--allow-dangerously-skip-permissions")
         if mode == "dontAsk" and not isinstance(gate, DontAskGate):
             raise UsageError("dontAsk cannot be entered in this session",
                              hint="start it with --permission-mode dontAsk")

@@ -131,6 +131,7 @@ class Settings:
     fallback_model: str | None = None  # --fallback-model: used once the main model is overloaded/unavailable
     resume_session_at: str | None = None  # --resume-session-at: resume up to this message
     include_hook_events: bool = False
+    allow_bypass_permissions: bool = False  # --allow-dangerously-skip-permissions: bypass may be entered mid-session
     max_thinking_tokens: int | None = None
     thinking: str | None = None  # adaptive | enabled | disabled
 
