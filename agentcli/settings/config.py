@@ -313,7 +313,10 @@ SECRET_ENV_VARS = (
 
 def _collect_secrets(settings: Settings) -> tuple[str, ...]:
     """Every secret value we know of, so it can be redacted wherever text leaves the process."""
+    from agentcli.settings.secretenv import secret_values
+
     found = {os.environ[k] for k in SECRET_ENV_VARS if len(os.environ.get(k, "")) >= 8}
+    found |= secret_values(os.environ)
     for conf in settings.providers.values():
         for key, value in conf.items():
             if isinstance(value, str) and ("key" in key or "token" in key) and len(value) >= 8:

@@ -156,3 +156,56 @@ def test_urls_shown_or_stored_lose_credentials_query_and_fragment() -> None:
     assert public_url("http://u:pw@[::1]:8080/v1?key=AIzaSecret#frag") == "http://[::1]:8080/v1"
     assert public_url("https://t0ken@api.example.com/v1/") == "https://api.example.com/v1/"
     assert public_url("http://h:99999/") == "(invalid URL)"
+
+
+def test_secrets_of_the_environment_by_name_and_their_base64_never_leave(tmp_path: Path, fake_llm: FakeLLM,
+                                                                         collector: Receiver) -> None:
+    """A deploy token in the environment (`*_API_KEY`, no known shape) and the OTLP exporter's bearer token: a
+    committed file holding the same token (plain, in JSON, as base64 in a Basic header) and `env` in a command
+    show the model none of them, nor the session file, nor the exported spans (prompts included)."""
+    import base64
+    import json
+
+    token, otlp = "q7Zx0Lm2Np4Rt6Vw8Yb", "otlp-T0ken-9f8e7d6c"
+    basic = base64.b64encode(f"deploy:{token}".encode()).decode()
+    home = Path(os.environ["AGENTCLI_HOME"])
+    (home / "config.toml").write_text("telemetry_log_prompts = true\n")
+    as_json = json.dumps({"deploy": {"token": token}})
+    files = {"deploy.cfg": f"token={token}\n{as_json}\nAuthorization: Basic {basic}\n"}
+    proj = git_repo(tmp_path / "proj", files)
+    fake_llm.push(Reply(tool_calls=[ToolCall("Bash", {"command": "cat deploy.cfg; env"})]), Reply(text="seen"))
+    env = {**provider_env(fake_llm, ANTHROPIC), "AGENTCLI_ENABLE_TELEMETRY": "1", "DEPLOY_API_KEY": token,
+           "OTEL_EXPORTER_OTLP_ENDPOINT": collector.url, "OTEL_BSP_EXPORT_TIMEOUT": "30000",
+           "OTEL_EXPORTER_OTLP_HEADERS": f"authorization=Bearer%20{otlp}"}
+    run = agentcli(["-p", "show me", "--model", ANTHROPIC, "--output-format", "json", "--allowedTools", "Bash"],
+                   proj, env)
+    assert run.status == 0, run.stderr
+    sent = json.dumps(fake_llm.requests[1].body["messages"])
+    assert "token=[REDACTED]" in sent and "Basic [REDACTED]" in sent
+    leaks = (token, otlp, basic, basic[8:-4], otlp[5:])
+    assert [s for s in leaks if s in sent] == []
+    assert collector.raw and [s for s in leaks if s.encode() in b"".join(collector.raw)] == []
+    sessions = list((home / "projects").rglob("*.jsonl"))
+    assert sessions and all(s not in p.read_text() for p in sessions for s in leaks)
+
+
+@pytest.mark.parametrize("before", ["", "u", "us", "user:", "a much longer prefix "])
+def test_a_given_secret_in_base64_is_redacted_in_every_alignment(before: str) -> None:
+    import base64
+
+    secret = "q7Zx0Lm2Np4Rt6Vw"
+    r = Redactor((secret,), patterns=False)
+    raw = (before + secret + " and after").encode()
+    for encoded in (base64.b64encode(raw).decode(), base64.urlsafe_b64encode(b"\xfb\xff" + raw).decode()):
+        assert r.text(f"Authorization: Basic {encoded}\nnext") == f"Authorization: Basic {REDACTED}\nnext"
+    assert r.text("ordinary base64: aGVsbG8gd29ybGQ=") == "ordinary base64: aGVsbG8gd29ybGQ="
+
+
+def test_secret_values_of_the_environment_are_picked_by_name_and_shape() -> None:
+    from agentcli.settings.secretenv import secret_values
+
+    env = {"DEPLOY_API_KEY": "q7Zx0Lm2Np4Rt6Vw", "CARGO_REGISTRY_TOKEN": "cio_abcdef123", "DB_PASSWORD": "pw-0987654",
+           "OTEL_EXPORTER_OTLP_HEADERS": "authorization=Bearer%20t0ken-abc123,x-tenant=acme",
+           "HOME": "/home/u", "SOME_TOKEN": "true", "SIGNING_KEY": "/etc/keys/signing.pem", "SHORT_KEY": "abc",
+           "PATH_KEY": "with space value", "PORT_SECRET": "12345678"}
+    assert secret_values(env) == {"q7Zx0Lm2Np4Rt6Vw", "cio_abcdef123", "pw-0987654", "t0ken-abc123"}
