@@ -603,10 +603,12 @@ class Agent:
         self._run_state = None
         denials = tuple(runner.denials)
         status = err.exit_status if err else (3 if denials else 0)
+        # one_line() removes secret shapes; the session's own secrets (a server may echo them) go here
+        message = self.ctx.redact(err.one_line()) if err else None
         result = RunResult(
             subtype=subtype,
             is_error=err is not None,
-            result=st.last_text if err is None else err.one_line(),
+            result=st.last_text if message is None else message,
             session_id=self.session_id,
             num_turns=st.turns,
             duration_ms=int((time.monotonic() - st.started) * 1000),
@@ -616,7 +618,7 @@ class Agent:
             model_usage=self._model_usage(st),
             permission_denials=denials,
             error_code=err.code if err else None,
-            error_message=err.one_line() if err else None,
+            error_message=message,
             exit_status=status,
             structured_output=self.options.final_output.value if self.options.final_output and err is None else None,
         )

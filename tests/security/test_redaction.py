@@ -209,3 +209,22 @@ def test_secret_values_of_the_environment_are_picked_by_name_and_shape() -> None
            "HOME": "/home/u", "SOME_TOKEN": "true", "SIGNING_KEY": "/etc/keys/signing.pem", "SHORT_KEY": "abc",
            "PATH_KEY": "with space value", "PORT_SECRET": "12345678"}
     assert secret_values(env) == {"q7Zx0Lm2Np4Rt6Vw", "cio_abcdef123", "pw-0987654", "t0ken-abc123"}
+
+
+def test_a_secret_a_server_echoes_in_an_error_reaches_no_output(tmp_path: Path, fake_llm: FakeLLM,
+                                                                collector: Receiver) -> None:
+    """The provider's error quotes a token of the environment: the result, stderr, the session file and the
+    exported run span (its error status) say the error without it."""
+    from tests.fakes.script import Fault
+
+    token = "q7Zx0Lm2Np4Rt6Vw8Yb"
+    fake_llm.push(Reply(text="x", fault=Fault("http", 400, f"request rejected: deploy token {token} is invalid")))
+    proj = git_repo(tmp_path / "proj", {"a.txt": "a\n"})
+    env = {**provider_env(fake_llm, ANTHROPIC), "AGENTCLI_ENABLE_TELEMETRY": "1", "DEPLOY_API_KEY": token,
+           "OTEL_EXPORTER_OTLP_ENDPOINT": collector.url, "OTEL_BSP_EXPORT_TIMEOUT": "30000"}
+    run = agentcli(["-p", "hi", "--model", ANTHROPIC, "--output-format", "json"], proj, env)
+    assert run.status != 0 and "request rejected: deploy token [REDACTED] is invalid" in run.stdout
+    assert token not in run.stdout + run.stderr
+    assert collector.raw and token.encode() not in b"".join(collector.raw)
+    home = Path(os.environ["AGENTCLI_HOME"])
+    assert all(token not in p.read_text() for p in (home / "projects").rglob("*.jsonl"))
