@@ -5,6 +5,7 @@ with `@tool` functions, served by the SDK's bridge), so the only thing faked is 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -408,3 +409,38 @@ def test_check_reply_accepts_only_the_answer_to_its_request() -> None:
                 {"mcp_response": {"jsonrpc": "2.0", "id": 3, "result": {"x": {1, 2}}}}):
         with pytest.raises(SdkReplyError):
             check_reply(bad, 3)
+
+
+def test_a_call_the_sdk_never_answers_is_given_up_when_it_times_out(tmp_path: Path) -> None:
+    """An SDK that neither answers a tools/call nor heeds its cancellation: the wait for its control response is
+    cancelled with the call (so the channel tells the SDK), not held until the session ends."""
+    async def main() -> None:
+        sdk = calculator()
+        conn = await connected(sdk, tmp_path)
+        waits: list[str] = []
+        given_up = asyncio.Event()
+
+        async def never(message: dict[str, Any], good: dict[str, Any]) -> dict[str, Any]:
+            waits.append("waiting")
+            try:
+                await asyncio.Event().wait()
+            finally:
+                waits.append("given up")
+                given_up.set()
+            return good
+
+        try:
+            sdk.tamper = never
+            with pytest.raises(ToolCallError, match=r"did not answer within 0.3 s"):
+                await conn.call("add", {"a": 1, "b": 2}, 0.3)
+            with contextlib.suppress(TimeoutError):  # the cancellation notice travels on a task of its own
+                await asyncio.wait_for(given_up.wait(), 5)
+            assert waits == ["waiting", "given up"]
+            assert any(m.get("method") == "notifications/cancelled" for _, m in sdk.seen)
+            sdk.tamper = None
+            assert (await conn.call("add", {"a": 1, "b": 2}, 10))["content"][0]["text"] == "Sum: 3"
+        finally:
+            await conn.close()
+            await sdk.aclose()
+
+    asyncio.run(main())
