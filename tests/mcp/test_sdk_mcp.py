@@ -444,3 +444,39 @@ def test_a_call_the_sdk_never_answers_is_given_up_when_it_times_out(tmp_path: Pa
             await sdk.aclose()
 
     asyncio.run(main())
+
+
+def test_tools_whose_names_meet_once_made_safe_stay_distinct_tools(tmp_path: Path) -> None:
+    """`get.time` beside `get_time`, and two long names alike in their first 55 characters: each is offered
+    under a name of its own (none silently shadowed), each call reaches its own tool, and names stay within
+    every provider's 64 characters."""
+    long_a, long_b = "fetch_the_repository_contents_for_a_given_path_and_ref_version_one", \
+        "fetch_the_repository_contents_for_a_given_path_and_ref_version_two"
+    made = [tool(n, f"the {n} tool", {})(_answer_with(n)) for n in ("get.time", "get_time", long_a, long_b)]
+
+    async def main() -> None:
+        sdk = FakeSdk(calc=create_sdk_mcp_server("calculator", tools=made))
+        manager = McpManager(McpConfig(servers={"calc": sdk_cfg()}), tmp_path, grace_s=30)
+        manager.start()
+        manager.attach_sdk(sdk.request)
+        await manager.refresh()
+        try:
+            tools = manager.tools()
+            names = [t.name for t in tools]
+            assert len(set(names)) == 4 and all(len(n) <= 64 for n in names), names
+            assert names[0] == "mcp__calc__get_time" and names[1].startswith("mcp__calc__get_time_")
+            for t in tools:
+                result = await t.conn.call(t.remote_name, {}, 10)
+                assert result["content"][0]["text"] == f"I am {t.remote_name}"
+        finally:
+            await manager.aclose()
+            await sdk.aclose()
+
+    asyncio.run(main())
+
+
+def _answer_with(name: str) -> Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]:
+    async def answer(args: dict[str, Any]) -> dict[str, Any]:
+        return {"content": [{"type": "text", "text": f"I am {name}"}]}
+
+    return answer
