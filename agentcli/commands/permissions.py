@@ -105,17 +105,20 @@ def _cmd_trust(root: Path) -> int:
 
     path = trust.shared_settings_file(root)
     mcp_json = trust.mcp_json_file(root)
-    if not path.is_file() and not mcp_json.is_file():
+    local = trust.local_settings_file(root) if trust.local_needs_trust(root) else None  # came with the repo
+    if not path.is_file() and not mcp_json.is_file() and local is None:
         sys.stdout.write(f"{path} does not exist: nothing to trust.\n")
         return 0
     found = trust.grants(writer.load(path)) if path.is_file() else []
-    if mcp_json.is_file():
+    if local is not None:
+        found += [g for g in trust.grants(writer.load(local)) if not g.startswith("start MCP servers")]
+    if mcp_json.is_file() or local is not None:
         from agentcli.mcp.config import describe, load
 
         found += describe(load(root).untrusted.values())
     trust.trust(root)
     what = "\n".join(f"  - {g}" for g in found) or "  (nothing that needs trust)"
-    names = " and ".join(str(p) for p in (path, mcp_json) if p.is_file())
+    names = " and ".join(str(p) for p in (path, mcp_json, local) if p is not None and p.is_file())
     sys.stdout.write(f"Trusted {names} as it is now. It grants:\n{what}\nChanging the file asks again.\n")
     return 0
 

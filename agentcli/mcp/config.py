@@ -258,7 +258,13 @@ def load(root: Path, flag_configs: Iterable[str] = (), strict: bool = False,
         else:
             merged.update(shared)
         local = paths.project_dir(root) / "settings.local.toml"
-        parse_servers(read_toml(local).get("mcp_servers"), "local", str(local), env, out, merged)
+        servers = read_toml(local).get("mcp_servers")
+        if servers and trust.local_needs_trust(root):  # a local file that came with the repository
+            committed: dict[str, ServerConfig] = {}
+            parse_servers(servers, "local", str(local), env, out, committed)
+            out.untrusted.update(committed)
+        else:
+            parse_servers(servers, "local", str(local), env, out, merged)
     for value in flag_configs:
         data, origin = read_json_config(value)
         parse_servers(data, "flag", origin, env, out, merged)

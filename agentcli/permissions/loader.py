@@ -135,7 +135,7 @@ def load_policy(
         if sources is not None and f.source not in sources:  # --setting-sources left this file out
             continue
         found, table = read_rules(f.path, f.source)
-        if f.source == "project" and not trust_project:
+        if (f.source == "project" and not trust_project) or (f.source == "local" and _committed_local(project_root)):
             # An untrusted shared file may only restrict: its deny and ask rules, nothing it grants.
             found = [r for r in found if r.behavior != "allow"]
             table = {k: v for k, v in table.items() if k not in ("default_mode", "defaultMode",
@@ -184,6 +184,13 @@ def rule_rows(policy: RulePolicy, project_root: Path) -> list[dict[str, str | No
         for r in policy.rules
         if r.behavior == b
     ]
+
+
+def _committed_local(project_root: Path) -> bool:
+    """The local file came with the repository and is not trusted yet (agentcli.settings.trust)."""
+    from agentcli.settings import trust
+
+    return trust.local_needs_trust(project_root)
 
 
 def _str(v: Any) -> str | None:

@@ -262,6 +262,9 @@ def load_settings(cwd: Path, flags: dict[str, Any]) -> Settings:
         if name == "settings.toml" and data:
             data, withheld = _withhold_untrusted(root, data)
             settings = replace(settings, untrusted=tuple(withheld))
+        elif data:  # settings.local.toml: the user's own, unless it came with the repository
+            data, withheld = _withhold_committed_local(root, data)
+            settings = replace(settings, untrusted=(*settings.untrusted, *withheld))
         settings = _apply(settings, data, str(f))
     if flags.get("settings"):
         data, source = read_settings_arg(str(flags["settings"]))
@@ -286,6 +289,18 @@ def _withhold_untrusted(root: Path, data: dict[str, Any]) -> tuple[dict[str, Any
     kept = {k: v for k, v in data.items()
             if k not in (*trust.RISKY_CONFIG_KEYS, "providers", "hooks", "web_search")}
     return kept, withheld
+
+
+def _withhold_committed_local(root: Path, data: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
+    """A settings.local.toml that git tracks came with the repository: its grants wait for trust too."""
+    from agentcli.settings import trust
+
+    found = trust.grants(data)
+    if not found or not trust.local_needs_trust(root):
+        return data, []
+    kept = {k: v for k, v in data.items()
+            if k not in (*trust.RISKY_CONFIG_KEYS, "providers", "hooks", "web_search", "mcp_servers")}
+    return kept, [f"{g} (from the committed settings.local.toml)" for g in found]
 
 
 def _only_configured_provider(providers: dict[str, dict[str, Any]]) -> str | None:

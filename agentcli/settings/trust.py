@@ -4,14 +4,18 @@
 widen the file tools' reach, turn off the secret protections, or send your requests (and API key) to another
 server. Such grants take effect only once the user has trusted that exact file (its SHA-256 is recorded in
 `$AGENTCLI_HOME/trusted.json`); changing the file asks again. Deny and ask rules always apply, trusted or not.
-`settings.local.toml` is the user's own and needs no trust. The project's `.mcp.json` (MCP servers, which run
-code or receive data) is trusted the same way, together with the shared file: one question, one record each.
+`settings.local.toml` is the user's own and needs no trust, unless git tracks it: a local file committed to
+the repository was chosen by whoever wrote the repository, so its grants (hooks, allow rules, MCP servers …) wait
+for the same trust, given to that exact file. The project's `.mcp.json` (MCP servers, which run code or receive
+data) is trusted the same way, together with the shared file: one question, one record each.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -76,6 +80,40 @@ def _hook_commands(hooks: Any) -> list[str]:
     return list(dict.fromkeys(found))
 
 
+def local_settings_file(root: Path) -> Path:
+    return paths.project_dir(root) / "settings.local.toml"
+
+
+def _local_key(root: Path) -> str:
+    return f"{root.resolve()}::settings.local.toml"
+
+
+def local_needs_trust(root: Path) -> bool:
+    """Whether the project's settings.local.toml came with the repository (git tracks it) and has not been
+    trusted as it is now: then only its restrictions apply, as for an untrusted shared file."""
+    digest = _digest(local_settings_file(root))
+    if digest is None or _load().get(_local_key(root)) == digest:
+        return False
+    return _tracked(str(root), digest)
+
+
+@functools.lru_cache(maxsize=8)
+def _tracked(root: str, digest: str) -> bool:
+    """Does git track `.agentcli/settings.local.toml` in `root`? (`digest`: the file's, so an edit asks again.)
+    The repository's own configuration runs nothing here (no fsmonitor, no hooks are involved in ls-files); a
+    git that cannot tell (missing, refusing the directory) counts as tracked: the grants then wait for trust."""
+    rel = local_settings_file(Path(root)).relative_to(root).as_posix()
+    try:
+        done = subprocess.run(["git", "-c", "core.fsmonitor=false", "-C", root, "ls-files", "--error-unmatch",
+                               "--", rel], capture_output=True, timeout=10, stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.SubprocessError):
+        return (Path(root) / ".git").exists()
+    if done.returncode == 0:
+        return True
+    not_a_repo = b"not a git repository" in done.stderr
+    return done.returncode != 1 and not not_a_repo
+
+
 def mcp_json_file(root: Path) -> Path:
     return root / ".mcp.json"
 
@@ -119,13 +157,16 @@ def trust(root: Path) -> None:
 
     digest = _digest(shared_settings_file(root))
     mcp_digest = _digest(mcp_json_file(root))
-    if digest is None and mcp_digest is None:
+    local_digest = _digest(local_settings_file(root))
+    if digest is None and mcp_digest is None and local_digest is None:
         return
     data = _load()
     if digest is not None:
         data[str(root.resolve())] = digest
     if mcp_digest is not None:
         data[_mcp_key(root)] = mcp_digest
+    if local_digest is not None:
+        data[_local_key(root)] = local_digest
     atomic_write(_trust_file(), json.dumps(data, indent=1, sort_keys=True) + "\n", new_mode=0o600)
 
 
