@@ -298,7 +298,8 @@ def test_mcp_status_in_claude_codes_shape(tmp_path: Path) -> None:
                    "web": ServerConfig("web", "http", "user", "config.toml", url="http://127.0.0.1:9/mcp?key=" + secret,
                                        headers={"Authorization": secret}),
                    "cmd": ServerConfig("cmd", "stdio", "local", "x", command=str(tmp_path / "missing"),
-                                       args=("--token", secret), env={"TOKEN": secret})}
+                                       args=("--token", secret, "--api-key=sk-proj-AbC123dEf456GhI789jKl0",
+                                             "--db", "postgres://app:s3cr3t-pw@db:5432/x"), env={"TOKEN": secret})}
         untrusted = {"repo": ServerConfig("repo", "stdio", "project", ".mcp.json", command="srv")}
         manager = McpManager(McpConfig(servers=servers, untrusted=untrusted), tmp_path, grace_s=30)
         manager.attach_sdk(sdk.request)
@@ -317,7 +318,8 @@ def test_mcp_status_in_claude_codes_shape(tmp_path: Path) -> None:
         assert calc["serverInfo"] == {"name": "calculator", "version": "1.0.0"}
         assert [t["name"] for t in calc["tools"]] == ["add", "explode", "slow"]
         assert by_name["gone"]["status"] == "failed" and "not found" in by_name["gone"]["error"]
-        assert by_name["cmd"]["status"] == "failed" and by_name["cmd"]["config"]["args"] == ["--token", "[redacted]"]
+        assert by_name["cmd"]["status"] == "failed" and by_name["cmd"]["config"]["args"] == [
+            "--token", "[REDACTED]", "--api-key=[REDACTED]", "--db", "postgres://app:[REDACTED]@db:5432/x"]
         assert by_name["web"]["config"] == {"type": "http", "url": "http://127.0.0.1:9/mcp"}
         assert by_name["repo"]["status"] == "disabled" and "not trusted" in by_name["repo"]["error"]
         assert by_name["repo"]["scope"] == "project"
