@@ -66,3 +66,22 @@ def test_an_untrusted_project_cannot_add_prompts_to_the_users_own_export(
         assert not any(MARKER.encode() in raw for raw in receiver.raw)
     finally:
         evil.close()
+
+
+def test_a_key_across_the_cut_of_an_exported_tool_result_is_not_half_exported(
+        tmp_path: Path, fake_llm: FakeLLM, receiver: Receiver) -> None:
+    """With prompts exported, a tool result is cut to 8,192 characters: redacted before the cut, so a key that
+    straddles it is not left as a fragment too short to look like a key; a huge tool input is cut too."""
+    key = "sk-ant-api03-" + "Zq9" * 20
+    proj = git_repo(tmp_path / "proj", {"big.txt": "x" * 8180 + key + "\n"})
+    home = Path(__import__("os").environ["AGENTCLI_HOME"])
+    (home / "config.toml").write_text("telemetry_log_prompts = true\n")
+    fake_llm.push(Reply(tool_calls=[ToolCall("Bash", {"command": "cat big.txt", "description": "y" * 50_000})]),
+                  Reply(text="ok"))
+    env = {**provider_env(fake_llm, ANTHROPIC), "OTEL_BSP_EXPORT_TIMEOUT": "30000", "AGENTCLI_ENABLE_TELEMETRY": "1",
+           "OTEL_EXPORTER_OTLP_ENDPOINT": receiver.url}
+    done = agentcli(["-p", "show", "--model", ANTHROPIC, "--allowedTools", "Bash"], proj, env)
+    assert done.status == 0, done.stderr
+    exported = b"".join(receiver.raw)
+    assert b"x" * 8000 in exported and b"sk-ant-api03-Zq9" not in exported
+    assert b"y" * 8000 in exported and b"y" * 9000 not in exported
