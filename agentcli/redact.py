@@ -52,8 +52,11 @@ _HEADERS = re.compile(
     + _TOKEN
 )
 _BEARER = re.compile(r"(?i)(?<![A-Za-z0-9_\-])(?P<keep>bearer\s+)" + _TOKEN)
+# The password runs to the last `@` before the host (a raw `@` inside it is what curl and git read so too); its
+# length is bounded so that text with many `://` cannot make the search quadratic.
 _URL_USERINFO = re.compile(
-    r"(?<=://)(?:(?P<keep>[^/\s:@\"'<>]*:)[^/\s@\"'<>]+|(?=[^/\s:@]*\d)[A-Za-z0-9._~%\-]{8,})(?=@)"
+    r"(?<=://)(?:(?P<keep>[^/\s:@\"'<>]{0,256}:)[^/\s\"'<>]{1,256}|(?=[^/\s:@]*\d)[A-Za-z0-9._~%\-]{8,})"
+    r"(?=@[^/\s@\"'<>]*(?:[/\s\"'<>]|$))"
 )
 _QUERY = re.compile(
     r"(?i)(?P<keep>[?&](?:api[_-]?key|key|access[_-]?token|token|sig|signature|password)=)[^&\s\"'#{}<>]{6,}"

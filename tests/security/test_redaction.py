@@ -42,6 +42,7 @@ SHAPES: list[tuple[str, str, str]] = [
     ("x-goog-api-key", "X-Goog-Api-Key: 9z8y7x6w5v4u3t2s", "9z8y7x6w5v4u3t2s"),
     ("proxy-authorization", "Proxy-Authorization: Bearer pr0xy-t0ken-value", "pr0xy-t0ken-value"),
     ("url password", "proxy http://alice:hunter2pass@proxy.corp:8080 failed", "hunter2pass"),
+    ("url password with a raw @", "proxy http://alice:p@ss-w0rd@proxy.corp:8080 failed", "ss-w0rd"),
     ("url token as user", "git clone https://t0k3nAbCdEfGh1234@git.corp/x.git", "t0k3nAbCdEfGh1234"),
     ("query token", "GET https://h/cb?state=1&access_token=ya29.a0AfH6SMB123", "ya29.a0AfH6SMB123"),
 ]
@@ -148,6 +149,16 @@ def test_a_run_sends_no_shape_to_the_session_file_or_telemetry(tmp_path: Path, f
     assert collector.raw and _leaks(b"".join(collector.raw)) == []
     sessions = list((home / "projects").rglob("*.jsonl"))
     assert sessions and all(_leaks(p.read_bytes()) == [] for p in sessions)
+
+
+def test_url_userinfo_search_stays_linear_on_hostile_text() -> None:
+    """Text made of many `://` and `@` (a hostile tool's output) costs time in proportion to its length."""
+    import time
+
+    started = time.process_time()
+    for evil in ("://a@" * 200_000, "http://" + "a@" * 500_000, "x ://" + "a:" * 500_000 + "@"):
+        redact(evil)
+    assert time.process_time() - started < 5  # quadratic would be minutes
 
 
 def test_urls_shown_or_stored_lose_credentials_query_and_fragment() -> None:
