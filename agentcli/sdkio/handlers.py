@@ -53,6 +53,7 @@ class _Handlers:
     def __init__(self, session: StreamSession) -> None:
         self.s = session
         self.initialized = False
+        self.started_mode: str | None = None  # the session's mode before the SDK first changed it
 
     async def initialize(self, req: dict[str, Any]) -> dict[str, Any]:
         """Subagents and hooks go into the build, which waits for this request; the answer waits for the build."""
@@ -99,8 +100,9 @@ class _Handlers:
         if not isinstance(mode, str):
             raise UsageError("set_permission_mode needs a mode")
         gate = self.s.agent.approver
-        started = self.s.settings.permission_mode
-        if mode == "bypassPermissions" and started != mode and not self.s.settings.allow_bypass_permissions:
+        if self.started_mode is None:  # as built: a flag, the preset or a (trusted) settings file chose it
+            self.started_mode = self.s.agent.mode
+        if mode == "bypassPermissions" and self.started_mode != mode and not self.s.settings.allow_bypass_permissions:
             # Claude Code's rule: bypass is entered mid-session only when the session was started in it or with
             # --allow-dangerously-skip-permissions (the SDK's allowDangerouslySkipPermissions); a caller that can
             # write control lines must not be able to switch off every question.

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from tests.cli.helpers import agentcli
 from tests.fakes.script import Reply, ToolCall
 from tests.fakes.server import FakeLLM
 from tests.sdk.helpers import Raw, make_sdk, raw, user
@@ -134,6 +135,20 @@ def test_bypass_permissions_may_be_entered_when_the_session_allows_it(tmp_path: 
         status, lines, _ = p.finish()
         assert status == 0 and not [x for x in lines if x["type"] == "control_request"]
     assert (sdk.proj / "made.txt").exists()
+
+
+def test_a_session_a_trusted_settings_file_started_in_bypass_may_return_to_it(tmp_path: Path,
+                                                                             fake_llm: FakeLLM) -> None:
+    settings = '[permissions]\ndefault_mode = "bypassPermissions"\n'
+    sdk = make_sdk(tmp_path, fake_llm, {".agentcli/settings.toml": settings})
+    assert agentcli(["permissions", "trust"], sdk.proj, {}).status == 0
+    p = raw(sdk, "--permission-prompt-tool", "stdio")
+    for n, mode in enumerate(("default", "bypassPermissions")):
+        p.send({"type": "control_request", "request_id": f"m{n}", "request": {"subtype": "set_permission_mode",
+                                                                               "mode": mode}})
+        assert answer_to(p, f"m{n}")["subtype"] == "success", mode
+    status, _, _ = p.finish()
+    assert status == 0
 
 
 def test_an_allow_whose_updated_input_is_not_an_object_is_a_denial(tmp_path: Path, fake_llm: FakeLLM) -> None:
