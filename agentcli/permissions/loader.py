@@ -135,7 +135,9 @@ def load_policy(
         if sources is not None and f.source not in sources:  # --setting-sources left this file out
             continue
         found, table = read_rules(f.path, f.source)
-        if (f.source == "project" and not trust_project) or (f.source == "local" and _committed_local(project_root)):
+        grants = any(r.behavior == "allow" for r in found) or bool(_GRANTING_KEYS & table.keys())
+        if (f.source == "project" and not trust_project) or \
+                (f.source == "local" and grants and _committed_local(project_root)):
             # An untrusted shared file may only restrict: its deny and ask rules, nothing it grants.
             found = [r for r in found if r.behavior != "allow"]
             table = {k: v for k, v in table.items() if k not in ("default_mode", "defaultMode",
@@ -184,6 +186,9 @@ def rule_rows(policy: RulePolicy, project_root: Path) -> list[dict[str, str | No
         for r in policy.rules
         if r.behavior == b
     ]
+
+
+_GRANTING_KEYS = frozenset({"default_mode", "defaultMode", "additional_directories", "default_deny"})
 
 
 def _committed_local(project_root: Path) -> bool:

@@ -262,7 +262,7 @@ def load_settings(cwd: Path, flags: dict[str, Any]) -> Settings:
         if name == "settings.toml" and data:
             data, withheld = _withhold_untrusted(root, data)
             settings = replace(settings, untrusted=tuple(withheld))
-        elif data:  # settings.local.toml: the user's own, unless it came with the repository
+        elif data:  # settings.local.toml: the user's own, unless it came with the project
             data, withheld = _withhold_committed_local(root, data)
             settings = replace(settings, untrusted=(*settings.untrusted, *withheld))
         settings = _apply(settings, data, str(f))
@@ -292,7 +292,8 @@ def _withhold_untrusted(root: Path, data: dict[str, Any]) -> tuple[dict[str, Any
 
 
 def _withhold_committed_local(root: Path, data: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
-    """A settings.local.toml that git tracks came with the repository: its grants wait for trust too."""
+    """A settings.local.toml that came with the project (git tracks it, or no git work tree tells): its grants
+    wait for trust too (agentcli.settings.trust.local_needs_trust)."""
     from agentcli.settings import trust
 
     found = trust.grants(data)
@@ -300,7 +301,7 @@ def _withhold_committed_local(root: Path, data: dict[str, Any]) -> tuple[dict[st
         return data, []
     kept = {k: v for k, v in data.items()
             if k not in (*trust.RISKY_CONFIG_KEYS, "providers", "hooks", "web_search", "mcp_servers")}
-    return kept, [f"{g} (from the committed settings.local.toml)" for g in found]
+    return kept, [f"{g} (from a settings.local.toml that came with the project)" for g in found]
 
 
 def _only_configured_provider(providers: dict[str, dict[str, Any]]) -> str | None:

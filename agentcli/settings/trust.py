@@ -4,10 +4,12 @@
 widen the file tools' reach, turn off the secret protections, or send your requests (and API key) to another
 server. Such grants take effect only once the user has trusted that exact file (its SHA-256 is recorded in
 `$AGENTCLI_HOME/trusted.json`); changing the file asks again. Deny and ask rules always apply, trusted or not.
-`settings.local.toml` is the user's own and needs no trust, unless git tracks it: a local file committed to
-the repository was chosen by whoever wrote the repository, so its grants (hooks, allow rules, MCP servers …) wait
-for the same trust, given to that exact file. The project's `.mcp.json` (MCP servers, which run code or receive
-data) is trusted the same way, together with the shared file: one question, one record each.
+`settings.local.toml` is the user's own and needs no trust, unless it may have come with the project: git
+tracks it (committed to the repository), or the project is no git work tree (an unpacked archive) and agentcli
+did not write the file. Then its grants (hooks, allow rules, MCP servers …) wait for the same trust, given to that
+exact file; agentcli's own writes to it (approvals "for this project") keep it the user's. The project's
+`.mcp.json` (MCP servers, which run code or receive data) is trusted the same way, together with the shared file:
+one question, one record each.
 """
 
 from __future__ import annotations
@@ -89,29 +91,56 @@ def _local_key(root: Path) -> str:
 
 
 def local_needs_trust(root: Path) -> bool:
-    """Whether the project's settings.local.toml came with the repository (git tracks it) and has not been
-    trusted as it is now: then only its restrictions apply, as for an untrusted shared file."""
+    """Whether the project's settings.local.toml may have come with the project rather than from the user, and
+    has not been trusted as it is now: then only its restrictions apply, as for an untrusted shared file. It
+    is the user's own when agentcli wrote it (`record_local`), when the user trusted it, or when git says it is
+    not tracked; a file git tracks (a clone) or in a directory that is no git work tree (a downloaded archive)
+    is not."""
     digest = _digest(local_settings_file(root))
     if digest is None or _load().get(_local_key(root)) == digest:
         return False
-    return _tracked(str(root), digest)
+    return _came_with_project(str(root), digest)
+
+
+def record_local(root: Path) -> None:
+    """The local file as it is now is the user's own (agentcli just wrote it for them)."""
+    from agentcli.atomicfile import atomic_write
+
+    digest = _digest(local_settings_file(root))
+    data = _load()
+    if digest is None or data.get(_local_key(root)) == digest:
+        return
+    data[_local_key(root)] = digest
+    atomic_write(_trust_file(), json.dumps(data, indent=1, sort_keys=True) + "\n", new_mode=0o600)
+
+
+def local_is_own(root: Path) -> bool:
+    """Whether the local file is the user's as it is now: absent, granting nothing, or not needing trust."""
+    from agentcli.settings.config import read_toml
+
+    path = local_settings_file(root)
+    if not path.is_file():
+        return True
+    try:
+        if not grants(read_toml(path)):
+            return True
+    except Exception:  # unreadable TOML: the write that follows reports it
+        return True
+    return not local_needs_trust(root)
 
 
 @functools.lru_cache(maxsize=8)
-def _tracked(root: str, digest: str) -> bool:
-    """Does git track `.agentcli/settings.local.toml` in `root`? (`digest`: the file's, so an edit asks again.)
-    The repository's own configuration runs nothing here (no fsmonitor, no hooks are involved in ls-files); a
-    git that cannot tell (missing, refusing the directory) counts as tracked: the grants then wait for trust."""
+def _came_with_project(root: str, digest: str) -> bool:
+    """Whether `.agentcli/settings.local.toml` in `root` may be the project's rather than the user's: git tracks
+    it, or `root` is no git work tree. (`digest`: the file's, so an edit asks again.) The repository's own
+    configuration runs nothing here (no fsmonitor; ls-files runs no hooks)."""
     rel = local_settings_file(Path(root)).relative_to(root).as_posix()
     try:
         done = subprocess.run(["git", "-c", "core.fsmonitor=false", "-C", root, "ls-files", "--error-unmatch",
                                "--", rel], capture_output=True, timeout=10, stdin=subprocess.DEVNULL)
     except (OSError, subprocess.SubprocessError):
-        return (Path(root) / ".git").exists()
-    if done.returncode == 0:
-        return True
-    not_a_repo = b"not a git repository" in done.stderr
-    return done.returncode != 1 and not not_a_repo
+        return True  # no git to ask: it may have come with the files
+    return done.returncode != 1  # 1: a work tree that does not track it; 0: tracked; else no work tree / refused
 
 
 def mcp_json_file(root: Path) -> Path:

@@ -37,11 +37,16 @@ def load(path: Path) -> dict[str, Any]:
 LOCAL_SETTINGS = "settings.local.toml"
 
 
-def keep_local_out_of_git(local: Path) -> None:
+def keep_local_out_of_git(local: Path, own: Path | None = None) -> None:
     """Personal settings stay out of git (as Claude Code's settings.local.json), whoever writes them first:
-    approvals "for this project", `permissions add`, `hooks import` …"""
+    approvals "for this project", `permissions add`, `hooks import` …; `own`: the project root when the file
+    was the user's before this write (it stays so)."""
     if local.name != LOCAL_SETTINGS or local.parent.name != ".agentcli":
         return
+    if own is not None:
+        from agentcli.settings import trust
+
+        trust.record_local(own)
     ignore = local.parent / ".gitignore"
     try:
         lines = ignore.read_text(encoding="utf-8").splitlines() if ignore.exists() else []
@@ -53,8 +58,20 @@ def keep_local_out_of_git(local: Path) -> None:
 
 def write(path: Path, data: Mapping[str, Any]) -> None:
     """Replace the whole file with `data` serialized as TOML."""
+    own = _own_local(path)
     atomic_write(path, dumps(data), new_mode=CONFIG_MODE)
-    keep_local_out_of_git(path)
+    keep_local_out_of_git(path, own)
+
+
+def _own_local(path: Path) -> Path | None:
+    """For a project's settings.local.toml that is the user's own before agentcli writes it: the project root
+    (the file stays the user's after the write; agentcli.settings.trust). None otherwise."""
+    if path.name != LOCAL_SETTINGS or path.parent.name != ".agentcli":
+        return None
+    from agentcli.settings import trust
+
+    root = path.parent.parent
+    return root if trust.local_is_own(root) else None
 
 
 def dumps(data: Mapping[str, Any]) -> str:
@@ -71,6 +88,7 @@ def update_table(path: Path, table: str, values: Mapping[str, Any]) -> None:
     """Set `values` in `[table]` of the file at `path` (created if missing); every other line, comment and
     blank line stays as the user wrote it. Arrays are edited in place (items appended or removed), so the
     comments between their items survive too."""
+    own = _own_local(path)
     doc = _parse(path)
     current = doc.get(table)
     if current is None:
@@ -86,7 +104,7 @@ def update_table(path: Path, table: str, values: Mapping[str, Any]) -> None:
             continue
         current[key] = _plain(value)
     atomic_write(path, doc.as_string(), new_mode=CONFIG_MODE)
-    keep_local_out_of_git(path)
+    keep_local_out_of_git(path, own)
 
 
 def _parse(path: Path) -> TOMLDocument:

@@ -103,7 +103,7 @@ def test_a_committed_local_settings_file_grants_nothing_until_trusted(tmp_path: 
     assert not any((root / f).exists() for f in ("PWNED", "BASH_PWNED", "MCP_PWNED")), run.stderr
     assert lines[-1]["permission_denials"][0]["tool_name"] == "Bash"
     notice = " ".join(ln["text"] for ln in lines if ln.get("subtype") == "notice")
-    assert "committed settings.local.toml" in notice and "agentcli permissions trust" in notice
+    assert "settings.local.toml that came with the project" in notice and "agentcli permissions trust" in notice
     trusted = agentcli(["permissions", "trust"], root, {})
     assert trusted.status == 0 and "start MCP server 'evil'" in trusted.stdout
     fake_llm.push(Reply(tool_calls=[ToolCall("Bash", {"command": "touch BASH_OK"})]), Reply(text="done"))
@@ -120,3 +120,24 @@ def test_the_users_own_untracked_local_file_needs_no_trust(tmp_path: Path, fake_
     run = agentcli(["-p", "x", "--model", ANTHROPIC], root, provider_env(fake_llm, ANTHROPIC))
     assert run.status == 0, run.stderr
     assert (root / "made").exists() and not trust.local_needs_trust(root)
+
+
+def test_a_local_settings_file_unpacked_with_a_project_waits_for_trust_but_agentclis_own_writes_do_not(
+        tmp_path: Path, fake_llm: FakeLLM) -> None:
+    """A downloaded archive (no git work tree) carrying settings.local.toml: its hook does not run. In a
+    directory without git, the local file agentcli writes itself (an approval, `permissions add`) stays yours."""
+    archive = committed_local_repo(tmp_path)
+    import shutil
+
+    shutil.rmtree(archive / ".git")
+    fake_llm.push(Reply(text="hi"))
+    run = agentcli(["-p", "x", "--model", ANTHROPIC], archive, provider_env(fake_llm, ANTHROPIC))
+    assert run.status == 0, run.stderr
+    assert not (archive / "PWNED").exists() and not (archive / "MCP_PWNED").exists()
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    assert agentcli(["permissions", "add", "Bash", "--scope", "local"], plain, {}).status == 0
+    fake_llm.push(Reply(tool_calls=[ToolCall("Bash", {"command": "touch made"})]), Reply(text="done"))
+    again = agentcli(["-p", "x", "--model", ANTHROPIC], plain, provider_env(fake_llm, ANTHROPIC))
+    assert again.status == 0, again.stderr
+    assert (plain / "made").exists() and not trust.local_needs_trust(plain)
