@@ -68,6 +68,10 @@ def test_layers_and_strict(tmp_path: Path) -> None:
     (root / ".agentcli").mkdir()
     (root / ".agentcli" / "settings.local.toml").write_text(
         '[mcp_servers.a]\ncommand = "local-a"\n[mcp_servers.b]\nenabled = false\n')
+    # no git work tree here (an unpacked archive would look the same): the hand-written file is the user's once
+    # trusted (agentcli.settings.trust.local_needs_trust)
+    assert load(root).servers["a"].command == "user-a"
+    trust.record_local(root)
     flag = json.dumps({"mcpServers": {"c": {"type": "sse", "url": "http://127.0.0.1:1/sse"}}})
     cfg = load(root, [flag])
     assert {n: s.command or s.url for n, s in cfg.servers.items()} == {"a": "local-a", "c": "http://127.0.0.1:1/sse"}
