@@ -70,6 +70,8 @@ ROOT_FLAGS: tuple[Flag, ...] = (
          help="how commands are confined (default: workspace-write where supported; see docs/sandbox.md)"),
     flag("--dangerously-skip-permissions", kind="switch", panel=PERMS,
          help="same as --permission-mode bypassPermissions"),
+    flag("--allow-dangerously-skip-permissions", dest="allow_bypass_permissions", kind="switch", panel=PERMS,
+         help="let the session switch to bypassPermissions later (an SDK's set_permission_mode), not start in it"),
     flag("--allowedTools", "--allowed-tools", dest="allowed_tools", kind="many", metavar="TOOL", panel=PERMS,
          help="tools (or rules) allowed without asking: --allowedTools Read \"Bash(git diff:*)\", or \"Read,Edit\""),
     flag("--disallowedTools", "--disallowed-tools", dest="disallowed_tools", kind="many", metavar="TOOL",

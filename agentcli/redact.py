@@ -52,8 +52,11 @@ _HEADERS = re.compile(
     + _TOKEN
 )
 _BEARER = re.compile(r"(?i)(?<![A-Za-z0-9_\-])(?P<keep>bearer\s+)" + _TOKEN)
+# The password runs to the last `@` before the host (a raw `@` inside it is what curl and git read so too); its
+# length is bounded so that text with many `://` cannot make the search quadratic.
 _URL_USERINFO = re.compile(
-    r"(?<=://)(?:(?P<keep>[^/\s:@\"'<>]*:)[^/\s@\"'<>]+|(?=[^/\s:@]*\d)[A-Za-z0-9._~%\-]{8,})(?=@)"
+    r"(?<=://)(?:(?P<keep>[^/\s:@\"'<>]{0,256}:)[^/\s\"'<>]{1,256}|(?=[^/\s:@]*\d)[A-Za-z0-9._~%\-]{8,})"
+    r"(?=@[^/\s@\"'<>]*(?:[/\s\"'<>]|$))"
 )
 _QUERY = re.compile(
     r"(?i)(?P<keep>[?&](?:api[_-]?key|key|access[_-]?token|token|sig|signature|password)=)[^&\s\"'#{}<>]{6,}"
@@ -104,15 +107,21 @@ class Redactor:
         self.given = tuple(secrets) if not isinstance(secrets, tuple) else secrets
         self.patterns = patterns
         found = {s for s in self.given if s and len(s) >= _MIN_SECRET_LEN}
-        # The JSON-escaped form too, for secrets read back out of JSON text by a tool.
+        # The JSON-escaped form too, for secrets read back out of JSON text by a tool, and the base64 forms
+        # (`Authorization: Basic …`, a token in a config file or a Kubernetes secret, `echo $KEY | base64`).
         found |= {json.dumps(s, ensure_ascii=False)[1:-1] for s in list(found)}
         self.secrets = tuple(sorted(found, key=len, reverse=True))
+        # Redacted with the whole base64 run around them: its edges hold the secret's first and last bytes.
+        self.encoded = tuple(sorted({b for s in found for b in _base64_forms(s)}, key=len, reverse=True))
 
     def text(self, s: str, *, patterns: bool | None = None) -> str:
         """`s` redacted; `patterns` overrides the instance's choice of the pattern net for this call."""
         for secret in self.secrets:
             if secret in s:
                 s = s.replace(secret, REDACTED)
+        for encoded in self.encoded:
+            if encoded in s:
+                s = re.sub(f"[A-Za-z0-9+/_-]*{re.escape(encoded)}[A-Za-z0-9+/_-]*=*", REDACTED, s)
         if not (self.patterns if patterns is None else patterns):
             return s
         low = s.lower()
@@ -134,6 +143,25 @@ class Redactor:
         if value is None or isinstance(value, bool | int | float):
             return value
         return self.obj(_jsonable(value))
+
+
+def _base64_forms(secret: str) -> set[str]:
+    """What `secret` becomes inside any base64 text, standard and URL-safe alphabets: base64 encodes 3 bytes at a
+    time, so its bytes land in one of three alignments. For each, the characters that depend on the secret alone
+    (the first group when a byte of what comes before shares it, and the last partial group, are left out), when
+    there are at least 12 of them: shorter runs would match ordinary base64 by chance."""
+    import base64
+
+    raw = secret.encode("utf-8")
+    if len(raw) < 10:
+        return set()
+    out: set[str] = set()
+    for pad in range(3):
+        enc = base64.b64encode(bytes(pad) + raw).decode("ascii")
+        core = enc[4 if pad else 0: 4 * ((pad + len(raw)) // 3)]
+        if len(core) >= 12:
+            out |= {core, core.replace("+", "-").replace("/", "_")}
+    return out
 
 
 def redact(text: str, secrets: Iterable[str | None] = ()) -> str:

@@ -57,6 +57,7 @@ complete -c agentcli -n '__agentcli_at ""' -l thinking -x -a 'adaptive enabled d
 complete -c agentcli -n '__agentcli_at ""' -l permission-mode -x -a 'default acceptEdits plan bypassPermissions dontAsk' -d 'how tool calls are allowed'
 complete -c agentcli -n '__agentcli_at ""' -l sandbox -x -a 'read-only workspace-write danger-full-access' -d 'how commands are confined (default: workspace-write where supported; see docs/sandbox.md)'
 complete -c agentcli -n '__agentcli_at ""' -l dangerously-skip-permissions -d 'same as --permission-mode bypassPermissions'
+complete -c agentcli -n '__agentcli_at ""' -l allow-dangerously-skip-permissions -d 'let the session switch to bypassPermissions later (an SDK\'s set_permission_mode), not start in it'
 complete -c agentcli -n '__agentcli_at ""' -l allowedTools -l allowed-tools -x -a '(agentcli __complete tools 2>/dev/null)' -d 'tools (or rules) allowed without asking: --allowedTools Read "Bash(git diff:*)", or "Read,Edit"'
 complete -c agentcli -n '__agentcli_in_list --allowedTools --allowed-tools' -a '(agentcli __complete tools 2>/dev/null)'
 complete -c agentcli -n '__agentcli_at ""' -l disallowedTools -l disallowed-tools -x -a '(agentcli __complete tools 2>/dev/null)' -d 'tools (or rules) always denied'

@@ -439,7 +439,8 @@ class Agent:
     def _finish(self, st: RunState, runner: ToolRunner, subtype: str, err: AgentCliError | None = None
                 ) -> RunFinished:
         self._run_state = None
-        result = st.result(self.options, self.session_id, subtype, tuple(runner.denials), err)
+        # one_line() removes secret shapes; the session's own secrets (a server may echo them) go too
+        result = st.result(self.options, self.session_id, subtype, tuple(runner.denials), err, self.ctx.redact)
         self.sink.record("result", {"subtype": subtype, "is_error": result.is_error, "num_turns": st.turns,
                                     "total_cost_usd": result.total_cost_usd, "error_code": result.error_code})
         self.sink.end_turn()

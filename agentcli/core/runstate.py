@@ -71,12 +71,14 @@ class RunState:
         return None
 
     def result(self, options: AgentOptions, session_id: str, subtype: str, denials: tuple[dict[str, Any], ...],
-               err: AgentCliError | None = None) -> RunResult:
+               err: AgentCliError | None = None, redact: Callable[[str], str] = str) -> RunResult:
+        """`redact`: the session's secrets out of an error's message (a server may echo one back)."""
         final = options.final_output
+        message = redact(err.one_line()) if err else None
         return RunResult(
             subtype=subtype,
             is_error=err is not None,
-            result=self.last_text if err is None else err.one_line(),
+            result=self.last_text if message is None else message,
             session_id=session_id,
             num_turns=self.turns,
             duration_ms=int((time.monotonic() - self.started) * 1000),
@@ -86,7 +88,7 @@ class RunState:
             model_usage=self.model_usage(options),
             permission_denials=denials,
             error_code=err.code if err else None,
-            error_message=err.one_line() if err else None,
+            error_message=message,
             exit_status=err.exit_status if err else (3 if denials else 0),
             structured_output=final.value if final and err is None else None,
         )

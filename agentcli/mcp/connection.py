@@ -219,7 +219,7 @@ class Connection:
             with anyio.fail_after(timeout_s):
                 result = await client.call_tool(name, args)
         except TimeoutError as err:
-            raise ToolCallError(f"MCP server '{self.cfg.name}' did not answer within {timeout_s:.0f} s") from err
+            raise ToolCallError(f"MCP server '{self.cfg.name}' did not answer within {timeout_s:g} s") from err
         except MCPError as err:
             if err.error.code != CONNECTION_CLOSED:
                 raise ToolCallError(f"MCP server '{self.cfg.name}' returned an error: {err.error.message}") from err

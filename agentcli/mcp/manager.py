@@ -208,7 +208,9 @@ class McpManager:
             for conn in self.connections.values():
                 for info in conn.tools:
                     tool = McpTool(conn, info, self.tool_timeout_s)
-                    if tool.name not in seen:
+                    if tool.name in seen:  # `a.b` beside `a_b`: the second keeps its own, distinct name
+                        tool = McpTool(conn, info, self.tool_timeout_s, unique=True)
+                    if tool.name not in seen:  # (a server listing one name twice offers it once)
                         seen.add(tool.name)
                         out.append(tool)
             self._tools_cache = (key, out)

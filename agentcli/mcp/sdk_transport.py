@@ -63,6 +63,7 @@ class _Carrier:
         self.server_name = server_name
         self.request = request
         self.to_session = to_session
+        self.waiting: dict[types.RequestId, anyio.CancelScope] = {}  # requests whose answer is awaited
 
     async def pump(self, from_session: MemoryObjectReceiveStream[SessionMessage],
                    tg: anyio.abc.TaskGroup) -> None:
@@ -74,19 +75,39 @@ class _Carrier:
     async def carry(self, message: types.JSONRPCMessage) -> None:
         payload = message.model_dump(by_alias=True, mode="json", exclude_unset=True)
         waiting = message.id if isinstance(message, types.JSONRPCRequest) else None
+        self._given_up(payload)
+        scope = anyio.CancelScope()
+        if waiting is not None:
+            self.waiting[waiting] = scope
         try:
-            response = await self.request("mcp_message", {"server_name": self.server_name, "message": payload})
-            if waiting is None:
-                return  # a notification (or our answer to the server): the SDK only acknowledges it
+            with scope:
+                response = await self.request("mcp_message", {"server_name": self.server_name, "message": payload})
+            if waiting is None or scope.cancelled_caught:
+                return  # a notification (or our answer to the server), or a request the session gave up on
             answer: types.JSONRPCMessage = check_reply(response, waiting)
         except Exception as err:
             if waiting is None:
                 return
             answer = types.JSONRPCError(jsonrpc="2.0", id=waiting,
                                         error=types.ErrorData(code=INTERNAL_ERROR, message=one_line(err)))
+        finally:
+            if waiting is not None:
+                self.waiting.pop(waiting, None)
         # A closed stream: the session is closing and nobody waits for this answer any more.
         with contextlib.suppress(anyio.ClosedResourceError, anyio.BrokenResourceError):
             await self.to_session.send(SessionMessage(answer))
+
+
+    def _given_up(self, payload: dict[str, Any]) -> None:
+        """The session cancels a request it stopped waiting for (a tool call's timeout, an interrupt): the SDK is
+        told so, and our wait for its answer ends too (its control request is cancelled), so an SDK server
+        that never answers holds nothing here."""
+        if payload.get("method") != "notifications/cancelled":
+            return
+        params = payload.get("params")
+        request_id = params.get("requestId") if isinstance(params, dict) else None
+        if isinstance(request_id, int | str) and request_id in self.waiting:
+            self.waiting[request_id].cancel()
 
 
 def check_reply(response: Any, request_id: types.RequestId) -> types.JSONRPCResponse | types.JSONRPCError:

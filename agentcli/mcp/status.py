@@ -44,10 +44,12 @@ def server_status(manager: McpManager, name: str, status: str) -> dict[str, Any]
 
 def public_config(cfg: ServerConfig) -> dict[str, Any]:
     if cfg.transport == "stdio":
-        args = list(cfg.args)
-        for secret in cfg.secrets():
-            args = [a.replace(secret, "[redacted]") for a in args]
-        return {"type": "stdio", "command": cfg.command, "args": args}
+        from agentcli.redact import redact
+
+        # the server's own secrets, and any key written into its arguments (`--api-key sk-…`, a URL's password)
+        secrets = cfg.secrets()
+        return {"type": "stdio", "command": redact(cfg.command or "", secrets),
+                "args": [redact(a, secrets) for a in cfg.args]}
     if cfg.transport == "sdk":
         return {"type": "sdk", "name": cfg.name}
     return {"type": cfg.transport, "url": cfg.target}

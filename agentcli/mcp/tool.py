@@ -25,9 +25,17 @@ _UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
 IMAGE_TYPES = frozenset({"image/png", "image/jpeg", "image/gif", "image/webp"})
 
 
-def tool_name(server: str, tool: str) -> str:
-    """`mcp__server__tool`, safe for every provider's tool-name rules (`^[A-Za-z0-9_-]{1,64}$`)."""
-    return f"mcp__{server}__{_UNSAFE.sub('_', tool)}"[:MAX_NAME]
+def tool_name(server: str, tool: str, *, unique: bool = False) -> str:
+    """`mcp__server__tool`, safe for every provider's tool-name rules (`^[A-Za-z0-9_-]{1,64}$`). A name too long
+    for them ends in a digest of the whole instead (two long names sharing their first 55 characters stay two
+    tools), as does, with `unique`, a name whose unsafe characters made it another tool's (`a.b` beside `a_b`)."""
+    name = f"mcp__{server}__{_UNSAFE.sub('_', tool)}"
+    if len(name) <= MAX_NAME and not unique:
+        return name
+    import hashlib
+
+    digest = hashlib.sha256(f"{server}\0{tool}".encode("utf-8", "surrogatepass")).hexdigest()[:8]
+    return f"{name[:MAX_NAME - 9]}_{digest}"
 
 
 def object_schema(raw: Any) -> dict[str, Any]:
@@ -49,10 +57,10 @@ class McpTool:
 
     edits_files = False
 
-    def __init__(self, conn: Connection, info: dict[str, Any], timeout_s: float) -> None:
+    def __init__(self, conn: Connection, info: dict[str, Any], timeout_s: float, *, unique: bool = False) -> None:
         self.conn = conn
         self.remote_name = str(info.get("name", ""))
-        self.name = tool_name(conn.cfg.name, self.remote_name)
+        self.name = tool_name(conn.cfg.name, self.remote_name, unique=unique)
         desc = str(info.get("description") or info.get("title") or "")
         self.description = desc if len(desc) <= MAX_DESCRIPTION else desc[:MAX_DESCRIPTION] + "…"
         self.input_schema = object_schema(info.get("inputSchema"))

@@ -18,7 +18,12 @@ What a hostile command can send it is decided by h11, a strict HTTP/1.1 implemen
   only canonical dotted-quad IPv4: `127.1`, `0x7f.1` and `2130706433` are refused), and the proxy connects to
   exactly the address it checked;
 - a name allowed only through a `*.domain` entry never reaches a loopback, link-local (cloud metadata),
-  unspecified or multicast address; an entry that names the host exactly (or the address itself) may.
+  unspecified or multicast address (nor one of those behind an IPv6 translation prefix: NAT64, 6to4, Teredo);
+  an entry that names the host exactly (or the address itself) may;
+- what a client can hold is bounded: the request head must arrive whole within `HEAD_TIMEOUT_S` (a client
+  trickling a byte at a time is answered 408), a request body that stalls for `IDLE_TIMEOUT_S` ends the
+  exchange, and at most `MAX_CONNECTIONS` connections are served at once (more get 503 at once), so a sandboxed
+  command cannot pile up agentcli's threads.
 """
 
 from __future__ import annotations
@@ -41,8 +46,12 @@ from agentcli.sandbox.bridge import pipe
 
 MAX_HEAD = 65536
 CONNECT_TIMEOUT_S = 30.0
+HEAD_TIMEOUT_S = 30.0  # the whole request head, however it is trickled
+IDLE_TIMEOUT_S = 60.0  # a request body's silence before the exchange is given up
+MAX_CONNECTIONS = 256  # served at once (a tunnel holds two threads for as long as it is open)
 _HOP_BY_HOP = {b"connection", b"proxy-connection", b"keep-alive", b"proxy-authorization", b"proxy-authenticate",
                b"te", b"trailer", b"transfer-encoding", b"upgrade", b"expect", b"content-length", b"host"}
+_NAT64 = (ipaddress.IPv6Network("64:ff9b::/96"), ipaddress.IPv6Network("64:ff9b:1::/48"))
 _LABEL_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789-")
 
 
@@ -225,8 +234,14 @@ def resolve(target: Target, how: str) -> list[tuple[int, str]]:
 
 def _internal(address: str) -> bool:
     ip: ipaddress.IPv4Address | ipaddress.IPv6Address = ipaddress.ip_address(address.split("%", 1)[0])
-    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
-        ip = ip.ipv4_mapped  # ::ffff:127.0.0.1 is the loopback too
+    if isinstance(ip, ipaddress.IPv6Address):
+        # An IPv4 address inside an IPv6 one reaches that IPv4 host: ::ffff:127.0.0.1 (mapped), 64:ff9b::a9fe:a9fe
+        # (NAT64 to 169.254.169.254), 2002:7f00:1:: (6to4), Teredo's client address.
+        inner = ip.ipv4_mapped or ip.sixtofour or (ip.teredo[1] if ip.teredo else None)
+        if inner is None and any(ip in net for net in _NAT64):
+            inner = ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF)
+        if inner is not None and _internal(str(inner)):
+            return True
     return ip.is_loopback or ip.is_link_local or ip.is_unspecified or ip.is_multicast or ip.is_reserved
 
 
@@ -249,12 +264,13 @@ def open_upstream(target: Target, allowed: tuple[str, ...]) -> socket.socket:
     raise Refused(502, f"cannot connect to {target.host}:{target.port}: {last.strerror if last else ''}")
 
 
-def serve(client: socket.socket, allowed: tuple[str, ...]) -> None:
+def serve(client: socket.socket, allowed: tuple[str, ...], head_timeout_s: float = HEAD_TIMEOUT_S) -> None:
     """Carry one request from `client` (a tunnel for CONNECT), or answer why not; the connection then closes."""
+    import time
+
     conn = h11.Connection(h11.SERVER, max_incomplete_event_size=MAX_HEAD)
     try:
-        client.settimeout(CONNECT_TIMEOUT_S)
-        request = _next(conn, client, limit=MAX_HEAD)
+        request = _next(conn, client, limit=MAX_HEAD, deadline=time.monotonic() + head_timeout_s)
         if not isinstance(request, h11.Request):
             return
         names = [k for k, _ in request.headers]
@@ -265,7 +281,7 @@ def serve(client: socket.socket, allowed: tuple[str, ...]) -> None:
     except Refused as refused:
         _refuse(client, conn, refused)
         return
-    client.settimeout(None)
+    client.settimeout(None if target.connect else IDLE_TIMEOUT_S)
     with upstream:
         if target.connect:
             _tunnel(client, conn, upstream)
@@ -273,9 +289,13 @@ def serve(client: socket.socket, allowed: tuple[str, ...]) -> None:
             _forward(client, conn, upstream, request, target)
 
 
-def _next(conn: h11.Connection, sock: socket.socket, limit: int | None = None) -> object:
+def _next(conn: h11.Connection, sock: socket.socket, limit: int | None = None,
+          deadline: float | None = None) -> object:
     """The next h11 event, reading from `sock` as needed; a protocol violation is `Refused` with h11's status,
-    and more than `limit` bytes read for it is `Refused` (431)."""
+    more than `limit` bytes read for it is `Refused` (431), and not having it by `deadline` (monotonic) too (408).
+    """
+    import time
+
     read = 0
     while True:
         try:
@@ -286,15 +306,24 @@ def _next(conn: h11.Connection, sock: socket.socket, limit: int | None = None) -
             return event
         if limit is not None and read > limit:  # the recv below reads at most one byte past the limit
             raise Refused(431, "the request head is too large")
+        if deadline is not None:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise Refused(408, "the request head did not arrive in time")
+            sock.settimeout(left)
         try:
             data = sock.recv(65536 if limit is None else min(65536, limit + 1 - read))
+        except TimeoutError:
+            if deadline is not None:
+                continue  # the deadline's check answers 408
+            data = b""
         except OSError:
             data = b""
         read += len(data)
         conn.receive_data(data)
 
 
-def _refuse(client: socket.socket, conn: h11.Connection, refused: Refused) -> None:
+def _refuse(client: socket.socket, conn: h11.Connection, refused: Refused, linger_s: float = 1.0) -> None:
     from http import HTTPStatus
 
     if conn.our_state not in (h11.IDLE, h11.SEND_RESPONSE):
@@ -311,7 +340,9 @@ def _refuse(client: socket.socket, conn: h11.Connection, refused: Refused) -> No
                        + (conn.send(h11.Data(data=body)) or b"") + (conn.send(h11.EndOfMessage()) or b""))
         # A lingering close: unread input at close would reset the connection before the client reads the answer.
         client.shutdown(socket.SHUT_WR)
-        client.settimeout(1.0)
+        if linger_s <= 0:  # on the accepting thread: never wait for the client there
+            return
+        client.settimeout(linger_s)
         drained = 0
         while drained < (1 << 20) and (chunk := client.recv(65536)):
             drained += len(chunk)
@@ -380,23 +411,44 @@ class _Handler(socketserver.BaseRequestHandler):
     server: _Server
 
     def handle(self) -> None:
-        serve(self.request, self.server.allowed)
+        serve(self.request, self.server.allowed, self.server.head_timeout_s)
 
 
 class _Server(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
     daemon_threads = True
     allowed: tuple[str, ...] = ()
+    head_timeout_s = HEAD_TIMEOUT_S
+    slots = threading.BoundedSemaphore(MAX_CONNECTIONS)
+
+    def process_request(self, request: socket.socket, client_address: object) -> None:  # type: ignore[override]
+        """A thread per connection while there are slots; past them, 503 on the spot (no thread)."""
+        if not self.slots.acquire(blocking=False):
+            _refuse(request, h11.Connection(h11.SERVER), Refused(503, "agentcli sandbox: too many connections "
+                                                                      "to the proxy at once"), linger_s=0.0)
+            self.shutdown_request(request)
+            return
+        super().process_request(request, client_address)
+
+    def process_request_thread(self, request: socket.socket, client_address: object) -> None:  # type: ignore[override]
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self.slots.release()
 
 
 class HostProxy:
-    """A running allowlist proxy; `socket_path` is what the sandbox binds in. `close()` stops it."""
+    """A running allowlist proxy; `socket_path` is what the sandbox binds in. `close()` stops it. The bounds
+    (`head_timeout_s`, `max_connections`) are the module's unless a test asks for smaller ones."""
 
-    def __init__(self, allowed: tuple[str, ...]) -> None:
+    def __init__(self, allowed: tuple[str, ...], *, head_timeout_s: float = HEAD_TIMEOUT_S,
+                 max_connections: int = MAX_CONNECTIONS) -> None:
         _remove_stale()
         self.dir = tempfile.mkdtemp(prefix=f"agentcli-proxy-{os.getpid()}-")
         self.socket_path = os.path.join(self.dir, "proxy.sock")
         self.server = _Server(self.socket_path, _Handler)
         self.server.allowed = allowed
+        self.server.head_timeout_s = head_timeout_s
+        self.server.slots = threading.BoundedSemaphore(max_connections)
         # A short poll: `close()` (at the end of every run that used the proxy) waits for the loop to notice.
         self.thread = threading.Thread(target=self.server.serve_forever, args=(0.05,), daemon=True)
         self.thread.start()

@@ -59,8 +59,11 @@ class StdioApprover:
         behavior = answer.get("behavior")
         if behavior == "allow":
             updated = answer.get("updatedInput")
+            if updated is not None and not isinstance(updated, dict):  # malformed: neither run it nor guess
+                return Approval("deny", reason=f"The SDK allowed {request.tool_name} with an updatedInput that is "
+                                               "not an object of the tool's arguments, so the call was denied.")
             remember, scope = _rule(answer.get("updatedPermissions"))
-            return Approval("allow", updated_input=updated if isinstance(updated, dict) and updated != request.input
+            return Approval("allow", updated_input=updated if updated is not None and updated != request.input
                             else None, remember=remember, scope=scope)
         message = answer.get("message")
         reason = message if isinstance(message, str) and message else None

@@ -171,7 +171,11 @@ class ControlChannel:
         except asyncio.CancelledError:
             return  # the SDK cancelled it: it expects no answer
         except Exception as err:  # every failure is an answer, never a crash of the session
-            message = err.one_line() if isinstance(err, AgentCliError) else f"{type(err).__name__}: {err}"
+            from agentcli.redact import redact
+
+            # one line, and no secret's shape: an exception's text may quote a URL with its password
+            message = err.one_line() if isinstance(err, AgentCliError) else \
+                " ".join(redact(f"{subtype} failed: {err or type(err).__name__}").split())[:1000]
             self.send({"type": "control_response",
                        "response": {"subtype": "error", "request_id": request_id, "error": message}})
             return

@@ -2,8 +2,9 @@
 
     initialize            hooks registered in code, subagents defined in code (agentcli.sdkio.agents) → models …
     interrupt             stop the running turn as Esc does; its result line still comes
-    set_permission_mode   agent.set_mode (default, acceptEdits, plan, bypassPermissions), and dontAsk (a gate on
-                          the approver: what no rule allows is denied without asking the SDK); others refused
+    set_permission_mode   agent.set_mode (default, acceptEdits, plan; bypassPermissions only in a session started
+                          in it or with --allow-dangerously-skip-permissions), and dontAsk (a gate on the approver:
+                          what no rule allows is denied without asking the SDK); others refused
     set_model             another model from the next turn on (None: the session's default)
     mcp_status            the MCP servers and their state
     get_context_usage     the next request's size against the window
@@ -52,6 +53,7 @@ class _Handlers:
     def __init__(self, session: StreamSession) -> None:
         self.s = session
         self.initialized = False
+        self.started_mode: str | None = None  # the session's mode before the SDK first changed it
 
     async def initialize(self, req: dict[str, Any]) -> dict[str, Any]:
         """Subagents and hooks go into the build, which waits for this request; the answer waits for the build."""
@@ -98,6 +100,15 @@ class _Handlers:
         if not isinstance(mode, str):
             raise UsageError("set_permission_mode needs a mode")
         gate = self.s.agent.approver
+        if self.started_mode is None:  # as built: a flag, the preset or a (trusted) settings file chose it
+            self.started_mode = self.s.agent.mode
+        if mode == "bypassPermissions" and self.started_mode != mode and not self.s.settings.allow_bypass_permissions:
+            # Claude Code's rule: bypass is entered mid-session only when the session was started in it or with
+            # --allow-dangerously-skip-permissions (the SDK's allowDangerouslySkipPermissions); a caller that can
+            # write control lines must not be able to switch off every question.
+            raise UsageError("bypassPermissions cannot be entered in this session", code="permission_mode",
+                             hint="start it with --permission-mode bypassPermissions or "
+                                  "--allow-dangerously-skip-permissions")
         if mode == "dontAsk" and not isinstance(gate, DontAskGate):
             raise UsageError("dontAsk cannot be entered in this session",
                              hint="start it with --permission-mode dontAsk")

@@ -131,6 +131,7 @@ class Settings:
     fallback_model: str | None = None  # --fallback-model: used once the main model is overloaded/unavailable
     resume_session_at: str | None = None  # --resume-session-at: resume up to this message
     include_hook_events: bool = False
+    allow_bypass_permissions: bool = False  # --allow-dangerously-skip-permissions: bypass may be entered mid-session
     max_thinking_tokens: int | None = None
     thinking: str | None = None  # adaptive | enabled | disabled
 
@@ -310,7 +311,10 @@ SECRET_ENV_VARS = (
 
 def _collect_secrets(settings: Settings) -> tuple[str, ...]:
     """Every secret value we know of, so it can be redacted wherever text leaves the process."""
+    from agentcli.settings.secretenv import secret_values
+
     found = {os.environ[k] for k in SECRET_ENV_VARS if len(os.environ.get(k, "")) >= 8}
+    found |= secret_values(os.environ)
     for conf in settings.providers.values():
         for key, value in conf.items():
             if isinstance(value, str) and ("key" in key or "token" in key) and len(value) >= 8:

@@ -32,7 +32,7 @@ SAFE_KEYS = frozenset({
     "model", "compact_model", "max_turns", "max_tool_calls_per_turn", "max_tokens",
     "request_timeout_s", "tool_timeout_s", "max_retries", "effort", "show_thinking", "model_context_window",
     "model_auto_compact_token_limit", "mcp_grace_s", "mcp_connect_timeout_s", "mcp_tool_timeout_s",
-    "mcp_schema_budget", "subagent_max_depth", "subagent_max_turns", "max_parallel_subagents", "telemetry",
+    "mcp_schema_budget", "subagent_max_depth", "subagent_max_turns", "max_parallel_subagents",
     "shell_env_exclude",
 })
 SAFE_MODES = ("default", "plan")
@@ -89,6 +89,8 @@ def key_grants(key: str, value: Any) -> list[str]:
         return [] if value in SAFE_MODES else [f"start in {value} mode"]
     if key in ("mcp_sandbox", "sandbox_hooks"):
         return [] if value is True else [f"set {key} = {value!r} (run those commands outside the sandbox)"]
+    if key == "telemetry":  # a repository must not turn on the export of the session's data
+        return [] if value is False else ["turn on telemetry export"]
     if key == "telemetry_log_prompts":
         return [] if value is False else ["export your prompts and tool output with telemetry"]
     if key == "preset":

@@ -32,6 +32,7 @@ Signal = Literal["traces", "metrics"]
 Protocol = Literal["http/protobuf", "http/json"]
 
 DEFAULT_ENDPOINT = "http://localhost:4318"
+MAX_RESPONSE_BYTES = 65536  # of a collector's answer (an OTLP answer is a few bytes; its status is what counts)
 EXPORT_TIMEOUT_S = 1.5  # per export, retries included (the SDK's default of 10 s would hold a REPL's flush)
 _RETRYABLE: frozenset[int | str] = frozenset({429, 502, 503, 504, "ConnectError"})
 
@@ -158,7 +159,7 @@ class Sender:
                 if self.deadline is not None:
                     end = min(end, self.deadline)
                 left = end - time.monotonic()
-                status = self._attempt(client, body, left) if left > 0 else "timed out"
+                status = self._attempt(client, body, left, end) if left > 0 else "timed out"
                 if status == 200:
                     return True
                 if status not in _RETRYABLE or self.deadline is not None or time.monotonic() + delay >= end:
@@ -186,13 +187,20 @@ class Sender:
             log.warning("telemetry: OTLP %s export to %s failed (%s); further failures are not reported",
                         self.signal, self.where, f"HTTP {why}" if isinstance(why, int) else why)
 
-    def _attempt(self, client: httpx.Client, body: bytes, left: float) -> int | str:
-        """The response's status (any 2xx as 200), or why there was none."""
+    def _attempt(self, client: httpx.Client, body: bytes, left: float, end: float) -> int | str:
+        """The response's status (any 2xx as 200), or why there was none. Only the status matters: at most
+        `MAX_RESPONSE_BYTES` of the body are read, and none after `end` (httpx's timeout bounds each read, not
+        the whole): a collector answering hugely or a byte at a time costs neither memory nor the exit's time."""
         import httpx
 
         try:
-            resp = client.post(self.target.url, content=body, headers=self.target.headers, timeout=left)
-            resp.read()
+            with client.stream("POST", self.target.url, content=body, headers=self.target.headers,
+                               timeout=left) as resp:
+                read = 0
+                for chunk in resp.iter_raw():  # (no chunk size: one would wait to fill it)
+                    read += len(chunk)
+                    if read > MAX_RESPONSE_BYTES or time.monotonic() > end:
+                        break  # leaving the block closes the connection: the rest is never read
         except httpx.TimeoutException:
             return "timed out"
         except httpx.HTTPError as e:

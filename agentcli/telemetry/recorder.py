@@ -48,6 +48,7 @@ from agentcli.core.events import (
 from agentcli.llm.messages import Usage
 
 CostFn = Callable[[str, Usage], float]
+MAX_TEXT = 8192  # characters of a tool's input or result in a span (with telemetry_log_prompts)
 
 
 class Flush(Protocol):
@@ -220,7 +221,7 @@ class TelemetryRecorder:
         if t.first_token is not None:
             attrs["agentcli.time_to_first_token_ms"] = round((t.first_token - t.started) * 1000, 1)
         if self.log_prompts and ev.message.text:
-            attrs["gen_ai.output.text"] = self.redact(ev.message.text)
+            attrs["gen_ai.output.text"] = self.redact(ev.message.text)[:4 * MAX_TEXT]
         span.set_attributes(attrs)
         span.end()
         labels = {"gen_ai.request.model": ev.model, "gen_ai.provider.name": t.provider}
@@ -240,7 +241,7 @@ class TelemetryRecorder:
         if self.log_prompts:
             import json
 
-            attrs["gen_ai.tool.call.arguments"] = self.redact(json.dumps(ev.input, ensure_ascii=False))
+            attrs["gen_ai.tool.call.arguments"] = self.redact(json.dumps(ev.input, ensure_ascii=False))[:MAX_TEXT]
         t.tools[ev.tool_use_id] = self.tracer.start_span(f"execute_tool {ev.name}", context=self._child_of(t.turn),
                                                          attributes=attrs)
 
@@ -260,7 +261,8 @@ class TelemetryRecorder:
                 span.set_attributes({"agentcli.decision": decided.behavior, "agentcli.decided_by": decided.by})
         span.set_attribute("agentcli.duration_ms", ev.duration_ms)
         if self.log_prompts:
-            span.set_attribute("gen_ai.tool.call.result", self.redact(ev.result.content[:8192]))
+            # redacted whole, then cut: a key cut in two first would no longer look like one, and half of it leave
+            span.set_attribute("gen_ai.tool.call.result", self.redact(ev.result.content)[:MAX_TEXT])
         if ev.result.is_error:
             span.set_status(Status(StatusCode.ERROR))
         span.end()

@@ -5,6 +5,7 @@ with `@tool` functions, served by the SDK's bridge), so the only thing faked is 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -297,7 +298,8 @@ def test_mcp_status_in_claude_codes_shape(tmp_path: Path) -> None:
                    "web": ServerConfig("web", "http", "user", "config.toml", url="http://127.0.0.1:9/mcp?key=" + secret,
                                        headers={"Authorization": secret}),
                    "cmd": ServerConfig("cmd", "stdio", "local", "x", command=str(tmp_path / "missing"),
-                                       args=("--token", secret), env={"TOKEN": secret})}
+                                       args=("--token", secret, "--api-key=sk-proj-AbC123dEf456GhI789jKl0",
+                                             "--db", "postgres://app:s3cr3t-pw@db:5432/x"), env={"TOKEN": secret})}
         untrusted = {"repo": ServerConfig("repo", "stdio", "project", ".mcp.json", command="srv")}
         manager = McpManager(McpConfig(servers=servers, untrusted=untrusted), tmp_path, grace_s=30)
         manager.attach_sdk(sdk.request)
@@ -316,7 +318,8 @@ def test_mcp_status_in_claude_codes_shape(tmp_path: Path) -> None:
         assert calc["serverInfo"] == {"name": "calculator", "version": "1.0.0"}
         assert [t["name"] for t in calc["tools"]] == ["add", "explode", "slow"]
         assert by_name["gone"]["status"] == "failed" and "not found" in by_name["gone"]["error"]
-        assert by_name["cmd"]["status"] == "failed" and by_name["cmd"]["config"]["args"] == ["--token", "[redacted]"]
+        assert by_name["cmd"]["status"] == "failed" and by_name["cmd"]["config"]["args"] == [
+            "--token", "[REDACTED]", "--api-key=[REDACTED]", "--db", "postgres://app:[REDACTED]@db:5432/x"]
         assert by_name["web"]["config"] == {"type": "http", "url": "http://127.0.0.1:9/mcp"}
         assert by_name["repo"]["status"] == "disabled" and "not trusted" in by_name["repo"]["error"]
         assert by_name["repo"]["scope"] == "project"
@@ -408,3 +411,74 @@ def test_check_reply_accepts_only_the_answer_to_its_request() -> None:
                 {"mcp_response": {"jsonrpc": "2.0", "id": 3, "result": {"x": {1, 2}}}}):
         with pytest.raises(SdkReplyError):
             check_reply(bad, 3)
+
+
+def test_a_call_the_sdk_never_answers_is_given_up_when_it_times_out(tmp_path: Path) -> None:
+    """An SDK that neither answers a tools/call nor heeds its cancellation: the wait for its control response is
+    cancelled with the call (so the channel tells the SDK), not held until the session ends."""
+    async def main() -> None:
+        sdk = calculator()
+        conn = await connected(sdk, tmp_path)
+        waits: list[str] = []
+        given_up = asyncio.Event()
+
+        async def never(message: dict[str, Any], good: dict[str, Any]) -> dict[str, Any]:
+            waits.append("waiting")
+            try:
+                await asyncio.Event().wait()
+            finally:
+                waits.append("given up")
+                given_up.set()
+            return good
+
+        try:
+            sdk.tamper = never
+            with pytest.raises(ToolCallError, match=r"did not answer within 0.3 s"):
+                await conn.call("add", {"a": 1, "b": 2}, 0.3)
+            with contextlib.suppress(TimeoutError):  # the cancellation notice travels on a task of its own
+                await asyncio.wait_for(given_up.wait(), 5)
+            assert waits == ["waiting", "given up"]
+            assert any(m.get("method") == "notifications/cancelled" for _, m in sdk.seen)
+            sdk.tamper = None
+            assert (await conn.call("add", {"a": 1, "b": 2}, 10))["content"][0]["text"] == "Sum: 3"
+        finally:
+            await conn.close()
+            await sdk.aclose()
+
+    asyncio.run(main())
+
+
+def test_tools_whose_names_meet_once_made_safe_stay_distinct_tools(tmp_path: Path) -> None:
+    """`get.time` beside `get_time`, and two long names alike in their first 55 characters: each is offered
+    under a name of its own (none silently shadowed), each call reaches its own tool, and names stay within
+    every provider's 64 characters."""
+    long_a, long_b = "fetch_the_repository_contents_for_a_given_path_and_ref_version_one", \
+        "fetch_the_repository_contents_for_a_given_path_and_ref_version_two"
+    made = [tool(n, f"the {n} tool", {})(_answer_with(n)) for n in ("get.time", "get_time", long_a, long_b)]
+
+    async def main() -> None:
+        sdk = FakeSdk(calc=create_sdk_mcp_server("calculator", tools=made))
+        manager = McpManager(McpConfig(servers={"calc": sdk_cfg()}), tmp_path, grace_s=30)
+        manager.start()
+        manager.attach_sdk(sdk.request)
+        await manager.refresh()
+        try:
+            tools = manager.tools()
+            names = [t.name for t in tools]
+            assert len(set(names)) == 4 and all(len(n) <= 64 for n in names), names
+            assert names[0] == "mcp__calc__get_time" and names[1].startswith("mcp__calc__get_time_")
+            for t in tools:
+                result = await t.conn.call(t.remote_name, {}, 10)
+                assert result["content"][0]["text"] == f"I am {t.remote_name}"
+        finally:
+            await manager.aclose()
+            await sdk.aclose()
+
+    asyncio.run(main())
+
+
+def _answer_with(name: str) -> Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]:
+    async def answer(args: dict[str, Any]) -> dict[str, Any]:
+        return {"content": [{"type": "text", "text": f"I am {name}"}]}
+
+    return answer

@@ -150,6 +150,15 @@ def hostile(port: int) -> list[tuple[str, bytes, int]]:
         ("suffix of an allowed name", b"CONNECT evilexample.com:443 HTTP/1.1\r\nHost: evilexample.com:443\r\n\r\n",
          403),
         ("the wildcard's own apex", b"CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n", 403),
+        ("IPv6 loopback when only IPv4's is allowed", f"CONNECT [::1]:{port} HTTP/1.1\r\nHost: [::1]:{port}\r\n\r\n"
+         .encode(), 403),
+        ("IPv4-mapped IPv6 of an allowed address", f"CONNECT [::ffff:127.0.0.1]:{port} HTTP/1.1\r\n"
+         f"Host: [::ffff:127.0.0.1]:{port}\r\n\r\n".encode(), 403),
+        ("metadata address", b"GET http://169.254.169.254/latest/meta-data/ HTTP/1.1\r\nHost: 169.254.169.254\r\n\r\n",
+         403),
+        ("a TLS hello instead of CONNECT", b"\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03" + bytes(32)
+         + b"\r\n\r\n", 400),
+        ("NUL bytes in the head", b"GET http://" + a + b"/ HTTP/1.1\r\nHost: " + a + b"\r\nX: a\x00b\r\n\r\n", 400),
     ]
 
 
@@ -253,3 +262,67 @@ def test_a_response_body_is_framed_as_h11_read_it() -> None:
     both = [(b"content-length", b"5"), (b"transfer-encoding", b"chunked")]
     assert _framing(both) == [(b"transfer-encoding", b"chunked")]
     assert _framing([(b"content-length", b"5")]) == [(b"content-length", b"5")] and _framing([]) == []
+
+
+def test_a_head_trickled_byte_by_byte_is_cut_off_at_the_head_deadline(upstream: Upstream) -> None:
+    """Slowloris: every byte arrives well within any per-read timeout, but the head as a whole must not take
+    longer than the deadline (here 0.5 s, the module's is 30 s)."""
+    import time
+
+    proxy = HostProxy(("127.0.0.1",), head_timeout_s=0.5)
+    try:
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+            s.connect(proxy.socket_path)
+            s.settimeout(0.05)
+            head = f"GET http://127.0.0.1:{upstream.port}/ HTTP/1.1\r\nX-Slow: {'a' * 200}".encode()
+            started, answer = time.monotonic(), b""
+            for byte in head:  # one byte every 50 ms: 10 s in all, unless the proxy gives up first
+                with contextlib.suppress(TimeoutError):
+                    answer += s.recv(4096)
+                if answer:
+                    break
+                with contextlib.suppress(OSError):
+                    s.send(bytes([byte]))
+            assert answer.startswith(b"HTTP/1.1 408 "), answer
+            assert time.monotonic() - started < 5
+    finally:
+        proxy.close()
+    assert upstream.connections == 0
+
+
+def test_connections_past_the_cap_are_refused_at_once_and_slots_come_back(upstream: Upstream) -> None:
+    """A command cannot pile up the proxy's threads: past `max_connections` held open at once, a new connection
+    is answered 503 on the spot; once one closes, the next is served."""
+    import time
+
+    proxy = HostProxy(("127.0.0.1",), max_connections=3)
+    held = [socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) for _ in range(3)]
+    try:
+        for s in held:
+            s.connect(proxy.socket_path)
+            s.sendall(b"GET http://127.0.0.1/ HTTP/1.1\r\n")  # an unfinished head holds its slot
+        assert status(exchange(proxy, b"")) == 503
+        held.pop().close()
+        request = f"GET http://127.0.0.1:{upstream.port}/ HTTP/1.1\r\nHost: 127.0.0.1:{upstream.port}\r\n\r\n"
+        deadline, answer = time.monotonic() + 10, b""
+        while not answer.startswith(b"HTTP/1.1 200 ") and time.monotonic() < deadline:
+            # the closed connection's thread notices the close and gives its slot back; until then a refusal
+            # (503, or a reset when the proxy hung up before reading the request)
+            with contextlib.suppress(OSError):
+                answer = exchange(proxy, request.encode())
+        assert status(answer) == 200 and answer.endswith(b"hello")
+    finally:
+        for s in held:
+            s.close()
+        proxy.close()
+
+
+def test_an_internal_ipv4_address_inside_an_ipv6_one_is_internal() -> None:
+    """A wildcard name resolving to 6to4 or Teredo forms of the loopback or the metadata address reaches them just
+    the same, so they are internal too; the same forms of a public address are not."""
+    from agentcli.sandbox.proxy import _internal
+
+    assert _internal("2002:7f00:1::") and _internal("2002:a9fe:a9fe::1")
+    teredo_to_metadata = "2001:0:4136:e378:8000:63bf:5601:5601"  # client 169.254.169.254 (bits inverted)
+    assert _internal(teredo_to_metadata) and _internal("64:ff9b::a9fe:a9fe")
+    assert not _internal("2002:8c52:7003::") and not _internal("2606:4700::1111")

@@ -47,7 +47,7 @@ def test_requests_get_answers_errors_and_unknown_subtypes_an_error() -> None:
         ch, wire, stream = channel()
 
         async def boom(req: dict[str, Any]) -> dict[str, Any]:
-            raise RuntimeError("kaput")
+            raise RuntimeError("kaput\nvia http://alice:s3cret-pass@proxy.corp:8080")
 
         async def echo(req: dict[str, Any]) -> dict[str, Any]:
             return {"got": req["x"]}
@@ -64,7 +64,8 @@ def test_requests_get_answers_errors_and_unknown_subtypes_an_error() -> None:
 
     answers = {a["response"]["request_id"]: a["response"] for a in asyncio.run(main())}
     assert answers["r0"] == {"subtype": "success", "request_id": "r0", "response": {"got": 1}}
-    assert answers["r1"]["subtype"] == "error" and "kaput" in answers["r1"]["error"]
+    assert answers["r1"] == {"subtype": "error", "request_id": "r1",
+                             "error": "boom failed: kaput via http://alice:[REDACTED]@proxy.corp:8080"}
     assert answers["r2"]["subtype"] == "error"
     assert "unsupported control request subtype: 'nope'" in answers["r2"]["error"]
 

@@ -42,6 +42,7 @@ SHAPES: list[tuple[str, str, str]] = [
     ("x-goog-api-key", "X-Goog-Api-Key: 9z8y7x6w5v4u3t2s", "9z8y7x6w5v4u3t2s"),
     ("proxy-authorization", "Proxy-Authorization: Bearer pr0xy-t0ken-value", "pr0xy-t0ken-value"),
     ("url password", "proxy http://alice:hunter2pass@proxy.corp:8080 failed", "hunter2pass"),
+    ("url password with a raw @", "proxy http://alice:p@ss-w0rd@proxy.corp:8080 failed", "ss-w0rd"),
     ("url token as user", "git clone https://t0k3nAbCdEfGh1234@git.corp/x.git", "t0k3nAbCdEfGh1234"),
     ("query token", "GET https://h/cb?state=1&access_token=ya29.a0AfH6SMB123", "ya29.a0AfH6SMB123"),
 ]
@@ -150,9 +151,91 @@ def test_a_run_sends_no_shape_to_the_session_file_or_telemetry(tmp_path: Path, f
     assert sessions and all(_leaks(p.read_bytes()) == [] for p in sessions)
 
 
+def test_url_userinfo_search_stays_linear_on_hostile_text() -> None:
+    """Text made of many `://` and `@` (a hostile tool's output) costs time in proportion to its length."""
+    import time
+
+    started = time.process_time()
+    for evil in ("://a@" * 200_000, "http://" + "a@" * 500_000, "x ://" + "a:" * 500_000 + "@"):
+        redact(evil)
+    assert time.process_time() - started < 5  # quadratic would be minutes
+
+
 def test_urls_shown_or_stored_lose_credentials_query_and_fragment() -> None:
     from agentcli.redact import public_url
 
     assert public_url("http://u:pw@[::1]:8080/v1?key=AIzaSecret#frag") == "http://[::1]:8080/v1"
     assert public_url("https://t0ken@api.example.com/v1/") == "https://api.example.com/v1/"
     assert public_url("http://h:99999/") == "(invalid URL)"
+
+
+def test_secrets_of_the_environment_by_name_and_their_base64_never_leave(tmp_path: Path, fake_llm: FakeLLM,
+                                                                         collector: Receiver) -> None:
+    """A deploy token in the environment (`*_API_KEY`, no known shape) and the OTLP exporter's bearer token: a
+    committed file holding the same token (plain, in JSON, as base64 in a Basic header) and `env` in a command
+    show the model none of them, nor the session file, nor the exported spans (prompts included)."""
+    import base64
+    import json
+
+    token, otlp = "q7Zx0Lm2Np4Rt6Vw8Yb", "otlp-T0ken-9f8e7d6c"
+    basic = base64.b64encode(f"deploy:{token}".encode()).decode()
+    home = Path(os.environ["AGENTCLI_HOME"])
+    (home / "config.toml").write_text("telemetry_log_prompts = true\n")
+    as_json = json.dumps({"deploy": {"token": token}})
+    files = {"deploy.cfg": f"token={token}\n{as_json}\nAuthorization: Basic {basic}\n"}
+    proj = git_repo(tmp_path / "proj", files)
+    fake_llm.push(Reply(tool_calls=[ToolCall("Bash", {"command": "cat deploy.cfg; env"})]), Reply(text="seen"))
+    env = {**provider_env(fake_llm, ANTHROPIC), "AGENTCLI_ENABLE_TELEMETRY": "1", "DEPLOY_API_KEY": token,
+           "OTEL_EXPORTER_OTLP_ENDPOINT": collector.url, "OTEL_BSP_EXPORT_TIMEOUT": "30000",
+           "OTEL_EXPORTER_OTLP_HEADERS": f"authorization=Bearer%20{otlp}"}
+    run = agentcli(["-p", "show me", "--model", ANTHROPIC, "--output-format", "json", "--allowedTools", "Bash"],
+                   proj, env)
+    assert run.status == 0, run.stderr
+    sent = json.dumps(fake_llm.requests[1].body["messages"])
+    assert "token=[REDACTED]" in sent and "Basic [REDACTED]" in sent
+    leaks = (token, otlp, basic, basic[8:-4], otlp[5:])
+    assert [s for s in leaks if s in sent] == []
+    assert collector.raw and [s for s in leaks if s.encode() in b"".join(collector.raw)] == []
+    sessions = list((home / "projects").rglob("*.jsonl"))
+    assert sessions and all(s not in p.read_text() for p in sessions for s in leaks)
+
+
+@pytest.mark.parametrize("before", ["", "u", "us", "user:", "a much longer prefix "])
+def test_a_given_secret_in_base64_is_redacted_in_every_alignment(before: str) -> None:
+    import base64
+
+    secret = "q7Zx0Lm2Np4Rt6Vw"
+    r = Redactor((secret,), patterns=False)
+    raw = (before + secret + " and after").encode()
+    for encoded in (base64.b64encode(raw).decode(), base64.urlsafe_b64encode(b"\xfb\xff" + raw).decode()):
+        assert r.text(f"Authorization: Basic {encoded}\nnext") == f"Authorization: Basic {REDACTED}\nnext"
+    assert r.text("ordinary base64: aGVsbG8gd29ybGQ=") == "ordinary base64: aGVsbG8gd29ybGQ="
+
+
+def test_secret_values_of_the_environment_are_picked_by_name_and_shape() -> None:
+    from agentcli.settings.secretenv import secret_values
+
+    env = {"DEPLOY_API_KEY": "q7Zx0Lm2Np4Rt6Vw", "CARGO_REGISTRY_TOKEN": "cio_abcdef123", "DB_PASSWORD": "pw-0987654",
+           "OTEL_EXPORTER_OTLP_HEADERS": "authorization=Bearer%20t0ken-abc123,x-tenant=acme",
+           "HOME": "/home/u", "SOME_TOKEN": "true", "SIGNING_KEY": "/etc/keys/signing.pem", "SHORT_KEY": "abc",
+           "PATH_KEY": "with space value", "PORT_SECRET": "12345678"}
+    assert secret_values(env) == {"q7Zx0Lm2Np4Rt6Vw", "cio_abcdef123", "pw-0987654", "t0ken-abc123"}
+
+
+def test_a_secret_a_server_echoes_in_an_error_reaches_no_output(tmp_path: Path, fake_llm: FakeLLM,
+                                                                collector: Receiver) -> None:
+    """The provider's error quotes a token of the environment: the result, stderr, the session file and the
+    exported run span (its error status) say the error without it."""
+    from tests.fakes.script import Fault
+
+    token = "q7Zx0Lm2Np4Rt6Vw8Yb"
+    fake_llm.push(Reply(text="x", fault=Fault("http", 400, f"request rejected: deploy token {token} is invalid")))
+    proj = git_repo(tmp_path / "proj", {"a.txt": "a\n"})
+    env = {**provider_env(fake_llm, ANTHROPIC), "AGENTCLI_ENABLE_TELEMETRY": "1", "DEPLOY_API_KEY": token,
+           "OTEL_EXPORTER_OTLP_ENDPOINT": collector.url, "OTEL_BSP_EXPORT_TIMEOUT": "30000"}
+    run = agentcli(["-p", "hi", "--model", ANTHROPIC, "--output-format", "json"], proj, env)
+    assert run.status != 0 and "request rejected: deploy token [REDACTED] is invalid" in run.stdout
+    assert token not in run.stdout + run.stderr
+    assert collector.raw and token.encode() not in b"".join(collector.raw)
+    home = Path(os.environ["AGENTCLI_HOME"])
+    assert all(token not in p.read_text() for p in (home / "projects").rglob("*.jsonl"))
