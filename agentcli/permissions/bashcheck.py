@@ -67,7 +67,7 @@ def check_bash(policy: RulePolicy, tool: Tool, args: dict[str, Any]) -> Verdict:
     judged: list[_Judgement] = []
     for part in parts:
         judged.append(_judge(line, rules, part, cwd))
-        if part.name in ("cd", "pushd"):
+        if part.name in ("cd", "pushd", "popd"):
             cwd = _cd_target(line.scope, part, cwd)
     return _combine(judged)
 
@@ -255,8 +255,8 @@ def _allowed(
             if _allow_matches(r, part):
                 outside = _outside_args(scope, r, part, cwd) if policy.mode != "bypassPermissions" else None
                 if outside is not None:
-                    return _Judgement("ask", "default", None, f"{_show(part)} names {outside} outside the project: "
-                                      f"the rule {r.text} covers arguments inside it only")
+                    return _Judgement("ask", "default", None, f"{_show(part)} names {outside}, outside the project or "
+                                      f"known only at run time: the rule {r.text} covers arguments inside it only")
                 return _Judgement("allow", "rule", r.text, None)
         if policy.mode == "bypassPermissions":
             return _Judgement("allow", "mode", None, None)
@@ -267,17 +267,22 @@ def _allowed(
 
 
 def _outside_args(scope: Scope, rule: Rule, part: Part, cwd: Path | None) -> str | None:
-    """A path outside the project among the arguments a wildcard rule matched (`npm test --cache /x` under
-    `Bash(npm test *)`), unless an Edit allow rule names it. An exact rule names its arguments itself."""
+    """An argument a wildcard rule matched that names a path outside the project (`npm test --cache /x` under
+    `Bash(npm test *)`), unless an Edit allow rule names it, or whose path cannot be known: a value computed at
+    run time (`cat $(echo .env)`), a relative one where the working directory is unknown (`cd -; cat .env`).
+    Deny rules could not be checked against those. A read-only program the rule names (`cat *`) may read
+    outside the project where it is told; an exact rule names its arguments itself."""
     if rule.specifier is None or "*" not in rule.specifier:
         return None
-    if read_only_paths(replace(part, privileged=False)) is not None:
-        return None  # a read-only program the rule names (`sudo ls *`) may read where it is told
+    reader = read_only_paths(replace(part, privileged=False)) is not None
     policy = scope.policy
-    for w in part.words[1:]:
-        value = w.text.partition("=")[2] if w.text.startswith("-") else w.text
-        if not value.startswith(("/", "~", "..")) and "/../" not in value:
-            if w.dynamic and "/" in value:
+    for w in [*part.words[1:], *part.reads]:
+        option = w.text.startswith("-")
+        value = w.text.partition("=")[2] if option else w.text
+        if w.dynamic:
+            return w.text
+        if not value.startswith(("/", "~")) and ".." not in value.split("/"):
+            if cwd is None and value and not option:
                 return w.text
             continue
         if value in _DEV_FILES:
@@ -285,7 +290,7 @@ def _outside_args(scope: Scope, rule: Rule, part: Part, cwd: Path | None) -> str
         for path in _each(scope, Word(value, tilde=value.startswith("~"), glob=w.glob), cwd):
             if path is None:
                 return w.text
-            if not policy.inside(path) and policy.path_rule("allow", "Edit", path) is None:
+            if not reader and not policy.inside(path) and policy.path_rule("allow", "Edit", path) is None:
                 return w.text
     return None
 
@@ -339,7 +344,11 @@ def _option_value(w: Word) -> Word:
 
 
 def _cd_target(scope: Scope, part: Part, cwd: Path | None) -> Path | None:
-    args = [w for w in part.words[1:] if not w.text.startswith("-")]
+    """Where a `cd` / `pushd` / `popd` leaves the shell; None when that depends on what the policy does not
+    track (`cd -`, the directory stack: `popd`, a bare `pushd`, `pushd +1`)."""
+    args = [w for w in part.words[1:] if not w.text.startswith("-") or w.text == "-"]
+    if part.name == "popd" or (part.name == "pushd" and (not args or args[0].text[:1] in "+-")):
+        return None
     if not args:
         return Path.home()
     if args[0].text == "-":
