@@ -50,6 +50,7 @@ from agentcli.core.events import (
 from agentcli.llm.messages import Message, TextBlock, ThinkingBlock, ToolResultBlock, ToolUseBlock
 from agentcli.ui import toolfmt
 from agentcli.ui.mdstream import MarkdownStream
+from agentcli.ui.visible import inert
 
 if TYPE_CHECKING:
     from rich.live import Live
@@ -200,7 +201,7 @@ class Renderer:
                 key = toolfmt.key_argument(name, args)[:60]
                 self._print_item(Text(f"  ⎿ [{agent}] {name}({key})", style="dim"))
             case PermissionDecision(behavior="deny", tool_name=name, reason=reason):
-                self._print_item(Text(f"  ⎿ [{agent}] {name} denied: {reason or ''}", style="dim"))
+                self._print_item(Text(inert(f"  ⎿ [{agent}] {name} denied: {reason or ''}"), style="dim"))
             case TurnStarted():
                 self._phase = f"{agent}: thinking"
             case CompactBoundary():
@@ -253,7 +254,7 @@ class Renderer:
         if len(shown) > 20:
             body = f"… {len(shown) - 20} lines above\n{body}"
         self.notice(f"$ {command}" + (f"  (exit status {status})" if status else ""), style="bold")
-        self._print_item(Text(body, style="red" if status else ""))
+        self._print_item(Text(inert(body), style="red" if status else ""))
 
     def replay(self, messages: Iterable[Message], edited: dict[str, dict[str, Any]] | None = None,
                last: int | None = REPLAY_LAST) -> None:
@@ -289,6 +290,7 @@ class Renderer:
     # ---- text and thinking --------------------------------------------------------------------------------
 
     def _text(self, text: str) -> None:
+        text = inert(text)  # the model's own text must not drive the terminal (erase lines, fake a prompt)
         self._close_thinking()
         self._streamed_text = True
         self._streamed_chars += len(text)
@@ -307,6 +309,7 @@ class Renderer:
         self._need_gap = True
 
     def _thinking_text(self, text: str) -> None:
+        text = inert(text)
         self._streamed_chars += len(text)
         if not self.show_thinking:
             return
@@ -376,7 +379,7 @@ class Renderer:
             self.interrupted()
             return
         label = f"Error [{code}]" if code else "Error"
-        self._print_item(Text(f"✗ {label}: {message}", style="bold red"))
+        self._print_item(Text(inert(f"✗ {label}: {message}"), style="bold red"))
 
     def _print_item(self, renderable: RenderableType) -> None:
         self._close_text()
