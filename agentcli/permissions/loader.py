@@ -36,11 +36,13 @@ SECRET_PATTERNS = (".env*", "~/.ssh", "~/.aws", "~/.gnupg")
 # Files that make a program run code nobody approved: git's own configuration and hooks (read by the
 # "read-only" git commands), agentcli's settings, MCP server lists, other agents' settings, and what an editor
 # or the user's shell runs on its own (direnv, VS Code tasks, IDE run configurations, dev containers, commit
-# hooks). Editing them asks in every mode; an allow rule does not cover them. A name without `/` matches at
-# any depth. docs/permissions.md keeps the list and the reasons.
+# hooks, shell start-up files: a project opened in the home directory holds the user's own). Editing them asks
+# in every mode; an allow rule does not cover them. A name without `/` matches at any depth. docs/permissions.md
+# keeps the list and the reasons.
 EXEC_CONFIG_PATTERNS = (
     ".git", ".agentcli", ".mcp.json", ".claude", ".codex", ".envrc", ".vscode", ".idea", ".devcontainer", ".husky",
-    ".pre-commit-config.yaml", ".gitmodules", ".gitconfig", "mise.toml", ".mise.toml",
+    ".pre-commit-config.yaml", ".gitmodules", ".gitconfig", "mise.toml", ".mise.toml", ".cursor", ".gemini",
+    ".bashrc", ".bash_profile", ".bash_login", ".profile", ".zshrc", ".zshenv", ".zprofile", ".zlogin",
 )
 
 
