@@ -65,6 +65,9 @@ def _inert(name: str, texts: list[str]) -> bool:
         return not (texts and texts[0].startswith("-v"))  # assigns a variable, subscripts evaluated
     if name == "env":
         return all(t in ("-0", "--null", "-i", "--ignore-environment") for t in texts)
+    if name == "ps":
+        # BSD `e` (`ps eww`, `ps axe`) prints every process's environment, agentcli's provider keys included
+        return not any("e" in t for t in texts if not t.startswith("-"))
     if name in ("hostname", "date"):
         s = spec(name)
         scanned = scan(texts, s) if s is not None else None

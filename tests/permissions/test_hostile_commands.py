@@ -30,6 +30,7 @@ NO_RULE: list[tuple[str, str]] = [
     ("cd; pushd {root}; pushd; cat .ssh/id_rsa", "QQQA"), ("cd; cd {root}; cd ~-; cat .ssh/id_rsa", "QQQA"),
     ("pushd ~; cd {root}; cat ~1/.ssh/id_rsa", "QQQA"), ("pushd ~; cd {root}; cat ~+1/.ssh/id_rsa", "QQQA"),
     ("cd src && cat a.py", "AAAA"), ("pushd src && cat a.py", "AAAA"),
+    ("ps eww", "QQDA"), ("ps axe", "QQDA"), ("ps aux", "AAAA"), ("ps -ef", "AAAA"), ("ps -eo pid,args", "AAAA"),
 ]
 RULED: list[tuple[tuple[str, ...], str, str]] = [
     (("Bash(ls:*)",), "strace -o /tmp/x ls", "QQDA"),

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from agentcli.sandbox.env import scrub
 from tests.sandbox.helpers import bash, context, project
 
 
@@ -55,3 +56,9 @@ def test_the_hosts_abstract_unix_sockets_are_out_of_reach(root: Path) -> None:
             server.accept()
     finally:
         server.close()
+
+
+def test_tokens_and_passwords_by_any_name_leave_the_environment() -> None:
+    env = {"VAULT_TOKEN": "v", "CI_JOB_TOKEN": "c", "SLACK_BOT_TOKEN": "s", "DB_PASSWD": "p", "SSH_PRIVATE_KEY": "k",
+           "GIT_TERMINAL_PROMPT": "0", "PATH": "/bin", "TOKENIZERS_PARALLELISM": "false"}
+    assert scrub(env) == {"GIT_TERMINAL_PROMPT": "0", "PATH": "/bin", "TOKENIZERS_PARALLELISM": "false"}

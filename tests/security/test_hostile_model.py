@@ -54,6 +54,9 @@ ATTACKS: list[Attack] = [
     Attack(("\\time -ao{out}/time2 ls",), ("preset",)),
     Attack(("xargs -a .env echo",), ("preset",)),
     Attack(("xargs --arg-file={home}/.ssh/id_x echo",), ("preset",)),
+    # the environment of agentcli itself (its provider key) through a "read-only" process lister
+    Attack(("ps axeww | rev",), ("default", "plan")),
+    Attack(("ps -eo pid,args,env e | rev",), ("preset",)),
     # env options that move the working directory or split a new command line
     Attack(("env --chd={home}/.ssh cat id_x",), ("default", "plan", "preset")),
     Attack(("env -0C{home}/.ssh cat id_x",), ("acceptEdits",)),
