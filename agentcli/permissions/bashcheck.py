@@ -146,7 +146,7 @@ def _judge(line: _Line, rules: _Rules, part: Part, cwd: Path | None) -> _Judgeme
     guarded = _guarded(line, part, cwd, ro)
     if guarded is not None:
         return guarded
-    not_safe = ro is None or any(p is None or not policy.inside(p) for p in _ro_paths(scope, ro, cwd))
+    not_safe = ro is None or any(p is None or not policy.inside(p) for p in _ro_paths(scope, ro, cwd, part))
     allowed = _allowed(scope, rules, part, not_safe, cwd, why_not)
     if allowed.behavior != "allow":
         return allowed
@@ -178,9 +178,11 @@ def _read_only(scope: Scope, part: Part, cwd: Path | None) -> tuple[Reads | None
     return (ro, "") if problem is None else (None, f" ({problem})")
 
 
-def _ro_paths(scope: Scope, ro: Reads, cwd: Path | None) -> list[Path | None]:
+def _ro_paths(scope: Scope, ro: Reads, cwd: Path | None, part: Part) -> list[Path | None]:
+    """Every path a read-only part reads: its arguments, the trees it walks and its `<` redirections (`cat <
+    /etc/passwd` reads outside as much as `cat /etc/passwd`; `< /dev/tcp/host/port` is a connection)."""
     out: list[Path | None] = []
-    for w in [*ro.paths, *ro.trees]:
+    for w in [*ro.paths, *ro.trees, *(r for r in part.reads if r.text not in _DEV_FILES)]:
         out.extend(_each(scope, w, cwd))
     return out
 
@@ -263,6 +265,11 @@ def _allowed(
         if not_safe:
             where = why_not or ("" if read_only_paths(part) is None else " (reads outside the project)")
             return _Judgement("ask", "default", None, f"{_show(part)} needs approval{where}")
+    elif policy.mode != "bypassPermissions":
+        # a redirection alone (`exec 3< /etc/passwd`, then `cat <&3`) opens what a program would have read
+        for r in part.reads:
+            if r.text not in _DEV_FILES and any(p is None or not policy.inside(p) for p in _each(scope, r, cwd)):
+                return _Judgement("ask", "default", None, f"a redirection reads {r.text} outside the project")
     return _Judgement("allow", "mode", None, None)
 
 

@@ -36,14 +36,15 @@ class Scope:
         if word.dynamic or (word.tilde and _DIR_STACK.match(word.text)):
             return None
         text = os.path.expanduser(word.text) if word.tilde else word.text
+        if word.glob:
+            # braces first, as bash does: `{/etc/passwd,a}` names /etc/passwd, not <cwd>//etc/passwd
+            expanded = pathscan.expand(text, None if cwd is None else str(cwd))
+            return None if expanded is None else [self._real(t) for t in expanded]
         if not os.path.isabs(text):
             if cwd is None:
                 return None
             text = os.path.join(cwd, text)
-        if not word.glob:
-            return [self._real(text)]
-        expanded = pathscan.expand(text, str(cwd or "/"))
-        return None if expanded is None else [self._real(t) for t in expanded]
+        return [self._real(text)]
 
     def tree_problem(
         self, word: Word, cwd: Path | None, *, follow: bool, hidden: bool, only: tuple[str, ...] = ()
