@@ -267,9 +267,9 @@ def _allowed(
             return _Judgement("ask", "default", None, f"{_show(part)} needs approval{where}")
     elif policy.mode != "bypassPermissions":
         # a redirection alone (`exec 3< /etc/passwd`, then `cat <&3`) opens what a program would have read
-        for r in part.reads:
-            if r.text not in _DEV_FILES and any(p is None or not policy.inside(p) for p in _each(scope, r, cwd)):
-                return _Judgement("ask", "default", None, f"a redirection reads {r.text} outside the project")
+        for w in part.reads:
+            if w.text not in _DEV_FILES and any(p is None or not policy.inside(p) for p in _each(scope, w, cwd)):
+                return _Judgement("ask", "default", None, f"a redirection reads {w.text} outside the project")
     return _Judgement("allow", "mode", None, None)
 
 
