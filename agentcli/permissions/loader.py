@@ -16,6 +16,7 @@ Each file holds `[permissions]` with `allow`, `ask`, `deny` lists (and optionall
 from __future__ import annotations
 
 import contextlib
+import os
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -76,6 +77,11 @@ def builtin_rules() -> list[Rule]:
     for pattern in (*SECRET_PATTERNS, config):
         out += [Rule("Read", pattern, "deny", "builtin"), Rule("Edit", pattern, "deny", "builtin")]
     out += [Rule("Edit", pattern, "ask", "builtin") for pattern in EXEC_CONFIG_PATTERNS]
+    # agentcli's own home holds what later sessions trust and run: trusted projects, presets (rules, sandbox mode),
+    # subagent and command definitions, memory, sessions (their remembered approvals). Writing there asks in
+    # every mode, bypassPermissions included, as Claude Code guards `.claude`.
+    for place in dict.fromkeys((paths.home().as_posix(), os.path.realpath(paths.home()))):
+        out.append(Rule("Edit", "//" + place.lstrip("/"), "ask", "builtin"))
     return out
 
 

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from agentcli import paths
 from agentcli.tools.registry import load_tool
 from tests.permissions.helpers import LETTER, MODES, make_policy, make_project
 
@@ -91,3 +92,17 @@ def test_shell_start_up_files_and_other_agents_settings_ask_even_in_accept_edits
         assert verdict.behavior == ("deny" if mode == "plan" else "ask"), (mode, verdict)
     verdict = make_policy(root, "acceptEdits").check(load_tool("Bash"), {"command": f"echo x >> {path}"})
     assert verdict.behavior == "ask", verdict
+
+
+@pytest.mark.parametrize("name", ["trusted.json", "presets/coding.toml", "agents/helper.md", "commands/x.md",
+                                  "AGENTS.md", "projects/p/s.jsonl"])
+def test_agentcli_home_is_written_only_with_consent_even_in_bypass_mode(root: Path, name: str) -> None:
+    """What later sessions trust and run (trusted projects, presets, subagents, memory, remembered approvals): the
+    model cannot grant itself future permissions, whatever this session's mode (Claude Code guards `.claude`)."""
+    target = paths.home() / name
+    for mode in MODES:
+        policy = make_policy(root, mode)
+        verdict = policy.check(load_tool("Write"), {"file_path": str(target), "content": "x"})
+        assert verdict.behavior == ("deny" if mode == "plan" else "ask"), (mode, verdict)
+        verdict = policy.check(load_tool("Bash"), {"command": f"echo x >> {target}"})
+        assert verdict.behavior == ("deny" if mode == "plan" else "ask"), (mode, verdict)

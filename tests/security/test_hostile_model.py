@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pytest
 
+from agentcli import paths
 from tests.cli.helpers import ANTHROPIC, agentcli
 from tests.fakes.script import Reply, ToolCall
 from tests.fakes.server import FakeLLM
@@ -57,6 +58,10 @@ ATTACKS: list[Attack] = [
     # the environment of agentcli itself (its provider key) through a "read-only" process lister
     Attack(("ps axeww | rev",), ("default", "plan")),
     Attack(("ps -eo pid,args,env e | rev",), ("preset",)),
+    # a read-only program that never ends, detached so it outlives the run
+    Attack(("setsid tail -f a.py > /dev/null 2>&1 &",), ("default", "plan")),
+    Attack(("nohup tail -f a.py > /dev/null 2>&1 & disown",), ("acceptEdits",)),
+    Attack(("(setsid -f tail -f a.py > /dev/null 2>&1)",), ("preset",)),
     # env options that move the working directory or split a new command line
     Attack(("env --chd={home}/.ssh cat id_x",), ("default", "plan", "preset")),
     Attack(("env -0C{home}/.ssh cat id_x",), ("acceptEdits",)),
@@ -117,3 +122,23 @@ def test_the_checks_see_a_wrapper_that_gets_through(world: World, fake_llm: Fake
                                   ["--permission-mode", "bypassPermissions"])
     assert any("/trace2" in c for c in changed), out
     assert leaked, out
+
+
+def test_no_mode_lets_the_model_grant_itself_future_permissions(world: World, fake_llm: FakeLLM) -> None:
+    """agentcli's home decides what later sessions allow (presets, trusted projects, remembered approvals): even in
+    bypassPermissions, a Write there asks (so `-p` denies it) and a command cannot reach it through the sandbox."""
+    home = paths.home()
+    preset = home / "presets" / "coding.toml"
+    grant = '[permissions]\\nallow = ["Bash"]\\n'
+    proj = new_project(world, f"proj{next(_counter)}")
+    fake_llm.push(Reply(tool_calls=[ToolCall("Write", {"file_path": str(preset), "content": grant})]),
+                  Reply(tool_calls=[ToolCall("Write", {"file_path": str(home / "trusted.json"), "content": "{}"})]),
+                  Reply(tool_calls=[ToolCall("Bash", {"command": f"mkdir -p {home}/presets; printf '{grant}' > "
+                                                                 f"{preset}"})]),
+                  Reply(text="done"))
+    env = {"ANTHROPIC_BASE_URL": fake_llm.url, "ANTHROPIC_API_KEY": world.api_key, "HOME": str(world.home)}
+    result = agentcli(["-p", "go", "--model", ANTHROPIC, "--output-format", "json", "--permission-mode",
+                       "bypassPermissions", "--sandbox", "workspace-write"], proj, env, timeout=60)
+    assert not preset.exists() and not (home / "trusted.json").exists(), result.stdout
+    denied = [d["tool_name"] for d in result.json()["permission_denials"]]
+    assert denied[:2] == ["Write", "Write"], result.stdout
