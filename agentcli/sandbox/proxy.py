@@ -225,8 +225,11 @@ def resolve(target: Target, how: str) -> list[tuple[int, str]]:
 
 def _internal(address: str) -> bool:
     ip: ipaddress.IPv4Address | ipaddress.IPv6Address = ipaddress.ip_address(address.split("%", 1)[0])
-    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
-        ip = ip.ipv4_mapped  # ::ffff:127.0.0.1 is the loopback too
+    if isinstance(ip, ipaddress.IPv6Address):
+        from agentcli.net.addr import embedded_ipv4
+
+        # ::ffff:127.0.0.1 is the loopback too, and so are its 6to4, NAT64 and compatible spellings
+        ip = embedded_ipv4(ip) or ip
     return ip.is_loopback or ip.is_link_local or ip.is_unspecified or ip.is_multicast or ip.is_reserved
 
 

@@ -78,10 +78,10 @@ def check_url(url: str, allowed_private: frozenset[str]) -> tuple[str, str, int,
         raise FetchRefused(f"cannot resolve {host}: {err}") from err
     addresses = [str(info[4][0]) for info in infos]
     if host not in allowed_private:
+        from agentcli.net.addr import is_public
+
         for a in addresses:
-            ip = ipaddress.ip_address(a.split("%")[0])
-            mapped = ip.ipv4_mapped if isinstance(ip, ipaddress.IPv6Address) else None
-            if not (mapped or ip).is_global:
+            if not is_public(ipaddress.ip_address(a.split("%")[0])):
                 raise FetchRefused(f"{host} resolves to {a}, a private, loopback or link-local address; allow it "
                                    f"explicitly with a rule WebFetch(domain:{host}) if you mean it")
     return parts.scheme, host, port, addresses[0]
