@@ -37,6 +37,7 @@ NO_RULE: list[tuple[str, str]] = [
     ("exec 3< /etc/passwd; cat <&3", "QQDA"), ("cat {/etc/hostname,src/a.py}", "QQQA"), ("ls {/etc,src}", "QQQA"),
     ("cat {~/.bashrc,src/a.py}", "QQQA"), ("cat < src/a.py", "AAAA"), ("sort < /dev/null", "AAAA"),
     ("cat {src/a.py,src/a.py}", "AAAA"), ("cat .{env,x}", "DDDD"),
+    ("git remote show origin", "QQDA"), ("git remote show -n origin", "AAAA"), ("git remote show", "AAAA"),
     ("ps eww", "QQDA"), ("ps axe", "QQDA"), ("ps aux", "AAAA"), ("ps -ef", "AAAA"), ("ps -eo pid,args", "AAAA"),
 ]
 RULED: list[tuple[tuple[str, ...], str, str]] = [
