@@ -36,6 +36,7 @@ DURATIONS: tuple[tuple[str, str], ...] = (
 )
 _EDIT_FIELD = {"Bash": "command", "Write": "content", "Edit": "new_string"}
 _MAX_SHOWN_LINES = 60
+_MAX_SHOWN_CHARS = 3000
 
 
 class TerminalApprover:
@@ -163,7 +164,12 @@ class TerminalApprover:
         elif request.tool_name in ("Edit", "Write"):
             lines += _diff_lines(request.tool_name, args, self.project_root)
         else:
-            lines.append("  " + json.dumps(args, ensure_ascii=False)[:2000])
+            dumped = json.dumps(args, ensure_ascii=False)
+            if len(dumped) > _MAX_SHOWN_CHARS:  # never cut silently: the end of a call can be what matters
+                hidden = len(dumped) - _MAX_SHOWN_CHARS
+                dumped = (f"{dumped[: _MAX_SHOWN_CHARS - 1000]} [… {hidden:,} characters not shown: choose "
+                          f"\"edit\" to see them all …] {dumped[-1000:]}")
+            lines.append("  " + dumped)
             unusual = hidden_characters(json.dumps(args, ensure_ascii=False))
             if unusual:
                 lines.append(f"  note: the input holds invisible or non-ASCII characters: {', '.join(unusual[:12])}")

@@ -5,6 +5,7 @@ a carriage return or a bidi override from assistant text, thinking, a tool's arg
 from __future__ import annotations
 
 import io
+from pathlib import Path
 
 from rich.console import Console
 
@@ -36,3 +37,13 @@ def test_visible_and_inert() -> None:
     assert inert("👩\u200d💻 \u202e") == "👩\u200d💻 \\u202e"  # a joiner builds the emoji; the override acts
     assert hidden_characters("curl https://exаmple.com\u200b") == ["U+0430", "U+200B"]
     assert visible("plain ascii, é ü") == "plain ascii, é ü"
+
+
+def test_a_long_tool_input_is_never_cut_silently(tmp_path: Path) -> None:
+    """The end of a long MCP call (`…; DROP TABLE users`) stays on screen, and the cut is said."""
+    from agentcli.core.permissions import ApprovalRequest
+    from agentcli.ui.approval import TerminalApprover
+
+    query = "SELECT 1;" + " " * 5000 + "DROP TABLE users;"
+    shown = TerminalApprover(tmp_path).describe(ApprovalRequest("c1", "mcp__db__run", {"sql": query}, False))
+    assert "DROP TABLE users;" in shown and "characters not shown" in shown
