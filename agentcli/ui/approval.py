@@ -27,7 +27,7 @@ from prompt_toolkit.output import Output
 from agentcli import paths
 from agentcli.core.permissions import Approval, ApprovalRequest
 from agentcli.permissions.suggest import EDIT_TOOLS, Suggestion, suggest_rules
-from agentcli.ui.visible import hidden_characters, visible
+from agentcli.visible import hidden_characters, visible
 
 DURATIONS: tuple[tuple[str, str], ...] = (
     ("session", "this session"),

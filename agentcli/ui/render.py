@@ -50,7 +50,7 @@ from agentcli.core.events import (
 from agentcli.llm.messages import Message, TextBlock, ThinkingBlock, ToolResultBlock, ToolUseBlock
 from agentcli.ui import toolfmt
 from agentcli.ui.mdstream import MarkdownStream
-from agentcli.ui.visible import inert
+from agentcli.visible import inert
 
 if TYPE_CHECKING:
     from rich.live import Live

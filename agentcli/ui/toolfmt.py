@@ -6,7 +6,7 @@ from typing import Any
 
 from rich.text import Text
 
-from agentcli.ui.visible import inert, visible
+from agentcli.visible import inert, visible
 
 _KEY_ARGS = ("file_path", "path", "command", "pattern", "url", "query", "prompt", "description", "name")
 _DIFF_TOOLS = ("Edit", "Write", "MultiEdit", "NotebookEdit")

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import itertools
 import os
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -142,3 +143,24 @@ def test_no_mode_lets_the_model_grant_itself_future_permissions(world: World, fa
     assert not preset.exists() and not (home / "trusted.json").exists(), result.stdout
     denied = [d["tool_name"] for d in result.json()["permission_denials"]]
     assert denied[:2] == ["Write", "Write"], result.stdout
+
+
+def test_the_final_answer_does_not_drive_the_terminal(world: World, fake_llm: FakeLLM) -> None:
+    """`agentcli -p` on a terminal: the model's escape sequences (a title, the clipboard) arrive as text; through
+    a pipe the answer stays byte for byte what the model said."""
+    import pexpect
+
+    proj = new_project(world, f"proj{next(_counter)}")
+    answer = "done \x1b]0;PWNED\x07 \x1b]52;c;cm0gLXJmIH4=\x07 \u202eexe.txt"
+    env = {**os.environ, "ANTHROPIC_BASE_URL": fake_llm.url, "ANTHROPIC_API_KEY": world.api_key, "TERM": "xterm"}
+    fake_llm.push(Reply(text=answer))
+    child = pexpect.spawn(sys.executable, ["-m", "agentcli", "-p", "go", "--model", ANTHROPIC], cwd=str(proj),
+                          env=env, encoding="utf-8", timeout=30)
+    shown = child.read()
+    child.close()
+    assert "\x1b]0;PWNED" not in shown and "\x1b]52" not in shown and "\u202e" not in shown, repr(shown)
+    assert "\\x1b]0;PWNED\\x07" in shown and "\\u202eexe.txt" in shown, repr(shown)
+    fake_llm.push(Reply(text=answer))
+    piped = agentcli(["-p", "go", "--model", ANTHROPIC], proj, {"ANTHROPIC_BASE_URL": fake_llm.url,
+                                                                 "ANTHROPIC_API_KEY": world.api_key})
+    assert piped.stdout == answer + "\n"

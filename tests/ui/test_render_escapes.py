@@ -12,7 +12,7 @@ from rich.console import Console
 from agentcli.core.events import MessageStop, TextDelta, ThinkingDelta, ToolFinished, TurnStarted
 from agentcli.llm.messages import ToolResultBlock
 from agentcli.ui.render import Renderer
-from agentcli.ui.visible import hidden_characters, inert, visible
+from agentcli.visible import hidden_characters, inert, visible
 
 OSC = "\x1b]0;PWNED\x07"
 CLIP = "\x1b]52;c;cHduZWQ=\x07"
