@@ -50,7 +50,7 @@ from agentcli.core.events import (
 from agentcli.llm.messages import Message, TextBlock, ThinkingBlock, ToolResultBlock, ToolUseBlock
 from agentcli.ui import toolfmt
 from agentcli.ui.mdstream import MarkdownStream
-from agentcli.visible import inert
+from agentcli.visible import inert, visible
 
 if TYPE_CHECKING:
     from rich.live import Live
@@ -72,7 +72,7 @@ def todo_list(todos: tuple[TodoItem, ...]) -> Text:
     for t in todos:
         mark, style = _TODO_MARKS.get(t.status, ("☐", ""))
         out.append(f"\n  {mark} ")
-        out.append(t.active_form if t.status == "in_progress" else t.content, style=style)
+        out.append(inert(t.active_form if t.status == "in_progress" else t.content), style=style)
     if not todos:
         out.append("\n  (empty)", style="dim")
     return out
@@ -199,7 +199,7 @@ class Renderer:
             case ToolStarted(_, name, args):
                 self._phase = f"{agent}: {name}"
                 key = toolfmt.key_argument(name, args)[:60]
-                self._print_item(Text(f"  ⎿ [{agent}] {name}({key})", style="dim"))
+                self._print_item(Text(visible(f"  ⎿ [{agent}] {name}({key})"), style="dim"))
             case PermissionDecision(behavior="deny", tool_name=name, reason=reason):
                 self._print_item(Text(inert(f"  ⎿ [{agent}] {name} denied: {reason or ''}"), style="dim"))
             case TurnStarted():
@@ -449,7 +449,7 @@ class Renderer:
         elapsed = time.monotonic() - self._started
         tokens = max(self._reported_tokens, self._streamed_chars // 4)
         shown = f"{tokens / 1000:.1f}k" if tokens >= 1000 else str(tokens)
-        line = Text(f"{self._phase}… ", style="bold magenta")
+        line = Text(visible(f"{self._phase}… "), style="bold magenta")  # a tool name is the model's text
         line.append(f"({elapsed:.0f}s · ↓ {shown} tokens · esc to interrupt)", style="dim")
         return line
 

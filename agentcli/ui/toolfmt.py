@@ -51,7 +51,7 @@ def header(name: str, args: dict[str, Any], status: str, duration_ms: int | None
         key = key[: room - 1] + "…"
     line = Text()
     line.append(f"{mark} ", style=style)
-    line.append(name, style="bold")
+    line.append(visible(name), style="bold")
     if key:
         line.append(f"({key})")
     if tail:

@@ -9,7 +9,15 @@ from pathlib import Path
 
 from rich.console import Console
 
-from agentcli.core.events import MessageStop, TextDelta, ThinkingDelta, ToolFinished, TurnStarted
+from agentcli.core.events import (
+    MessageStop,
+    TextDelta,
+    ThinkingDelta,
+    TodoItem,
+    TodosUpdated,
+    ToolFinished,
+    TurnStarted,
+)
 from agentcli.llm.messages import ToolResultBlock
 from agentcli.ui.render import Renderer
 from agentcli.visible import hidden_characters, inert, visible
@@ -23,6 +31,8 @@ def test_hostile_text_and_output_are_shown_escaped() -> None:
     r = Renderer(Console(file=out, width=120, force_terminal=True), live=False)
     for ev in (TurnStarted(1), ThinkingDelta(f"think {OSC}"), TextDelta(f"hello {OSC}\x1b[2K\r\u202egnp.exe\n\n"),
                ToolFinished("t1", "Bash", {"command": f"ls {CLIP}"}, ToolResultBlock("t1", f"out {CLIP}\x9b2J"), 5),
+               ToolFinished("t2", f"Evil{OSC}", {"x": "y"}, ToolResultBlock("t2", "unknown tool", True), 1),
+               TodosUpdated((TodoItem(f"step {CLIP}", "pending", f"doing {CLIP}"),)),
                MessageStop("end_turn")):
         r.feed(ev)
     r.flush()
