@@ -183,7 +183,7 @@ class TerminalApprover:
             if self.show_plan is not None:
                 self.show_plan(plan)
             else:
-                self.say("── plan ──\n" + plan)
+                self.say(visible("── plan ──\n" + plan))
             choice = await self.choose(
                 "Approve this plan?",
                 [

@@ -513,7 +513,7 @@ def markdown(text: str) -> Markdown:
     """rich's Markdown, imported on first use (it pulls in markdown-it and pygments: not for start-up)."""
     from rich.markdown import Markdown
 
-    return Markdown(text, code_theme=CODE_THEME)
+    return Markdown(inert(text), code_theme=CODE_THEME)  # a plan, a reply: the model's text, shown, never obeyed
 
 
 class Trimmed:

@@ -57,3 +57,13 @@ def test_a_long_tool_input_is_never_cut_silently(tmp_path: Path) -> None:
     query = "SELECT 1;" + " " * 5000 + "DROP TABLE users;"
     shown = TerminalApprover(tmp_path).describe(ApprovalRequest("c1", "mcp__db__run", {"sql": query}, False))
     assert "DROP TABLE users;" in shown and "characters not shown" in shown
+
+
+def test_a_plan_to_approve_is_shown_escaped(tmp_path: Path) -> None:
+    """ExitPlanMode's plan, rendered as markdown (the REPL) or said as text: no control reaches the terminal."""
+    from agentcli.ui.render import markdown
+
+    out = io.StringIO()
+    Console(file=out, width=100, force_terminal=True).print(markdown(f"# Plan\n\n1. read {OSC}\n2. \u202eyalp"))
+    assert "\x1b]0;PWNED" not in out.getvalue() and "\u202e" not in out.getvalue()
+    assert "\\x1b]0;PWNED" in out.getvalue()
