@@ -32,6 +32,7 @@ class _Ready:
     tool: Tool
     args: dict[str, Any]
     note: str | None = None
+    recheck: bool = False  # a file edit the policy allowed on its own: decided again as it runs
 
 
 class ToolRunner:
@@ -201,7 +202,8 @@ class ToolRunner:
             who = "A hook" if by == "hook" else "The user"
             notes.append(f"{who} edited this call before it ran. It ran with: {_dumps(updated)}")
         notes += [f"PreToolUse hook context: {c}" for c in hook.context]
-        yield _Ready(call, tool, args, "\n".join(notes) or None)
+        recheck = tool.edits_files and verdict.behavior == "allow" and updated is None
+        yield _Ready(call, tool, args, "\n".join(notes) or None, recheck)
 
     def _denied_edit(self, tool: Tool, updated: dict[str, Any]) -> str | None:
         """An edited input is a new call: a deny rule (or plan mode) that covers it still applies."""
@@ -337,6 +339,9 @@ class ToolRunner:
         ctx = ctx or self.ctx
         t0 = time.monotonic()
         current_call.set(CallScope(r.call.id, relay.put, relay.settled_through(current_call.get())))
+        changed = self._changed_since_decided(r)
+        if changed is not None:
+            return ToolOutput.error(changed), 0
         try:
             # The policy has already decided this call, paths outside the project included.
             with outside_approved():
@@ -349,6 +354,21 @@ class ToolRunner:
         except Exception as err:
             out = ToolOutput.error(f"{r.tool.name} failed: {type(err).__name__}: {err}")
         return out, int((time.monotonic() - t0) * 1000)
+
+    def _changed_since_decided(self, r: _Ready) -> str | None:
+        """A file edit is decided when the turn's calls are, but runs later, after a subagent or a command of the
+        same turn may have turned a directory on its path into a link out of the project. Decided again now,
+        with no wait before the tool resolves its path, it runs only if the answer is still yes."""
+        if not r.recheck:
+            return None
+        try:
+            again = self.policy.check(r.tool, r.args)
+        except Exception as err:  # input the policy cannot judge is denied, never guessed
+            return f"{r.tool.name} was not run: the permission check failed ({type(err).__name__})."
+        if again.behavior == "allow":
+            return None
+        return (f"{r.tool.name} was not run: its path changed since the call was allowed "
+                f"({again.reason or again.behavior}). Check where the path leads and try again.")
 
     def _fail(self, call: ToolUseBlock, message: str) -> ToolFinished:
         block = ToolResultBlock(call.id, message, is_error=True)
