@@ -32,7 +32,7 @@ class _Ready:
     tool: Tool
     args: dict[str, Any]
     note: str | None = None
-    recheck: bool = False  # a file edit the policy allowed on its own: decided again as it runs
+    recheck: bool = False  # a call that may change files, allowed by the policy on its own: decided again as it runs
 
 
 class ToolRunner:
@@ -202,7 +202,7 @@ class ToolRunner:
             who = "A hook" if by == "hook" else "The user"
             notes.append(f"{who} edited this call before it ran. It ran with: {_dumps(updated)}")
         notes += [f"PreToolUse hook context: {c}" for c in hook.context]
-        recheck = tool.edits_files and verdict.behavior == "allow" and updated is None
+        recheck = not tool.read_only and verdict.behavior == "allow" and updated is None
         yield _Ready(call, tool, args, "\n".join(notes) or None, recheck)
 
     def _denied_edit(self, tool: Tool, updated: dict[str, Any]) -> str | None:
@@ -356,9 +356,9 @@ class ToolRunner:
         return out, int((time.monotonic() - t0) * 1000)
 
     def _changed_since_decided(self, r: _Ready) -> str | None:
-        """A file edit is decided when the turn's calls are, but runs later, after a subagent or a command of the
-        same turn may have turned a directory on its path into a link out of the project. Decided again now,
-        with no wait before the tool resolves its path, it runs only if the answer is still yes."""
+        """A call that changes files is decided when the turn's calls are, but runs later, after a subagent or a
+        command of the same turn may have turned a directory on its path into a link out of the project. Decided
+        again now, with no wait before the tool resolves its paths, it runs only if the answer is still yes."""
         if not r.recheck:
             return None
         try:

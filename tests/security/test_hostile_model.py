@@ -166,15 +166,16 @@ def test_the_final_answer_does_not_drive_the_terminal(world: World, fake_llm: Fa
     assert piped.stdout == answer + "\n"
 
 
-def test_a_path_that_changes_after_its_check_is_not_written(world: World, fake_llm: FakeLLM) -> None:
+@pytest.mark.parametrize("write", [ToolCall("Write", {"file_path": "d/x.txt", "content": "pwned\n"}),
+                                   ToolCall("Bash", {"command": "echo pwned > d/x.txt"})], ids=["Write", "Bash"])
+def test_a_path_that_changes_after_its_check_is_not_written(world: World, fake_llm: FakeLLM, write: ToolCall) -> None:
     """acceptEdits, and the user allowed one exact command, `ln -s ../outside d`. In one turn the model asks for a
     subagent (run with the read-only calls, after every call of the turn is decided) and a Write to `d/x.txt`:
     when the Write was decided, `d` did not exist, a new file inside the project; the subagent then makes `d` a
     link out of the project. The Write must not follow it (it is decided again when it runs)."""
     proj = new_project(world, f"proj{next(_counter)}")
     fake_llm.push(Reply(tool_calls=[ToolCall("Task", {"description": "set up", "prompt": "link it",
-                                                       "subagent_type": "general-purpose"}),
-                                    ToolCall("Write", {"file_path": "d/x.txt", "content": "pwned\n"})]),
+                                                       "subagent_type": "general-purpose"}), write]),
                   Reply(tool_calls=[ToolCall("Bash", {"command": "ln -s ../outside d"})]),
                   Reply(text="linked"), Reply(text="done"))
     env = {"ANTHROPIC_BASE_URL": fake_llm.url, "ANTHROPIC_API_KEY": world.api_key, "HOME": str(world.home)}
