@@ -160,7 +160,7 @@ class Renderer:
             case ToolFinished():
                 self._tool_finished(event)
             case Notice(level, text):
-                self._print_item(Text(("⚠ " if level == "warning" else "ℹ ") + text, style=_NOTICE[level]))
+                self._print_item(Text(inert(("⚠ " if level == "warning" else "ℹ ") + text), style=_NOTICE[level]))
             case CompactionStarted(_, reason, pre):
                 why = {"overflow": "the provider said the prompt is too long", "threshold": "the context is nearly "
                        "full", "manual": "/compact"}.get(reason, reason)
@@ -172,12 +172,12 @@ class Renderer:
             case TodosUpdated(todos):
                 self._print_item(todo_list(todos))
             case WebSearchResults(provider, queries, sources):
-                self._print_item(Text(toolfmt.web_sources(provider, queries, sources), style="dim"))
+                self._print_item(Text(inert(toolfmt.web_sources(provider, queries, sources)), style="dim"))
             case HookStarted(_, _, name, _):
                 self._phase = f"Running {name} hook"
             case HookFinished(_, _, name, _, _, _, stderr, outcome, _) if outcome == "blocking":
                 why = stderr.strip().splitlines()[0][:200] if stderr.strip() else "blocked"
-                self._print_item(Text(f"  ⎿ {name} hook: {why}", style="dim"))
+                self._print_item(Text(inert(f"  ⎿ {name} hook: {why}"), style="dim"))
             case HookFinished():
                 pass
             case SubagentEvent(_, agent, inner):
