@@ -276,20 +276,24 @@ def _allowed(
 def _outside_args(scope: Scope, rule: Rule, part: Part, cwd: Path | None) -> str | None:
     """An argument a wildcard rule matched that names a path outside the project (`npm test --cache /x` under
     `Bash(npm test *)`), unless an Edit allow rule names it, or whose path cannot be known: a value computed at
-    run time (`cat $(echo .env)`), a relative one where the working directory is unknown (`cd -; cat .env`).
-    Deny rules could not be checked against those. A read-only program the rule names (`cat *`) may read
-    outside the project where it is told; an exact rule names its arguments itself."""
+    run time with a `/` in it, and for a program that reads the files it is given (`cat *`) any computed value
+    (`cat $(echo .env)`) or relative path where the working directory is unknown (`cd -; cat .env`) — deny
+    rules could not be checked against those. Such a reader may read outside the project where it is told; an
+    exact rule names its arguments itself. A commit message computed by `$(cat <<EOF …)` is no path."""
     if rule.specifier is None or "*" not in rule.specifier:
         return None
-    reader = read_only_paths(replace(part, privileged=False)) is not None
+    static = [replace(w, dynamic=False) for w in part.words]
+    reader = read_only_paths(replace(part, privileged=False, words=static)) is not None
     policy = scope.policy
     for w in [*part.words[1:], *part.reads]:
         option = w.text.startswith("-")
         value = w.text.partition("=")[2] if option else w.text
         if w.dynamic:
-            return w.text
+            if reader or "/" in value:
+                return w.text
+            continue
         if not value.startswith(("/", "~")) and ".." not in value.split("/"):
-            if cwd is None and value and not option:
+            if cwd is None and reader and value and not option:
                 return w.text
             continue
         if value in _DEV_FILES:

@@ -56,7 +56,9 @@ RULED: list[tuple[tuple[str, ...], str, str]] = [
     (("Bash(cat:*)",), "cd; pushd {root}; popd; cat .ssh/id_rsa", "QQQA"),
     (("Bash(cat:*)",), "cat src/a.py", "AAAA"),
     (("Bash(cat:*)",), "cat /etc/hostname", "AAAA"),
-    (("Bash(npm test *)",), "npm test -- $ARGS", "QQDA"),
+    (("Bash(npm test *)",), "npm test -- $DIR/x", "QQDA"),
+    (("Bash(npm test *)",), "npm test -- $ARGS", "AADA"),
+    (("Bash(git commit:*)",), "git commit -m \"$(cat <<'EOF'\nfix: the parser\nEOF\n)\"", "AADA"),
 ]
 
 
