@@ -39,6 +39,7 @@ NO_RULE: list[tuple[str, str]] = [
     ("cat {src/a.py,src/a.py}", "AAAA"), ("cat .{env,x}", "DDDD"),
     ("git remote show origin", "QQDA"), ("git remote show -n origin", "AAAA"), ("git remote show", "AAAA"),
     ("ps eww", "QQDA"), ("ps axe", "QQDA"), ("ps aux", "AAAA"), ("ps -ef", "AAAA"), ("ps -eo pid,args", "AAAA"),
+    ("ps -C sleep", "AAAA"), ("ps -o etime", "AAAA"), ("ps aux e", "QQDA"), ("ps -ef e", "QQDA"),
 ]
 RULED: list[tuple[tuple[str, ...], str, str]] = [
     (("Bash(ls:*)",), "strace -o /tmp/x ls", "QQDA"),
