@@ -149,10 +149,11 @@ class ToolRunner:
         self, call: ToolUseBlock, tool: Tool, args: dict[str, Any], hook: HookOutcome
     ) -> AsyncIterator[AgentEvent | _Ready]:
         try:
-            verdict = _with_hook(self.policy.check(tool, args), hook)
+            own = self.policy.check(tool, args)
+            verdict = _with_hook(own, hook)
         except Exception as err:  # input the policy cannot judge is denied, never guessed
-            verdict = Verdict("deny", "policy", reason=f"Permission check failed for this {tool.name} call "
-                                                       f"({type(err).__name__}: {err}); it was not run.")
+            own = verdict = Verdict("deny", "policy", reason=f"Permission check failed for this {tool.name} call "
+                                                             f"({type(err).__name__}: {err}); it was not run.")
         behavior, by, reason, updated = verdict.behavior, verdict.by, verdict.reason, None
         if behavior == "ask":
             asked: list[HookOutcome] = []
@@ -202,7 +203,8 @@ class ToolRunner:
             who = "A hook" if by == "hook" else "The user"
             notes.append(f"{who} edited this call before it ran. It ran with: {_dumps(updated)}")
         notes += [f"PreToolUse hook context: {c}" for c in hook.context]
-        recheck = not tool.read_only and verdict.behavior == "allow" and updated is None
+        # what the policy allowed alone (not a hook, not the person) it must still allow when the call runs
+        recheck = not tool.read_only and own.behavior == verdict.behavior == "allow" and updated is None
         yield _Ready(call, tool, args, "\n".join(notes) or None, recheck)
 
     def _denied_edit(self, tool: Tool, updated: dict[str, Any]) -> str | None:
