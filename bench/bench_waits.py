@@ -57,6 +57,7 @@ _wrap(_s, "create", "session file created")
 _wrap(_w.SessionWriter, "checkpoint", "before-tool checkpoints")
 _wrap(_w.SessionWriter, "append", "appends")
 _wrap(_w.SessionWriter, "end_turn", "turn ends")
+_wrap(_w.SessionWriter, "settle", "run-end settle (awaited: the loop is free)")
 _wrap(_w.SessionWriter, "close", "close")
 _wrap(_c.Sandbox, "_check_works", "sandbox probe")
 _exit = os._exit

@@ -6,6 +6,7 @@ directory) and reads the files directly: nothing here needs a provider.
 
 from __future__ import annotations
 
+import io
 import json
 import sys
 import time
@@ -27,6 +28,15 @@ SessionArg = Annotated[str, typer.Argument(metavar="SESSION", help="session id, 
 RewindMode = Literal["files", "conversation", "both"]
 
 
+# Control characters (but newline and tab) shown as escapes in the human views: a transcript, a file's diff or a
+# repository's `.git/HEAD` is not ours, and ESC sequences printed raw would drive the terminal.
+_CONTROLS = {c: f"\\x{c:02x}" for c in (*range(0x20), 0x7F, *range(0x80, 0xA0)) if c not in (0x09, 0x0A)}
+
+
+def _visible(text: str) -> str:
+    return text.translate(_CONTROLS)
+
+
 def _flag(*names: str, help_text: str) -> typer.models.OptionInfo:
     option: typer.models.OptionInfo = typer.Option(*names, metavar="", help=help_text)
     return option
@@ -34,7 +44,13 @@ def _flag(*names: str, help_text: str) -> typer.models.OptionInfo:
 
 @app.callback()
 def _options(ctx: typer.Context, directory: DirectoryOption = None) -> None:
-    ctx.obj = layout.sessions_dir(project_root(directory))
+    root = project_root(directory)
+    ctx.obj = layout.sessions_dir(root)
+    ctx.meta["agentcli.project_root"] = root
+    if isinstance(sys.stdout, io.TextIOWrapper):
+        # A transcript may hold a lone surrogate (a stream's "\ud800" decodes to one): printed as its escape,
+        # which is also its JSON spelling, instead of failing to encode.
+        sys.stdout.reconfigure(errors="backslashreplace")
 
 
 @app.command("list", help="sessions of this project, newest first")
@@ -106,7 +122,8 @@ def rewind(ctx: typer.Context, ref: SessionArg,
     if len(chosen) > 1:
         raise typer.BadParameter("choose one of --files, --conversation, --both", param_hint="--" + chosen[1])
     mode = chosen[0] if chosen else "both"
-    return reporting_errors(lambda: _rewind(ctx.obj, ref, to, mode, yes=yes, dry_run=dry_run))
+    project = ctx.meta["agentcli.project_root"]
+    return reporting_errors(lambda: _rewind(ctx.obj, ref, to, mode, yes=yes, dry_run=dry_run, project=project))
 
 
 main = entry(app, "sessions")
@@ -152,7 +169,7 @@ def _list(directory: Path, as_json: bool, limit: int, show_all: bool) -> int:
     lines = [f"{'ID':<10} {'AGE':<9} {'TURNS':>5} {'MODEL':<24} {'BRANCH':<14} TITLE"]
     lines += [f"{s.id[:8]:<10} {_age(s.updated):<9} {s.turns:>5} {s.model[:24]:<24} "
               f"{(s.git_branch or '-')[:14]:<14} {s.title}" for s in rows]
-    sys.stdout.write("\n".join(lines) + "\n")
+    sys.stdout.write(_visible("\n".join(lines) + "\n"))
     return 0
 
 
@@ -177,9 +194,9 @@ def _show(directory: Path, ref: str, as_json: bool, sidechain: str | None) -> in
     from agentcli.session.store import sidechains
 
     if not sidechain:
-        out += [f"subagent transcript: {s.header['sidechain_of'].get('agent')} (--sidechain "
-                f"{s.header['sidechain_of'].get('tool_use_id')})" for s in sidechains(directory, sid)]
-    sys.stdout.write("\n".join(out) + "\n")
+        sides = [s.header.get("sidechain_of") or {} for s in sidechains(directory, sid)]  # {}: a damaged header
+        out += [f"subagent transcript: {side.get('agent')} (--sidechain {side.get('tool_use_id')})" for side in sides]
+    sys.stdout.write(_visible("\n".join(out) + "\n"))
     return 0
 
 
@@ -211,7 +228,10 @@ def _one_line(rec: dict[str, object]) -> str:
 
 
 def _rm(directory: Path, refs: list[str], with_forks: bool) -> int:
+    import shutil
+
     from agentcli.session.lock import is_locked
+    from agentcli.session.resumable import sidechain_dir
 
     summaries = list_sessions(directory)
     ids = [_resolve(directory, ref) for ref in refs]
@@ -225,6 +245,7 @@ def _rm(directory: Path, refs: list[str], with_forks: bool) -> int:
         for path in (layout.session_file(directory, sid), layout.lock_file(directory, sid),
                      layout.checkpoint_index(directory, sid)):
             path.unlink(missing_ok=True)
+        shutil.rmtree(sidechain_dir(directory, sid).parent, ignore_errors=True)  # its subagents' transcripts
         sys.stdout.write(f"removed {sid}\n")
     return 0
 
@@ -243,8 +264,12 @@ def _rename(directory: Path, ref: str, name: str) -> int:
     from agentcli.session.writer import SessionWriter
 
     sid = _resolve(directory, ref)
-    loaded = load(directory, sid)
     lock = SessionLock(layout.lock_file(directory, sid), sid).acquire()
+    try:
+        loaded = load(directory, sid)  # read under the lock: its last record is the one the rename follows
+    except BaseException:
+        lock.release()
+        raise
     with SessionWriter(loaded.path, sid, redactor=Redactor(_secrets()), leaf_id=loaded.leaf_id, lock=lock) as w:
         w.record("rename", {"name": name})
     sys.stdout.write(f"{sid} is now {name!r}\n")
@@ -258,7 +283,7 @@ def _export(directory: Path, ref: str, fmt: str, output: str | None) -> int:
     loaded = load(directory, _resolve(directory, ref))
     text = to_json(loaded) if fmt == "json" else to_markdown(loaded)
     if output:
-        Path(output).write_text(text, encoding="utf-8")
+        Path(output).write_text(text, encoding="utf-8", errors="backslashreplace")
     else:
         sys.stdout.write(text)
     return 0
@@ -286,7 +311,7 @@ def _tree(directory: Path, as_json: bool) -> int:
 
     for s in kids.get(None, []):
         walk(s, 0)
-    sys.stdout.write("\n".join(out or ["no sessions in this project"]) + "\n")
+    sys.stdout.write(_visible("\n".join(out or ["no sessions in this project"]) + "\n"))
     return 0
 
 
@@ -316,14 +341,15 @@ def _fork(directory: Path, ref: str, at: str | None, name: str | None) -> int:
     return 0
 
 
-def _rewind(directory: Path, ref: str, to: str, mode: RewindMode, *, yes: bool, dry_run: bool) -> int:
+def _rewind(directory: Path, ref: str, to: str, mode: RewindMode, *, yes: bool, dry_run: bool,
+            project: Path) -> int:
     from agentcli.session.rewind import rewind_stored
 
     sid = _resolve(directory, ref)
     files, conversation = mode in ("files", "both"), mode in ("conversation", "both")
 
     def confirm(summary: str, patch: str) -> bool:
-        sys.stdout.write(patch + ("\n" if patch and not patch.endswith("\n") else "") + summary + "\n")
+        sys.stdout.write(_visible(patch + ("\n" if patch and not patch.endswith("\n") else "") + summary + "\n"))
         if dry_run:
             return False
         if yes:
@@ -333,6 +359,6 @@ def _rewind(directory: Path, ref: str, to: str, mode: RewindMode, *, yes: bool, 
         return input("apply? [y/N] ").strip().lower() in ("y", "yes")
 
     done = rewind_stored(directory, sid, to, files=files, conversation=conversation, confirm=confirm,
-                         secrets=_secrets())
+                         secrets=_secrets(), project=project)
     sys.stdout.write("rewound\n" if done else "nothing changed\n")
     return 0

@@ -221,6 +221,8 @@ class Agent:
         """Run one user prompt to the end. Always ends with a `RunFinished` event unless cancelled."""
         async with aclosing(self._run(prompt)) as events:
             async for ev in events:
+                if type(ev) is RunFinished:
+                    await self.sink.settle()
                 for observer in self.observers:
                     observer.feed(ev)
                 yield ev

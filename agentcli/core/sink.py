@@ -31,7 +31,12 @@ class SessionSink(Protocol):
         ...
 
     def end_turn(self) -> None:
-        """A turn is complete: make everything written so far durable (fsync)."""
+        """A turn is complete: make everything written so far durable (fsync). Never waits for git."""
+        ...
+
+    async def settle(self) -> None:
+        """Wait, without blocking the event loop, for what the last turn started in the background (its file
+        checkpoint): a run's result follows the snapshot of the tree its tools left."""
         ...
 
     def close(self) -> None:
@@ -57,6 +62,9 @@ class NullSink:
         return []
 
     def end_turn(self) -> None:
+        return None
+
+    async def settle(self) -> None:
         return None
 
     def close(self) -> None:

@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import shutil
+import stat
 import subprocess
 import threading
 import time
@@ -42,6 +44,22 @@ _CONFIG = (("core.bare", "false"), ("core.autocrlf", "false"), ("core.safecrlf",
 
 class CheckpointError(SessionError):
     code = "checkpoint_failed"
+
+
+_OID = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
+
+
+def is_oid(text: object) -> bool:
+    """A git object id (SHA-1 or SHA-256 hex): what a checkpoint record's tree must be."""
+    return isinstance(text, str) and _OID.fullmatch(text) is not None
+
+
+def oid(text: str) -> str:
+    """`text`, checked to be an object id before it reaches git's command line: a tree read from a session
+    file that began with `-` would be an option (`--output=FILE` writes a file)."""
+    if not is_oid(text):
+        raise CheckpointError(f"not a checkpoint id: {text[:60]!r}")
+    return text
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,8 +170,9 @@ class ShadowGit:
             self._git("update-index", "--force-remove", "-z", "--stdin", stdin=b"\0".join(big) + b"\0")
 
     def _sort_out(self, names: list[bytes]) -> tuple[list[bytes], list[bytes]]:
-        """(names to store or drop from the index, names left out: too big or holding a secret). Plain string
-        paths, not Path objects: this runs for every file of a cold tree."""
+        """(names to store or drop from the index, names left out: too big, holding a secret, or neither a file
+        nor a link: a FIFO or socket, which git cannot store and which would block a read). Plain string paths,
+        not Path objects: this runs for every file of a cold tree."""
         keep: list[bytes] = []
         big: list[bytes] = []
         root = os.fsencode(self.work_tree) + b"/"
@@ -164,23 +183,30 @@ class ShadowGit:
             except OSError:
                 keep.append(name)  # deleted: update-index --remove drops it
                 continue
-            left_out = not _is_link(st.st_mode) and (st.st_size > self.max_file_bytes or self._has_secret(path))
+            if _is_link(st.st_mode):
+                left_out = False
+            else:
+                left_out = (not stat.S_ISREG(st.st_mode) or st.st_size > self.max_file_bytes
+                            or self._has_secret(path))
             (big if left_out else keep).append(name)
         return keep, big
 
     def _has_secret(self, path: bytes) -> bool:
         if not self.secrets:
             return False
-        try:
-            with open(path, "rb") as f:
-                data = f.read()
+        try:  # not blocking, not following a link: the file may have become a FIFO since it was looked at
+            fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0))
         except OSError:
             return False
+        with open(fd, "rb") as f:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                return True  # not a plain file after all: left out
+            data = f.read(self.max_file_bytes + 1)
         return any(s in data for s in self.secrets)
 
     def changes(self, current: str, target: str) -> list[Change]:
         """What restoring `target` over `current` would do, per file."""
-        out = self._git("diff-tree", "-r", "-z", "--no-renames", "--name-status", current, target)
+        out = self._git("diff-tree", "-r", "-z", "--no-renames", "--name-status", oid(current), oid(target))
         parts = [p for p in out.split(b"\0") if p]
         return [Change(parts[i].decode()[:1], os.fsdecode(parts[i + 1])) for i in range(0, len(parts) - 1, 2)]
 
@@ -189,8 +215,8 @@ class ShadowGit:
 
     def patch(self, current: str, target: str) -> str:
         """A unified diff from the current tree to the target (what rewinding would change)."""
-        return self._git("diff", "--no-color", "--no-ext-diff", "--binary", current, target).decode(
-            errors="replace")
+        return self._git("diff", "--no-color", "--no-ext-diff", "--no-textconv", "--binary", oid(current),
+                         oid(target)).decode(errors="replace")
 
     def restore(self, target: str, changes: list[Change]) -> None:
         """Make the work tree's files match `target` for every changed path (byte for byte)."""
@@ -198,6 +224,11 @@ class ShadowGit:
             self._restore(target, changes)
 
     def _restore(self, target: str, changes: list[Change]) -> None:
+        unsafe = [c.path for c in changes if not _inside(self.work_tree, c.path)]
+        if unsafe:  # checked before anything changes: a rewind is done whole or not at all
+            raise CheckpointError(f"will not rewind {unsafe[0]!r}: it is not a plain path inside "
+                                  f"{self.work_tree}", hint="the files changed since the rewind was planned "
+                                                            "(a directory replaced by a link?): plan it again")
         tmp_index = self.index.with_name(self.index.name + ".restore")
         for c in changes:
             if c.status == "D":
@@ -206,7 +237,7 @@ class ShadowGit:
         if not writes:
             return
         try:
-            self._git("read-tree", target, index=tmp_index)
+            self._git("read-tree", oid(target), index=tmp_index)
             for p in writes:
                 _clear_for_write(self.work_tree / p)
             payload = b"\0".join(os.fsencode(p) for p in writes) + b"\0"
@@ -357,6 +388,20 @@ def _clean_env() -> dict[str, str]:
 
 def _is_link(mode: int) -> bool:
     return (mode & 0o170000) == 0o120000
+
+
+def _inside(root: Path, rel: str) -> bool:
+    """Whether deleting or writing `root/rel` touches only `root`: a relative path without `.`, `..` or
+    `.git`, and no symbolic link among its directories (followed, one would lead outside the project)."""
+    parts = rel.split("/")
+    if any(p in ("", ".", "..") or p.lower() == ".git" for p in parts):
+        return False
+    parent = root
+    for part in parts[:-1]:
+        parent = parent / part
+        if parent.is_symlink():
+            return False
+    return True
 
 
 def _unlink(root: Path, rel: str) -> None:

@@ -7,6 +7,7 @@ Sessions in use by a live process are only checked.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -64,7 +65,8 @@ def _examine(directory: Path, sid: str, lock: SessionLock | None) -> Finding:
     path = layout.session_file(directory, sid)
     busy = " (session in use)" if lock is None and is_locked(layout.lock_file(directory, sid)) else ""
     parsed = parse(path.read_bytes())
-    bad = [p for p in parsed.problems if p.detail != "no session header"]
+    bad = [p for p in parsed.problems if p.kind != "field" and p.detail != "no session header"]
+    f.problems += [str(p) for p in parsed.problems if p.kind == "field"]  # the header is kept as it is
     if not parsed.header:
         f.problems.append("no valid header on line 1: cannot repair automatically")
     if bad and lock is not None and parsed.header:
@@ -87,14 +89,18 @@ def _examine(directory: Path, sid: str, lock: SessionLock | None) -> Finding:
 
 
 def _move_bad_lines(path: Path) -> int:
+    """Keep the good lines, move the bad ones byte for byte to `<file>.bad`: that copy is on disk (fsynced)
+    before the file is rewritten without them, so no crash loses a line."""
     good: list[bytes] = []
     bad: list[bytes] = []
-    for line in path.read_bytes().splitlines():
+    for line in path.read_bytes().split(b"\n"):  # not splitlines(): a bad line's own \r stays in it
         if not line.strip():
             continue
         (good if parse(line + b"\n").records or _is_header(line) else bad).append(line)
-    with open(f"{path}.bad", "ab") as f:
+    with open(os.open(f"{path}.bad", os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600), "ab") as f:  # private
         f.write(b"".join(b + b"\n" for b in bad))
+        f.flush()
+        os.fsync(f.fileno())
     atomic_write(path, b"".join(g + b"\n" for g in good))
     return len(bad)
 

@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import Any
 
 from agentcli.atomicfile import atomic_write
 from agentcli.session import layout
+from agentcli.session.shape import clean_header, why_invalid
 
 INDEX_NAME = ".index.json"
 _VERSION = 2  # 2: base_url
@@ -60,15 +60,11 @@ def list_sessions(directory: Path) -> list[SessionSummary]:
     cache = _load_cache(directory)
     out: list[SessionSummary] = []
     changed = False
-    try:
-        entries = list(os.scandir(directory))
-    except FileNotFoundError:
-        return []
-    for entry in entries:
-        if not entry.name.endswith(layout.SUFFIX):
+    for sid, entry in layout.session_ids(directory):
+        try:
+            st = entry.stat()
+        except FileNotFoundError:  # removed since the directory was read (`sessions rm`, a discarded session)
             continue
-        sid = entry.name[: -len(layout.SUFFIX)]
-        st = entry.stat()
         summary = cache.get(sid)
         if summary is None or summary.size != st.st_size or summary.mtime_ns != st.st_mtime_ns:
             summary = _refresh(Path(entry.path), sid, summary, st.st_size, st.st_mtime_ns)
@@ -105,18 +101,21 @@ def _scan_line(s: SessionSummary, line: bytes) -> None:
             s.replies += 1
         if b'"role":"user"' in line and b'"type":"text"' in line:
             rec = json_object(line)
-            blocks = rec.get("message", {}).get("content", []) if rec else []
-            text = "".join(b.get("text", "") for b in blocks if isinstance(b, dict) and b.get("type") == "text")
+            msg = rec.get("message") if rec and why_invalid(rec) is None else None
+            blocks = msg.get("content") if isinstance(msg, dict) else None
+            text = "".join(b["text"] for b in blocks if isinstance(b, dict) and b.get("type") == "text"
+                           and isinstance(b.get("text"), str)) if isinstance(blocks, list) else ""
             if text:
                 s.turns += 1
                 s.first_prompt = s.first_prompt or text[:_PROMPT_CHARS]
         return
     rec = json_object(line)
-    if rec is None:
+    if rec is None or why_invalid(rec) is not None:
         return
     kind = rec.get("type")
-    data: dict[str, Any] = rec["data"] if isinstance(rec.get("data"), dict) else {}
+    data: dict[str, Any] = rec.get("data") or {}
     if kind == "session":
+        clean_header(rec)
         s.created = str(rec.get("created", rec.get("ts", "")))
         s.name = rec.get("name") or None
         s.model, s.provider = str(rec.get("model", "")), str(rec.get("provider", ""))
@@ -126,19 +125,19 @@ def _scan_line(s: SessionSummary, line: bytes) -> None:
         return
     s.records += 1
     if kind == "rename":
-        s.name = data.get("name") or None
+        s.name = str(data["name"]) if data.get("name") else None
     elif kind in ("resumed", "model_switch"):
         s.model = str(data.get("model") or s.model)
         s.provider = str(data.get("provider") or s.provider)
         if "base_url" in data:
-            s.base_url = data.get("base_url") or None
+            s.base_url = str(data["base_url"]) if data["base_url"] else None
 
 
 def json_object(line: bytes) -> dict[str, Any] | None:
     """One JSONL line as a dict; None for a torn, invalid or non-object line."""
     try:
         rec = json.loads(line)
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: brackets nested thousands deep
         return None
     return rec if isinstance(rec, dict) else None
 
@@ -150,11 +149,12 @@ def _load_cache(directory: Path) -> dict[str, SessionSummary]:
             return {}
         names = {f.name for f in fields(SessionSummary)}
         return {k: SessionSummary(**{n: v for n, v in e.items() if n in names}) for k, e in raw["sessions"].items()}
-    except (OSError, ValueError, TypeError, KeyError, AttributeError):
+    except (OSError, ValueError, TypeError, KeyError, AttributeError, RecursionError):
         return {}
 
 
 def _save_cache(directory: Path, summaries: list[SessionSummary]) -> None:
     body = {"version": _VERSION, "sessions": {s.id: asdict(s) for s in summaries}}
     with contextlib.suppress(OSError):  # a read-only store still lists, just without the cache
-        atomic_write(directory / INDEX_NAME, json.dumps(body, ensure_ascii=False, separators=(",", ":")))
+        # ASCII (a lone surrogate too); private, as the sessions are: it holds their first prompts.
+        atomic_write(directory / INDEX_NAME, json.dumps(body, separators=(",", ":")), new_mode=0o600)

@@ -19,6 +19,7 @@ from typing import Any
 
 from agentcli.session import layout
 from agentcli.session.index import json_object as _json
+from agentcli.session.shape import why_invalid
 
 GROUPS = ("day", "project", "model", "provider")
 _SINCE = re.compile(r"^(\d+)([mhdw])$")
@@ -116,7 +117,7 @@ def _file_entries(path: Path, since: str | None) -> Iterator[Entry]:
             if b'"usage"' not in line and b'"provider"' not in line:
                 continue
             rec = _json(line)
-            if rec is None:
+            if rec is None or why_invalid(rec) is not None:
                 continue
             kind = rec.get("type")
             if kind in ("resumed", "model_switch"):

@@ -16,7 +16,17 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-from agentcli.llm.messages import Message
+from agentcli.llm.messages import (
+    ContentBlock,
+    ImageBlock,
+    Message,
+    RedactedThinkingBlock,
+    TextBlock,
+    ThinkingBlock,
+    ToolResultBlock,
+    ToolUseBlock,
+)
+from agentcli.session.shape import clean_header, why_invalid
 
 SCHEMA_VERSION = 1
 HEADER = "session"
@@ -56,7 +66,11 @@ def now_iso() -> str:
 
 def encode(record: Record) -> bytes:
     """One whole line, ready for a single `os.write`."""
-    return (json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n").encode()
+    text = json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n"
+    try:
+        return text.encode()
+    except UnicodeEncodeError:  # a lone surrogate (a stream's "\ud800" decodes to one): escaped, it reads back
+        return (json.dumps(record, separators=(",", ":")) + "\n").encode()
 
 
 def message_record(msg: Message, parent_id: str | None, meta: dict[str, Any]) -> Record:
@@ -72,18 +86,49 @@ def data_record(kind: str, data: dict[str, Any], parent_id: str | None) -> Recor
 
 
 def to_message(rec: Record) -> Message | None:
-    """The message a record holds, or None when it is not a (valid) message record."""
+    """The message a record holds, or None when it is not a (valid) message record: wrong-typed content
+    (a number where text belongs) is invalid too, so that nothing downstream meets it."""
     if rec.get("type") != MESSAGE or not isinstance(rec.get("message"), dict):
         return None
     try:
-        return Message.from_dict(rec["message"])
-    except (KeyError, ValueError, TypeError):
+        msg = Message.from_dict(rec["message"])
+    except (KeyError, ValueError, TypeError, AttributeError):
         return None
+    for block in msg.content:
+        if not _well_typed(block):
+            return None
+    return msg
+
+
+def _well_typed(block: ContentBlock) -> bool:
+    """Whether a block's text fields are strings (Message.from_dict takes what the JSON holds). Unrolled: it
+    runs for every block of a resumed session."""
+    if isinstance(block, TextBlock):
+        return type(block.text) is str
+    if isinstance(block, ToolResultBlock):
+        return type(block.tool_use_id) is str and type(block.content) is str
+    if isinstance(block, ToolUseBlock):
+        return type(block.id) is str and type(block.name) is str and _opt_str(block.raw_arguments)
+    if isinstance(block, ThinkingBlock):
+        return type(block.thinking) is str and _opt_str(block.signature) and _opt_str(block.provider)
+    if isinstance(block, RedactedThinkingBlock):
+        return type(block.data) is str and _opt_str(block.provider)
+    if isinstance(block, ImageBlock):
+        return (type(block.media_type) is str and type(block.data) is str and _opt_str(block.path)
+                and _opt_str(block.sha256))
+    return True
+
+
+def _opt_str(value: object) -> bool:
+    return value is None or type(value) is str
+
+
 
 
 @dataclass(slots=True)
 class Problem:
-    """Something wrong in a file: `kind` is torn (last line cut short) or corrupt (bad line elsewhere)."""
+    """Something wrong in a file: `kind` is torn (last line cut short), corrupt (bad line elsewhere) or field
+    (a header field of the wrong type, ignored: the line itself is kept)."""
 
     kind: str
     line: int
@@ -121,14 +166,16 @@ def parse(raw: bytes) -> ParsedFile:
         if not line.strip():
             continue
         rec = _load(line)
-        if rec is None:
+        if isinstance(rec, str):
             kind = "torn" if nl < 0 else "corrupt"
-            problems.append(Problem(kind, lineno, f"{len(line)} bytes not valid JSON"))
+            problems.append(Problem(kind, lineno, f"{len(line)} bytes {rec}"))
             continue
         if nl >= 0:
             good_end = pos
         if lineno == 1 and rec.get("type") == HEADER:
             header = rec
+            if bad := clean_header(rec):
+                problems.append(Problem("field", 1, f"header field(s) of the wrong type ignored: {', '.join(bad)}"))
         else:
             records.append(rec)
     if not header:
@@ -139,11 +186,10 @@ def parse(raw: bytes) -> ParsedFile:
 _decode = json.JSONDecoder().decode
 
 
-def _load(line: bytes) -> Record | None:
+def _load(line: bytes) -> Record | str:
+    """The record on a line, or why there is none."""
     try:
         rec = _decode(line.decode("utf-8"))
-    except ValueError:
-        return None
-    if not isinstance(rec, dict) or not isinstance(rec.get("type"), str) or "id" not in rec:
-        return None
-    return rec
+    except (ValueError, RecursionError):  # RecursionError: a line of ten thousand nested brackets
+        return "not valid JSON"
+    return why_invalid(rec) or rec

@@ -8,12 +8,11 @@ the REPL needs before its prompt (which session, is it free) imports neither the
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from agentcli.errors import SessionNotFoundError, UsageError
+from agentcli.errors import SessionLockedError, SessionNotFoundError, UsageError
 from agentcli.session import layout
 from agentcli.session.lock import SessionLock, is_locked
 
@@ -84,8 +83,12 @@ def resolve_session(directory: Path, ref: str | None) -> str:
             raise SessionNotFoundError("no session to continue in this project",
                                        hint="start one without -c/--continue")
         return latest
-    if layout.session_file(directory, ref).exists():
+    if layout.is_safe_id(ref) and layout.session_file(directory, ref).exists():
         return ref
+    if layout.is_safe_id(ref) and is_locked(layout.lock_file(directory, ref)):
+        # Its process started it, its file appears when its first records are written (store.create).
+        raise SessionLockedError(f"session {ref} is starting in process {_holder(directory, ref)}: it has no "
+                                 "record yet", hint="try again once its first turn has ended")
     from agentcli.session.index import list_sessions
     from agentcli.session.reader import read_file
 
@@ -108,7 +111,7 @@ def resolve_session(directory: Path, ref: str | None) -> str:
 
 
 def sidechain_dir(directory: Path, session_id: str) -> Path:
-    return directory / session_id / "subagents"
+    return directory / layout.checked_id(session_id) / "subagents"
 
 
 def sidechains(directory: Path, session_id: str) -> list[LoadedSession]:
@@ -118,22 +121,41 @@ def sidechains(directory: Path, session_id: str) -> list[LoadedSession]:
     found: list[LoadedSession] = []
     sub = sidechain_dir(directory, session_id)
     try:
-        files = sorted(sub.glob(f"*{layout.SUFFIX}"), key=lambda p: p.stat().st_mtime_ns)
+        files = sorted(layout.session_ids(sub), key=lambda f: f[1].stat().st_mtime_ns)
     except OSError:
         return []
-    for f in files:
-        found.append(load(sub, f.name[: -len(layout.SUFFIX)]))
+    for side_id, _ in files:
+        found.append(load(sub, side_id))
     return found
 
 
 def _latest(directory: Path) -> str | None:
-    best: tuple[int, str] | None = None
+    """The most recently written session that has a record: one with only its header (another terminal's
+    session, opened with no prompt yet) has nothing to continue."""
+    found: list[tuple[int, str]] = []
+    for sid, e in layout.session_ids(directory):
+        try:
+            found.append((e.stat().st_mtime_ns, sid))
+        except FileNotFoundError:
+            continue
+    for _, sid in sorted(found, reverse=True):
+        if _has_records(layout.session_file(directory, sid)):
+            return sid
+    return None
+
+
+def _has_records(path: Path) -> bool:
     try:
-        entries = list(os.scandir(directory))
-    except FileNotFoundError:
-        return None
-    for e in entries:
-        if e.name.endswith(layout.SUFFIX):
-            key = (e.stat().st_mtime_ns, e.name[: -len(layout.SUFFIX)])
-            best = key if best is None or key > best else best
-    return best[1] if best else None
+        with open(path, "rb") as f:
+            head = f.read(65536)
+            end = head.find(b"\n")
+            return end >= 0 and (head[end + 1 :].strip() != b"" or f.read(1) != b"")
+    except OSError:
+        return False
+
+
+def _holder(directory: Path, session_id: str) -> str:
+    try:
+        return layout.lock_file(directory, session_id).read_text().strip() or "?"
+    except OSError:
+        return "?"

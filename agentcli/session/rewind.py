@@ -15,7 +15,7 @@ from pathlib import Path
 
 from agentcli.errors import SessionError, SessionNotFoundError
 from agentcli.llm.messages import Message
-from agentcli.session.checkpoint import Change, ShadowGit
+from agentcli.session.checkpoint import Change, ShadowGit, is_oid
 from agentcli.session.reader import LoadedSession
 from agentcli.session.records import CHECKPOINT, REWIND, Record, data_record, to_message
 from agentcli.session.repair import repair
@@ -100,7 +100,7 @@ def _tree(rec: Record) -> str | None:
     if rec.get("type") != CHECKPOINT or not isinstance(rec.get("data"), dict):
         return None
     tree = rec["data"].get("tree")
-    return str(tree) if tree else None
+    return tree if is_oid(tree) else None  # anything else is no checkpoint: it never reaches git
 
 
 def describe(plan: RewindPlan) -> str:
@@ -122,9 +122,11 @@ def project_root_of(loaded: LoadedSession) -> Path:
 
 
 def rewind_stored(directory: Path, session_id: str, to: str, *, files: bool, conversation: bool,
-                  confirm: Callable[[str, str], bool], secrets: tuple[str, ...] = ()) -> bool:
+                  confirm: Callable[[str, str], bool], secrets: tuple[str, ...] = (),
+                  project: Path | None = None) -> bool:
     """Rewind a stored session (not in use): plan, let `confirm(summary, patch)` decide, apply.
-    Returns whether anything was applied."""
+    `project`: the project it is run for; its files only are rewound (default: whichever project the sessions
+    directory is for). Returns whether anything was applied."""
     from agentcli.redact import Redactor
     from agentcli.session import layout
     from agentcli.session.lock import SessionLock
@@ -134,7 +136,14 @@ def rewind_stored(directory: Path, session_id: str, to: str, *, files: bool, con
     lock = SessionLock(layout.lock_file(directory, session_id), session_id).acquire()
     try:
         loaded = load(directory, session_id)
-        shadow = shadow_for(directory, session_id, project_root_of(loaded), secrets) if files else None
+        root = project_root_of(loaded).resolve()
+        # (Two paths can share a sessions directory: `my proj` and `my-proj` have one slug.)
+        if files and (root != project.resolve() if project is not None else layout.sessions_dir(root) != directory):
+            # The header is only data: a copied or forged file naming another directory must not make us
+            # snapshot, delete or overwrite that directory's files.
+            raise SessionError(f"session {session_id} names another project ({root}): its files are not rewound "
+                               "from here", hint="rewind only its conversation with --conversation")
+        shadow = shadow_for(directory, session_id, root, secrets) if files else None
         plan = plan_rewind(loaded, to, shadow)
         if not confirm(describe(plan), plan.patch if files else ""):
             return False

@@ -32,6 +32,7 @@ from agentcli.session.checkpoint import ShadowGit
 from agentcli.session.lock import SessionLock
 from agentcli.session.reader import LoadedSession, load
 from agentcli.session.records import HEADER, REPAIR, RESUMED, SCHEMA_VERSION, Record, encode, now_iso
+from agentcli.session.repair import Repaired
 from agentcli.session.resumable import continued_id, read_resumable, sidechain_dir
 from agentcli.session.resumable import resolve_session as resolve_session  # re-exported: callers import it here
 from agentcli.session.resumable import sidechains as sidechains
@@ -99,29 +100,25 @@ def open_session(
                         generated_id=session_id is None)
         writer.warm_checkpoints()
         return OpenedSession(sid, writer, writer=writer, fresh=True)
-    if resume_at is None:
-        stored = read_resumable(directory, resume)
-        old_id, loaded, fixed, notices = stored.session_id, stored.loaded, stored.repaired, stored.notices
-    else:  # --resume-session-at: the branch up to that message, repaired as any resumed one
-        from agentcli.session.records import paused_gc
-        from agentcli.session.repair import repair
-
-        old_id = resolve_session(directory, resume)
-        with paused_gc():
-            loaded = cut_at(load(directory, old_id), resume_at)
-            fixed = repair(loaded.messages())
-            side_problems = [p for side in sidechains(directory, old_id) for p in side.problems]
-        notices = [*loaded.problems, *fixed.notes, *side_problems]
+    old_id = resolve_session(directory, resume)
     sid = continued_id(old_id, fork=fork_session, no_persistence=no_persistence, session_id=session_id)
+    # Continued in place: locked before it is read, so that no other run's last records can land between
+    # the read and our first append (ours would then point past them, leaving them off the branch).
+    lock = None if fork_session or no_persistence else SessionLock(layout.lock_file(directory, sid), sid).acquire()
+    try:
+        loaded, fixed, notices = _read(directory, old_id, resume_at)
+    except BaseException:
+        if lock is not None:
+            lock.release()
+        raise
     if no_persistence:
         return OpenedSession(sid, NullSink(sid), fixed.messages, notices, loaded.chain, old_id)
-    if fork_session:
+    if lock is None:
         _check_free(directory, sid)
         header = fork_header(sid, loaded, root, cwd or Path.cwd(), model, provider, name, loaded.leaf_id)
         header["base_url"] = base_url
         writer = create(directory, header, Redactor(secrets), _shadow(directory, sid, root, checkpoints, secrets))
     else:
-        lock = SessionLock(layout.lock_file(directory, sid), sid).acquire()
         writer = SessionWriter(loaded.path, sid, redactor=Redactor(secrets), leaf_id=loaded.leaf_id, lock=lock,
                                shadow=_shadow(directory, sid, root, checkpoints, secrets))
         writer.record(RESUMED, {"model": model, "provider": provider, "base_url": base_url,
@@ -134,6 +131,22 @@ def open_session(
         writer.record(REPAIR, {"notes": fixed.notes})
     writer.warm_checkpoints()
     return OpenedSession(sid, writer, fixed.messages, notices, loaded.chain, old_id, writer)
+
+
+def _read(directory: Path, session_id: str, resume_at: str | None) -> tuple[LoadedSession, Repaired, list[str]]:
+    """A stored session as it continues (the branch up to `resume_at`, with --resume-session-at), repaired,
+    and the notices about it."""
+    if resume_at is None:
+        stored = read_resumable(directory, session_id)
+        return stored.loaded, stored.repaired, stored.notices
+    from agentcli.session.records import paused_gc
+    from agentcli.session.repair import repair
+
+    with paused_gc():
+        loaded = cut_at(load(directory, session_id), resume_at)
+        fixed = repair(loaded.messages())
+        side_problems = [p for side in sidechains(directory, session_id) for p in side.problems]
+    return loaded, fixed, [*loaded.problems, *fixed.notes, *side_problems]
 
 
 def cut_at(loaded: LoadedSession, record_id: str) -> LoadedSession:

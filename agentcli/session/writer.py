@@ -3,16 +3,18 @@
 Every append is one complete line written by a single `os.write` on an `O_APPEND` descriptor, so a crash
 leaves at most one torn last line and two writers can never interleave inside a line. `end_turn()` starts an
 fsync of what the turn wrote in a background thread (it releases the GIL: the disk flush overlaps the next
-request instead of delaying it); the next `end_turn()` and `close()` wait for it, and `close()` fsyncs the rest.
+request instead of delaying it); the next `end_turn()` reports its error if it has one, `close()` waits for it and
+fsyncs the rest.
 Secrets are redacted before anything is encoded.
 
 Checkpoints stay off the event loop: `before_tool` snapshots run in a worker thread; the `turn_end` snapshot
 starts in a background thread at `end_turn()`, its record's id and place reserved there, so it still follows the
 turn's last record and precedes the next one, as if taken synchronously. Records appended while it runs point at
-it and wait in memory, in order, behind it; all are written as soon as it is done, and at the latest by the next
-checkpoint, `end_turn()` or `close()`, whichever comes first (so the next fsync covers them). With a real model
-the snapshot ends long before the next reply and nothing waits; with a fast one, the reply's records no longer
-wait for git.
+it and wait in memory, in order, behind it; that thread writes them, right after the checkpoint's record, as soon
+as the snapshot is done (the fsync of the next `end_turn()`, queued behind it, covers them). Nothing on the loop
+thread waits for git: with a real model the snapshot ends long before the next reply; with a fast one, the
+reply's records and the next `end_turn()` do not wait for it either. The next checkpoint and `settle()` (the
+loop's, before a run's result) await it; `flush()` and `close()` wait for it.
 """
 
 from __future__ import annotations
@@ -20,9 +22,11 @@ from __future__ import annotations
 import _thread
 import asyncio
 import contextlib
+import errno
 import functools
 import os
 import queue
+import threading
 from collections.abc import Callable
 from concurrent.futures import Future
 from pathlib import Path
@@ -68,11 +72,12 @@ class SessionWriter:
         self.session_id = session_id
         self.path = path
         self._leaf_id = leaf_id
-        self._turn_end: Future[dict[str, Any]] | None = None
-        self._turn_end_place: tuple[str, str | None, str] = ("", None, "")  # its record's id, parent, ts
-        self._queued: list[bytes] = []  # lines appended while it runs, written after its record
-        self._unsynced = True  # written since the last fsync began (close skips a second fsync after end_turn's)
-        self._syncing: Future[None] | None = None  # end_turn's fsync, running beside the next request
+        self._turn_end: _TurnEnd | None = None  # the turn-end checkpoint being taken, once written: not yet settled
+        self._io = threading.Lock()  # the file and `_turn_end`'s queue: the background thread writes them too
+        # Written since the last fsync was queued (close skips a second fsync after end_turn's). Only the loop
+        # thread sets it: what the background thread writes always precedes a fsync queued behind it.
+        self._unsynced = True
+        self._syncing: list[Future[None]] = []  # end_turns' fsyncs, running beside the next requests
         # The turn-end snapshot, then the turn's fsync: one thread, in that order (the snapshot is waited for
         # first, by the next checkpoint; the fsync only by the next turn's end or close).
         self._background = _Worker()
@@ -126,35 +131,48 @@ class SessionWriter:
             return
         async with self._ckpt_lock:
             if self._turn_end is not None:
-                await asyncio.wrap_future(self._turn_end)
+                await asyncio.wrap_future(self._turn_end.job)
                 self._settle()
             data = await asyncio.to_thread(self._snap, "before_tool", tool_use_id, tool_name)
             self._append_checkpoint(data)
 
+    async def settle(self) -> None:
+        pending = self._turn_end
+        if pending is not None:
+            await asyncio.wrap_future(pending.job)
+            if self._turn_end is pending:
+                self._settle()
+
     def take_problems(self) -> list[str]:
-        problems, self._problems = self._problems, []
+        with self._io:
+            problems, self._problems = self._problems, []
         return problems
 
     def end_turn(self) -> None:
         self._wait_published()  # a new file is at its path once a turn has ended (long done by then)
-        self._settle()  # the last turn's records, queued behind its turn-end checkpoint, are made durable now
+        if self._turn_end is not None and self._turn_end.job.done():
+            self._settle()  # its error, if any, surfaces now
         if self._dirty_tree and self.shadow is not None and self._fd is not None:
             # The state after the agent's tools ran: later differences were made by someone else. The agent
             # runs no tool before its next checkpoint, which waits for this snapshot.
+            self._settle()  # the previous one is done: the checkpoint that made the tree dirty waited for it
             self._dirty_tree = False
-            self._turn_end_place = (new_record_id(), self._leaf_id, now_iso())
-            self._leaf_id = self._turn_end_place[0]
-            self._turn_end = self._background.submit(self._turn_end_snap)
+            pending = _TurnEnd(new_record_id(), self._leaf_id, now_iso())
+            self._leaf_id = pending.rid
+            pending.job = self._background.submit(functools.partial(self._turn_end_job, pending))
+            self._turn_end = pending  # (after the submit: a job that could not start is never waited for)
+            self._unsynced = True  # its record: the fsync below, queued behind the job, covers it
         elif self._calls_pending and self.shadow is not None:
             # Only read-only tools ran, and the model is asked again: bring the checkpoint index up to date
             # meanwhile, so that a changing tool in a later reply waits for one `ls-files`, not for hashing
             # what changed since the project's last session (ShadowGit.warm; once per session).
             self.shadow.warm(refresh=True)
         self._calls_pending = False
-        self._wait_sync()
+        while self._syncing and self._syncing[0].done():
+            self._check_io(self._syncing.pop(0))  # an I/O error of an earlier turn's fsync surfaces here
         if self._fd is not None and self._unsynced:
             self._unsynced = False
-            self._syncing = self._background.submit(functools.partial(os.fsync, self._fd))
+            self._syncing.append(self._background.submit(functools.partial(_fsync, self._fd)))
 
     # ---- the rest ---------------------------------------------------------------------------------
 
@@ -164,21 +182,22 @@ class SessionWriter:
         if self._fd is None:
             raise SessionError(f"session {self.session_id} is closed")
         line = encode(self.redactor.obj(record))
-        if self._turn_end is not None and self._turn_end.done():
-            self._settle()
-        if self._turn_end is not None:
-            self._queued.append(line)
-        else:
-            self._write(line)
+        with self._io:
+            pending = self._turn_end
+            if pending is not None and not pending.written:
+                pending.queued.append(line)  # the next end_turn's fsync runs after the job writes it
+            else:
+                self._write(line)
+            self._unsynced = True
         self._leaf_id = str(record["id"])
         return self._leaf_id
 
     def _wait_sync(self) -> None:
-        """Wait for end_turn's fsync, if one runs (an I/O error surfaces here)."""
+        """Wait for end_turns' fsyncs still running (an I/O error surfaces here)."""
         self._wait_published()
-        pending, self._syncing = self._syncing, None
-        if pending is not None:
-            pending.result()
+        pending, self._syncing = self._syncing, []
+        for fut in pending:
+            self._check_io(fut)
 
     def _wait_published(self) -> None:
         pending, self._published = self._published, None
@@ -193,13 +212,30 @@ class SessionWriter:
     def _sync(self) -> None:
         self._wait_sync()
         if self._fd is not None and self._unsynced:
-            os.fsync(self._fd)
             self._unsynced = False
+            done: Future[None] = Future()
+            try:
+                _fsync(self._fd)
+                done.set_result(None)
+            except OSError as err:
+                done.set_exception(err)
+            self._check_io(done)
+
+    def _check_io(self, job: Future[None]) -> None:
+        """The result of a background write or fsync: its OSError (a full disk) as a SessionError."""
+        try:
+            job.result()
+        except OSError as err:
+            raise SessionError(f"cannot write the session file {self.path}: {err.strerror or err}",
+                               hint="is the disk full?") from err
 
     def _write(self, line: bytes) -> None:
         assert self._fd is not None
-        self._unsynced = True
-        written = os.write(self._fd, line)
+        try:
+            written = os.write(self._fd, line)
+        except OSError as err:
+            raise SessionError(f"cannot write the session file {self.path}: {err.strerror or err}",
+                               hint="is the disk full?") from err
         if written != len(line):
             raise SessionError(f"short write to {self.path} ({written} of {len(line)} bytes)",
                                hint="is the disk full?")
@@ -247,29 +283,33 @@ class SessionWriter:
                 self.shadow.remember_index()
 
     def _settle(self) -> None:
-        """Write the pending turn-end checkpoint, waiting for its snapshot if it is still running, in its
-        reserved place, then the records queued behind it."""
+        """Wait until the pending turn-end checkpoint is written (its snapshot taken, its record and the records
+        queued behind it written by the background thread); an error writing them surfaces here."""
         pending, self._turn_end = self._turn_end, None
-        if pending is None or self._fd is None:
-            return
-        data = pending.result()
-        queued, self._queued = self._queued, []
-        rid, parent, ts = self._turn_end_place
-        if "error" in data:
-            self._problems.append(f"checkpoint skipped: {data['error']}")
-        rec = {"type": CHECKPOINT, "id": rid, "parent_id": parent, "ts": ts, "data": data}
-        self._write(encode(self.redactor.obj(rec)))
-        for line in queued:
-            self._write(line)
+        if pending is not None:
+            self._check_io(pending.job)
 
-    def _turn_end_snap(self) -> dict[str, Any]:
-        """Runs in a background thread: snapshot, then seed the project's next session with the index."""
+    def _turn_end_job(self, pending: _TurnEnd) -> None:
+        """Runs in the background thread: snapshot, write the checkpoint in its reserved place and the records
+        queued behind it, then seed the project's next session with the index."""
+        seed = True
         try:
             data = self._snap("turn_end", None, None)
         except Exception as err:  # reported in the record, like any failed checkpoint
-            return {"phase": "turn_end", "error": f"{type(err).__name__}: {err}"}
-        self._remember_index()
-        return data
+            data, seed = {"phase": "turn_end", "error": f"{type(err).__name__}: {err}"}, False
+        rec = {"type": CHECKPOINT, "id": pending.rid, "parent_id": pending.parent, "ts": pending.ts, "data": data}
+        with self._io:
+            pending.written = True  # from now on, appends go straight to the file
+            if "error" in data:
+                self._problems.append(f"checkpoint skipped: {data['error']}")
+            if self._fd is None:  # closed without waiting (cannot happen: close() settles first)
+                return
+            self._write(encode(self.redactor.obj(rec)))
+            for line in pending.queued:
+                self._write(line)
+            pending.queued.clear()
+        if seed:
+            self._remember_index()
 
     def _snap(self, phase: str, tool_use_id: str | None, tool_name: str | None) -> dict[str, Any]:
         """Snapshot the tree (may run in a worker thread: it only runs git, never writes the file)."""
@@ -292,7 +332,8 @@ class SessionWriter:
     def _append_checkpoint(self, data: dict[str, Any]) -> Record:
         self._settle()  # a pending turn-end record comes first, and this one points at it
         if "error" in data:
-            self._problems.append(f"checkpoint skipped: {data['error']}")
+            with self._io:
+                self._problems.append(f"checkpoint skipped: {data['error']}")
         rec = data_record(CHECKPOINT, data, self._leaf_id)
         self.append(rec)
         if data["phase"] == "before_tool":
@@ -307,6 +348,29 @@ class SessionWriter:
             os.write(self._fd, b"\n")
 
 
+def _fsync(fd: int) -> None:
+    """fsync, where there is something to sync: EINVAL means a file that cannot be (a device, some special
+    file systems), not a failed write."""
+    try:
+        os.fsync(fd)
+    except OSError as err:
+        if err.errno != errno.EINVAL:
+            raise
+
+
+class _TurnEnd:
+    """A turn-end checkpoint being taken: the id, parent and time reserved for its record, the lines appended
+    since (written after it), and the background job that takes the snapshot and writes them."""
+
+    __slots__ = ("job", "parent", "queued", "rid", "ts", "written")
+
+    def __init__(self, rid: str, parent: str | None, ts: str) -> None:
+        self.rid, self.parent, self.ts = rid, parent, ts
+        self.queued: list[bytes] = []
+        self.written = False
+        self.job: Future[None]
+
+
 class _Worker:
     """One thread, started at its first job, running jobs in order. Started with `_thread`, not
     `threading.Thread.start()`, which blocks the caller until the new thread has been scheduled (milliseconds on
@@ -316,8 +380,13 @@ class _Worker:
     def __init__(self) -> None:
         self._jobs: queue.SimpleQueue[tuple[Callable[[], Any], Future[Any]] | None] = queue.SimpleQueue()
         self._started = False
+        self._stopped = False
 
     def submit(self, fn: Callable[[], T]) -> Future[T]:
+        """Queue `fn`; RuntimeError once stopped (a closed writer has nothing left to run: a job then would
+        start a second thread and write to a closed descriptor)."""
+        if self._stopped:
+            raise RuntimeError("the session writer's background thread is stopped")
         fut: Future[T] = Future()
         self._jobs.put((fn, fut))
         if not self._started:
@@ -327,9 +396,9 @@ class _Worker:
 
     def stop(self) -> None:
         """The thread ends after the jobs already submitted (a writer's close: no thread left per session)."""
+        self._stopped = True
         if self._started:
             self._jobs.put(None)
-            self._started = False
 
     def _run(self) -> None:
         while (job := self._jobs.get()) is not None:

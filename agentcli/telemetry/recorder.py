@@ -136,14 +136,21 @@ class TelemetryRecorder:
         self._flush(deadline, self._dirty)
 
     def _feed(self, t: _Trace, ev: AgentEvent) -> None:
-        self._dirty = True
+        """One event; `_dirty` is set after the events that start or end a span or add to a metric, and only
+        those: an event recording nothing (a notice after the run's end) must not cost the exit a second flush."""
         match ev:
             case TextDelta() | ThinkingDelta() | ToolCallStart():
                 if t.first_token is None and t.request is not None:
-                    t.first_token = time.monotonic()
+                    t.first_token = time.monotonic()  # read when the request's span ends
+                return
             case SubagentEvent(tool_use_id, _, inner):
                 child = t.children.setdefault(tool_use_id, _Trace(t.tools.get(tool_use_id) or t.turn))
                 self._feed(child, inner)
+                return
+            case RunFinished(result):
+                self._dirty = True
+                self._end_run(t, result)  # which clears it when it begins the flush
+                return
             case SessionStarted():
                 self._start_run(t, ev)
             case TurnStarted(n):
@@ -161,14 +168,13 @@ class TelemetryRecorder:
                 self._start_tool(t, ev)
             case ToolFinished():
                 self._end_tool(t, ev)
-            case RunFinished(result):
-                self._end_run(t, result)
             case (ThinkingSignature() | RedactedThinking() | ToolCallDelta() | ToolCallEnd() | UsageReport()
                   | MessageStop() | Notice() | ToolResultsMessage() | HookStarted() | HookFinished()
                   | WebSearchResults() | CompactionStarted() | CompactBoundary() | TodosUpdated()):
-                pass  # no span or metric of their own (usage comes with the assistant message)
+                return  # no span or metric of their own (usage comes with the assistant message)
             case _:
                 assert_never(ev)
+        self._dirty = True
 
     def _child_of(self, span: Span | None) -> Any:
         return trace.set_span_in_context(span) if span is not None else None

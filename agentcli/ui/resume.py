@@ -66,9 +66,9 @@ def show_stored(renderer: Renderer, stored: Resumable) -> None:
 
 def edited_calls(records: list[Record]) -> dict[str, dict[str, Any]]:
     """Tool calls the user edited at the approval prompt before they ran: tool_use_id → the input that ran."""
-    return {str(r["data"]["tool_use_id"]): r["data"]["updated_input"] for r in records
+    return {r["data"]["tool_use_id"]: r["data"]["updated_input"] for r in records
             if r.get("type") == "permission" and isinstance(r.get("data"), dict)
-            and isinstance(r["data"].get("updated_input"), dict)}
+            and isinstance(r["data"].get("tool_use_id"), str) and isinstance(r["data"].get("updated_input"), dict)}
 
 
 def stored_todos(records: list[Record]) -> tuple[TodoItem, ...]:

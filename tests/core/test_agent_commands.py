@@ -39,6 +39,9 @@ class RecordingSink:
     def end_turn(self) -> None:
         return None
 
+    async def settle(self) -> None:
+        return None
+
     def close(self) -> None:
         return None
 

@@ -21,6 +21,7 @@ def bash_turn(w: SessionWriter, cwd: Path, prompt: str, command: str, n: int = 0
     w.end_turn()
     w.message(Message("assistant", (TextBlock(f"done {n}"),)), model="m1")
     w.end_turn()
+    asyncio.run(w.settle())  # as the loop does before the run's result
 
 
 def text_turn(w: SessionWriter, prompt: str, answer: str) -> tuple[str, str]:

@@ -9,6 +9,9 @@ import threading
 from pathlib import Path
 from typing import Any
 
+import pytest
+
+from agentcli.errors import SessionError
 from agentcli.llm.messages import Message, TextBlock, ToolResultBlock, ToolUseBlock
 from agentcli.session import layout
 from agentcli.session.checkpoint import BULK_FILES
@@ -123,12 +126,37 @@ def test_records_wait_behind_a_running_turn_end_snapshot_not_for_it(project: Pat
         answer_id = w.message(Message("assistant", (TextBlock("done"),)))  # returns at once
         w.record("note", {"n": 1})
         assert len(_records(w)) == on_disk  # in memory, behind the checkpoint's reserved place
-    w.end_turn()  # waits for the snapshot, writes all, in order, and fsyncs
+        # The run's end (a fast model's reply came before git was done): no wait for git on the loop thread.
+        ender = threading.Thread(target=w.end_turn)
+        ender.start()
+        ender.join(10)
+        assert not ender.is_alive()
+        assert len(_records(w)) == on_disk
+    pending = w._turn_end
+    assert pending is not None
+    pending.job.result(timeout=60)  # written by the background thread once the snapshot is done: no call needed
     recs = _records(w)[on_disk:]
     assert [r["type"] for r in recs] == ["checkpoint", "message", "note"]
     assert recs[0]["parent_id"] == result_id and recs[0]["data"]["phase"] == "turn_end" and recs[0]["data"]["tree"]
     assert recs[1]["id"] == answer_id and recs[1]["parent_id"] == recs[0]["id"]
     assert recs[2]["parent_id"] == answer_id
+    s.close()
+
+
+def test_a_turn_of_read_only_tools_runs_no_git_on_the_loop_thread(project: Path) -> None:
+    (project / "a.txt").write_text("a\n")
+    s = open_session(project)
+    w = s.writer
+    assert w is not None and w.shadow is not None
+    assert w.shadow.wait_warm(60)
+    w.message(Message.user("go"))
+    w.message(Message("assistant", (ToolUseBlock("toolu_r", "Read", {"file_path": "a.txt"}),)))
+    w.message(Message("user", (ToolResultBlock("toolu_r", "a"),)))
+    with w.shadow._lock:  # a git snapshot cannot run now: end_turn (its index refresh) must return all the same
+        ender = threading.Thread(target=w.end_turn)
+        ender.start()
+        ender.join(10)
+        assert not ender.is_alive()
     s.close()
 
 
@@ -193,3 +221,43 @@ def test_copies_of_the_index_keep_the_time_git_wrote_it(project: Path) -> None:
     again.writer.shadow._ensure()  # the new session's index, seeded from the last one
     assert os.stat(again.writer.shadow.index).st_mtime_ns == written
     again.close()
+
+
+def test_a_stopped_worker_finishes_its_jobs_and_refuses_new_ones() -> None:
+    from agentcli.session.writer import _Worker
+
+    worker = _Worker()
+    gate = threading.Event()
+    first = worker.submit(lambda: gate.wait(60))
+    second = worker.submit(lambda: "after")
+    worker.stop()
+    gate.set()
+    assert first.result(60) is True and second.result(60) == "after"  # submitted before stop: all run
+    with pytest.raises(RuntimeError, match="stopped"):
+        worker.submit(lambda: "too late")
+    idle = _Worker()
+    idle.stop()  # never started: stopping it starts nothing, and it refuses too
+    with pytest.raises(RuntimeError):
+        idle.submit(lambda: None)
+
+
+def test_a_closed_writer_refuses_to_write_and_queues_nothing(project: Path) -> None:
+    s = open_session(project)
+    w = s.writer
+    assert w is not None
+    w.message(Message.user("go"))
+    s.close()
+    with pytest.raises(SessionError, match="closed"):
+        w.message(Message.user("after close"))
+    w.end_turn()  # nothing left to do: no fsync is queued (the stopped worker would refuse it)
+    s.close()  # twice is fine
+
+
+def test_a_full_disk_is_a_session_error_not_an_internal_one(tmp_path: Path) -> None:
+    from agentcli.redact import Redactor
+
+    w = SessionWriter(Path("/dev/full"), "s-full", redactor=Redactor())  # every write: ENOSPC
+    with pytest.raises(SessionError, match="cannot write the session file") as caught:
+        w.message(Message.user("hello"))
+    assert caught.value.code == "session_error" and caught.value.hint == "is the disk full?"
+    w.close()

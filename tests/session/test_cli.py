@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
@@ -95,3 +96,29 @@ def test_index_is_incremental_and_rebuildable(project: Path) -> None:
     assert rows[0].turns == 2 and rows[0].first_prompt == "one"
     (d / INDEX_NAME).write_text("not json")
     assert list_sessions(d)[0].turns == 2
+
+
+def test_rm_removes_the_subagent_transcripts_and_no_other_session_s(project: Path) -> None:
+    from agentcli.session.store import open_sidechain, sidechains
+
+    d = layout.sessions_dir(project)
+    a, b = _session(project, "parent"), _session(project, "other")
+    for sid in (a, b):
+        side = open_sidechain(project, sid, "toolu_1", "explore", cwd=project, model="m1", provider="anthropic")
+        side.message(Message.user("subagent work"))
+        side.close()
+    assert len(sidechains(d, a)) == 1
+    assert _cli(project, "rm", a)[0] == 0
+    assert sidechains(d, a) == [] and not (d / a).exists()
+    assert len(sidechains(d, b)) == 1
+
+
+def test_files_written_beside_sessions_are_private(project: Path) -> None:
+    d = layout.sessions_dir(project)
+    sid = _session(project, "secret plans")
+    with layout.session_file(d, sid).open("ab") as fh:
+        fh.write(b"not json\n")
+    os.chmod(d, 0o755)  # a directory made by someone else, or an older version: the files still protect themselves
+    assert _cli(project, "doctor")[0] == 0
+    for path in (d / INDEX_NAME, Path(f"{layout.session_file(d, sid)}.bad"), layout.session_file(d, sid)):
+        assert path.stat().st_mode & 0o077 == 0, path

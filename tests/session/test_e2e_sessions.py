@@ -112,3 +112,22 @@ def test_fork_at_an_assistant_message_of_a_20_turn_run(project: Path, fake_llm: 
     tree = subprocess.run([sys.executable, "-m", "agentcli", "sessions", "tree"], cwd=project, capture_output=True,
                           text=True, check=True).stdout
     assert sid[:8] in tree.splitlines()[0] and fid[:8] in tree.splitlines()[1]
+
+
+def test_resume_of_a_damaged_session_warns_and_continues_what_is_intact(project: Path, fake_llm: FakeLLM) -> None:
+    fake_llm.push(Reply(text="first answer"), Reply(text="second answer"))
+    env = provider_env(fake_llm, ANTHROPIC)
+    first = agentcli(["-p", "first question", "--model", ANTHROPIC, *RUN], project, env)
+    assert first.status == 0, first.stderr
+    sid = first.json()["session_id"]
+    path = layout.session_file(layout.sessions_dir(project), sid)
+    with path.open("ab") as f:  # garbage of every kind, then a torn line
+        f.write(b'{"type":"message","id":["x"],"parent_id":null}\n\x00\xff garbage\n' + b"[" * 50_000 + b"\n"
+                b'{"type":"message","id":"zz","parent_id":{"a":1},"message":{}}\n{"type":"mess')
+    second = agentcli(["-p", "second question", "--resume", sid, "--model", ANTHROPIC,
+                       "--permission-mode", "bypassPermissions"], project, env)  # text: warnings on stderr
+    assert second.status == 0, second.stderr
+    assert second.stdout.strip() == "second answer"
+    assert "Traceback" not in second.stderr and "corrupt" in second.stderr and "torn" in second.stderr
+    sent = json.dumps(fake_llm.requests[-1].body["messages"])
+    assert "first question" in sent and "first answer" in sent and "second question" in sent

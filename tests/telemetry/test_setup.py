@@ -108,3 +108,29 @@ def test_the_exit_flushes_again_only_when_the_run_s_end_could_not(can_begin: boo
         recorder.feed(ev)
     recorder.close(time.monotonic() + 1)
     assert flush.begun == 1 and flush.exits == [again]
+
+
+def test_events_that_record_nothing_after_the_run_do_not_cost_the_exit_a_second_flush() -> None:
+    from opentelemetry.metrics import NoOpMeter
+    from opentelemetry.trace import NoOpTracer
+
+    from agentcli.core.events import CompactionStarted, Notice, UsageReport
+
+    flush = FakeFlush(True)
+    recorder = TelemetryRecorder(NoOpTracer(), Instruments(NoOpMeter("test")), flush, cost_fn=lambda m, u: 0.0,
+                                 log_prompts=False, redact=lambda text: text)
+    for ev in run_events():
+        recorder.feed(ev)
+    for ev in (Notice("info", "session saved"), UsageReport(Usage(1, 1)), CompactionStarted("manual", "", 5),
+               TextDelta("late")):
+        recorder.feed(ev)
+    recorder.close(time.monotonic() + 1)
+    assert flush.begun == 1 and flush.exits == [False]
+    again = FakeFlush(True)  # a second run after the first one's flush began: sent again at the exit
+    recorder = TelemetryRecorder(NoOpTracer(), Instruments(NoOpMeter("test")), again, cost_fn=lambda m, u: 0.0,
+                                 log_prompts=False, redact=lambda text: text)
+    for ev in run_events():
+        recorder.feed(ev)
+    recorder.feed(TurnStarted(2))
+    recorder.close(time.monotonic() + 1)
+    assert again.exits == [True]
