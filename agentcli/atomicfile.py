@@ -16,41 +16,51 @@ __all__ = ["NewFile", "atomic_write"]
 
 
 def atomic_write(
-    path: Path, data: str | bytes, *, new_mode: int = 0o666, exclusive: bool = False
+    path: Path, data: str | bytes, *, new_mode: int = 0o666, exclusive: bool = False, dir_fd: int | None = None
 ) -> os.stat_result:
     """Replace `path` with `data` (str is written as UTF-8) and return the new file's stat.
 
     The parent directory is created when missing. An existing file keeps its permission bits; a new one gets
     `new_mode` (less the umask). `exclusive`: create only, FileExistsError when `path` exists (a hard link
     instead of the rename), so a new session file appears whole, its header in it, or not at all.
+    `dir_fd`: an open descriptor of `path`'s directory (agentcli.tools.beneath), used for every step instead of
+    the directory's path, so a directory swapped for a symlink meanwhile cannot redirect the write.
     Both fsyncs cost about 1 ms on ext4, nothing beside a model turn.
     """
-    path.parent.mkdir(parents=True, exist_ok=True)
+    if dir_fd is None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    name: str | Path = path.name if dir_fd is not None else path
     raw = data.encode("utf-8") if isinstance(data, str) else data
     keep: int | None = None
     with contextlib.suppress(FileNotFoundError):
-        keep = stat.S_IMODE(os.stat(path).st_mode)
+        keep = stat.S_IMODE(os.stat(name, dir_fd=dir_fd).st_mode)
     # os.urandom, not tempfile: tempfile imports shutil and random, a measurable share of start-up.
-    tmp = path.with_name(f".{path.name}.{os.urandom(6).hex()}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), new_mode)
+    tmp: str | Path = f".{path.name}.{os.urandom(6).hex()}.tmp"
+    if dir_fd is None:
+        tmp = path.with_name(str(tmp))
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), new_mode, dir_fd=dir_fd)
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(raw)
             f.flush()
             os.fsync(f.fileno())
-        if keep is not None and not exclusive:
-            os.chmod(tmp, keep)
+            if keep is not None and not exclusive:
+                os.fchmod(f.fileno(), keep)
         if exclusive:
-            os.link(tmp, path)
-            os.unlink(tmp)
+            os.link(tmp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+            os.unlink(tmp, dir_fd=dir_fd)
         else:
-            os.replace(tmp, path)
+            os.replace(tmp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
     except BaseException:
         with contextlib.suppress(OSError):
-            os.unlink(tmp)
+            os.unlink(tmp, dir_fd=dir_fd)
         raise
-    _fsync_dir(path.parent)
-    return os.stat(path)
+    if dir_fd is None:
+        _fsync_dir(path.parent)
+        return os.stat(path)
+    with contextlib.suppress(OSError):
+        os.fsync(dir_fd)
+    return os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
 
 
 class NewFile:

@@ -191,12 +191,12 @@ def _read_prompt(prompt: str | None) -> str:
 
 
 def _untrusted(settings: Settings) -> list[str]:
-    """What the project's shared files would do before they are trusted (settings.toml grants, .mcp.json
+    """What the project's own files would do before they are trusted (settings grants, presets, .mcp.json
     servers); reading .mcp.json only when it exists and is not trusted yet."""
     from agentcli.settings import trust
 
-    found = list(settings.untrusted)
     root = settings.project_root
+    found = [*settings.untrusted, *trust.untrusted_presets(root)]
     if trust.mcp_json_file(root).is_file() and not trust.is_mcp_trusted(root):
         import contextlib
 
@@ -204,7 +204,7 @@ def _untrusted(settings: Settings) -> list[str]:
 
         with contextlib.suppress(AgentCliError):
             found += describe(load(root).untrusted.values())
-    return found
+    return [trust.printable(g) for g in found]
 
 
 def _ask_trust(settings: Settings, values: dict[str, Any], untrusted: list[str]) -> Settings:
@@ -212,9 +212,8 @@ def _ask_trust(settings: Settings, values: dict[str, Any], untrusted: list[str])
     from agentcli.settings import trust
     from agentcli.settings.config import load_settings
 
-    path = trust.shared_settings_file(settings.project_root)
     what = "\n".join(f"  - {g}" for g in untrusted)
-    sys.stdout.write(f"This project's shared files ({path.name}, .mcp.json) would:\n{what}\n")
+    sys.stdout.write(f"This project's own files (.agentcli/, .mcp.json) would:\n{what}\n")
     answer = input("Trust these settings for this project? [y/N] ").strip().lower()
     if answer not in ("y", "yes"):
         sys.stdout.write("Not trusted: its deny and ask rules apply, its grants do not.\n")

@@ -61,6 +61,8 @@ def definition_dirs(project_root: Path) -> list[tuple[str, Path]]:
 
 def load_definitions(project_root: Path) -> tuple[dict[str, AgentDefinition], list[str]]:
     """Every definition by name, and warnings about files that were skipped."""
+    from agentcli.settings.projectfiles import read_inside
+
     found = {d.name: d for d in BUILTIN}
     warnings: list[str] = []
     for source, directory in definition_dirs(project_root):
@@ -69,9 +71,12 @@ def load_definitions(project_root: Path) -> tuple[dict[str, AgentDefinition], li
         except OSError:
             continue
         for f in files:
+            text = read_inside(f, project_root if source == "project" else None, MAX_FILE_BYTES)
             try:
-                d = parse_definition(f.read_text(encoding="utf-8")[:MAX_FILE_BYTES], source, str(f))
-            except (OSError, UnicodeDecodeError, ValueError) as err:
+                if text is None:
+                    raise ValueError("not a regular file inside the project")
+                d = parse_definition(text, source, str(f))
+            except ValueError as err:
                 warnings.append(f"agent definition {f} skipped: {err}")
                 continue
             found[d.name] = d

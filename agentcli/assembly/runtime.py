@@ -397,7 +397,7 @@ def start_telemetry(settings: Settings) -> tuple[DeferredRecorder, list[str]] | 
 
 
 def untrusted_notice(settings: Settings) -> str:
-    return (f"This project's .agentcli/settings.toml is not trusted, so its grants were ignored: "
+    return (f"This project's settings (.agentcli/) are not trusted, so their grants were ignored: "
             f"{'; '.join(settings.untrusted)}. Read it, then trust it with: agentcli permissions trust")
 
 

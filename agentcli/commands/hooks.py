@@ -97,7 +97,9 @@ def _merge_into(dest: Path, hooks: dict[str, Any]) -> int:
     import tomlkit
 
     from agentcli.atomicfile import atomic_write
-    from agentcli.settings.writer import keep_local_out_of_git
+    from agentcli.settings.writer import keep_local_out_of_git, refuse_linked_project_dir
+
+    refuse_linked_project_dir(dest)
 
     text = dest.read_text(encoding="utf-8") if dest.exists() else ""
     doc = tomlkit.parse(text)
@@ -119,6 +121,9 @@ def _merge_into(dest: Path, hooks: dict[str, Any]) -> int:
             array.append(group)
         table[event] = array
         added += len(new)
-    atomic_write(dest, tomlkit.dumps(doc), new_mode=0o600)
+    from agentcli.settings.trust import keeping
+
+    with keeping(dest):  # the user asked for these hooks: a file they trusted stays trusted
+        atomic_write(dest, tomlkit.dumps(doc), new_mode=0o600)
     keep_local_out_of_git(dest)
     return added

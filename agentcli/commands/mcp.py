@@ -127,12 +127,10 @@ def _save(root: Path, name: str, entry: Any, scope: str) -> int:
     if scope == "project":
         from agentcli.settings import trust
 
-        trusted = trust.is_mcp_trusted(root)  # before the edit: what was there, the user had trusted (or none)
         data = _read_mcp_json(root)
         data.setdefault("mcpServers", {})[name] = entry
-        atomic_write(root / config.MCP_JSON, json.dumps(data, indent=2) + "\n", new_mode=0o644)
-        if trusted:
-            trust.trust(root)  # the user's own addition needs no second question
+        with trust.keeping(root / config.MCP_JSON):  # the user's own addition needs no second question
+            atomic_write(root / config.MCP_JSON, json.dumps(data, indent=2) + "\n", new_mode=0o644)
     else:
         path = _toml_file(root, scope)
         data = writer.load(path)
@@ -185,13 +183,14 @@ def _raw_entries(root: Path) -> list[tuple[str, str, dict[str, Any]]]:
 def _list(ns: argparse.Namespace, root: Path) -> int:
     from agentcli.settings import trust
 
-    trusted = trust.is_mcp_trusted(root)
+    trusted = {"project": trust.is_mcp_trusted(root), "local": trust.is_trusted(root)}
     rows = []
     for scope, name, entry in _raw_entries(root):
         target = " ".join([str(entry.get("command", "")), *map(str, entry.get("args", []))]).strip() or \
             config.safe_url(str(entry.get("url", "")))
-        note = " (not trusted: starts after agentcli permissions trust)" if scope == "project" and not trusted else ""
-        rows.append({"name": name, "scope": scope, "target": target, "trusted": scope != "project" or trusted})
+        target, ok = trust.printable(target), trusted.get(scope, True)
+        note = "" if ok else " (not trusted: starts after agentcli permissions trust)"
+        rows.append({"name": name, "scope": scope, "target": target, "trusted": ok})
         if not ns.json:
             sys.stdout.write(f"{name}  [{scope}]  {target}{note}\n")
     if ns.json:

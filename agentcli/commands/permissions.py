@@ -103,19 +103,22 @@ def _cmd_list(root: Path, as_json: bool) -> int:
 def _cmd_trust(root: Path) -> int:
     from agentcli.settings import trust, writer
 
-    path = trust.shared_settings_file(root)
-    mcp_json = trust.mcp_json_file(root)
-    if not path.is_file() and not mcp_json.is_file():
-        sys.stdout.write(f"{path} does not exist: nothing to trust.\n")
+    files = [f for f in (trust.shared_settings_file(root), trust.local_settings_file(root), trust.mcp_json_file(root))
+             if f.is_file()]
+    presets = trust.untrusted_presets(root)
+    if not files and not presets and not trust.presets_dir(root).is_dir():
+        sys.stdout.write(f"{trust.shared_settings_file(root)} does not exist: nothing to trust.\n")
         return 0
-    found = trust.grants(writer.load(path)) if path.is_file() else []
-    if mcp_json.is_file():
+    found = [g for f in files if f.suffix == ".toml" for g in trust.grants(writer.load(f))] + presets
+    if trust.mcp_json_file(root).is_file():
         from agentcli.mcp.config import describe, load
 
         found += describe(load(root).untrusted.values())
     trust.trust(root)
-    what = "\n".join(f"  - {g}" for g in found) or "  (nothing that needs trust)"
-    names = " and ".join(str(p) for p in (path, mcp_json) if p.is_file())
+    what = "\n".join(f"  - {trust.printable(g)}" for g in dict.fromkeys(found)) or "  (nothing that needs trust)"
+    names = " and ".join(str(p) for p in files) or str(trust.presets_dir(root))
+    if trust.presets_dir(root).is_dir() and files:
+        names += f" and {trust.presets_dir(root)}"
     sys.stdout.write(f"Trusted {names} as it is now. It grants:\n{what}\nChanging the file asks again.\n")
     return 0
 

@@ -2,7 +2,8 @@
 
 Layers, lowest first (a later one replaces a server of the same name): `[mcp_servers.NAME]` in the user's
 config.toml; the project's `.mcp.json` and `[mcp_servers.NAME]` in `.agentcli/settings.toml` (both shared with the
-repository: they start nothing until the user trusts them); `.agentcli/settings.local.toml`; then `--mcp-config`
+repository: they start nothing until the user trusts them); `.agentcli/settings.local.toml` (trusted the same way:
+a repository can ship one too); then `--mcp-config`
 (a file or a JSON string, repeatable). `--strict-mcp-config` keeps only the `--mcp-config` servers.
 
 An entry is `{command, args, env, cwd}` (stdio), `{type: "http"|"sse", url, headers, bearer_token_env_var}`, or
@@ -257,8 +258,15 @@ def load(root: Path, flag_configs: Iterable[str] = (), strict: bool = False,
             out.untrusted.update(shared)
         else:
             merged.update(shared)
-        local = paths.project_dir(root) / "settings.local.toml"
-        parse_servers(read_toml(local).get("mcp_servers"), "local", str(local), env, out, merged)
+        local = trust.local_settings_file(root)
+        # A repository may ship this file too: untrusted, it may only switch servers off (`enabled = false`).
+        trial = dict(merged)
+        parse_servers(read_toml(local).get("mcp_servers"), "local", str(local), env, out, trial)
+        added = {n: s for n, s in trial.items() if merged.get(n) is not s}
+        if added and not trust.is_trusted(root):
+            out.untrusted.update(added)
+            trial = {n: s for n, s in merged.items() if n in trial}
+        merged = trial
     for value in flag_configs:
         data, origin = read_json_config(value)
         parse_servers(data, "flag", origin, env, out, merged)

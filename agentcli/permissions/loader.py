@@ -15,9 +15,8 @@ Each file holds `[permissions]` with `allow`, `ask`, `deny` lists (and optionall
 
 from __future__ import annotations
 
-import contextlib
 import os
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -143,8 +142,8 @@ def load_policy(
         if sources is not None and f.source not in sources:  # --setting-sources left this file out
             continue
         found, table = read_rules(f.path, f.source)
-        if f.source == "project" and not trust_project:
-            # An untrusted shared file may only restrict: its deny and ask rules, nothing it grants.
+        if f.source in ("project", "local") and not trust_project:
+            # An untrusted project file (a repository may ship either) only restricts: deny and ask rules.
             found = [r for r in found if r.behavior != "allow"]
             table = {k: v for k, v in table.items() if k not in ("default_mode", "defaultMode",
                                                                  "additional_directories", "default_deny")}
@@ -206,8 +205,7 @@ def save_rule(project_root: Path, text: str, behavior: RuleBehavior, scope: str)
     items = list(table.get(behavior, [])) if isinstance(table, dict) else []
     if text not in items:
         items.append(text)
-        with _keeping_trust(project_root, scope):
-            writer.update_table(path, "permissions", {behavior: items})
+        writer.update_table(path, "permissions", {behavior: items})
     if scope == "local":
         _ignore_local(path)
     return path
@@ -225,20 +223,8 @@ def remove_rule(project_root: Path, text: str, behavior: RuleBehavior | None, sc
         if isinstance(items, list) and text in items:
             changes[b] = [i for i in items if i != text]
     if changes:
-        with _keeping_trust(project_root, scope):
-            writer.update_table(path, "permissions", changes)
+        writer.update_table(path, "permissions", changes)
     return bool(changes)
-
-
-@contextlib.contextmanager
-def _keeping_trust(project_root: Path, scope: str) -> Iterator[None]:
-    """A change agentcli makes to the shared file for the user keeps the project trusted if it was."""
-    from agentcli.settings import trust
-
-    trusted = scope == "project" and trust.is_trusted(project_root)
-    yield
-    if trusted:
-        trust.trust(project_root)
 
 
 def _ignore_local(local: Path) -> None:

@@ -261,7 +261,8 @@ class ShadowGit:
         tmp = self.store.with_name(f"{self.store.name}.{os.getpid()}.tmp")
         shutil.rmtree(tmp, ignore_errors=True)
         try:
-            _run(["git", "init", "-q", "--bare", str(tmp)], _clean_env(), None, self.store.parent, self._children)
+            _run([_git_exe(), "init", "-q", "--bare", str(tmp)], _clean_env(), None, self.store.parent,
+                 self._children)
             # Appended sections override what init wrote (the last value wins): one write, not ten `git config`.
             with open(tmp / "config", "a", encoding="utf-8") as f:
                 f.writelines(f"[{key.split('.')[0]}]\n\t{key.split('.')[1]} = {value}\n" for key, value in _CONFIG)
@@ -289,7 +290,7 @@ class ShadowGit:
         env = _clean_env()
         env.update(GIT_DIR=str(self.store), GIT_WORK_TREE=str(self.work_tree),
                    GIT_INDEX_FILE=str(index or self.index))
-        return _run(["git", *args], env, stdin, self.work_tree, self._children)
+        return _run([_git_exe(), *args], env, stdin, self.work_tree, self._children)
 
 
 class _Children:
@@ -347,11 +348,19 @@ def _run(cmd: list[str], env: dict[str, str], stdin: bytes | None, cwd: Path,
     return out
 
 
+def _git_exe() -> str:
+    """git's absolute path, from the absolute PATH entries only: git runs with the project as its working
+    directory, where a relative entry (`.`, `bin`) would find a `git` the repository put there. Looked up at
+    each call (a few stat calls) so that PATH is read as it is now, as a bare "git" would be."""
+    found = shutil.which("git", path=os.pathsep.join(d for d in os.get_exec_path() if os.path.isabs(d)))
+    return found or "/nonexistent/git"
+
+
 @cache
 def _batched_checkin() -> bool:
     """Does this git batch bulk check-ins of `update-index` into one pack (git >= 2.37)?"""
     try:
-        out = subprocess.run(["git", "--version"], capture_output=True, check=False).stdout.decode()
+        out = subprocess.run([_git_exe(), "--version"], capture_output=True, check=False).stdout.decode()
         major, minor = (int(x) for x in out.split()[2].split(".")[:2])
     except (OSError, IndexError, ValueError):
         return False

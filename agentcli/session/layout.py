@@ -78,13 +78,15 @@ def is_session_id(text: str) -> bool:
 
 def git_branch(root: Path) -> str | None:
     """The checked-out branch, read from `.git/HEAD` without running git (worktrees included)."""
+    from agentcli.settings.projectfiles import read_inside
+
     dot_git = root / ".git"
-    try:
+    try:  # the repository wrote these: a FIFO or a huge file must not stall the session's start
         if dot_git.is_file():
-            target = dot_git.read_text().strip().removeprefix("gitdir:").strip()
+            target = (read_inside(dot_git, None, 4096) or "").strip().removeprefix("gitdir:").strip()
             dot_git = (root / target).resolve()
-        head = (dot_git / "HEAD").read_text().strip()
-    except OSError:
+        head = (read_inside(dot_git / "HEAD", None, 4096) or "").strip()
+    except (OSError, ValueError, RuntimeError):
         return None
     if head.startswith("ref: refs/heads/"):
         return head.removeprefix("ref: refs/heads/")

@@ -95,7 +95,7 @@ class Settings:
     max_parallel_subagents: int = 4
     web_search: dict[str, Any] = field(default_factory=dict)  # [web_search]: backend, url, api_key_env
     agents: tuple[Any, ...] = ()  # subagent definitions given in code (Python API), beside the files
-    untrusted: tuple[str, ...] = ()  # what the project's shared settings.toml would grant, withheld until trusted
+    untrusted: tuple[str, ...] = ()  # what the project's settings files would grant, withheld until trusted
     continue_: bool = False
     resume: str | None = None
     fork_session: bool = False
@@ -258,9 +258,9 @@ def load_settings(cwd: Path, flags: dict[str, Any]) -> Settings:
             continue
         f = paths.project_dir(root) / name
         data = read_toml(f)
-        if name == "settings.toml" and data:
+        if data:  # both files come with a cloned repository: what they grant waits for trust
             data, withheld = _withhold_untrusted(root, data)
-            settings = replace(settings, untrusted=tuple(withheld))
+            settings = replace(settings, untrusted=(*settings.untrusted, *withheld))
         settings = _apply(settings, data, str(f))
     if flags.get("settings"):
         data, source = read_settings_arg(str(flags["settings"]))
@@ -282,9 +282,7 @@ def _withhold_untrusted(root: Path, data: dict[str, Any]) -> tuple[dict[str, Any
     withheld = trust.untrusted_grants(root, data)
     if not withheld:
         return data, []
-    kept = {k: v for k, v in data.items()
-            if k not in (*trust.RISKY_CONFIG_KEYS, "providers", "hooks", "web_search")}
-    return kept, withheld
+    return trust.withhold(data), withheld
 
 
 def _only_configured_provider(providers: dict[str, dict[str, Any]]) -> str | None:

@@ -15,6 +15,7 @@ from pathlib import Path
 from agentcli import paths
 
 _POSITIONAL = re.compile(r"\$(\d)")
+MAX_FILE_BYTES = 256 * 1024
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,13 +52,15 @@ def command_dirs(project_root: Path) -> list[tuple[str, Path]]:
 def load_commands(project_root: Path) -> dict[str, CustomCommand]:
     """Every custom command by name; unreadable files are skipped."""
     found: dict[str, CustomCommand] = {}
+    from agentcli.settings.projectfiles import read_inside
+
     for scope, folder in command_dirs(project_root):
         if not folder.is_dir():
             continue
         for f in sorted(folder.rglob("*.md")):
-            try:
-                raw = f.read_text(encoding="utf-8", errors="replace")
-            except OSError:
+            # A project's command that links out of it (to ~/.ssh/id_rsa …) would send that file to the model.
+            raw = read_inside(f, project_root if scope == "project" else None, MAX_FILE_BYTES)
+            if raw is None:
                 continue
             name = ":".join(f.relative_to(folder).with_suffix("").parts)
             meta, body = parse_front_matter(raw)

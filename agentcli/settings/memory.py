@@ -6,9 +6,11 @@ Memory files below the cwd are picked up when the agent works there (`NestedMemo
 
 `@path` on its own or after a space imports another file in place (relative to the importing file, or `~/…`),
 up to 5 levels deep, each file once. What an import may read is narrow, because a repository's memory file is
-written by whoever wrote the repository: a file in the project imports only files inside the project or the
-user's own `$AGENTCLI_HOME`; the user's own memory file also imports from their home directory. Secrets
-(`.env*`, keys, `~/.ssh`, `~/.aws`, `.git/` …), non-regular files and files over 40,000 characters never are.
+written by whoever wrote the repository: a file in the project imports only files inside the project or Markdown
+files of the user's own `$AGENTCLI_HOME` (never its config, trust records or sessions); the user's own memory file
+also imports from their home directory. A project's memory file that is a link to something outside the project
+is not read at all. Secrets (`.env*`, keys, `~/.ssh`, `~/.aws`, `.git/` …), non-regular files and files over
+40,000 characters never are.
 """
 
 from __future__ import annotations
@@ -83,11 +85,35 @@ def load_memory(cwd: Path, project_root: Path, sources: tuple[str, ...] | None =
 
 
 def read_memory(f: Path, project_root: Path) -> str:
-    """One memory file's text with its `@imports` expanded ("" when unreadable or empty)."""
+    """One memory file's text with its `@imports` expanded ("" when unreadable, empty, or a project's memory
+    file that is really a link to something outside the project: the same rules as an import)."""
     home = paths.home().resolve()
-    own = f.resolve().is_relative_to(home)
-    roots = (home, Path.home().resolve()) if own else (project_root.resolve(), home)
-    return _expand(f, roots, 0, _Imports({f.resolve()})) or ""
+    own = f.parent.resolve() == home
+    roots = _Roots((home, Path.home().resolve())) if own else _Roots((project_root.resolve(),), home)
+    try:
+        real = f.resolve(strict=True)
+    except (OSError, RuntimeError):
+        return ""
+    if not roots.allow(real) or not real.is_file():
+        return ""
+    return _expand(real, roots, 0, _Imports({real})) or ""
+
+
+@dataclass(frozen=True, slots=True)
+class _Roots:
+    """Where imports may come from: anywhere under `dirs`, and Markdown files of the user's `$AGENTCLI_HOME`
+    (`md_home`) outside its session store: a project's memory file must never pull in the user's config (API
+    keys), `trusted.json` or another project's transcripts."""
+
+    dirs: tuple[Path, ...]
+    md_home: Path | None = None
+
+    def allow(self, real: Path) -> bool:
+        if any(real.is_relative_to(r) for r in self.dirs):
+            return True
+        home = self.md_home
+        return (home is not None and real.is_relative_to(home) and real.suffix.lower() == ".md"
+                and not real.is_relative_to(home / "projects"))
 
 
 @dataclass(slots=True)
@@ -100,16 +126,18 @@ class _Imports:
 
 
 def _read(f: Path) -> str | None:
-    try:
-        text = f.read_text(encoding="utf-8", errors="replace").strip()
-    except OSError:
+    from agentcli.settings.projectfiles import read_inside
+
+    raw = read_inside(f, None, 4 * MAX_FILE_CHARS)  # bounded: a memory file may be gigabytes (or a FIFO)
+    if raw is None:
         return None
+    text = raw.strip()
     if len(text) > MAX_FILE_CHARS:
         text = text[:MAX_FILE_CHARS] + f"\n[… {f.name} cut at {MAX_FILE_CHARS} characters]"
     return text
 
 
-def _expand(f: Path, roots: tuple[Path, ...], depth: int, seen: _Imports) -> str | None:
+def _expand(f: Path, roots: _Roots, depth: int, seen: _Imports) -> str | None:
     text = _read(f)
     if not text or depth >= MAX_IMPORT_DEPTH or "@" not in text:
         return text
@@ -130,7 +158,7 @@ def _outside_code(line: str) -> str:
     return line if "`" not in line else re.sub(r"`[^`]*`", lambda m: m.group(0).replace("@", "\0"), line)
 
 
-def _import(m: re.Match[str], f: Path, roots: tuple[Path, ...], depth: int, seen: _Imports) -> str:
+def _import(m: re.Match[str], f: Path, roots: _Roots, depth: int, seen: _Imports) -> str:
     target = import_target(m.group(1), f.parent, roots)
     if target is None or target in seen.seen:
         return m.group(0)
@@ -145,15 +173,15 @@ def _import(m: re.Match[str], f: Path, roots: tuple[Path, ...], depth: int, seen
     return f"\n[imported from {target}]\n{text}\n"
 
 
-def import_target(ref: str, base: Path, roots: tuple[Path, ...]) -> Path | None:
+def import_target(ref: str, base: Path, roots: _Roots) -> Path | None:
     """The file `@ref` may import, or None: outside `roots` (after symlinks), a secret, or not a regular file."""
     ref = ref.rstrip(".,;:)")
     path = Path.home() / ref[2:] if ref.startswith("~/") else base / ref
     try:
         real = path.resolve(strict=True)
-    except (OSError, RuntimeError):
+    except (OSError, RuntimeError, ValueError):
         return None
-    if not any(real.is_relative_to(r) for r in roots) or is_secret(real) or is_secret(path):
+    if not roots.allow(real) or is_secret(real) or is_secret(path):
         return None
     try:
         if not real.is_file() or real.stat().st_size > 4 * MAX_FILE_CHARS:

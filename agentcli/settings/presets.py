@@ -1,8 +1,9 @@
 """Presets: named tool sets with a default permission mode, rules, and optionally a model and a system-prompt
 addendum, as TOML data files.
 
-Looked up by name in the project (`.agentcli/presets/NAME.toml`), then the user's (`$AGENTCLI_HOME/presets/`),
-then the built-in ones (`agentcli/_presets` in a wheel, `presets/` in a checkout).
+Looked up by name in the project (`.agentcli/presets/NAME.toml`, once the user trusts them: agentcli.settings.trust),
+then the user's (`$AGENTCLI_HOME/presets/`), then the built-in ones (`agentcli/_presets` in a wheel, `presets/` in a
+checkout).
 
     description = "…"
     tools = ["Read", "Glob", "Grep"]
@@ -57,9 +58,12 @@ def builtin_dir() -> Path:
 
 def search_path(project_root: Path | None) -> list[tuple[str, Path]]:
     """(source, directory), highest precedence first."""
+    from agentcli.settings import trust
+
     dirs: list[tuple[str, Path]] = []
-    if project_root is not None:
-        dirs.append(("project", paths.project_dir(project_root) / "presets"))
+    if project_root is not None and trust.presets_trusted(project_root):
+        # A cloned repository's preset could name any tools, mode, rules and sandbox, or pose as a built-in.
+        dirs.append(("project", trust.presets_dir(project_root)))
     dirs += [("user", paths.home() / "presets"), ("builtin", builtin_dir())]
     return dirs
 
@@ -73,6 +77,9 @@ def load_preset(name: str, project_root: Path | None = None) -> Preset:
         if f.is_file():
             return parse_preset(name, writer.load(f), source, f)
     known = ", ".join(p.name for p in list_presets(project_root)) or "none"
+    if project_root is not None and (paths.project_dir(project_root) / "presets" / f"{name}.toml").is_file():
+        raise ConfigError(f"the project's preset {name!r} is not trusted",
+                          hint=f"read .agentcli/presets/, then: agentcli permissions trust (available: {known})")
     raise ConfigError(f"no preset named {name!r}", hint=f"available: {known}")
 
 

@@ -51,9 +51,21 @@ def keep_local_out_of_git(local: Path) -> None:
         atomic_write(ignore, "\n".join([*lines, local.name]) + "\n", new_mode=0o644)
 
 
+def refuse_linked_project_dir(path: Path) -> None:
+    """A repository can make `.agentcli` a symlink to any directory: agentcli's writes for the user (a rule
+    remembered for the project, its `.gitignore`) would land there, outside the project."""
+    if path.parent.name == ".agentcli" and path.parent.is_symlink():
+        raise ConfigError(f"{path.parent} is a symbolic link; agentcli does not write project settings through it",
+                          hint="replace it with a real directory")
+
+
 def write(path: Path, data: Mapping[str, Any]) -> None:
     """Replace the whole file with `data` serialized as TOML."""
-    atomic_write(path, dumps(data), new_mode=CONFIG_MODE)
+    from agentcli.settings.trust import keeping
+
+    refuse_linked_project_dir(path)
+    with keeping(path):
+        atomic_write(path, dumps(data), new_mode=CONFIG_MODE)
     keep_local_out_of_git(path)
 
 
@@ -71,6 +83,7 @@ def update_table(path: Path, table: str, values: Mapping[str, Any]) -> None:
     """Set `values` in `[table]` of the file at `path` (created if missing); every other line, comment and
     blank line stays as the user wrote it. Arrays are edited in place (items appended or removed), so the
     comments between their items survive too."""
+    refuse_linked_project_dir(path)
     doc = _parse(path)
     current = doc.get(table)
     if current is None:
@@ -85,7 +98,10 @@ def update_table(path: Path, table: str, values: Mapping[str, Any]) -> None:
         if isinstance(old, list) and isinstance(value, list | tuple) and _edit_array(old, list(value)):
             continue
         current[key] = _plain(value)
-    atomic_write(path, doc.as_string(), new_mode=CONFIG_MODE)
+    from agentcli.settings.trust import keeping
+
+    with keeping(path):  # a file the user trusted stays trusted through agentcli's edit for them
+        atomic_write(path, doc.as_string(), new_mode=CONFIG_MODE)
     keep_local_out_of_git(path)
 
 

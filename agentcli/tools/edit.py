@@ -10,6 +10,7 @@ from typing import Any
 
 from agentcli.atomicfile import atomic_write
 from agentcli.tools.base import ToolContext, ToolOutput
+from agentcli.tools.beneath import dir_beneath, open_beneath
 from agentcli.tools.diff import unified_diff
 from agentcli.tools.files import NotText, decode_text, record_read, require_fresh_read
 from agentcli.tools.paths import display_path, refuse_outside, resolve_in_project
@@ -82,7 +83,7 @@ class EditTool:
         if stale:
             return ToolOutput.error(stale)
         try:
-            with open(path, "rb") as f:
+            with open_beneath(path, ctx) as f:
                 text = decode_text(f.read())
         except NotText as e:
             return ToolOutput.error(f"Cannot edit {path}: {e}.")
@@ -93,7 +94,8 @@ class EditTool:
             return result
         new_text, count, first_at = result
         try:
-            new_st = atomic_write(path, new_text)
+            with dir_beneath(path, ctx) as dfd:
+                new_st = atomic_write(path, new_text, dir_fd=dfd)
         except OSError as e:
             return ToolOutput.error(f"Cannot write {path}: {e.strerror or e}")
         record_read(ctx, path, new_st.st_mtime_ns)
@@ -163,8 +165,8 @@ def _line_numbers(text: str, needle: str, most: int = 10) -> str:
 
 def _create(path: Path, content: str, ctx: ToolContext) -> ToolOutput:
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        st = atomic_write(path, content)
+        with dir_beneath(path, ctx, create=True) as dfd:
+            st = atomic_write(path, content, dir_fd=dfd)
     except OSError as e:
         return ToolOutput.error(f"Cannot create {path}: {e.strerror or e}")
     record_read(ctx, path, st.st_mtime_ns)

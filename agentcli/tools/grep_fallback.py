@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -76,8 +77,14 @@ def _files(target: Path, opts: GrepOptions, denied: Callable[[str], bool] | None
 
 
 def _read_text(path: str) -> str | None:
+    """The file's text; None for a binary file, or a symlink: the walk lists links as files, and one may
+    point anywhere (rg does not follow them either), or anything but a regular file (a FIFO would block).
+    A searched target was resolved already."""
     try:
-        with open(path, "rb") as f:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+        with open(fd, "rb") as f:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                return None
             data = f.read()
     except OSError:
         return None

@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
+from agentcli.settings.projectfiles import read_inside
 from agentcli.tools.base import ToolContext
 
 if TYPE_CHECKING:
@@ -84,11 +86,9 @@ def walk_files(root: str, max_files: int = 200_000) -> Iterator[str]:
     while stack:
         rel_dir, rules = stack.pop()
         abs_dir = os.path.join(root, rel_dir) if rel_dir else root
-        try:
-            with open(os.path.join(abs_dir, ".gitignore"), encoding="utf-8", errors="replace") as f:
-                rules = rules + parse_gitignore(f.read(), rel_dir)
-        except OSError:
-            pass
+        text = read_inside(Path(abs_dir, ".gitignore"), None, 1 << 20)  # never a FIFO, never unbounded
+        if text is not None:
+            rules = rules + parse_gitignore(text, rel_dir)
         try:
             entries = sorted(os.scandir(abs_dir), key=lambda e: e.name)
         except OSError:

@@ -1,6 +1,7 @@
 """The files under a directory that a developer would consider part of the project.
 
-In a git work tree: `git ls-files -co --exclude-standard` (tracked plus untracked-but-not-ignored). Else the
+In a git work tree whose configuration names no program (agentcli.tools.gitsafe): `git ls-files -co
+--exclude-standard` (tracked plus untracked-but-not-ignored). Else the
 `rg --files` binary (which reads .gitignore files too). Else a pure-Python .gitignore-aware walk.
 """
 
@@ -9,7 +10,8 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from agentcli.tools.procs import find_rg, run_capture, which
+from agentcli.tools.gitsafe import git_argv, git_env
+from agentcli.tools.procs import find_rg, run_capture
 
 __all__ = ["RG_AUTO", "find_rg", "in_git_worktree", "list_files"]
 
@@ -22,9 +24,10 @@ def in_git_worktree(path: Path) -> bool:
 
 async def list_files(base: Path, rg: str | None) -> list[str]:
     """Relative `/`-separated paths of the project files under `base`."""
-    if in_git_worktree(base) and which("git"):
+    argv = git_argv(base, "ls-files", "-co", "--exclude-standard", "-z") if in_git_worktree(base) else None
+    if argv is not None:
         try:
-            code, out, _ = await run_capture(["git", "ls-files", "-co", "--exclude-standard", "-z"], base)
+            code, out, _ = await run_capture(argv, base, env=git_env())
         except OSError:
             code, out = 1, b""
         if code == 0 and out:

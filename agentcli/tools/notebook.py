@@ -10,6 +10,7 @@ from typing import Any
 
 from agentcli.atomicfile import atomic_write
 from agentcli.tools.base import ToolContext, ToolOutput
+from agentcli.tools.beneath import dir_beneath, open_beneath
 from agentcli.tools.files import record_read, require_fresh_read
 from agentcli.tools.paths import refuse_outside, resolve_in_project
 
@@ -20,11 +21,16 @@ class NotebookError(Exception):
     pass
 
 
-def load(path: Path) -> Any:
+def load(path: Path, ctx: ToolContext | None = None) -> Any:
+    """The notebook at `path`; with `ctx`, reached from the project root without following a swapped-in link
+    (agentcli.tools.beneath)."""
+    import io
+
     import nbformat
 
     try:
-        with open(path, encoding="utf-8") as f:
+        raw = open_beneath(path, ctx) if ctx is not None else path.open("rb")  # closed with its wrapper
+        with io.TextIOWrapper(raw, encoding="utf-8") as f:
             return nbformat.read(f, as_version=4)
     except (ValueError, KeyError, nbformat.ValidationError) as err:
         raise NotebookError(f"{path} is not a valid notebook: {err}") from err
@@ -151,13 +157,19 @@ class NotebookEditTool:
         if stale:
             return ToolOutput.error(stale)
         try:
-            nb = load(path)
+            nb = load(path, ctx)
             done = edit(nb, args)
             nbformat.validate(nb)
         except NotebookError as err:
             return ToolOutput.error(str(err))
+        except OSError as err:
+            return ToolOutput.error(f"Cannot open {path}: {err.strerror or err}")
         except nbformat.ValidationError as err:
             return ToolOutput.error(f"The edit would make the notebook invalid: {err.message}")
-        new_st = atomic_write(path, nbformat.writes(nb) + "\n")
+        try:
+            with dir_beneath(path, ctx) as dfd:
+                new_st = atomic_write(path, nbformat.writes(nb) + "\n", dir_fd=dfd)
+        except OSError as err:
+            return ToolOutput.error(f"Cannot write {path}: {err.strerror or err}")
         record_read(ctx, path, new_st.st_mtime_ns)
         return ToolOutput(f"{path}: {done}.")

@@ -12,8 +12,12 @@ from pathlib import Path
 
 
 def which(name: str, env: dict[str, str] | None = None) -> str | None:
-    """The first executable `name` on PATH (of `env`, else ours), like `shutil.which` for plain names."""
+    """The first executable `name` on PATH (of `env`, else ours), like `shutil.which` for plain names. Relative
+    PATH entries (`.`, an empty one, `bin`) are skipped: they would be looked up in the project, where a
+    repository can put its own `git` or `bash`."""
     for d in os.get_exec_path(env):
+        if not os.path.isabs(d):
+            continue
         candidate = os.path.join(d, name)
         if os.path.isfile(candidate) and os.access(candidate, os.X_OK):
             return candidate

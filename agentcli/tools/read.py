@@ -5,9 +5,10 @@ from __future__ import annotations
 import os
 import stat
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from agentcli.tools.base import ToolContext, ToolOutput
+from agentcli.tools.beneath import open_beneath
 from agentcli.tools.files import NotText, decode_text, record_read
 from agentcli.tools.paths import refuse_outside, resolve_in_project
 from agentcli.tools.text import MAX_LINE_CHARS, number_lines, split_lines
@@ -85,9 +86,9 @@ class ReadTool:
         limit = int(args.get("limit") or DEFAULT_LIMIT)
         try:
             if st.st_size > self.whole_file_bytes:
-                lines, total = _scan_window(path, start, limit)
+                lines, total = _scan_window(open_beneath(path, ctx), start, limit)
             else:
-                with open(path, "rb") as f:
+                with open_beneath(path, ctx) as f:
                     all_lines = split_lines(decode_text(f.read()))
                 total = len(all_lines)
                 lines = all_lines[start - 1 : start - 1 + limit]
@@ -125,7 +126,7 @@ def _notebook(path: Path, st: os.stat_result, ctx: ToolContext) -> ToolOutput:
     from agentcli.tools.notebook import NotebookError, load, render
 
     try:
-        text = render(path, load(path))
+        text = render(path, load(path, ctx))
     except (NotebookError, OSError, UnicodeDecodeError) as err:
         return ToolOutput.error(f"Cannot read {path}: {err}")
     record_read(ctx, path, st.st_mtime_ns)
@@ -154,11 +155,11 @@ def _render(path: Path, lines: list[str], start: int, total: int | None, ctx: To
     return ToolOutput(ctx.redact(body), metadata=meta)
 
 
-def _scan_window(path: Path, start: int, limit: int) -> tuple[list[str], int | None]:
+def _scan_window(file: BinaryIO, start: int, limit: int) -> tuple[list[str], int | None]:
     """Lines `start`…`start+limit-1` of a big file without loading it; the total is unknown (None) then."""
     out: list[str] = []
     n = 0
-    with open(path, "rb") as f:
+    with file as f:
         decode_text(f.read(8192))
         f.seek(0)
         for n, raw in enumerate(f, 1):

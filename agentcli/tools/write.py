@@ -8,6 +8,7 @@ from typing import Any
 
 from agentcli.atomicfile import atomic_write
 from agentcli.tools.base import ToolContext, ToolOutput
+from agentcli.tools.beneath import dir_beneath, open_beneath
 from agentcli.tools.diff import unified_diff
 from agentcli.tools.files import NotText, decode_text, record_read, require_fresh_read
 from agentcli.tools.paths import display_path, refuse_outside, resolve_in_project
@@ -63,13 +64,13 @@ class WriteTool:
             if stale:
                 return ToolOutput.error(stale)
             try:
-                with open(path, "rb") as f:
+                with open_beneath(path, ctx) as f:
                     old = decode_text(f.read())
             except (NotText, OSError):
                 old = None
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            new_st = atomic_write(path, content)
+            with dir_beneath(path, ctx, create=True) as dfd:
+                new_st = atomic_write(path, content, dir_fd=dfd)
         except OSError as e:
             return ToolOutput.error(f"Cannot write {path}: {e.strerror or e}")
         record_read(ctx, path, new_st.st_mtime_ns)

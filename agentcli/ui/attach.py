@@ -35,14 +35,27 @@ def expand_pastes(text: str, pastes: dict[int, str]) -> str:
 
 
 def mentioned_paths(text: str, cwd: Path) -> list[Path]:
-    """Existing files and folders named with `@` in `text`, in order, without repeats."""
+    """Existing files and folders named with `@` in `text`, in order, without repeats. A name inside `cwd` that
+    is really a link out of it is left out: a repository can call `~/.ssh/id_rsa` README.md, and the user who
+    types `@README.md` means the project's file (a path typed outside the project is attached as asked)."""
     out: list[Path] = []
     for m in _MENTION.finditer(text):
         name = m.group(1).strip('"').rstrip(".,;:!?)")
         path = (cwd / name).expanduser()
-        if path.exists() and path not in out:
-            out.append(path)
+        try:
+            if not path.exists() or path in out or _links_out(path, cwd):
+                continue
+        except (OSError, ValueError, RuntimeError):
+            continue
+        out.append(path)
     return out
+
+
+def _links_out(path: Path, cwd: Path) -> bool:
+    import os
+
+    named_inside = Path(os.path.normpath(path)).is_relative_to(cwd)
+    return named_inside and not path.resolve().is_relative_to(cwd.resolve())
 
 
 def attachment(path: Path, cwd: Path) -> str:
@@ -54,13 +67,13 @@ def attachment(path: Path, cwd: Path) -> str:
     if path.is_dir():
         names = sorted(p.name + ("/" if p.is_dir() else "") for p in path.iterdir())
         return f"Contents of the folder {rel}/ (attached with @):\n" + "\n".join(names[:500])
-    try:
-        raw = path.read_bytes()
-    except OSError as err:
-        return f"Could not attach {rel}: {err.strerror}"
-    if b"\0" in raw[:8192]:
-        return f"{rel} is a binary file ({len(raw)} bytes); not attached."
-    text = raw.decode("utf-8", "replace")
+    from agentcli.settings.projectfiles import read_inside
+
+    text = read_inside(path, None, 4 * MAX_ATTACH_CHARS + 4)  # bounded, and never a FIFO (it would block)
+    if text is None:
+        return f"Could not attach {rel}: not a readable regular file"
+    if "\0" in text[:8192]:
+        return f"{rel} is a binary file; not attached."
     cut = ""
     if len(text) > MAX_ATTACH_CHARS:
         text, cut = text[:MAX_ATTACH_CHARS], f"\n[… cut at {MAX_ATTACH_CHARS} characters; read the rest with Read]"

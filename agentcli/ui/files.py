@@ -1,5 +1,5 @@
-"""The files `@` mentions can name: what git does not ignore (`git ls-files -co --exclude-standard`), or a
-bounded walk outside a repository; matched fuzzily."""
+"""The files `@` mentions can name: what git does not ignore (`git ls-files -co --exclude-standard`, run only as
+agentcli.tools.gitsafe allows), or a bounded walk; matched fuzzily."""
 
 from __future__ import annotations
 
@@ -26,14 +26,13 @@ def list_files(cwd: Path) -> list[str]:
 
 
 def _git_files(cwd: Path) -> list[str] | None:
+    from agentcli.tools.gitsafe import git_argv, git_env
+
+    argv = git_argv(cwd, "ls-files", "-co", "--exclude-standard", "-z")  # None: the repository names a program
+    if argv is None:
+        return None
     try:
-        proc = subprocess.run(
-            ["git", "ls-files", "-co", "--exclude-standard", "-z"],
-            cwd=cwd,
-            capture_output=True,
-            timeout=5,
-            check=False,
-        )
+        proc = subprocess.run(argv, cwd=cwd, env=git_env(), capture_output=True, timeout=5, check=False)
     except (OSError, subprocess.TimeoutExpired):
         return None
     if proc.returncode != 0:

@@ -27,7 +27,8 @@ def test_blank_prompt_is_a_usage_error(tmp_path: Path, fake_llm: FakeLLM, prompt
 @pytest.mark.parametrize("fmt", ["text", "json", "stream-json"])
 def test_closed_stdout_ends_quietly(tmp_path: Path, fake_llm: FakeLLM, fmt: str) -> None:
     """`agentcli -p … | head -1`: more output than a pipe holds, the reader leaves after a few bytes."""
-    fake_llm.push(Reply(pieces=tuple(f"word{i} " for i in range(30_000))))
+    # ~290 kB in 300 deltas (4× a 64 kB pipe): as many bytes as 30,000 one-word deltas, a hundredth of the events
+    fake_llm.push(Reply(pieces=tuple("".join(f"word{i} " for i in range(n, n + 100)) for n in range(0, 30_000, 100))))
     env = {k: v for k, v in os.environ.items() if not k.endswith(("_API_KEY", "_BASE_URL"))}
     env.update(provider_env(fake_llm, OPENAI))
     proc = subprocess.Popen(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -16,7 +17,11 @@ from tests.fakes.server import FakeLLM
 BUGGY = "def parse(text):\n    return int(text) + 1\n"
 FIXED = "def parse(text):\n    return int(text)\n"
 TEST = "from parse import parse\n\n\ndef test_parse():\n    assert parse('42') == 42\n"
+# The inner pytest loads no plugins from entry points (xdist, hypothesis, anyio…: ~0.5 s CPU per start); what the
+# test checks is the same: the fixed test passes, the buggy one fails
+QUIET_PYTEST = {"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
 PYTEST = f"{sys.executable} -m pytest -q -p no:cacheprovider test_parse.py"
+PYTEST_CMD = f"PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 {PYTEST}"
 
 
 def fix_script() -> list[Reply]:
@@ -24,7 +29,7 @@ def fix_script() -> list[Reply]:
         Reply(text="Let me look.", tool_calls=[ToolCall("Read", {"file_path": "parse.py"})]),
         Reply(tool_calls=[ToolCall("Edit", {"file_path": "parse.py", "old_string": "int(text) + 1",
                                             "new_string": "int(text)"})]),
-        Reply(tool_calls=[ToolCall("Bash", {"command": PYTEST, "description": "run the tests"})]),
+        Reply(tool_calls=[ToolCall("Bash", {"command": PYTEST_CMD, "description": "run the tests"})]),
         Reply(text="Fixed parse.py: it no longer adds 1. The test passes."),
     ]
 
@@ -65,7 +70,8 @@ def test_fixes_failing_test_json(tmp_path: Path, fake_llm: FakeLLM, model: str) 
     for key in ("session_id", "duration_ms", "duration_api_ms", "total_cost_usd", "usage", "modelUsage"):
         assert key in result
     assert (proj / "parse.py").read_text() == FIXED
-    assert subprocess.run(PYTEST.split(), cwd=proj, capture_output=True).returncode == 0
+    assert subprocess.run(PYTEST.split(), cwd=proj, capture_output=True,
+                          env={**os.environ, **QUIET_PYTEST}).returncode == 0
     assert "1 passed" in _text(tool_results(fake_llm.requests)[-1])
     assert fake_llm.violations == []
 

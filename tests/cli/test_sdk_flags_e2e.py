@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from agentcli.settings import trust
 from tests.cli.helpers import ANTHROPIC, Run, agentcli, git_repo, provider_env
 from tests.fakes.script import Fault, Reply, ToolCall
 from tests.fakes.server import FakeLLM
@@ -94,6 +95,7 @@ def test_setting_sources_choose_the_layers(proj: Path, fake_llm: FakeLLM) -> Non
     home.joinpath("config.toml").write_text(f'model = "{ANTHROPIC}"\nappend_system_prompt = "USER-MARK"\n')
     (proj / ".agentcli").mkdir()
     (proj / ".agentcli" / "settings.local.toml").write_text(f'append_system_prompt = "{MARK}"\n')
+    trust.trust(proj)
     (proj / "AGENTS.md").write_text("PROJECT-MEMORY-MARK\n")
     fake_llm.push(Reply(text="a"), Reply(text="b"), Reply(text="c"))
     env = provider_env(fake_llm, ANTHROPIC)

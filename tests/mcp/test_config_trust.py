@@ -68,6 +68,8 @@ def test_layers_and_strict(tmp_path: Path) -> None:
     (root / ".agentcli").mkdir()
     (root / ".agentcli" / "settings.local.toml").write_text(
         '[mcp_servers.a]\ncommand = "local-a"\n[mcp_servers.b]\nenabled = false\n')
+    assert load(root).servers["a"].command == "user-a"  # a repository may ship this file too: trusted like the rest
+    trust.trust(root)
     flag = json.dumps({"mcpServers": {"c": {"type": "sse", "url": "http://127.0.0.1:1/sse"}}})
     cfg = load(root, [flag])
     assert {n: s.command or s.url for n, s in cfg.servers.items()} == {"a": "local-a", "c": "http://127.0.0.1:1/sse"}

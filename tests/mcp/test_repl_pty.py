@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from agentcli.settings import trust
 from tests.fakes import FakeLLM, Reply, ToolCall
 from tests.ui.ptyterm import Term, child_env
 
@@ -26,6 +27,7 @@ def term(tmp_path: Path, fake_llm: FakeLLM, everything: list[str], time_server: 
         f"[mcp_servers.every]\ncommand = {json.dumps(everything[0])}\nargs = {json.dumps(everything[1:])}\n"
         f"[mcp_servers.time]\ncommand = {json.dumps(time_server[0])}\n"
         "[mcp_servers.broken]\ncommand = \"/nonexistent/server\"\n")
+    trust.trust(root)
     t = Term(["--model", "openai/fake-model"], root, child_env(fake_llm.openai_url))
     yield t
     t.close()

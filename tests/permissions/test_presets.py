@@ -10,6 +10,7 @@ import pytest
 from agentcli import paths
 from agentcli.commands import presets as presets_cmd
 from agentcli.errors import ConfigError
+from agentcli.settings import trust
 from agentcli.settings.presets import builtin_dir, list_presets, load_preset
 from agentcli.tools.registry import BUILTIN_TOOLS, load_tool
 
@@ -40,6 +41,8 @@ def test_user_and_project_presets_take_precedence(tmp_path: Path) -> None:
     proj = tmp_path / "proj"
     (proj / ".agentcli" / "presets").mkdir(parents=True)
     (proj / ".agentcli" / "presets" / "mine.toml").write_text('tools = ["Grep"]\npermission_mode = "acceptEdits"\n')
+    assert load_preset("mine", proj).source == "user"  # a project's presets wait until it is trusted
+    trust.trust(proj)
     assert load_preset("readonly", proj).source == "user"
     mine = load_preset("mine", proj)
     assert (mine.source, mine.tools, mine.permission_mode) == ("project", ("Grep",), "acceptEdits")

@@ -12,6 +12,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
+from agentcli.settings import trust
 from tests.cli.helpers import ANTHROPIC, agentcli, git_repo, imported_modules, provider_env
 from tests.fakes.script import Reply, ToolCall
 from tests.fakes.server import FakeLLM
@@ -124,6 +125,7 @@ def test_websearch_through_a_configured_backend_with_domain_filters(
     (proj / ".agentcli").mkdir()
     (proj / ".agentcli" / "settings.local.toml").write_text(
         f'[web_search]\nbackend = "searxng"\nurl = "{site.url("")}"\n')
+    trust.trust(proj)
     fake_llm.push(Reply(tool_calls=[ToolCall("WebSearch", {"query": "parser errors",
                                                            "blocked_domains": ["spam.example.net"]})]),
                   Reply(text="found"))
