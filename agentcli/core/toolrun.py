@@ -32,6 +32,7 @@ class _Ready:
     tool: Tool
     args: dict[str, Any]
     note: str | None = None
+    recheck: bool = False  # a call that may change files, allowed by the policy on its own: decided again as it runs
 
 
 class ToolRunner:
@@ -148,10 +149,11 @@ class ToolRunner:
         self, call: ToolUseBlock, tool: Tool, args: dict[str, Any], hook: HookOutcome
     ) -> AsyncIterator[AgentEvent | _Ready]:
         try:
-            verdict = _with_hook(self.policy.check(tool, args), hook)
+            own = self.policy.check(tool, args)
+            verdict = _with_hook(own, hook)
         except Exception as err:  # input the policy cannot judge is denied, never guessed
-            verdict = Verdict("deny", "policy", reason=f"Permission check failed for this {tool.name} call "
-                                                       f"({type(err).__name__}: {err}); it was not run.")
+            own = verdict = Verdict("deny", "policy", reason=f"Permission check failed for this {tool.name} call "
+                                                             f"({type(err).__name__}: {err}); it was not run.")
         behavior, by, reason, updated = verdict.behavior, verdict.by, verdict.reason, None
         if behavior == "ask":
             asked: list[HookOutcome] = []
@@ -201,7 +203,9 @@ class ToolRunner:
             who = "A hook" if by == "hook" else "The user"
             notes.append(f"{who} edited this call before it ran. It ran with: {_dumps(updated)}")
         notes += [f"PreToolUse hook context: {c}" for c in hook.context]
-        yield _Ready(call, tool, args, "\n".join(notes) or None)
+        # what the policy allowed alone (not a hook, not the person) it must still allow when the call runs
+        recheck = not tool.read_only and own.behavior == verdict.behavior == "allow" and updated is None
+        yield _Ready(call, tool, args, "\n".join(notes) or None, recheck)
 
     def _denied_edit(self, tool: Tool, updated: dict[str, Any]) -> str | None:
         """An edited input is a new call: a deny rule (or plan mode) that covers it still applies."""
@@ -337,6 +341,9 @@ class ToolRunner:
         ctx = ctx or self.ctx
         t0 = time.monotonic()
         current_call.set(CallScope(r.call.id, relay.put, relay.settled_through(current_call.get())))
+        changed = self._changed_since_decided(r)
+        if changed is not None:
+            return ToolOutput.error(changed), 0
         try:
             # The policy has already decided this call, paths outside the project included.
             with outside_approved():
@@ -349,6 +356,21 @@ class ToolRunner:
         except Exception as err:
             out = ToolOutput.error(f"{r.tool.name} failed: {type(err).__name__}: {err}")
         return out, int((time.monotonic() - t0) * 1000)
+
+    def _changed_since_decided(self, r: _Ready) -> str | None:
+        """A call that changes files is decided when the turn's calls are, but runs later, after a subagent or a
+        command of the same turn may have turned a directory on its path into a link out of the project. Decided
+        again now, with no wait before the tool resolves its paths, it runs only if the answer is still yes."""
+        if not r.recheck:
+            return None
+        try:
+            again = self.policy.check(r.tool, r.args)
+        except Exception as err:  # input the policy cannot judge is denied, never guessed
+            return f"{r.tool.name} was not run: the permission check failed ({type(err).__name__})."
+        if again.behavior == "allow":
+            return None
+        return (f"{r.tool.name} was not run: its path changed since the call was allowed "
+                f"({again.reason or again.behavior}). Check where the path leads and try again.")
 
     def _fail(self, call: ToolUseBlock, message: str) -> ToolFinished:
         block = ToolResultBlock(call.id, message, is_error=True)

@@ -37,3 +37,35 @@ def is_loopback_url(url: str | None) -> bool:
     except ValueError:
         return False
     return is_loopback(host or "")
+
+
+_NAT64 = (ipaddress.IPv6Network("64:ff9b::/96"), ipaddress.IPv6Network("64:ff9b:1::/48"))
+_IETF_V4 = ipaddress.IPv4Network("192.0.0.0/24")  # protocol assignments; 192.0.0.192 is a cloud metadata service
+
+
+def embedded_ipv4(ip: ipaddress.IPv6Address) -> ipaddress.IPv4Address | None:
+    """The IPv4 address an IPv6 one stands for, when a translation reaches it: mapped (`::ffff:a.b.c.d`),
+    compatible (`::a.b.c.d`), 6to4 (`2002:AABB:CCDD::`), NAT64 (`64:ff9b::a.b.c.d`), Teredo (the server's)."""
+    if ip.ipv4_mapped is not None:
+        return ip.ipv4_mapped
+    if ip.sixtofour is not None:
+        return ip.sixtofour
+    if ip.teredo is not None:
+        return ip.teredo[0]
+    packed = ip.packed
+    if packed[:12] == bytes(12) and packed[12:] not in (bytes(4), b"\0\0\0\1"):
+        return ipaddress.IPv4Address(packed[12:])
+    if any(ip in net for net in _NAT64):
+        return ipaddress.IPv4Address(packed[12:])
+    return None
+
+
+def is_public(ip: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
+    """A globally reachable address, judged by the IPv4 address behind an IPv6 translation form as well: the
+    cloud metadata service at 169.254.169.254 is as private written `64:ff9b::a9fe:a9fe` or `2002:a9fe:a9fe::`."""
+    if isinstance(ip, ipaddress.IPv6Address):
+        v4 = embedded_ipv4(ip)
+        if v4 is not None:
+            return is_public(v4) and ip.is_global
+        return ip.is_global
+    return ip.is_global and ip not in _IETF_V4

@@ -51,6 +51,19 @@ class Printer(Protocol):
     def flush(self) -> None: ...
 
 
+def _for(stream: TextIO) -> Callable[[str], str]:
+    """`inert` for a stream that is a terminal, the text unchanged otherwise."""
+    try:
+        tty = stream.isatty()
+    except (AttributeError, ValueError):
+        tty = False
+    if not tty:
+        return lambda text: text
+    from agentcli.visible import inert
+
+    return inert
+
+
 def _dump(obj: dict[str, Any]) -> str:
     return json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
 
@@ -60,14 +73,19 @@ class TextPrinter:
 
     def __init__(self, out: TextIO, err: TextIO, verbose: bool = False) -> None:
         self.out, self.err, self.verbose = out, err, verbose
+        # On a terminal the model's text must not drive it (set the title, write the clipboard, erase lines);
+        # through a pipe it stays byte for byte what the model said.
+        self._out_text = _for(out)
+        self._err_text = _for(err)
 
     def feed(self, ev: AgentEvent) -> None:
         match ev:
             case RunFinished(result):
                 if result.is_error:
-                    self.err.write(f"agentcli: {result.error_message} [{result.error_code}]\n")
+                    self.err.write(self._err_text(f"agentcli: {result.error_message} [{result.error_code}]\n"))
                 elif result.result:
-                    self.out.write(result.result if result.result.endswith("\n") else result.result + "\n")
+                    text = self._out_text(result.result)
+                    self.out.write(text if text.endswith("\n") else text + "\n")
                 if result.permission_denials:
                     names = ", ".join(sorted({d["tool_name"] for d in result.permission_denials}))
                     self.err.write(f"agentcli: denied tool calls: {names} (see --permission-mode, --allowedTools)\n")
@@ -79,7 +97,7 @@ class TextPrinter:
                     self.err.write(f"agentcli: {text}\n")
             case ToolStarted(_, name, args):
                 if self.verbose:
-                    self.err.write(f"· {name} {_short(args)}\n")
+                    self.err.write(self._err_text(f"· {name} {_short(args)}\n"))
             case CompactBoundary(_, reason, pre, post, phases):
                 ran = " + ".join(phases) or "nothing to do"
                 self.err.write(f"agentcli: compacted the conversation ({reason}, {ran}): {pre:,} → {post:,} tokens\n")

@@ -67,7 +67,7 @@ def check_bash(policy: RulePolicy, tool: Tool, args: dict[str, Any]) -> Verdict:
     judged: list[_Judgement] = []
     for part in parts:
         judged.append(_judge(line, rules, part, cwd))
-        if part.name in ("cd", "pushd"):
+        if part.name in ("cd", "pushd", "popd"):
             cwd = _cd_target(line.scope, part, cwd)
     return _combine(judged)
 
@@ -146,7 +146,7 @@ def _judge(line: _Line, rules: _Rules, part: Part, cwd: Path | None) -> _Judgeme
     guarded = _guarded(line, part, cwd, ro)
     if guarded is not None:
         return guarded
-    not_safe = ro is None or any(p is None or not policy.inside(p) for p in _ro_paths(scope, ro, cwd))
+    not_safe = ro is None or any(p is None or not policy.inside(p) for p in _ro_paths(scope, ro, cwd, part))
     allowed = _allowed(scope, rules, part, not_safe, cwd, why_not)
     if allowed.behavior != "allow":
         return allowed
@@ -178,9 +178,11 @@ def _read_only(scope: Scope, part: Part, cwd: Path | None) -> tuple[Reads | None
     return (ro, "") if problem is None else (None, f" ({problem})")
 
 
-def _ro_paths(scope: Scope, ro: Reads, cwd: Path | None) -> list[Path | None]:
+def _ro_paths(scope: Scope, ro: Reads, cwd: Path | None, part: Part) -> list[Path | None]:
+    """Every path a read-only part reads: its arguments, the trees it walks and its `<` redirections (`cat <
+    /etc/passwd` reads outside as much as `cat /etc/passwd`; `< /dev/tcp/host/port` is a connection)."""
     out: list[Path | None] = []
-    for w in [*ro.paths, *ro.trees]:
+    for w in [*ro.paths, *ro.trees, *(r for r in part.reads if r.text not in _DEV_FILES)]:
         out.extend(_each(scope, w, cwd))
     return out
 
@@ -255,29 +257,43 @@ def _allowed(
             if _allow_matches(r, part):
                 outside = _outside_args(scope, r, part, cwd) if policy.mode != "bypassPermissions" else None
                 if outside is not None:
-                    return _Judgement("ask", "default", None, f"{_show(part)} names {outside} outside the project: "
-                                      f"the rule {r.text} covers arguments inside it only")
+                    return _Judgement("ask", "default", None, f"{_show(part)} names {outside}, outside the project or "
+                                      f"known only at run time: the rule {r.text} covers arguments inside it only")
                 return _Judgement("allow", "rule", r.text, None)
         if policy.mode == "bypassPermissions":
             return _Judgement("allow", "mode", None, None)
         if not_safe:
             where = why_not or ("" if read_only_paths(part) is None else " (reads outside the project)")
             return _Judgement("ask", "default", None, f"{_show(part)} needs approval{where}")
+    elif policy.mode != "bypassPermissions":
+        # a redirection alone (`exec 3< /etc/passwd`, then `cat <&3`) opens what a program would have read
+        for w in part.reads:
+            if w.text not in _DEV_FILES and any(p is None or not policy.inside(p) for p in _each(scope, w, cwd)):
+                return _Judgement("ask", "default", None, f"a redirection reads {w.text} outside the project")
     return _Judgement("allow", "mode", None, None)
 
 
 def _outside_args(scope: Scope, rule: Rule, part: Part, cwd: Path | None) -> str | None:
-    """A path outside the project among the arguments a wildcard rule matched (`npm test --cache /x` under
-    `Bash(npm test *)`), unless an Edit allow rule names it. An exact rule names its arguments itself."""
+    """An argument a wildcard rule matched that names a path outside the project (`npm test --cache /x` under
+    `Bash(npm test *)`), unless an Edit allow rule names it, or whose path cannot be known: a value computed at
+    run time with a `/` in it, and for a program that reads the files it is given (`cat *`) any computed value
+    (`cat $(echo .env)`) or relative path where the working directory is unknown (`cd -; cat .env`) — deny
+    rules could not be checked against those. Such a reader may read outside the project where it is told; an
+    exact rule names its arguments itself. A commit message computed by `$(cat <<EOF …)` is no path."""
     if rule.specifier is None or "*" not in rule.specifier:
         return None
-    if read_only_paths(replace(part, privileged=False)) is not None:
-        return None  # a read-only program the rule names (`sudo ls *`) may read where it is told
+    static = [replace(w, dynamic=False) for w in part.words]
+    reader = read_only_paths(replace(part, privileged=False, words=static)) is not None
     policy = scope.policy
-    for w in part.words[1:]:
-        value = w.text.partition("=")[2] if w.text.startswith("-") else w.text
-        if not value.startswith(("/", "~", "..")) and "/../" not in value:
-            if w.dynamic and "/" in value:
+    for w in [*part.words[1:], *part.reads]:
+        option = w.text.startswith("-")
+        value = w.text.partition("=")[2] if option else w.text
+        if w.dynamic:
+            if reader or "/" in value:
+                return w.text
+            continue
+        if not value.startswith(("/", "~")) and ".." not in value.split("/"):
+            if cwd is None and reader and value and not option:
                 return w.text
             continue
         if value in _DEV_FILES:
@@ -285,7 +301,7 @@ def _outside_args(scope: Scope, rule: Rule, part: Part, cwd: Path | None) -> str
         for path in _each(scope, Word(value, tilde=value.startswith("~"), glob=w.glob), cwd):
             if path is None:
                 return w.text
-            if not policy.inside(path) and policy.path_rule("allow", "Edit", path) is None:
+            if not reader and not policy.inside(path) and policy.path_rule("allow", "Edit", path) is None:
                 return w.text
     return None
 
@@ -339,7 +355,11 @@ def _option_value(w: Word) -> Word:
 
 
 def _cd_target(scope: Scope, part: Part, cwd: Path | None) -> Path | None:
-    args = [w for w in part.words[1:] if not w.text.startswith("-")]
+    """Where a `cd` / `pushd` / `popd` leaves the shell; None when that depends on what the policy does not
+    track (`cd -`, the directory stack: `popd`, a bare `pushd`, `pushd +1`)."""
+    args = [w for w in part.words[1:] if not w.text.startswith("-") or w.text == "-"]
+    if part.name == "popd" or (part.name == "pushd" and (not args or args[0].text[:1] in "+-")):
+        return None
     if not args:
         return Path.home()
     if args[0].text == "-":

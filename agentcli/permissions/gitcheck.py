@@ -96,7 +96,9 @@ def _git_listing(sub: str, rest: list[str]) -> bool:
     if sub == "tag":
         return not rest or rest[0] in ("-l", "--list")
     if sub == "remote":
-        return not rest or rest == ["-v"] or (bool(rest) and rest[0] in ("show", "get-url"))
+        # `remote show NAME` asks the remote over the network (its transport, ssh, credential helpers) unless -n
+        shown = bool(rest) and rest[0] == "show" and (len(rest) == 1 or "-n" in rest[1:])
+        return not rest or rest == ["-v"] or shown or (bool(rest) and rest[0] == "get-url")
     if sub in ("stash", "worktree"):
         return bool(rest) and rest[0] in ("list", "show")
     if sub == "submodule":

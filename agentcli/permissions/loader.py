@@ -15,6 +15,7 @@ Each file holds `[permissions]` with `allow`, `ask`, `deny` lists (and optionall
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,11 +36,13 @@ SECRET_PATTERNS = (".env*", "~/.ssh", "~/.aws", "~/.gnupg")
 # Files that make a program run code nobody approved: git's own configuration and hooks (read by the
 # "read-only" git commands), agentcli's settings, MCP server lists, other agents' settings, and what an editor
 # or the user's shell runs on its own (direnv, VS Code tasks, IDE run configurations, dev containers, commit
-# hooks). Editing them asks in every mode; an allow rule does not cover them. A name without `/` matches at
-# any depth. docs/permissions.md keeps the list and the reasons.
+# hooks, shell start-up files: a project opened in the home directory holds the user's own). Editing them asks
+# in every mode; an allow rule does not cover them. A name without `/` matches at any depth. docs/permissions.md
+# keeps the list and the reasons.
 EXEC_CONFIG_PATTERNS = (
     ".git", ".agentcli", ".mcp.json", ".claude", ".codex", ".envrc", ".vscode", ".idea", ".devcontainer", ".husky",
-    ".pre-commit-config.yaml", ".gitmodules", ".gitconfig", "mise.toml", ".mise.toml",
+    ".pre-commit-config.yaml", ".gitmodules", ".gitconfig", "mise.toml", ".mise.toml", ".cursor", ".gemini",
+    ".bashrc", ".bash_profile", ".bash_login", ".profile", ".zshrc", ".zshenv", ".zprofile", ".zlogin",
 )
 
 
@@ -73,6 +76,11 @@ def builtin_rules() -> list[Rule]:
     for pattern in (*SECRET_PATTERNS, config):
         out += [Rule("Read", pattern, "deny", "builtin"), Rule("Edit", pattern, "deny", "builtin")]
     out += [Rule("Edit", pattern, "ask", "builtin") for pattern in EXEC_CONFIG_PATTERNS]
+    # agentcli's own home holds what later sessions trust and run: trusted projects, presets (rules, sandbox mode),
+    # subagent and command definitions, memory, sessions (their remembered approvals). Writing there asks in
+    # every mode, bypassPermissions included, as Claude Code guards `.claude`.
+    for place in dict.fromkeys((paths.home().as_posix(), os.path.realpath(paths.home()))):
+        out.append(Rule("Edit", "//" + place.lstrip("/"), "ask", "builtin"))
     return out
 
 

@@ -19,12 +19,17 @@ MAX_WALK = 20_000
 _BRACES = re.compile(r"\{([^{}]*)\}")
 
 
-def expand(text: str, cwd: str) -> list[str] | None:
+def expand(text: str, cwd: str | None) -> list[str] | None:
     """Absolute paths `text` expands to (the literal path when nothing matches, as bash leaves it), or None
-    when there are too many to check."""
+    when there are too many to check, or a relative one where the working directory is unknown (`cwd` None).
+    A `~` that brace expansion puts at the start of a word is the home directory, as bash expands it after."""
     out: list[str] = []
     for pattern in _braces(text):
+        if pattern.startswith("~"):
+            pattern = os.path.expanduser(pattern)
         if not os.path.isabs(pattern):
+            if cwd is None:
+                return None
             pattern = os.path.join(cwd, pattern)
         if not any(c in pattern for c in "*?["):
             out.append(pattern)

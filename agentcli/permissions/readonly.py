@@ -35,6 +35,9 @@ _PATHS = frozenset(
         "popd", "sort",
     }
 )
+_PS_VALUES = frozenset({"-o", "-O", "-p", "-C", "-u", "-U", "-g", "-G", "-t", "-q", "-s", "--format", "--sort",
+                        "--pid", "--ppid", "--user", "--User", "--group", "--Group", "--tty", "--sid", "--cols",
+                        "--columns", "--rows", "--width"})
 _SED_SCRIPT = re.compile(r"(?:(?:\d+|\$)(?:,(?:\d+|\$))?[pd]?|(?:\d+|\$)?(?:,(?:\d+|\$))?\s*p|/[^/]*/[pd]?)")
 _SED_SUBST = re.compile(r"s(.)(?:(?!\1).)*\1(?:(?!\1).)*\1[gIi0-9]*")
 _JQ_FILES = re.compile(r"\b(?:import|include|input_filename|get_search_list|\$__loc__)\b")
@@ -65,6 +68,11 @@ def _inert(name: str, texts: list[str]) -> bool:
         return not (texts and texts[0].startswith("-v"))  # assigns a variable, subscripts evaluated
     if name == "env":
         return all(t in ("-0", "--null", "-i", "--ignore-environment") for t in texts)
+    if name == "ps":
+        # BSD `e` (`ps eww`, `ps axe`) prints every process's environment, agentcli's provider keys included;
+        # a value (`-C sleep`, `-o etime`) is not a BSD option
+        return not any("e" in t and t.isalpha() and not (i and texts[i - 1] in _PS_VALUES)
+                       for i, t in enumerate(texts))
     if name in ("hostname", "date"):
         s = spec(name)
         scanned = scan(texts, s) if s is not None else None

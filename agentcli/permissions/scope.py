@@ -4,6 +4,7 @@ that lives for that decision only — the file system may change between two cal
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -13,6 +14,10 @@ from agentcli.permissions.shell import Word
 
 if TYPE_CHECKING:
     from agentcli.permissions.policy import RulePolicy
+
+# `~+` is $PWD, `~-` $OLDPWD, `~N` / `~+N` / `~-N` entries of the directory stack: places the policy does not
+# follow, so a word naming them is unknown, never a file under a directory called `~-`.
+_DIR_STACK = re.compile(r"~(?:[+-]\d*|\d+)(?:/|$)")
 
 
 @dataclass(slots=True)
@@ -28,17 +33,18 @@ class Scope:
     def resolve_all(self, word: Word, cwd: Path | None) -> list[Path] | None:
         """The real paths a word names (relative to the tracked cwd; wildcards and braces expanded as bash
         would now), or None when they cannot be known."""
-        if word.dynamic:
+        if word.dynamic or (word.tilde and _DIR_STACK.match(word.text)):
             return None
         text = os.path.expanduser(word.text) if word.tilde else word.text
+        if word.glob:
+            # braces first, as bash does: `{/etc/passwd,a}` names /etc/passwd, not <cwd>//etc/passwd
+            expanded = pathscan.expand(text, None if cwd is None else str(cwd))
+            return None if expanded is None else [self._real(t) for t in expanded]
         if not os.path.isabs(text):
             if cwd is None:
                 return None
             text = os.path.join(cwd, text)
-        if not word.glob:
-            return [self._real(text)]
-        expanded = pathscan.expand(text, str(cwd or "/"))
-        return None if expanded is None else [self._real(t) for t in expanded]
+        return [self._real(text)]
 
     def tree_problem(
         self, word: Word, cwd: Path | None, *, follow: bool, hidden: bool, only: tuple[str, ...] = ()

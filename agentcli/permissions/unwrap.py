@@ -11,6 +11,7 @@ import re
 import shlex
 from dataclasses import dataclass, field
 
+from agentcli.permissions import wrapopts
 from agentcli.permissions.findcheck import start_points
 from agentcli.permissions.shell import ShellParseError, SimpleCommand, Word, parse
 
@@ -67,6 +68,7 @@ _WRAPPER_ARG_OPTS: dict[str, frozenset[str]] = {
     "strace": frozenset({"-o", "-e", "-p", "-s", "-u", "-E", "-P", "-a", "-b", "-I", "-S", "-X"}),
     "ltrace": frozenset({"-o", "-e", "-p", "-s", "-u", "-n", "-a", "-A", "-D", "-L", "-x"}),
 }
+_ENV_ARG_OPTS = frozenset({"-u", "-C", "-S", "--unset", "--chdir", "--split-string"})
 # Programs whose first positional argument comes before the command they run: `flock LOCK cmd`, `chroot DIR cmd`.
 _ONE_ARG_WRAPPERS: dict[str, frozenset[str]] = {
     "flock": frozenset({"-w", "--timeout", "-E", "--conflict-exit-code"}),
@@ -184,7 +186,10 @@ def _unwrap(part: Part, extra: list[Part], depth: int) -> None:
         elif name in _WRAPPER_ARG_OPTS or name in PRIVILEGED:
             if name in ("command", "builtin") and len(part.words) > 1 and part.words[1].text in ("-v", "-V"):
                 return
-            rest = _skip_options(part.words[1:], _WRAPPER_ARG_OPTS.get(name, frozenset()))
+            scanned = wrapopts.scan(part.words[1:], _WRAPPER_ARG_OPTS.get(name, frozenset()), name)
+            if not _option_effects(part, name, scanned):
+                return
+            rest = scanned.rest
             if name == "timeout" and rest:
                 rest = rest[1:]
             part.privileged |= name in PRIVILEGED
@@ -198,6 +203,33 @@ def _unwrap(part: Part, extra: list[Part], depth: int) -> None:
             part.words = rest
         else:
             return
+
+
+def _option_effects(part: Part, name: str, scanned: wrapopts.Scanned) -> bool:
+    """Record what a wrapper's own options do (files written or read, environment set); False when the
+    part is settled as opaque: a trace piped to a command, a process attached to, a value known only later."""
+    for kind, option, value in scanned.found:
+        if kind == "attach":
+            part.opaque = f"{name} {option} attaches to a running process"
+            return False
+        if value is None or value.dynamic:
+            part.opaque = f"{name} {option} takes a value known only at run time"
+            return False
+        if kind == "writes":
+            if value.text.startswith(("|", "!")):
+                part.opaque = f"{name} {option} pipes its output to a command"
+                return False
+            part.writes.append(value)
+        elif kind == "reads":
+            part.reads.append(value)
+        else:
+            var, eq, _ = value.text.partition("=")
+            if not eq or _dangerous_assignment(var, value):
+                part.opaque = f"{name} {option} sets {var}"
+                return False
+            if not _safe_assignment(var, value):
+                part.assigns.append(join_words([value]))
+    return True
 
 
 def _one_arg(part: Part, name: str) -> bool:
@@ -229,19 +261,13 @@ def _skip_options(words: list[Word], with_arg: frozenset[str]) -> list[Word]:
 
 def _env(part: Part) -> bool:
     """Strip `env` options and NAME=VALUE words; False when the part is settled (opaque or `env` alone)."""
-    words = part.words[1:]
+    scanned = wrapopts.scan(part.words[1:], _ENV_ARG_OPTS, "env")
+    for _, option, _ in scanned.found:  # -C/--chdir moves every relative path; -S splits a new command line
+        part.opaque = f"env {option} rewrites the command"
+        return False
+    words = scanned.rest[1:] if scanned.rest and scanned.rest[0].text == "-" else scanned.rest
     i = 0
     while i < len(words):
-        t = words[i].text
-        if t in ("-S", "--split-string", "-C", "--chdir") or t.startswith(("-S", "--split-string=", "--chdir=")):
-            part.opaque = f"env {t} rewrites the command"
-            return False
-        if t in ("-u", "--unset"):
-            i += 2
-            continue
-        if t.startswith("-") and t != "-":
-            i += 1
-            continue
         name, eq, _ = words[i].raw.partition("=")
         if eq and name.isidentifier():
             if _dangerous_assignment(name, words[i]):

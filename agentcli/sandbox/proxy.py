@@ -51,7 +51,6 @@ IDLE_TIMEOUT_S = 60.0  # a request body's silence before the exchange is given u
 MAX_CONNECTIONS = 256  # served at once (a tunnel holds two threads for as long as it is open)
 _HOP_BY_HOP = {b"connection", b"proxy-connection", b"keep-alive", b"proxy-authorization", b"proxy-authenticate",
                b"te", b"trailer", b"transfer-encoding", b"upgrade", b"expect", b"content-length", b"host"}
-_NAT64 = (ipaddress.IPv6Network("64:ff9b::/96"), ipaddress.IPv6Network("64:ff9b:1::/48"))
 _LABEL_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789-")
 
 
@@ -235,13 +234,13 @@ def resolve(target: Target, how: str) -> list[tuple[int, str]]:
 def _internal(address: str) -> bool:
     ip: ipaddress.IPv4Address | ipaddress.IPv6Address = ipaddress.ip_address(address.split("%", 1)[0])
     if isinstance(ip, ipaddress.IPv6Address):
-        # An IPv4 address inside an IPv6 one reaches that IPv4 host: ::ffff:127.0.0.1 (mapped), 64:ff9b::a9fe:a9fe
-        # (NAT64 to 169.254.169.254), 2002:7f00:1:: (6to4), Teredo's client address.
-        inner = ip.ipv4_mapped or ip.sixtofour or (ip.teredo[1] if ip.teredo else None)
-        if inner is None and any(ip in net for net in _NAT64):
-            inner = ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF)
-        if inner is not None and _internal(str(inner)):
+        from agentcli.net.addr import embedded_ipv4
+
+        # Teredo names two IPv4 hosts (its server and the client behind it): either internal is refused.
+        if ip.teredo is not None and any(_internal(str(v4)) for v4 in ip.teredo):
             return True
+        # ::ffff:127.0.0.1 is the loopback too, and so are its 6to4, NAT64 and compatible spellings
+        ip = embedded_ipv4(ip) or ip
     return ip.is_loopback or ip.is_link_local or ip.is_unspecified or ip.is_multicast or ip.is_reserved
 
 

@@ -39,6 +39,15 @@ PROTECTED = (
     ".idea",
     ".husky",
     ".pre-commit-config.yaml",
+    ".cursor",
+    ".gemini",
+    ".gitconfig",
+    ".bashrc",
+    ".bash_profile",
+    ".profile",
+    ".zshrc",
+    ".zshenv",
+    ".zprofile",
 )
 # Secrets by name, at any depth of a writable root.
 SECRET_NAMES = (".env", ".env.*", ".envrc.local")

@@ -4,8 +4,14 @@ Safe against server-side request forgery: every address a host name resolves to 
 before connecting and again at every redirect, and the connection goes to the address that was checked (no
 second lookup for a hostile DNS server to answer differently). Loopback, private, link-local (the cloud metadata
 service at 169.254.169.254), shared and reserved addresses are refused unless a permission rule allows that
-exact host (`WebFetch(domain:127.0.0.1)`). Only http and https; a few redirects; size, time and content-type
-caps. The web libraries are imported only when this tool runs.
+exact host (`WebFetch(domain:127.0.0.1)`). Only http and https; a few redirects; size, time (per read and for the
+whole fetch, so a page that drips a byte at a time ends) and content-type caps. The web libraries are imported
+only when this tool runs.
+
+A redirect to another host is not followed: the model is told where it leads and must fetch that URL itself, which
+the permission policy judges on its own (Claude Code does the same). Otherwise an approved domain's open redirect
+(`https://approved.example/out?to=https://evil.example/?key=…`) would carry a request, and whatever the model put in
+its URL, to a host nobody approved.
 """
 
 from __future__ import annotations
@@ -22,6 +28,7 @@ from agentcli.tools.base import ToolContext, ToolOutput
 MAX_BYTES = 5 * 1024 * 1024
 MAX_REDIRECTS = 5
 TIMEOUT_S = 30.0
+TOTAL_S = 60.0  # the whole fetch, redirects and body included
 MAX_CHARS = 100_000  # of Markdown handed to the model
 CACHE_S = 15 * 60
 TEXT_TYPES = ("text/", "application/json", "application/xml", "application/xhtml+xml", "application/ld+json",
@@ -32,6 +39,15 @@ CACHE_KEY = "webfetch_cache"
 
 class FetchRefused(Exception):
     """The URL is not one this tool will fetch; the message says why and what would allow it."""
+
+
+class Redirected(Exception):
+    """The page redirects to another host: `url` is where, for the model to fetch (and the policy to judge)."""
+
+    def __init__(self, url: str, status: int) -> None:
+        super().__init__(url)
+        self.url = url
+        self.status = status
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,16 +78,34 @@ def check_url(url: str, allowed_private: frozenset[str]) -> tuple[str, str, int,
         raise FetchRefused(f"cannot resolve {host}: {err}") from err
     addresses = [str(info[4][0]) for info in infos]
     if host not in allowed_private:
+        from agentcli.net.addr import is_public
+
         for a in addresses:
-            ip = ipaddress.ip_address(a.split("%")[0])
-            mapped = ip.ipv4_mapped if isinstance(ip, ipaddress.IPv6Address) else None
-            if not (mapped or ip).is_global:
+            if not is_public(ipaddress.ip_address(a.split("%")[0])):
                 raise FetchRefused(f"{host} resolves to {a}, a private, loopback or link-local address; allow it "
                                    f"explicitly with a rule WebFetch(domain:{host}) if you mean it")
     return parts.scheme, host, port, addresses[0]
 
 
-async def fetch(url: str, allowed_private: frozenset[str]) -> Page:
+async def fetch(url: str, allowed_private: frozenset[str], total_s: float = TOTAL_S) -> Page:
+    """The page at `url`, redirects on the same host followed; FetchRefused, Redirected (another host) or an
+    httpx error otherwise."""
+    import asyncio
+
+    try:
+        async with asyncio.timeout(total_s):
+            return await _fetch(url, allowed_private)
+    except TimeoutError:
+        raise FetchRefused(f"{url} took more than {total_s:g} s to fetch") from None
+
+
+def _same_host(a: str, b: str) -> bool:
+    """Hosts equal but for a leading `www.`, as Claude Code's WebFetch allows."""
+    strip = [(urlsplit(u).hostname or "").rstrip(".").lower().removeprefix("www.") for u in (a, b)]
+    return strip[0] == strip[1] and urlsplit(a).port == urlsplit(b).port
+
+
+async def _fetch(url: str, allowed_private: frozenset[str]) -> Page:
     from agentcli.net.preload import ensure
 
     ensure()  # never beside another thread's import of the stack
@@ -94,7 +128,11 @@ async def fetch(url: str, allowed_private: frozenset[str]) -> Page:
                     location = response.headers.get("location")
                     if not location:
                         raise FetchRefused(f"{url} redirected without a Location")
-                    url = urljoin(url, location)
+                    target = urljoin(url, location)
+                    if not _same_host(url, target):
+                        check_url(target, allowed_private)  # a private target is refused as such
+                        raise Redirected(target, response.status_code)
+                    url = target
                     continue
                 return await _read(url, response)
             finally:
@@ -166,6 +204,11 @@ class WebFetchTool:
                 page = await fetch(url, allowed)
             except FetchRefused as err:
                 return ToolOutput.error(f"WebFetch refused: {err}")
+            except Redirected as moved:
+                return ToolOutput(ctx.redact(
+                    f"{url} redirects (HTTP {moved.status}) to another host: {moved.url}\nIt was not followed. To "
+                    "read it, call WebFetch again with that URL (it may need the user's approval)."),
+                    display=f"redirect to {moved.url} not followed")
             except Exception as err:  # httpx errors: timeouts, TLS, resets — the model reads them
                 return ToolOutput.error(f"WebFetch failed for {url}: {type(err).__name__}: {err}")
             if page.status >= 400:

@@ -27,6 +27,7 @@ from prompt_toolkit.output import Output
 from agentcli import paths
 from agentcli.core.permissions import Approval, ApprovalRequest
 from agentcli.permissions.suggest import EDIT_TOOLS, Suggestion, suggest_rules
+from agentcli.visible import hidden_characters, visible
 
 DURATIONS: tuple[tuple[str, str], ...] = (
     ("session", "this session"),
@@ -35,6 +36,7 @@ DURATIONS: tuple[tuple[str, str], ...] = (
 )
 _EDIT_FIELD = {"Bash": "command", "Write": "content", "Edit": "new_string"}
 _MAX_SHOWN_LINES = 60
+_MAX_SHOWN_CHARS = 3000
 
 
 class TerminalApprover:
@@ -100,8 +102,8 @@ class TerminalApprover:
         editor = os.environ.get("VISUAL") or os.environ.get("EDITOR")
         if editor:
             options.append(f"edit in {os.path.basename(editor.split()[0])}, then run")
-        who = f"[subagent {request.agent}] " if request.agent else ""
-        choice = await self.choose(f"{who}Allow {request.tool_name}?", options)
+        who = f"[subagent {visible(request.agent)}] " if request.agent else ""
+        choice = await self.choose(f"{who}Allow {visible(request.tool_name)}?", options)
         if choice == 0:
             return Approval("allow")
         if choice == 1:
@@ -113,7 +115,7 @@ class TerminalApprover:
 
     async def _remember(self, suggestions: list[Suggestion]) -> Approval:
         which = await self.choose(
-            "Remember which rule?", [f"{s.label}:  {', '.join(s.rules)}" for s in suggestions]
+            "Remember which rule?", [visible(f"{s.label}:  {', '.join(s.rules)}") for s in suggestions]
         )
         rule = suggestions[which]
         files = {
@@ -123,7 +125,7 @@ class TerminalApprover:
         labels = [f"{label}  ({files[key]})" if key in files else label for key, label in DURATIONS]
         when = await self.choose("For how long?", labels)
         scope = DURATIONS[when][0]
-        self.say(f"saving: {', '.join(rule.rules)} → {DURATIONS[when][1]}")
+        self.say(visible(f"saving: {', '.join(rule.rules)} → {DURATIONS[when][1]}"))
         return Approval("allow", remember=rule.text, scope=scope)
 
     async def _edit(self, request: ApprovalRequest, editor: str | None) -> Approval:
@@ -148,18 +150,32 @@ class TerminalApprover:
         return Approval("allow", updated_input=updated)
 
     def describe(self, request: ApprovalRequest) -> str:
-        """What will run, exactly: the command, the diff of an edit, the content of a new file."""
+        """What will run, exactly: the command, the diff of an edit, the content of a new file. Nothing in it
+        reaches the terminal as a control: escape sequences, carriage returns, bidi overrides and invisible
+        characters are shown as escapes, and a command's unusual characters are named."""
         lines = [f"── {request.tool_name}{f' (subagent {request.agent})' if request.agent else ''} ──"]
         args = request.input
         if request.tool_name == "Bash":
-            lines.append(f"  $ {args.get('command', '')}")
+            command = str(args.get("command", ""))
+            lines.append(f"  $ {command}")
+            unusual = hidden_characters(command)
+            if unusual:
+                lines.append(f"  note: the command holds invisible or non-ASCII characters: {', '.join(unusual[:12])}")
         elif request.tool_name in ("Edit", "Write"):
             lines += _diff_lines(request.tool_name, args, self.project_root)
         else:
-            lines.append("  " + json.dumps(args, ensure_ascii=False)[:2000])
+            dumped = json.dumps(args, ensure_ascii=False)
+            if len(dumped) > _MAX_SHOWN_CHARS:  # never cut silently: the end of a call can be what matters
+                hidden = len(dumped) - _MAX_SHOWN_CHARS
+                dumped = (f"{dumped[: _MAX_SHOWN_CHARS - 1000]} [… {hidden:,} characters not shown: choose "
+                          f"\"edit\" to see them all …] {dumped[-1000:]}")
+            lines.append("  " + dumped)
+            unusual = hidden_characters(json.dumps(args, ensure_ascii=False))
+            if unusual:
+                lines.append(f"  note: the input holds invisible or non-ASCII characters: {', '.join(unusual[:12])}")
         if request.reason:
             lines.append(f"  why asked: {request.reason}")
-        return "\n".join(lines)
+        return visible("\n".join(lines))
 
     async def review_plan(self, plan: str) -> Approval:
         """Show the plan; approve and switch to acceptEdits or default, or keep planning with feedback."""
@@ -167,7 +183,7 @@ class TerminalApprover:
             if self.show_plan is not None:
                 self.show_plan(plan)
             else:
-                self.say("── plan ──\n" + plan)
+                self.say(visible("── plan ──\n" + plan))
             choice = await self.choose(
                 "Approve this plan?",
                 [

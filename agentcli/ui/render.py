@@ -50,6 +50,7 @@ from agentcli.core.events import (
 from agentcli.llm.messages import Message, TextBlock, ThinkingBlock, ToolResultBlock, ToolUseBlock
 from agentcli.ui import toolfmt
 from agentcli.ui.mdstream import MarkdownStream
+from agentcli.visible import inert, visible
 
 if TYPE_CHECKING:
     from rich.live import Live
@@ -71,7 +72,7 @@ def todo_list(todos: tuple[TodoItem, ...]) -> Text:
     for t in todos:
         mark, style = _TODO_MARKS.get(t.status, ("☐", ""))
         out.append(f"\n  {mark} ")
-        out.append(t.active_form if t.status == "in_progress" else t.content, style=style)
+        out.append(inert(t.active_form if t.status == "in_progress" else t.content), style=style)
     if not todos:
         out.append("\n  (empty)", style="dim")
     return out
@@ -159,7 +160,7 @@ class Renderer:
             case ToolFinished():
                 self._tool_finished(event)
             case Notice(level, text):
-                self._print_item(Text(("⚠ " if level == "warning" else "ℹ ") + text, style=_NOTICE[level]))
+                self._print_item(Text(inert(("⚠ " if level == "warning" else "ℹ ") + text), style=_NOTICE[level]))
             case CompactionStarted(_, reason, pre):
                 why = {"overflow": "the provider said the prompt is too long", "threshold": "the context is nearly "
                        "full", "manual": "/compact"}.get(reason, reason)
@@ -171,12 +172,12 @@ class Renderer:
             case TodosUpdated(todos):
                 self._print_item(todo_list(todos))
             case WebSearchResults(provider, queries, sources):
-                self._print_item(Text(toolfmt.web_sources(provider, queries, sources), style="dim"))
+                self._print_item(Text(inert(toolfmt.web_sources(provider, queries, sources)), style="dim"))
             case HookStarted(_, _, name, _):
                 self._phase = f"Running {name} hook"
             case HookFinished(_, _, name, _, _, _, stderr, outcome, _) if outcome == "blocking":
                 why = stderr.strip().splitlines()[0][:200] if stderr.strip() else "blocked"
-                self._print_item(Text(f"  ⎿ {name} hook: {why}", style="dim"))
+                self._print_item(Text(inert(f"  ⎿ {name} hook: {why}"), style="dim"))
             case HookFinished():
                 pass
             case SubagentEvent(_, agent, inner):
@@ -198,9 +199,9 @@ class Renderer:
             case ToolStarted(_, name, args):
                 self._phase = f"{agent}: {name}"
                 key = toolfmt.key_argument(name, args)[:60]
-                self._print_item(Text(f"  ⎿ [{agent}] {name}({key})", style="dim"))
+                self._print_item(Text(visible(f"  ⎿ [{agent}] {name}({key})"), style="dim"))
             case PermissionDecision(behavior="deny", tool_name=name, reason=reason):
-                self._print_item(Text(f"  ⎿ [{agent}] {name} denied: {reason or ''}", style="dim"))
+                self._print_item(Text(inert(f"  ⎿ [{agent}] {name} denied: {reason or ''}"), style="dim"))
             case TurnStarted():
                 self._phase = f"{agent}: thinking"
             case CompactBoundary():
@@ -253,7 +254,7 @@ class Renderer:
         if len(shown) > 20:
             body = f"… {len(shown) - 20} lines above\n{body}"
         self.notice(f"$ {command}" + (f"  (exit status {status})" if status else ""), style="bold")
-        self._print_item(Text(body, style="red" if status else ""))
+        self._print_item(Text(inert(body), style="red" if status else ""))
 
     def replay(self, messages: Iterable[Message], edited: dict[str, dict[str, Any]] | None = None,
                last: int | None = REPLAY_LAST) -> None:
@@ -289,6 +290,7 @@ class Renderer:
     # ---- text and thinking --------------------------------------------------------------------------------
 
     def _text(self, text: str) -> None:
+        text = inert(text)  # the model's own text must not drive the terminal (erase lines, fake a prompt)
         self._close_thinking()
         self._streamed_text = True
         self._streamed_chars += len(text)
@@ -307,6 +309,7 @@ class Renderer:
         self._need_gap = True
 
     def _thinking_text(self, text: str) -> None:
+        text = inert(text)
         self._streamed_chars += len(text)
         if not self.show_thinking:
             return
@@ -376,7 +379,7 @@ class Renderer:
             self.interrupted()
             return
         label = f"Error [{code}]" if code else "Error"
-        self._print_item(Text(f"✗ {label}: {message}", style="bold red"))
+        self._print_item(Text(inert(f"✗ {label}: {message}"), style="bold red"))
 
     def _print_item(self, renderable: RenderableType) -> None:
         self._close_text()
@@ -446,7 +449,7 @@ class Renderer:
         elapsed = time.monotonic() - self._started
         tokens = max(self._reported_tokens, self._streamed_chars // 4)
         shown = f"{tokens / 1000:.1f}k" if tokens >= 1000 else str(tokens)
-        line = Text(f"{self._phase}… ", style="bold magenta")
+        line = Text(visible(f"{self._phase}… "), style="bold magenta")  # a tool name is the model's text
         line.append(f"({elapsed:.0f}s · ↓ {shown} tokens · esc to interrupt)", style="dim")
         return line
 
@@ -510,7 +513,7 @@ def markdown(text: str) -> Markdown:
     """rich's Markdown, imported on first use (it pulls in markdown-it and pygments: not for start-up)."""
     from rich.markdown import Markdown
 
-    return Markdown(text, code_theme=CODE_THEME)
+    return Markdown(inert(text), code_theme=CODE_THEME)  # a plan, a reply: the model's text, shown, never obeyed
 
 
 class Trimmed:

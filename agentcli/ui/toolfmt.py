@@ -6,6 +6,8 @@ from typing import Any
 
 from rich.text import Text
 
+from agentcli.visible import inert, visible
+
 _KEY_ARGS = ("file_path", "path", "command", "pattern", "url", "query", "prompt", "description", "name")
 _DIFF_TOOLS = ("Edit", "Write", "MultiEdit", "NotebookEdit")
 PREVIEW_LINES = 3
@@ -18,10 +20,10 @@ def key_argument(name: str, args: dict[str, Any]) -> str:
     for key in _KEY_ARGS:
         value = args.get(key)
         if isinstance(value, str) and value:
-            return one_line(value)
+            return one_line(visible(value))
     for value in args.values():
         if isinstance(value, str) and value:
-            return one_line(value)
+            return one_line(visible(value))
     return ""
 
 
@@ -49,7 +51,7 @@ def header(name: str, args: dict[str, Any], status: str, duration_ms: int | None
         key = key[: room - 1] + "…"
     line = Text()
     line.append(f"{mark} ", style=style)
-    line.append(name, style="bold")
+    line.append(visible(name), style="bold")
     if key:
         line.append(f"({key})")
     if tail:
@@ -61,7 +63,7 @@ def preview(name: str, content: str, display: str | None, is_error: bool, width:
     """The lines shown under a tool's header: an error, a coloured diff, an output tail or a short summary."""
     if display and name in _DIFF_TOOLS and not is_error:
         return diff_lines(display, width)
-    body = display if display else content
+    body = inert(display if display else content)
     lines = body.rstrip("\n").splitlines()
     if not lines:
         return _indent([Text("(no output)", style="dim")])
@@ -87,7 +89,7 @@ def preview(name: str, content: str, display: str | None, is_error: bool, width:
 
 def diff_lines(diff: str, width: int) -> list[Text]:
     """A unified diff, coloured: additions green, removals red, hunk headers cyan."""
-    lines = diff.rstrip("\n").splitlines()
+    lines = visible(diff).rstrip("\n").splitlines()
     out: list[Text] = []
     for line in lines[:DIFF_LINES]:
         if line.startswith(("+++", "---")):

