@@ -56,10 +56,12 @@ def main() -> int:
         return statistics.median(r[i] for r in rs) * 1000
 
     diff = statistics.median(x[1] - y[1] for x, y in zip(ra, rb, strict=True)) * 1000
+    wall = statistics.median(x[0] - y[0] for x, y in zip(ra, rb, strict=True)) * 1000
     print(f"A: CPU {med(ra, 1):.0f} ms, wall {med(ra, 0):.0f} ms (min CPU {min(r[1] for r in ra) * 1000:.0f})")
     print(f"B: CPU {med(rb, 1):.0f} ms, wall {med(rb, 0):.0f} ms (min CPU {min(r[1] for r in rb) * 1000:.0f})")
     print(f"median of paired CPU differences A − B: {diff:+.1f} ms over {args.runs} pairs; "
           f"load average {os.getloadavg()[0]:.2f}")
+    print(f"median of paired wall differences A − B: {wall:+.1f} ms")
     return 0
 
 
