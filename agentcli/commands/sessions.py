@@ -113,7 +113,7 @@ main = entry(app, "sessions")
 
 
 def _resolve(directory: Path, ref: str) -> str:
-    from agentcli.session.store import resolve_session
+    from agentcli.session.resumable import resolve_session
 
     return resolve_session(directory, ref)
 
@@ -174,7 +174,7 @@ def _show(directory: Path, ref: str, as_json: bool, sidechain: str | None) -> in
         out.append(f"subagent {side.get('agent')} of session {side.get('session')}, Task {side.get('tool_use_id')}")
     out += [f"  {_one_line(r)}" for r in loaded.chain]
     out += [f"problem: {p}" for p in loaded.problems]
-    from agentcli.session.store import sidechains
+    from agentcli.session.resumable import sidechains
 
     if not sidechain:
         out += [f"subagent transcript: {s.header['sidechain_of'].get('agent')} (--sidechain "
@@ -184,7 +184,7 @@ def _show(directory: Path, ref: str, as_json: bool, sidechain: str | None) -> in
 
 
 def _sidechain(directory: Path, sid: str, tool_use_id: str) -> LoadedSession:
-    from agentcli.session.store import sidechains
+    from agentcli.session.resumable import sidechains
 
     for side in sidechains(directory, sid):
         if side.header.get("sidechain_of", {}).get("tool_use_id") == tool_use_id:

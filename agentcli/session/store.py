@@ -20,6 +20,7 @@ import contextlib
 import shutil
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from agentcli import __version__, paths
 from agentcli.atomicfile import NewFile, atomic_write
@@ -30,12 +31,11 @@ from agentcli.redact import Redactor
 from agentcli.session import layout
 from agentcli.session.checkpoint import ShadowGit
 from agentcli.session.lock import SessionLock
-from agentcli.session.reader import LoadedSession, load
 from agentcli.session.records import HEADER, REPAIR, RESUMED, SCHEMA_VERSION, Record, encode, now_iso
-from agentcli.session.resumable import continued_id, read_resumable, sidechain_dir
-from agentcli.session.resumable import resolve_session as resolve_session  # re-exported: callers import it here
-from agentcli.session.resumable import sidechains as sidechains
 from agentcli.session.writer import SessionWriter
+
+if TYPE_CHECKING:  # the reader and resumable are imported by what resumes, forks or lists: a new session needs neither
+    from agentcli.session.reader import LoadedSession
 
 
 @dataclass(slots=True)
@@ -99,6 +99,9 @@ def open_session(
                         generated_id=session_id is None)
         writer.warm_checkpoints()
         return OpenedSession(sid, writer, writer=writer, fresh=True)
+    from agentcli.session.reader import load
+    from agentcli.session.resumable import continued_id, read_resumable, resolve_session, sidechains
+
     if resume_at is None:
         stored = read_resumable(directory, resume)
         old_id, loaded, fixed, notices = stored.session_id, stored.loaded, stored.repaired, stored.notices
@@ -154,6 +157,8 @@ def open_sidechain(
     """A new file for one subagent's transcript: `<sessions>/<parent id>/subagents/<id>.jsonl`, its header
     naming the parent session and the Task call (`sidechain_of`). Kept apart from the session files, so
     listings, the picker and `--continue` never take it for a session of its own."""
+    from agentcli.session.resumable import sidechain_dir
+
     root = project_root.resolve()
     directory = sidechain_dir(layout.sessions_dir(root), parent_id)
     sid = layout.new_session_id()
@@ -166,6 +171,8 @@ def fork(directory: Path, source_id: str, at: str | None = None, *, name: str | 
          session_id: str | None = None, secrets: tuple[str, ...] = ()) -> str:
     """Create a fork of `source_id` branching at record `at` (default: its last record); return its id.
     Nothing is copied: reading the fork follows its header into the parent file."""
+    from agentcli.session.reader import load
+
     loaded = load(directory, source_id)
     point = loaded.leaf_id
     if at is not None:
