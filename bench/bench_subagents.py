@@ -30,7 +30,7 @@ async def main(runs: int) -> None:
         proj.mkdir()
         settings = load_settings(proj, {"model": "anthropic/claude-sonnet-4-5"})
         built = await build(settings, DenyingApprover())
-        runner = built.agent.ctx.subagents
+        runner = built.agent.subagents
         assert isinstance(runner, SubagentRunner)
         definition = runner.definition("general-purpose")
         await runner.factory(definition, "toolu_warm")  # first child: imports what children use, once

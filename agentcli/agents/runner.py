@@ -130,7 +130,7 @@ class SubagentRunner:
                     if isinstance(ev, RunFinished):
                         result = ev.result
             finally:
-                runner = child.ctx.subagents
+                runner = child.subagents
                 if isinstance(runner, SubagentRunner):
                     await runner.aclose()
                 await child.aclose()

@@ -32,10 +32,13 @@ from agentcli.settings.config import Settings
 if TYPE_CHECKING:
     from agentcli.mcp.config import McpConfig
     from agentcli.mcp.manager import McpManager
+    from agentcli.mcp.sdk_transport import SdkRequest
     from agentcli.settings.presets import Preset
     from agentcli.telemetry.setup import DeferredRecorder
 from agentcli.tools.base import ToolContext
 from agentcli.tools.registry import DEFAULT_TOOLS, ToolRegistry
+
+SDK_REQUEST = "sdk_request"  # the tool context's slot for the Agent SDK's channel, read when MCP servers attach
 
 
 async def select_provider(settings: Settings) -> selection.Selection:
@@ -241,7 +244,7 @@ def publish_web(ctx: ToolContext, policy: Policy, settings: Settings) -> None:
 def publish_model(agent: Agent, settings: Settings) -> None:
     """Tools that depend on the model (Read of an image) ask through the context, at the moment they run, so a
     /model switch is seen at once."""
-    agent.ctx.state["accepts_images"] = lambda: catalog.accepts_images(agent.options.model, settings.prices)
+    agent.ctx.state["accepts_images"] = lambda: agent.accepts_images
     agent.ctx.state["model_name"] = lambda: agent.options.model
 
 
@@ -399,9 +402,11 @@ def untrusted_notice(settings: Settings) -> str:
 
 
 async def build(settings: Settings, approver: Approver,
-                hooks_in_code: Callable[[Hooks | None], Hooks] | None = None) -> Built:
+                hooks_in_code: Callable[[Hooks | None], Hooks] | None = None,
+                sdk_request: SdkRequest | None = None) -> Built:
     """`hooks_in_code`: wraps the configured hooks with a caller's own (the Agent SDK's callbacks), so the main
-    agent and every subagent run both."""
+    agent and every subagent run both. `sdk_request`: the Agent SDK's control channel (agentcli.sdkio), which
+    `"type": "sdk"` MCP servers talk through, also those the SDK declares after the build."""
     settings = with_session_setup(settings)
     settings, approver, dont_ask = sdkparts.dont_ask(settings, approver)
     preset = load_preset(settings)
@@ -415,6 +420,8 @@ async def build(settings: Settings, approver: Approver,
     try:
         provider = sdkparts.with_fallback(make_provider(sel), settings, sel)
         ctx = tool_context(settings)
+        if sdk_request is not None:
+            ctx.state[SDK_REQUEST] = sdk_request
         policy = make_policy(settings, ctx, preset, remembered_rules(opened))
         if dont_ask:  # not a preset's or a settings file's default_mode either
             policy.mode = "default"
@@ -444,6 +451,7 @@ async def build(settings: Settings, approver: Approver,
         nested_memory=nested_memory(settings),
         provider_label=await provider_label(sel),
         tools_unseen=known_dropped(sel),
+        accepts_images_fn=lambda model: catalog.accepts_images(model, settings.prices),
     )
     registry = ToolRegistry(sdkparts.without_denied(tool_names(preset, policy.mode, settings.tools), policy))
     opened.notices.extend(sdkparts.attach_structured_output(registry, options, settings))
@@ -518,11 +526,12 @@ def attach_mcp(settings: Settings, agent: Agent, config: McpConfig) -> McpManage
     ctx.secrets = tuple(sorted({*ctx.secrets, *(s for c in config.servers.values() for s in c.secrets())},
                                key=len, reverse=True))
     ctx.state["tool_lookup"] = agent.registry.lookup
-    ctx.state["mcp"] = manager
-    # `"type": "sdk"` servers talk through the SDK's control channel, published here by agentcli.sdkio after build()
-    manager.sdk = lambda: getattr(ctx.state.get("sdk_channel"), "request", None)
-    manager.accepts_images = lambda: bool(callable(ctx.state.get("accepts_images")) and ctx.state["accepts_images"]())
+    sdk_request = ctx.state.get(SDK_REQUEST)  # `"type": "sdk"` servers talk through the SDK's control channel
+    if sdk_request is not None:
+        manager.attach_sdk(sdk_request)
+    manager.accepts_images = lambda: agent.accepts_images
     agent.registry.sources.append(manager)
+    agent.use_mcp(manager)
     manager.start(settings.mcp_start_delay_s)
     return manager
 

@@ -22,6 +22,7 @@ from agentcli.assembly import selection
 from agentcli.assembly.toolsseen import known_dropped
 from agentcli.core.hooks import Hooks
 from agentcli.core.loop import Agent, AgentOptions
+from agentcli.core.parts import Subagents
 from agentcli.core.permissions import Approval, ApprovalRequest, Approver, Policy
 from agentcli.core.prompt import system_prompt
 from agentcli.core.sink import NullSink, SessionSink
@@ -74,7 +75,8 @@ def attach(agent: Agent, settings: Settings, sel: selection.Selection, approver:
             definitions[d.name] = d
     agent.registry.add(task_tool(definitions))
     family = Family(settings, sel, definitions, approver, agent.hooks, parent_session)
-    agent.ctx.subagents = make_runner(family, agent.policy, agent.ctx, agent.registry.tools, 0)
+    runner: Subagents = make_runner(family, agent.policy, agent.ctx, agent.registry.tools, 0)  # Agent.subagents
+    agent.ctx.subagents = runner
     return warnings
 
 

@@ -19,28 +19,30 @@ from agentcli.errors import UsageError
 
 if TYPE_CHECKING:
     from agentcli.core.loop import Agent
+    from agentcli.core.parts import McpServers
     from agentcli.mcp.manager import McpManager
     from agentcli.settings.config import Settings
 
 Handler = Callable[[dict[str, Any]], Awaitable[dict[str, Any] | None]]
 
 
-def handlers(manager_of: Callable[[], McpManager | None]) -> dict[str, Handler]:
-    """subtype → handler, for a control channel; `manager_of()` is the session's MCP manager (None: no servers)."""
+def handlers(servers_of: Callable[[], McpServers | None]) -> dict[str, Handler]:
+    """subtype → handler, for a control channel; `servers_of()` is the session's MCP servers (`Agent.mcp`; None:
+    no servers)."""
 
     async def status(req: dict[str, Any]) -> dict[str, Any]:
         from agentcli.mcp.status import mcp_status
 
-        manager = manager_of()
+        manager = _manager(servers_of())
         return mcp_status(manager) if manager is not None else {"mcpServers": []}
 
     async def reconnect(req: dict[str, Any]) -> dict[str, Any]:
-        manager, name = _target(manager_of(), req)
+        manager, name = _target(_manager(servers_of()), req)
         await manager.reconnect(name)
         return {}
 
     async def toggle(req: dict[str, Any]) -> dict[str, Any]:
-        manager, name = _target(manager_of(), req)
+        manager, name = _target(_manager(servers_of()), req)
         enabled = req.get("enabled")
         if not isinstance(enabled, bool):
             raise UsageError("mcp_toggle needs \"enabled\": true or false")
@@ -48,6 +50,13 @@ def handlers(manager_of: Callable[[], McpManager | None]) -> dict[str, Handler]:
         return {}
 
     return {"mcp_status": status, "mcp_reconnect": reconnect, "mcp_toggle": toggle}
+
+
+def _manager(servers: McpServers | None) -> McpManager | None:
+    """The manager behind the agent's narrow view of its servers (this room's own class)."""
+    from agentcli.mcp.manager import McpManager
+
+    return servers if isinstance(servers, McpManager) else None
 
 
 def _target(manager: McpManager | None, req: dict[str, Any]) -> tuple[McpManager, str]:
@@ -77,7 +86,7 @@ def declare_sdk_servers(names: Any, agent: Agent, settings: Settings) -> list[st
         except ConfigError as err:
             problems.append(f"SDK MCP server {str(name)[:60]!r} not used: {err.message}")
     if good:
-        manager: McpManager | None = agent.ctx.state.get("mcp")
+        manager = _manager(agent.mcp)
         if manager is None:
             from agentcli.assembly.runtime import attach_mcp
 

@@ -8,7 +8,7 @@ import os
 import signal
 import sys
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from agentcli.core.events import Notice, RunFinished, SessionStarted, TurnStarted
 from agentcli.core.permissions import DenyingApprover
@@ -92,9 +92,7 @@ async def _run(settings: Settings, prompt: str, printer: Printer, on_ready: Call
             loop.remove_signal_handler(sig)
         with contextlib.suppress(BrokenPipeError):
             printer.flush()
-        await agent.aclose()
-        if agent.ctx.sandbox is not None:  # its allowlist proxy, if one runs (the process may end by os._exit)
-            agent.ctx.sandbox.close()
+        await agent.aclose()  # also stops the sandbox's allowlist proxy, before the process may end by os._exit
 
 
 # A signal ends the run the way an error does: every process it started is killed (cancellation reaches the
@@ -145,7 +143,7 @@ async def _drive(agent: Agent, prompt: str, printer: Printer, settings: Settings
     return status
 
 
-def _with_images(prompt: str, agent: Any, settings: Settings) -> str | Message:
+def _with_images(prompt: str, agent: Agent, settings: Settings) -> str | Message:
     """`-p "what is wrong in @shot.png"`: mentioned images go with the prompt (other files are left to Read)."""
     if "@" not in prompt:
         return prompt
@@ -153,7 +151,6 @@ def _with_images(prompt: str, agent: Any, settings: Settings) -> str | Message:
     from agentcli.llm.messages import ContentBlock, TextBlock
     from agentcli.ui.attach import mentioned_paths
 
-    accepts = agent.ctx.state.get("accepts_images")
-    images: list[ContentBlock] = [mentioned_image(p, bool(callable(accepts) and accepts()))
+    images: list[ContentBlock] = [mentioned_image(p, agent.accepts_images)
                                   for p in mentioned_paths(prompt, settings.cwd) if is_image(p)]
     return Message("user", (*images, TextBlock(prompt))) if images else prompt

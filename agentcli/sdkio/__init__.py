@@ -27,8 +27,8 @@ Modules:
 For other rooms (build on these, not on the internals):
 
 - An in-process SDK MCP server (`mcp_servers={"name": {"type": "sdk", …}}`, issue 18 / sdkmcp): the session's
-  channel is published as `agent.ctx.state["sdk_channel"]` (a `ControlChannel`) as soon as the agent is built,
-  before any MCP connection task runs (look it up when connecting, not when configuring). An MCP
+  channel's `request` is given to `build(…, sdk_request=)`, which hands it to the MCP manager before any
+  connection task runs (also to one made when `initialize` declares servers after the build). An MCP
   transport sends each JSON-RPC message with
   `await channel.request("mcp_message", {"server_name": name, "message": jsonrpc})`, which returns the SDK's
   `response` object, i.e. `{"mcp_response": {...JSON-RPC reply...}}`; it raises `ControlError` when the SDK

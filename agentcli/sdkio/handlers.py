@@ -34,7 +34,7 @@ def register(session: StreamSession) -> None:
         channel.handle(subtype, _when_ready(session, handler))
     from agentcli.mcp.control import handlers as mcp_handlers  # mcp_status (Claude Code's shape), reconnect, toggle
 
-    for mcp_subtype, mcp_handler in mcp_handlers(lambda: session.agent.ctx.state.get("mcp")).items():
+    for mcp_subtype, mcp_handler in mcp_handlers(lambda: session.agent.mcp).items():
         channel.handle(mcp_subtype, _when_ready(session, mcp_handler))
 
 
@@ -110,13 +110,20 @@ class _Handlers:
         name = req.get("model")
         if name is not None and (not isinstance(name, str) or not name.strip()):
             raise UsageError("set_model needs a model name, or null for the session's first model")
-        switch = await _prepare_switch(self.s, name)
+        from agentcli.assembly.switching import prepare_model
+
+        built = self.s.built
+        assert built is not None
+        switch = await prepare_model(self.s.settings, name if name is not None else built.selection)
+
+        async def apply() -> None:
+            await switch.apply(self.s.agent)
+
         if self.s.current is None:
-            await switch()
+            await apply()
         else:
-            self.s.deferred.append(switch)  # the running turn keeps its provider; the next one uses the new
-        assert self.s.built is not None
-        return {"model": name or self.s.built.selection.model}
+            self.s.deferred.append(apply)  # the running turn keeps its provider; the next one uses the new
+        return {"model": name or built.selection.model}
 
     async def mcp_status(self, req: dict[str, Any]) -> dict[str, Any]:
         servers = self.s.agent.registry.servers()
@@ -150,32 +157,3 @@ class _Handlers:
             raise UsageError("rewind_files while a turn is running; wait for its result or interrupt it")
         assert self.s.built is not None
         return rewind_files(self.s.built, self.s.settings, target)
-
-
-async def _prepare_switch(session: StreamSession, name: str | None) -> Any:
-    """Check the model can be used now (its provider, its key); returns the switch to apply. A bare name stays
-    with the session's provider setup, `provider/model` picks another, None goes back to the session's first."""
-    from agentcli.assembly import runtime, selection
-    from agentcli.assembly.resumed import public_url
-
-    settings = session.settings
-    assert session.built is not None
-    if name is None:
-        sel = session.built.selection
-    else:
-        same = "/" not in name
-        sel = selection.select(name, settings.provider if same else None, settings.base_url if same else None,
-                               settings.providers, request_timeout_s=settings.request_timeout_s,
-                               max_retries=settings.max_retries, model_overrides=settings.model_overrides)
-    provider = runtime.make_provider(sel)
-    try:
-        selection.check_credentials(provider)
-    except BaseException:
-        await provider.aclose()
-        raise
-
-    async def switch() -> None:
-        await session.agent.switch_model(provider, sel.model, sel.config.name, recorded_provider=sel.pricing_provider,
-                                         base_url=public_url(sel.config.base_url))
-
-    return switch

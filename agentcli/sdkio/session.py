@@ -187,9 +187,7 @@ class StreamSession:
             with contextlib.suppress(BrokenPipeError, ValueError):
                 self.out.flush()
             if self.built is not None:
-                await self.agent.aclose()
-                if self.agent.ctx.sandbox is not None:
-                    self.agent.ctx.sandbox.close()
+                await self.agent.aclose()  # it stops its sandbox's proxy too
 
     async def _build(self) -> int | None:
         """Build the agent; on failure print the failed result and return the exit status."""
@@ -205,13 +203,13 @@ class StreamSession:
         if self.init_agents:
             settings = replace(settings, agents=(*settings.agents, *self.init_agents))
         try:
-            self.built = await build(settings, approver, self._hooks_in_code() if self.init_callbacks else None)
+            self.built = await build(settings, approver, self._hooks_in_code() if self.init_callbacks else None,
+                                     sdk_request=self.channel.request)
         except AgentCliError as err:
             self.printer.feed(RunFinished(failed_result(self.settings.session_id or "", err.code, err.one_line(),
                                                         err.exit_status)))
             sys.stderr.write(f"agentcli: {err.one_line()} [{err.code}]\n")
             return err.exit_status
-        self.agent.ctx.state["sdk_channel"] = self.channel
         writer = self.built.session.writer
         self.printer.record_id = (lambda: writer.leaf_id) if writer is not None else None
         self.pending_notices = ([Notice("warning", t) for t in self.built.session.notices]

@@ -15,36 +15,17 @@ if TYPE_CHECKING:
 
 async def switch_model(repl: ReplHost, name: str) -> None:
     """`/model name`: a bare name stays with this session's provider setup; `provider/model` picks another."""
-    from agentcli.assembly import runtime, selection
-    from agentcli.assembly.resumed import public_url
-    from agentcli.assembly.toolsseen import known_dropped
+    from agentcli.assembly.switching import prepare_model
 
-    settings = repl.settings
-    same_setup = "/" not in name
-    sel = selection.select(
-        name,
-        settings.provider if same_setup else None,
-        settings.base_url if same_setup else None,
-        settings.providers,
-        request_timeout_s=settings.request_timeout_s,
-        max_retries=settings.max_retries,
-        model_overrides=settings.model_overrides,
-    )
-    provider = runtime.make_provider(sel)
-    try:
-        selection.check_credentials(provider)  # refused now, not at the next prompt: nothing is switched
-    except AgentCliError:
-        await provider.aclose()
-        raise
+    switch = await prepare_model(repl.settings, name)  # refused now, not at the next prompt
     agent = repl.agent
-    repl.settings.model, repl.settings.provider = sel.label, None
-    repl.status.model = sel.model
+    repl.settings.model, repl.settings.provider = switch.selection.label, None
+    repl.status.model = switch.selection.model
     if agent is None:
-        await provider.aclose()
+        await switch.discard()
         repl.cancel_build()
         return
-    await agent.switch_model(provider, sel.model, sel.config.name, recorded_provider=sel.pricing_provider,
-                             base_url=public_url(sel.config.base_url), tools_unseen=known_dropped(sel))
+    await switch.apply(agent)
     repl.refresh_status()
 
 
@@ -52,6 +33,7 @@ async def switch_preset(repl: ReplHost, name: str) -> None:
     """`/preset [name]`: list the presets, or switch this session to one: its tools, rules, mode and
     system-prompt addendum apply from the next turn on (the conversation is kept)."""
     from agentcli.assembly import runtime
+    from agentcli.assembly.switching import preset_policy
     from agentcli.core.compactor import session_rules
     from agentcli.settings import presets
 
@@ -76,7 +58,7 @@ async def switch_preset(repl: ReplHost, name: str) -> None:
     mode = preset.permission_mode or agent.mode
     settings = dataclasses.replace(repl.settings, permission_mode=mode)
     kept = session_rules(agent)  # "this session" approvals survive (the one reader, as compaction records them)
-    policy = runtime.make_policy(settings, agent.ctx, preset, kept)
+    policy = preset_policy(settings, agent, preset, kept)
     agent.switch_preset(name, policy=policy, tools=runtime.tool_names(preset, policy.mode),
                         system_prompt=runtime.build_prompt(settings, preset))
     repl.set_mode(agent.mode)

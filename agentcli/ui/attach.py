@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from agentcli.core.parts import ShellScope
     from agentcli.llm.messages import Message
     from agentcli.settings.config import Settings
     from agentcli.tools.base import ToolContext
@@ -79,13 +80,14 @@ def build_message(prompt: str, cwd: Path, context: list[str], *, images: bool = 
     return Message("user", tuple(blocks))
 
 
-async def run_shell(command: str, cwd: Path, ctx: ToolContext) -> tuple[int, str]:
+async def run_shell(command: str, cwd: Path, scope: ShellScope) -> tuple[int, str]:
     """Run `command` in the user's shell, under the session's sandbox and with its cleaned environment (what
     it prints goes to the model); (exit status, combined output, cut to a sane size)."""
-    from agentcli.tools.bash import confine
     from agentcli.tools.procs import run_capture
 
-    argv, env = confine(ctx, ["/bin/sh", "-c", command], cwd, dict(ctx.env or {}))
+    argv, env = ["/bin/sh", "-c", command], dict(scope.env or {})
+    if scope.sandbox is not None:
+        argv, env = scope.sandbox.wrap(argv, cwd, env)
     status, out, _ = await run_capture(argv, cwd, merge_stderr=True, env=env)
     text = out.decode("utf-8", "replace")
     if len(text) > MAX_SHELL_CHARS:

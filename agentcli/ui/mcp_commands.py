@@ -2,25 +2,25 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from agentcli.ui.slash import command
 
 if TYPE_CHECKING:
-    from agentcli.mcp.manager import McpManager
+    from agentcli.core.parts import McpServers
     from agentcli.ui.host import ReplHost as Repl
 
 USAGE = "/mcp [tools [server] | reconnect [server]]"
 
 
-async def manager_of(repl: Repl) -> McpManager | None:
+async def manager_of(repl: Repl) -> McpServers | None:
     agent = await repl.ensure_agent()
     if agent is None:
         return None
-    found: Any = agent.ctx.state.get("mcp")
+    found = agent.mcp
     if found is None:
         repl.renderer.notice("No MCP servers configured. Add one: agentcli mcp add NAME -- COMMAND [ARG…]")
-    return found  # type: ignore[no-any-return]
+    return found
 
 
 @command("mcp", "MCP servers: status, their tools, reconnect", "[tools [server] | reconnect [server]]")
@@ -52,7 +52,7 @@ async def _mcp(repl: Repl, args: str) -> None:
 def prompt_names(repl: Repl) -> list[tuple[str, str]]:
     """(`mcp__server__prompt`, description) of the connected servers' prompts, for completion and /help."""
     agent = repl.agent
-    manager: Any = agent.ctx.state.get("mcp") if agent is not None else None
+    manager = agent.mcp if agent is not None else None
     if manager is None:
         return []
     return [(name, str(p.get("description") or "MCP prompt")) for name, _, p in manager.prompts()]

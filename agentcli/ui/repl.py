@@ -260,8 +260,7 @@ class Repl:
         if agent is None:
             return
         if isinstance(prompt, str):
-            accepts = agent.ctx.state.get("accepts_images")
-            prompt = build_message(prompt, self.cwd, self.context, images=bool(callable(accepts) and accepts()))
+            prompt = build_message(prompt, self.cwd, self.context, images=agent.accepts_images)
             self.context = []
         await self._consume(agent, prompt)
 
@@ -320,10 +319,11 @@ class Repl:
         if not command:
             self.renderer.notice("Usage: !command — runs it in your shell; its output goes to the next message")
             return
-        cwd = self.agent.ctx.shell_cwd if self.agent and self.agent.ctx.shell_cwd else self.cwd
+        agent = self.agent
+        cwd = agent.shell_cwd if agent is not None and agent.shell_cwd else self.cwd
         self.renderer.begin_turn(f"Running {command[:40]}")
-        ctx = self.agent.ctx if self.agent is not None else shell_tool_context(self.settings)
-        task = asyncio.create_task(run_shell(command, cwd, ctx))
+        scope = agent.shell_scope if agent is not None else shell_tool_context(self.settings)
+        task = asyncio.create_task(run_shell(command, cwd, scope))
         if not await self.guard(task):
             return
         status, output = task.result()

@@ -272,7 +272,7 @@ async def _agents(repl: ReplHost, args: str) -> None:
     from agentcli.agents.definitions import load_definitions
 
     agent = repl.agent
-    runner = agent.ctx.subagents if agent is not None else None
+    runner = agent.subagents if agent is not None else None
     verb, _, task_id = args.partition(" ")
     job = runner.background.get(task_id.strip()) if runner is not None and task_id else None
     if verb in ("show", "stop") and job is None:

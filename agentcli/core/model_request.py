@@ -1,0 +1,100 @@
+"""One model request of a turn: compacted first when it would pass the threshold, compacted and retried once
+when the provider says the prompt is too long, streamed into a `MessageBuilder` with every event passed on, and,
+when the stream breaks or is cancelled, what arrived kept and what it cost counted."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import AsyncGenerator
+from contextlib import aclosing
+from typing import TYPE_CHECKING, Any
+
+from agentcli.core import compactor
+from agentcli.core.assemble import MessageBuilder
+from agentcli.core.events import AgentEvent, Notice
+from agentcli.core.interrupts import keep_partial
+from agentcli.core.runstate import RunState
+from agentcli.core.tokens import estimate_usage, rough_usage
+from agentcli.errors import ContextOverflowError
+from agentcli.llm.messages import ToolSpec, Usage, merge_consecutive
+from agentcli.llm.request import ModelRequest
+
+if TYPE_CHECKING:
+    from agentcli.core.loop import Agent
+
+
+async def request(agent: Agent, box: list[MessageBuilder], tools: list[Any], st: RunState
+                  ) -> AsyncGenerator[AgentEvent, None]:
+    """One model request; its builder is the last in `box`. A "prompt too long" answer before any output
+    compacts the history and retries the same turn once; a second one ends the run (never a loop). A request
+    that would pass the compaction threshold is compacted first."""
+    threshold = agent.compact_limit()
+    if threshold is not None and len(agent.messages) > 1 and agent.context_tokens() > threshold:
+        async for ev in compactor.compact(agent, "auto", "threshold"):
+            yield ev
+    for attempt in (1, 2):
+        builder = MessageBuilder(provider=agent.options.provider_name)
+        box.append(builder)
+        try:
+            # aclosing: if our consumer closes us mid-stream, the turn's stream is closed now, keeping its text.
+            async with aclosing(_stream(agent, builder, tools, st)) as stream:
+                async for ev in stream:
+                    yield ev
+            return
+        except ContextOverflowError as err:
+            if builder.output_seen:
+                raise
+            if attempt == 2:
+                raise ContextOverflowError(
+                    f"the conversation is still too long for {agent.options.model} after compacting it "
+                    f"(~{agent.context_tokens():,} tokens): {err.message}",
+                    hint="start a new session (/clear), lower model_auto_compact_token_limit, or use a model "
+                         "with a larger window", status=err.status) from err
+            async for ev in compactor.compact(agent, "auto", "overflow"):
+                yield ev
+
+
+async def _stream(agent: Agent, builder: MessageBuilder, tools: list[Any], st: RunState
+                  ) -> AsyncGenerator[AgentEvent, None]:
+    options = agent.options
+    req = ModelRequest(
+        model=options.model,
+        system=options.system_prompt,
+        messages=merge_consecutive(agent.messages),
+        tools=tuple(ToolSpec(t.name, t.description, t.input_schema) for t in tools),
+        max_tokens=options.max_tokens,
+        effort=options.effort,
+    )
+    t0 = time.monotonic()
+    stream = agent.provider.stream(req)
+    try:
+        async for ev in stream:
+            builder.feed(ev)
+            if isinstance(ev, Notice):
+                agent.meter.saw(ev.code)
+            yield ev
+    except BaseException as exc:
+        _account_partial(agent, builder, req, st)
+        kept = keep_partial(agent, builder)
+        if kept is not None and not isinstance(exc, GeneratorExit):  # a closing generator may not yield
+            yield kept
+        raise
+    else:
+        if builder.usage.estimated or builder.usage == Usage():
+            builder.usage = estimate_usage(req, builder.message())
+    finally:
+        st.api_s += time.monotonic() - t0
+        # A cancelled or failed turn closes the provider's connection now, not when the GC finds it.
+        aclose = getattr(stream, "aclose", None)
+        if aclose is not None:
+            await aclose()
+
+
+def _account_partial(agent: Agent, builder: MessageBuilder, req: ModelRequest, st: RunState) -> None:
+    """A stream stopped by Esc or an error still cost tokens once output came: count what the provider
+    reported, else an estimate, so /cost and the status line do not show 0."""
+    if not builder.output_seen:
+        return
+    if builder.usage.estimated or builder.usage == Usage():
+        builder.usage = rough_usage(req, builder.message(complete_calls_only=True))
+    agent.account(st, builder.usage)

@@ -1,0 +1,46 @@
+"""What an `Agent` is configured with: its model and provider, limits, prices and windows, and the parts the
+assembly plugs in (nested memory files, a structured-output tool, another model for compaction)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Protocol
+
+from agentcli.core.final import FinalOutput
+from agentcli.llm.messages import Usage
+from agentcli.llm.request import Effort, Provider
+
+
+class NestedMemory(Protocol):
+    """Memory files in subdirectories, picked up as the agent works there (agentcli.settings.memory)."""
+
+    def __call__(self, paths: list[str], /) -> list[str]:
+        """Texts of memory files newly applying to these tool paths."""
+        ...
+
+    def texts(self) -> list[str]:
+        """Every nested memory text loaded so far (re-injected after a compaction)."""
+        ...
+
+
+@dataclass(slots=True)
+class AgentOptions:
+    model: str
+    provider_name: str
+    system_prompt: str = ""
+    max_turns: int | None = None
+    max_budget_usd: float | None = None
+    max_tool_calls_per_turn: int = 50
+    max_tokens: int = 8192
+    effort: Effort | None = None
+    cost_fn: Callable[[str, Usage], float] = lambda model, usage: 0.0
+    context_window_fn: Callable[[str], int | None] = lambda model: None
+    auto_compact_limit: int | None = None  # tokens; None: 80 % of the window (when it is known)
+    compact_provider: Callable[[], tuple[Provider, str]] | None = None  # `compact_model`: another model
+    nested_memory: NestedMemory | None = None
+    subagent: bool = False  # a Task child: SubagentStop instead of Stop; no SessionStart/SessionEnd hooks
+    final_output: FinalOutput | None = None  # --json-schema: the run ends only once it is given
+    provider_label: str | None = None  # what SessionStarted names: a local host ("llamacpp") or profile, not the wire
+    tools_unseen: bool = False  # the server's chat template drops the tools: the context meter leaves them out
+    accepts_images_fn: Callable[[str], bool] = lambda model: False  # does this model take images (the catalog)?
