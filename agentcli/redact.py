@@ -18,6 +18,7 @@ legitimate output there, and the session file's redactor still catches the shape
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import Iterable
@@ -25,9 +26,11 @@ from typing import Any
 
 REDACTED = "[REDACTED]"
 
+# The patterns are compiled at the first text that passes their gate (below), not at import: compiling them
+# all costs ~2–3 ms of every run's start-up, and most runs' texts never pass most gates.
 # Lookbehinds keep "task-…" from matching "sk-…"; the `\n`/`\t` alternatives catch a key at a line start.
 _EDGE = r"(?:(?<![A-Za-z0-9_])|(?<=\\n)|(?<=\\t))"
-_KEYS = re.compile(
+_KEYS = (
     _EDGE
     + r"(?:"
     r"sk-ant-[A-Za-z0-9_\-]{20,}"
@@ -46,33 +49,37 @@ _KEYS = re.compile(
 _TOKEN = r"(?=[A-Za-z0-9._~+/\-]*\d)[A-Za-z0-9._~+/\-]{8,}=*(?![A-Za-z0-9._~+/\-=(\[{])"
 _HEADER_NAMES = r"(?:proxy-)?authorization|x-api-key|api-key|x-goog-api-key|x-auth-token"
 _SCHEMES = r"(?:(?:bearer|basic|token|bot|digest)\s+)?"
-_HEADERS = re.compile(
+_HEADERS = (
     r"(?i)(?<![A-Za-z0-9_\-])"
     rf"(?P<keep>(?:(?P<q>[\"'])(?:{_HEADER_NAMES})(?P=q)\s*:\s*[\"']|(?:{_HEADER_NAMES}):[ \t]*){_SCHEMES})"
     + _TOKEN
 )
-_BEARER = re.compile(r"(?i)(?<![A-Za-z0-9_\-])(?P<keep>bearer\s+)" + _TOKEN)
+_BEARER = r"(?i)(?<![A-Za-z0-9_\-])(?P<keep>bearer\s+)" + _TOKEN
 # The password runs to the last `@` before the host (a raw `@` inside it is what curl and git read so too); its
 # length is bounded so that text with many `://` cannot make the search quadratic.
-_URL_USERINFO = re.compile(
+_URL_USERINFO = (
     r"(?<=://)(?:(?P<keep>[^/\s:@\"'<>]{0,256}:)[^/\s\"'<>]{1,256}|(?=[^/\s:@]*\d)[A-Za-z0-9._~%\-]{8,})"
     r"(?=@[^/\s@\"'<>]*(?:[/\s\"'<>]|$))"
 )
-_QUERY = re.compile(
-    r"(?i)(?P<keep>[?&](?:api[_-]?key|key|access[_-]?token|token|sig|signature|password)=)[^&\s\"'#{}<>]{6,}"
-)
+_QUERY = r"(?i)(?P<keep>[?&](?:api[_-]?key|key|access[_-]?token|token|sig|signature|password)=)[^&\s\"'#{}<>]{6,}"
 # Each shape with a gate (substrings of the text, or of its lower-case form, one of which it must contain) and a
 # cheap pattern for where it can occur: the full pattern, slow to try at every position of a long text, runs only
 # over the lines the cheap one found (no shape spans a line).
 _KEY_PREFIXES = ("sk-", "AIza", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "xox", "AKIA", "hf_", "gsk_")
-_SHAPES: tuple[tuple[re.Pattern[str], re.Pattern[str], tuple[str, ...], bool], ...] = (
-    (_KEYS, re.compile(r"sk-|AIza|gh[pousr]_|github_pat_|xox|AKIA|hf_|gsk_"), _KEY_PREFIXES, False),
-    (_HEADERS, re.compile(r"(?i)authorization|api-key|auth-token"), ("authorization", "api-key", "auth-token"),
-     True),
-    (_BEARER, re.compile(r"(?i)bearer"), ("bearer",), True),
-    (_URL_USERINFO, re.compile(r"://[^/\s]*@"), ("://",), False),
-    (_QUERY, re.compile(r"[?&][A-Za-z_\-]+="), ("?", "&"), False),
+_SHAPES: tuple[tuple[str, str, tuple[str, ...], bool], ...] = (
+    (_KEYS, r"sk-|AIza|gh[pousr]_|github_pat_|xox|AKIA|hf_|gsk_", _KEY_PREFIXES, False),
+    (_HEADERS, r"(?i)authorization|api-key|auth-token", ("authorization", "api-key", "auth-token"), True),
+    (_BEARER, r"(?i)bearer", ("bearer",), True),
+    (_URL_USERINFO, r"://[^/\s]*@", ("://",), False),
+    (_QUERY, r"[?&][A-Za-z_\-]+=", ("?", "&"), False),
 )
+
+
+@functools.cache
+def _rx(source: str) -> re.Pattern[str]:
+    return re.compile(source)
+
+
 _MIN_SECRET_LEN = 6
 
 
@@ -127,7 +134,7 @@ class Redactor:
         low = s.lower()
         for pattern, hint, gate, lower in _SHAPES:
             if any(g in (low if lower else s) for g in gate):
-                s = _sub_lines(pattern, hint, s)
+                s = _sub_lines(_rx(pattern), _rx(hint), s)
         return s
 
     def obj(self, value: Any) -> Any:

@@ -18,6 +18,15 @@ import types
 
 # As agentcli/net/__init__.py: httpx's command-line client stays unloaded.
 sys.modules.setdefault("httpx._main", types.ModuleType("httpx._main"))
+# As agentcli/net/preload.py: httpcore is imported without trio (installed here by the test extras), which it
+# would import whenever it is installed (a bare stand-in is enough here: this script never runs on trio).
+_placed = "trio" not in sys.modules
+if _placed:
+    sys.modules["trio"] = types.ModuleType("trio")
+import httpcore  # noqa: E402, F401
+
+if _placed:
+    del sys.modules["trio"]
 
 import httpx  # noqa: E402
 

@@ -130,7 +130,7 @@ main = entry(app, "sessions")
 
 
 def _resolve(directory: Path, ref: str) -> str:
-    from agentcli.session.store import resolve_session
+    from agentcli.session.resumable import resolve_session
 
     return resolve_session(directory, ref)
 
@@ -191,7 +191,7 @@ def _show(directory: Path, ref: str, as_json: bool, sidechain: str | None) -> in
         out.append(f"subagent {side.get('agent')} of session {side.get('session')}, Task {side.get('tool_use_id')}")
     out += [f"  {_one_line(r)}" for r in loaded.chain]
     out += [f"problem: {p}" for p in loaded.problems]
-    from agentcli.session.store import sidechains
+    from agentcli.session.resumable import sidechains
 
     if not sidechain:
         sides = [s.header.get("sidechain_of") or {} for s in sidechains(directory, sid)]  # {}: a damaged header
@@ -201,7 +201,7 @@ def _show(directory: Path, ref: str, as_json: bool, sidechain: str | None) -> in
 
 
 def _sidechain(directory: Path, sid: str, tool_use_id: str) -> LoadedSession:
-    from agentcli.session.store import sidechains
+    from agentcli.session.resumable import sidechains
 
     for side in sidechains(directory, sid):
         if side.header.get("sidechain_of", {}).get("tool_use_id") == tool_use_id:

@@ -13,7 +13,6 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
-from agentcli.core import compaction as cz
 from agentcli.core.assemble import MessageBuilder
 from agentcli.core.events import AgentEvent, CompactBoundary, CompactionStarted, TodoItem
 from agentcli.core.hooks import HookOutcome, fire
@@ -83,6 +82,8 @@ async def compact(agent: Agent, trigger: Trigger, reason: str, focus: str | None
 
 
 async def _phases(agent: Agent, limit: int, reason: str, focus: str | None) -> Outcome:
+    from agentcli.core import compaction as cz  # imported when a compaction runs: every run imports this module
+
     original = list(agent.messages)
     size = agent.message_size
     pruned, n = cz.prune(original, int(limit * PRUNE_PROTECT), size)
@@ -120,6 +121,8 @@ async def summarise(agent: Agent, head: list[Message], focus: str | None) -> tup
     window = agent.window() or int((agent.compact_limit() or 32_000) / 0.8)
     max_tokens = max(256, min(agent.options.max_tokens, 4_096, window // 8))
     budget = int(window * TRANSCRIPT_BUDGET) - max_tokens
+    from agentcli.core import compaction as cz
+
     for attempt in (1, 2):
         text, _ = cz.transcript(head, max(500, budget))
         request = ModelRequest(model=model, system=cz.SUMMARY_SYSTEM,

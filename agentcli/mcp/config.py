@@ -49,10 +49,10 @@ class ServerConfig:
     origin: str
     command: str = ""
     args: tuple[str, ...] = ()
-    env: Mapping[str, str] = field(default_factory=dict)
+    env: Mapping[str, str] = field(default_factory=dict, repr=False)  # may hold tokens: out of any repr
     cwd: str | None = None
     url: str = ""
-    headers: Mapping[str, str] = field(default_factory=dict)
+    headers: Mapping[str, str] = field(default_factory=dict, repr=False)  # may hold tokens: out of any repr
     timeout_s: float | None = None
     trust_annotations: bool = True
     variables: tuple[str, ...] = ()

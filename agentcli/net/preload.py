@@ -15,6 +15,9 @@ by handing one of them the other's half-built module (seen: `module 'httpcore' h
 from __future__ import annotations
 
 import _thread
+import importlib
+import sys
+import types
 
 
 def start_for(base_url: str | None) -> None:
@@ -42,7 +45,8 @@ def ensure() -> None:
     with _lock:
         if not _ready:
             import anyio._backends._asyncio  # noqa: F401 - what httpcore loads at its first connection
-            import httpcore._async.http11  # noqa: F401
+
+            _import_httpcore()
 
             import agentcli.net.mapping  # httpx itself
             import agentcli.net.reads
@@ -60,3 +64,27 @@ def _load(tls: bool) -> None:
             trust_context()
     except Exception:  # the first request loads it and reports any error itself
         pass
+
+
+class _Deferred(types.ModuleType):
+    """Stands in for a module until one of its attributes is read, then imports the real one and answers from it."""
+
+    def __getattr__(self, name: str) -> object:
+        if sys.modules.get(self.__name__) is self:
+            del sys.modules[self.__name__]
+        return getattr(importlib.import_module(self.__name__), name)
+
+
+def _import_httpcore() -> None:
+    """Import httpcore without trio. httpcore imports trio whenever it is installed (for its trio backend and
+    locks, used only when the running event loop is trio's), and trio with attrs costs ~60–170 ms of CPU here,
+    more than httpx itself; agentcli runs on asyncio. While httpcore is imported, `import trio` gets a stand-in
+    that imports trio at its first use, so httpcore under trio in an embedding program still works."""
+    placed = "trio" not in sys.modules and "httpcore" not in sys.modules
+    if placed:
+        sys.modules["trio"] = _Deferred("trio")
+    try:
+        import httpcore._async.http11  # noqa: F401
+    finally:
+        if placed and isinstance(sys.modules.get("trio"), _Deferred):
+            del sys.modules["trio"]

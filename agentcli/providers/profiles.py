@@ -40,7 +40,7 @@ class Profile:
     text_tool_calls: bool = False
     tool_call_id: str = "any"
     local: bool = False
-    headers: dict[str, str] = field(default_factory=dict)
+    headers: dict[str, str] = field(default_factory=dict, repr=False)  # may hold a key: out of any repr
 
     @property
     def options(self) -> dict[str, Any]:

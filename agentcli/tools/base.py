@@ -30,8 +30,8 @@ class ToolContext:
     shell_cwd: Path | None = None
     tool_timeout_s: float = 120.0
     max_output_chars: int = 30_000
-    env: dict[str, str] | None = None
-    secrets: tuple[str, ...] = ()
+    env: dict[str, str] | None = field(default=None, repr=False)  # the environment and the secrets stay out of
+    secrets: tuple[str, ...] = field(default=(), repr=False)  # any repr (tracebacks, logs)
     state: dict[str, Any] = field(default_factory=dict)
     sandbox: Sandbox | None = None
     # What finished in the background for the model to hear at its next turn (a background subagent's answer):

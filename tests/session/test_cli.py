@@ -99,7 +99,8 @@ def test_index_is_incremental_and_rebuildable(project: Path) -> None:
 
 
 def test_rm_removes_the_subagent_transcripts_and_no_other_session_s(project: Path) -> None:
-    from agentcli.session.store import open_sidechain, sidechains
+    from agentcli.session.resumable import sidechains
+    from agentcli.session.store import open_sidechain
 
     d = layout.sessions_dir(project)
     a, b = _session(project, "parent"), _session(project, "other")
