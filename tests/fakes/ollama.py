@@ -3,13 +3,13 @@
 
 from __future__ import annotations
 
-import threading
 from http.server import ThreadingHTTPServer
 from typing import Any
 
 from tests.fakes.render import Ids, dumps, register
 from tests.fakes.script import Fault, Reply, split
 from tests.fakes.server import FakeLLM, _Handler
+from tests.fakes.serving import serve_in_thread
 
 _DONE = {"end_turn": "stop", "tool_use": "stop", "max_tokens": "length"}
 _ROLES = ("system", "user", "assistant", "tool")
@@ -123,8 +123,7 @@ class FakeOllama(FakeLLM):
         server.daemon_threads = True
         server.fake = self  # type: ignore[attr-defined]
         self._server = server
-        self._thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-        self._thread.start()
+        self._thread = serve_in_thread(server, 0.05)
         return self
 
     def __enter__(self) -> FakeOllama:

@@ -27,6 +27,7 @@ from typing import Any
 
 from tests.fakes.render import Ids, Renderer, dumps, load_builtin, renderer_for
 from tests.fakes.script import Fault, Reply
+from tests.fakes.serving import serve_in_thread
 
 
 @dataclass
@@ -124,8 +125,7 @@ class FakeLLM:
         server.daemon_threads = True
         server.fake = self  # type: ignore[attr-defined]
         self._server = server
-        self._thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-        self._thread.start()
+        self._thread = serve_in_thread(server, 0.05)
         return self
 
     def stop(self) -> None:

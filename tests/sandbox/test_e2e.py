@@ -18,6 +18,7 @@ import pytest
 from tests.cli.helpers import ANTHROPIC, agentcli, git_repo, provider_env
 from tests.fakes.script import Reply, ToolCall
 from tests.fakes.server import FakeLLM
+from tests.fakes.serving import serve_in_thread
 
 BYPASS = ["--permission-mode", "bypassPermissions", "--sandbox", "workspace-write", "--model", ANTHROPIC]
 
@@ -171,7 +172,7 @@ class _Http:
 
         self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.port = self.server.server_address[1]
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        serve_in_thread(self.server)
 
     def close(self) -> None:
         self.server.shutdown()

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -16,6 +15,7 @@ from agentcli.settings import trust
 from tests.cli.helpers import ANTHROPIC, agentcli, git_repo, imported_modules, provider_env
 from tests.fakes.script import Reply, ToolCall
 from tests.fakes.server import FakeLLM
+from tests.fakes.serving import serve_in_thread
 
 PAGE = """<html><head><title>Docs</title><script>var x = 1;</script></head><body>
 <h1>Parser guide</h1><p>Call <code>parse()</code> with a <a href="https://example.com/spec">spec</a>.</p>
@@ -63,7 +63,7 @@ class Site:
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.port = self.server.server_address[1]
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        serve_in_thread(self.server)
 
     def url(self, path: str, host: str = "127.0.0.1") -> str:
         return f"http://{host}:{self.port}{path}"
