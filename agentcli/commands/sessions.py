@@ -28,13 +28,12 @@ SessionArg = Annotated[str, typer.Argument(metavar="SESSION", help="session id, 
 RewindMode = Literal["files", "conversation", "both"]
 
 
-# Control characters (but newline and tab) shown as escapes in the human views: a transcript, a file's diff or a
-# repository's `.git/HEAD` is not ours, and ESC sequences printed raw would drive the terminal.
-_CONTROLS = {c: f"\\x{c:02x}" for c in (*range(0x20), 0x7F, *range(0x80, 0xA0)) if c not in (0x09, 0x0A)}
-
-
 def _visible(text: str) -> str:
-    return text.translate(_CONTROLS)
+    """A transcript, a file's diff or a repository's `.git/HEAD` is not ours: its escape sequences and bidi
+    controls are shown, not obeyed."""
+    from agentcli.visible import inert
+
+    return inert(text)
 
 
 def _flag(*names: str, help_text: str) -> typer.models.OptionInfo:

@@ -70,13 +70,11 @@ def grants(data: dict[str, Any]) -> list[str]:
 
 
 def printable(text: str) -> str:
-    """`text` with every control or format character (escape sequences, carriage returns, bidi overrides)
-    shown as an escape: the trust question prints what the repository wrote, which must not be able to redraw
-    the question or hide part of a command."""
-    if text.isprintable():
-        return text
-    return "".join(c if c.isprintable() else (f"\\x{ord(c):02x}" if ord(c) < 256 else f"\\u{ord(c):04x}")
-                   for c in text)
+    """`text` as the trust question prints it: what the repository wrote must not be able to redraw the
+    question, hide part of a command or add lines of its own."""
+    from agentcli.visible import one_line
+
+    return one_line(text)
 
 
 def key_grants(key: str, value: Any) -> list[str]:
