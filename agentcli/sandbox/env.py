@@ -47,7 +47,7 @@ def scrub(
     keep: tuple[str, ...] = (),
 ) -> dict[str, str]:
     """A copy of `environ` without secret-looking names and without any variable holding a known secret."""
-    excluded = _any_of(tuple(p.upper() for p in (*DEFAULT_EXCLUDE, *exclude)))
+    excluded = any_of(tuple(p.upper() for p in (*DEFAULT_EXCLUDE, *exclude)))
     kept = {k.upper() for k in keep}
     values = {s for s in secrets if s}
     out: dict[str, str] = {}
@@ -62,7 +62,7 @@ def scrub(
 
 
 @functools.lru_cache(maxsize=8)
-def _any_of(globs: tuple[str, ...]) -> re.Pattern[str]:
+def any_of(globs: tuple[str, ...]) -> re.Pattern[str]:
     """One regex matching a name when `fnmatch.fnmatchcase` would match it with one of `globs`: one match per
     variable instead of one per variable and pattern, and one compile (~0.7 ms less per run)."""
     return re.compile("|".join(fnmatch.translate(g) for g in globs))

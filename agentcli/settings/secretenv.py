@@ -10,12 +10,12 @@ boolean or a number. Standard library only: it runs on every start.
 
 from __future__ import annotations
 
-import fnmatch
 from collections.abc import Mapping
 
-# Case-insensitive globs over variable names: agentcli.sandbox.env's exclusions and the bare suffixes.
-SECRET_NAMES = ("*_KEY", "*_APIKEY", "*_TOKEN", "*_SECRET", "*_SECRET_*", "*_PASSWORD", "*_PASSWD", "*_CREDENTIALS",
-                "*_PAT")
+from agentcli.sandbox.env import DEFAULT_EXCLUDE, any_of
+
+# Case-insensitive globs over variable names: the sandbox's exclusions (one list) and two bare suffixes.
+SECRET_NAMES = (*DEFAULT_EXCLUDE, "*_KEY", "*_PAT")
 _OTLP_HEADERS = ("OTEL_EXPORTER_OTLP_HEADERS", "OTEL_EXPORTER_OTLP_TRACES_HEADERS",
                  "OTEL_EXPORTER_OTLP_METRICS_HEADERS", "OTEL_EXPORTER_OTLP_LOGS_HEADERS")
 _NOT_SECRET = frozenset({"true", "false", "yes", "no", "none", "null", "undefined", "disabled", "enabled"})
@@ -24,11 +24,12 @@ _NOT_SECRET = frozenset({"true", "false", "yes", "no", "none", "null", "undefine
 def secret_values(environ: Mapping[str, str]) -> set[str]:
     """The values of `environ` that are secrets by their variable's name."""
     found: set[str] = set()
+    secret_name = any_of(SECRET_NAMES)
     for name, value in environ.items():
         upper = name.upper()
         if upper in _OTLP_HEADERS:
             found |= {v for v in _header_values(value) if _credential(v)}
-        elif any(fnmatch.fnmatchcase(upper, p) for p in SECRET_NAMES) and _credential(value):
+        elif secret_name.match(upper) and _credential(value):
             found.add(value)
     return found
 

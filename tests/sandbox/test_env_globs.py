@@ -1,12 +1,12 @@
 """The environment scrub matches each variable name against all its exclude globs with one regex
-(agentcli/sandbox/env.py `_any_of`): it must decide exactly as `fnmatch.fnmatchcase` with each glob would."""
+(agentcli/sandbox/env.py `any_of`): it must decide exactly as `fnmatch.fnmatchcase` with each glob would."""
 
 from __future__ import annotations
 
 import fnmatch
 import random
 
-from agentcli.sandbox.env import DEFAULT_EXCLUDE, _any_of, scrub
+from agentcli.sandbox.env import DEFAULT_EXCLUDE, any_of, scrub
 
 GLOBS = (*(g.upper() for g in DEFAULT_EXCLUDE), "FOO*[!A]?", "X[AB]*", "LIT.ERAL", "Q?")
 
@@ -17,7 +17,7 @@ def test_one_regex_decides_as_fnmatch_for_every_name() -> None:
              "A\nB_API_KEY", "LIT.ERAL", "LITXERAL", "Q", "QQ", "QQQ", "FOOZZB", "FOOZA", "XA", "XC", ""]
     names += ["".join(rng.choice("ABX_.?*[\n") for _ in range(rng.randint(0, 10)))
               + rng.choice(("", "_API_KEY", "_SECRET", "_SECRET_A", "_PASSWORD")) for _ in range(5000)]
-    rx = _any_of(GLOBS)
+    rx = any_of(GLOBS)
     wrong = [n for n in names if (rx.match(n) is not None) != any(fnmatch.fnmatchcase(n, g) for g in GLOBS)]
     assert wrong == []
 
