@@ -390,9 +390,9 @@ def _identity(index: Path) -> bytes | None:
 
 def _clean_env() -> dict[str, str]:
     """The user's environment minus git variables that would redirect our shadow repository."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
-    env.update(LC_ALL="C", GIT_CONFIG_NOSYSTEM="1", GIT_TERMINAL_PROMPT="0", GIT_OPTIONAL_LOCKS="0")
-    return env
+    from agentcli.tools.gitsafe import git_env
+
+    return {**git_env(), "LC_ALL": "C"}
 
 
 def _is_link(mode: int) -> bool:

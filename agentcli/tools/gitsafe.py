@@ -11,6 +11,7 @@ config file, as a second wall.
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from pathlib import Path
 
 # Read last, so they win over anything an included or conditional config file says.
@@ -34,11 +35,10 @@ def git_argv(cwd: Path, *args: str) -> list[str] | None:
     return [exe, "--no-pager", *OVERRIDES, *args]
 
 
-def git_env(environ: dict[str, str] | None = None) -> dict[str, str]:
-    """The environment minus git variables that would point git at another repository or config, and with
-    the system config (not the user's) left out, as for the shadow repository of checkpoints."""
-    env = {k: v for k, v in (os.environ if environ is None else environ).items()
-           if k not in ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_CONFIG", "GIT_CONFIG_PARAMETERS",
-                        "GIT_CONFIG_COUNT", "GIT_EXTERNAL_DIFF", "GIT_PAGER", "GIT_SSH_COMMAND", "GIT_EXEC_PATH")}
-    env.update(GIT_TERMINAL_PROMPT="0", GIT_OPTIONAL_LOCKS="0")
+def git_env(environ: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The environment without any `GIT_*` variable (they point git at another repository, index, config or
+    program; one not known to be harmless is dropped), with the system config left out (the user's stays),
+    no credential prompt and no optional index locks. Also what the checkpoints' shadow repository runs with."""
+    env = {k: v for k, v in (os.environ if environ is None else environ).items() if not k.startswith("GIT_")}
+    env.update(GIT_CONFIG_NOSYSTEM="1", GIT_TERMINAL_PROMPT="0", GIT_OPTIONAL_LOCKS="0")
     return env
