@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import os
 import re
-import stat
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+from agentcli.settings.projectfiles import read_regular
 from agentcli.tools.globmatch import compile_glob
 from agentcli.tools.grep import GrepOptions
 from agentcli.tools.ignore import walk_files
@@ -80,15 +80,8 @@ def _read_text(path: str) -> str | None:
     """The file's text; None for a binary file, or a symlink: the walk lists links as files, and one may
     point anywhere (rg does not follow them either), or anything but a regular file (a FIFO would block).
     A searched target was resolved already."""
-    try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
-        with open(fd, "rb") as f:
-            if not stat.S_ISREG(os.fstat(fd).st_mode):
-                return None
-            data = f.read()
-    except OSError:
-        return None
-    if b"\0" in data[:8192]:
+    data = read_regular(path, follow=False)
+    if data is None or b"\0" in data[:8192]:
         return None
     return data.decode("utf-8", errors="replace")
 
