@@ -170,7 +170,7 @@ def _unwrap(part: Part, extra: list[Part], depth: int) -> None:
             _eval(part, extra, depth)
             return
         if name in _SHELL_JOINERS:
-            part.words = [part.words[0], *_skip_options(part.words[1:], _SHELL_JOINERS[name])]
+            part.words = [part.words[0], *wrapopts.scan(part.words[1:], _SHELL_JOINERS[name], name).rest]
             _eval(part, extra, depth)
             return
         if name in _ONE_ARG_WRAPPERS:
@@ -234,7 +234,7 @@ def _option_effects(part: Part, name: str, scanned: wrapopts.Scanned) -> bool:
 
 def _one_arg(part: Part, name: str) -> bool:
     """`flock LOCK cmd` / `flock LOCK -c 'script'` / `chroot DIR cmd`: False when nothing is left to run."""
-    args = _skip_options(part.words[1:], _ONE_ARG_WRAPPERS[name])
+    args = wrapopts.scan(part.words[1:], _ONE_ARG_WRAPPERS[name], name).rest
     rest = args[1:]
     if name == "flock" and args and not args[0].text.isdigit():
         part.writes.append(args[0])  # flock creates its lock file
@@ -245,18 +245,6 @@ def _one_arg(part: Part, name: str) -> bool:
         return False
     part.words = [Word("sh"), Word("-c"), *rest[1:]] if rest[0].text in ("-c", "--command") else rest
     return True
-
-
-def _skip_options(words: list[Word], with_arg: frozenset[str]) -> list[Word]:
-    i = 0
-    while i < len(words):
-        t = words[i].text
-        if t == "--":
-            return words[i + 1 :]
-        if not t.startswith("-") or t == "-":
-            break
-        i += 2 if t in with_arg else 1
-    return words[i:]
 
 
 def _env(part: Part) -> bool:

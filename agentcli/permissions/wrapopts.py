@@ -81,7 +81,8 @@ def _long(words: list[Word], i: int, with_arg: frozenset[str], effects: Effects,
     name, eq, value = words[i].text.partition("=")
     # getopt takes any unambiguous prefix: `--out` is `--output`; an ambiguous one is refused by the program
     # itself, so taking it for the option with an effect is only ever the safe side.
-    full = next((o for o in effects.longs if o.startswith(name) and len(name) > 2), name)
+    known = (*effects.longs, *(o for o in with_arg if o.startswith("--")))
+    full = name if name in known else next((o for o in known if o.startswith(name) and len(name) > 2), name)
     kind = _kind(full, effects)
     takes = full in with_arg or kind is not None
     if eq:
