@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
@@ -15,7 +15,7 @@ from agentcli.settings import trust
 from tests.cli.helpers import ANTHROPIC, agentcli, git_repo, imported_modules, provider_env
 from tests.fakes.script import Reply, ToolCall
 from tests.fakes.server import FakeLLM
-from tests.fakes.serving import serve_in_thread
+from tests.fakes.serving import PageHandler, serve_in_thread
 
 PAGE = """<html><head><title>Docs</title><script>var x = 1;</script></head><body>
 <h1>Parser guide</h1><p>Call <code>parse()</code> with a <a href="https://example.com/spec">spec</a>.</p>
@@ -30,36 +30,23 @@ class Site:
         self.hits: list[str] = []
         site = self
 
-        class Handler(BaseHTTPRequestHandler):
+        class Handler(PageHandler):
             def do_GET(self) -> None:
                 site.hits.append(self.path)
                 path = urlsplit(self.path).path
                 if path == "/page":
-                    self._send(200, "text/html; charset=utf-8", PAGE.encode())
+                    self.send_page("text/html; charset=utf-8", PAGE.encode())
                 elif path == "/to-metadata":
-                    self.send_response(302)
-                    self.send_header("location", "http://169.254.169.254/latest/meta-data/")
-                    self.send_header("content-length", "0")
-                    self.end_headers()
+                    self.redirect("http://169.254.169.254/latest/meta-data/")
                 elif path == "/search":
                     q = parse_qs(urlsplit(self.path).query)["q"][0]
                     results = [{"title": f"About {q}", "url": "https://docs.example.org/a", "content": "first hit"},
                                {"title": "Blocked one", "url": "https://spam.example.net/b", "content": "spam"}]
-                    self._send(200, "application/json", json.dumps({"results": results}).encode())
+                    self.send_page("application/json", json.dumps({"results": results}).encode())
                 elif path == "/image":
-                    self._send(200, "image/png", b"\x89PNG\r\n\x1a\n" + b"\0" * 100)
+                    self.send_page("image/png", b"\x89PNG\r\n\x1a\n" + b"\0" * 100)
                 else:
-                    self._send(404, "text/plain", b"no")
-
-            def _send(self, status: int, ctype: str, body: bytes) -> None:
-                self.send_response(status)
-                self.send_header("content-type", ctype)
-                self.send_header("content-length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-            def log_message(self, *args: Any) -> None:
-                pass
+                    self.send_page("text/plain", b"no", 404)
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.port = self.server.server_address[1]
