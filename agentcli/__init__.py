@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from agentcli.version import __version__
+
 # Not `from typing import TYPE_CHECKING`: importing typing costs `--version` (answered from here) ~3–5 ms for
 # nothing. Type checkers take any name TYPE_CHECKING as true.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-__version__ = "0.1.0"
+__all__ = ["__version__", "query"]
 
 
 def __getattr__(name: str) -> Any:

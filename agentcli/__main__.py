@@ -7,12 +7,12 @@ import sys
 def main() -> None:
     argv = sys.argv[1:]
     if argv in (["--version"], ["-v"], ["-V"]):
-        from agentcli import __version__
+        from agentcli.version import __version__
 
         sys.stdout.write(f"{__version__} (agentcli)\n")
         return
     if argv[:1] == ["__complete"]:
-        from agentcli.completion import complete_values
+        from agentcli.cli.completion import complete_values
 
         raise SystemExit(complete_values(argv[1:]))
     # Start-up creates a few hundred thousand long-lived objects (modules, classes, functions) and next to no
@@ -21,7 +21,7 @@ def main() -> None:
     import gc
 
     gc.disable()
-    from agentcli.cli import run
+    from agentcli.cli.entry import run
 
     raise SystemExit(run(argv, exit_when_done=True))
 

@@ -27,10 +27,10 @@ import sys, time
 t0 = time.process_time()
 argv = ["--model", "anthropic/claude-sonnet-4-5", "--max-turns", "3", "--allowedTools", "Read", "Edit", "fix it"]
 if sys.argv[1] == "typer":
-    from agentcli.cli_app import dispatch
+    from agentcli.cli.app import dispatch
     dispatch(argv)
 else:
-    from agentcli.cli import fast_values
+    from agentcli.cli.entry import fast_values
     fast_values(argv)
 print(time.process_time() - t0)
 """

@@ -40,7 +40,7 @@ def _import_ms() -> float:
 
 
 async def _measure(tool: Any, cycle: list[dict[str, Any]], ctx: Any, repeat: int) -> tuple[float, float]:
-    from agentcli.tools.validate import validate_args
+    from agentcli.proc.validate import validate_args
 
     wall: list[float] = []
     cpu: list[float] = []

@@ -1,5 +1,5 @@
 """Subcommands: `agentcli NAME …` is the typer app `app` of module `agentcli.commands.NAME`, registered in
-`agentcli.cli.SUBCOMMANDS` and imported only when named. Each module also keeps `main(argv) -> int` (tests and
+`agentcli.cli.entry.SUBCOMMANDS` and imported only when named. Each module also keeps `main(argv) -> int` (tests and
 scripts call it in-process): `main = entry(app, "NAME")`.
 
 A new subcommand is this module plus one line in SUBCOMMANDS:
@@ -47,7 +47,7 @@ def entry(app: typer.Typer, name: str) -> Callable[[Sequence[str]], int]:
     """`main(argv) -> int` for a subcommand module: its app run in-process, always an exit status."""
 
     def main(argv: Sequence[str]) -> int:
-        from agentcli.cli_app import run_subcommand
+        from agentcli.cli.app import run_subcommand
 
         return run_subcommand(app, argv, name)
 

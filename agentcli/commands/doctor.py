@@ -10,8 +10,9 @@ import sys
 import time
 from pathlib import Path
 
-from agentcli import __version__, paths
+from agentcli import paths
 from agentcli.commands import entry, new_app, reporting_errors
+from agentcli.version import __version__
 
 app = new_app("Print what a bug report needs: versions, sandbox, ripgrep, providers, trust.")
 
@@ -90,7 +91,7 @@ def _version(argv: list[str]) -> str:
 
 
 def _ripgrep() -> str:
-    from agentcli.tools.procs import find_rg
+    from agentcli.proc.groups import find_rg
 
     rg = find_rg()
     if rg is None:

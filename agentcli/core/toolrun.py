@@ -19,9 +19,9 @@ from agentcli.core.hooks import HookOutcome, Hooks, fire
 from agentcli.core.permissions import ApprovalRequest, Approver, DenyingApprover, Policy, Verdict
 from agentcli.core.sink import SessionSink
 from agentcli.llm.messages import ContentBlock, ToolResultBlock, ToolUseBlock
+from agentcli.proc.validate import unusable_strings, validate_args
 from agentcli.tools.base import Tool, ToolContext, ToolOutput
 from agentcli.tools.paths import outside_approved
-from agentcli.tools.validate import unusable_strings, validate_args
 
 TODOS_KEY = "todos"  # ctx.state: the TodoWrite list (agentcli.core.loop reads it)
 

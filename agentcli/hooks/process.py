@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from agentcli.tools.procs import kill_and_reap, wait_or_kill, which
+from agentcli.proc.groups import kill_and_reap, wait_or_kill, which
 
 MAX_OUTPUT = 1 << 20  # bytes kept of each stream; a hook that prints more is cut, not buffered without end
 AFTER_KILL_S = 2.0  # how long a killed hook's pipes may stay open (a grandchild that left the group)

@@ -25,10 +25,10 @@ from mcp.client.context import ClientRequestContext
 from mcp.shared.exceptions import MCPError
 from mcp_types.jsonrpc import CONNECTION_CLOSED
 
-from agentcli import __version__
 from agentcli.mcp.config import ServerConfig
 from agentcli.mcp.spawn import open_transport
 from agentcli.redact import redact
+from agentcli.version import __version__
 
 if TYPE_CHECKING:
     from agentcli.mcp.sdk_transport import SdkRequest

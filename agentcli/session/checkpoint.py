@@ -390,7 +390,7 @@ def _identity(index: Path) -> bytes | None:
 
 def _clean_env() -> dict[str, str]:
     """The user's environment minus git variables that would redirect our shadow repository."""
-    from agentcli.tools.gitsafe import git_env
+    from agentcli.proc.gitsafe import git_env
 
     return {**git_env(), "LC_ALL": "C"}
 

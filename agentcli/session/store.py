@@ -22,7 +22,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from agentcli import __version__, paths
+from agentcli import paths
 from agentcli.atomicfile import NewFile, atomic_write
 from agentcli.core.sink import NullSink, SessionSink
 from agentcli.errors import SessionNotFoundError, UsageError
@@ -33,6 +33,7 @@ from agentcli.session.checkpoint import ShadowGit
 from agentcli.session.lock import SessionLock
 from agentcli.session.records import HEADER, REPAIR, RESUMED, SCHEMA_VERSION, Record, encode, now_iso
 from agentcli.session.writer import SessionWriter
+from agentcli.version import __version__
 
 if TYPE_CHECKING:  # the reader and resumable are imported by what resumes, forks or lists: a new session needs neither
     from agentcli.session.reader import LoadedSession

@@ -21,7 +21,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import agentcli
 from agentcli import paths
 from agentcli.errors import ConfigError
 from agentcli.settings import writer
@@ -51,7 +50,7 @@ class Preset:
 
 
 def builtin_dir() -> Path:
-    pkg = Path(agentcli.__file__).parent
+    pkg = Path(paths.__file__).parent  # the package directory (paths.py sits at its top)
     wheel = pkg / "_presets"
     return wheel if wheel.is_dir() else pkg.parent / "presets"
 

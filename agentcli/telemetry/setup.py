@@ -13,10 +13,10 @@ import time
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from agentcli import __version__
 from agentcli.core.events import AgentEvent
 from agentcli.errors import ConfigError
 from agentcli.llm.messages import Usage
+from agentcli.version import __version__
 
 if TYPE_CHECKING:
     from agentcli.telemetry.otlp import Sender, Signal, Target

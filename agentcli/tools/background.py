@@ -17,8 +17,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from agentcli.proc.groups import kill_and_reap, kill_group, kill_tree, spawn_group, wait_gone
 from agentcli.tools.base import ToolContext, ToolOutput
-from agentcli.tools.procs import kill_and_reap, kill_group, kill_tree, spawn_group, wait_gone
 from agentcli.tools.text import cap_head_tail
 
 SHELLS_KEY = "background_shells"
@@ -45,7 +45,7 @@ class BackgroundShell:
         self.eof = asyncio.Event()
         self.watcher: asyncio.Task[None] | None = None
         self.transport: asyncio.BaseTransport | None = None
-        self.launcher = False  # started through a sandbox launcher (agentcli.tools.procs.kill_tree)
+        self.launcher = False  # started through a sandbox launcher (agentcli.proc.groups.kill_tree)
 
     def feed(self, data: bytes) -> None:
         self.unread += data

@@ -17,9 +17,9 @@ import time
 from pathlib import Path
 from typing import Any
 
+from agentcli.proc.groups import kill_and_reap, spawn_group, temp_file, wait_or_kill, which
 from agentcli.tools.base import ToolContext, ToolOutput
 from agentcli.tools.paths import resolve_in_project
-from agentcli.tools.procs import kill_and_reap, spawn_group, temp_file, wait_or_kill, which
 from agentcli.tools.text import HeadTail
 
 DEFAULT_TIMEOUT_MS = 120_000

@@ -1,6 +1,6 @@
 """The files under a directory that a developer would consider part of the project.
 
-In a git work tree whose configuration names no program (agentcli.tools.gitsafe): `git ls-files -co
+In a git work tree whose configuration names no program (agentcli.proc.gitsafe): `git ls-files -co
 --exclude-standard` (tracked plus untracked-but-not-ignored). Else the
 `rg --files` binary (which reads .gitignore files too). Else a pure-Python .gitignore-aware walk.
 """
@@ -10,8 +10,8 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from agentcli.tools.gitsafe import git_argv, git_env
-from agentcli.tools.procs import find_rg, run_capture
+from agentcli.proc.gitsafe import git_argv, git_env
+from agentcli.proc.groups import find_rg, run_capture
 
 __all__ = ["RG_AUTO", "find_rg", "in_git_worktree", "list_files"]
 

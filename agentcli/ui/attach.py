@@ -96,7 +96,7 @@ def build_message(prompt: str, cwd: Path, context: list[str], *, images: bool = 
 async def run_shell(command: str, cwd: Path, scope: ShellScope) -> tuple[int, str]:
     """Run `command` in the user's shell, under the session's sandbox and with its cleaned environment (what
     it prints goes to the model); (exit status, combined output, cut to a sane size)."""
-    from agentcli.tools.procs import run_capture
+    from agentcli.proc.groups import run_capture
 
     argv, env = ["/bin/sh", "-c", command], dict(scope.env or {})
     if scope.sandbox is not None:

@@ -1,5 +1,5 @@
 """The files `@` mentions can name: what git does not ignore (`git ls-files -co --exclude-standard`, run only as
-agentcli.tools.gitsafe allows), or a bounded walk; matched fuzzily."""
+agentcli.proc.gitsafe allows), or a bounded walk; matched fuzzily."""
 
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ def list_files(cwd: Path) -> list[str]:
 
 
 def _git_files(cwd: Path) -> list[str] | None:
-    from agentcli.tools.gitsafe import git_argv, git_env
+    from agentcli.proc.gitsafe import git_argv, git_env
 
     argv = git_argv(cwd, "ls-files", "-co", "--exclude-standard", "-z")  # None: the repository names a program
     if argv is None:

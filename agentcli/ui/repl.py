@@ -562,7 +562,7 @@ class Repl:
 
     def _banner(self) -> None:
         """Two lines written directly (plain ANSI), so the prompt does not wait for rich to load."""
-        from agentcli import __version__
+        from agentcli.version import __version__
 
         colour = sys.stdout.isatty() and not os.environ.get("NO_COLOR") and os.environ.get("TERM") != "dumb"
         bold, dim, reset = ("\x1b[1m", "\x1b[2m", "\x1b[0m") if colour else ("", "", "")

@@ -1,4 +1,4 @@
-"""Deferred coercion (agentcli/cli_coerce.py) gives exactly typer's values and errors, and keeps pydantic out of a
+"""Deferred coercion (agentcli/cli/coerce.py) gives exactly typer's values and errors, and keeps pydantic out of a
 subcommand run that needs no conversion."""
 
 from __future__ import annotations
@@ -11,9 +11,9 @@ from typer import _click as click
 from typer._coercion import build_runtime_param
 from typer.core import _TyperParameter
 
-from agentcli.cli import SUBCOMMANDS
-from agentcli.cli_app import load_subcommand, root_command
-from agentcli.cli_coerce import Deferred
+from agentcli.cli.app import load_subcommand, root_command
+from agentcli.cli.coerce import Deferred
+from agentcli.cli.entry import SUBCOMMANDS
 from tests.cli.helpers import git_repo, imported_modules
 
 SAMPLES: list[Any] = [None, "", "abc", "5", "-3", "007", "x5", "1.5", "markdown", "MARKDOWN", "json", "local",

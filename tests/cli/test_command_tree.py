@@ -12,9 +12,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agentcli.cli import ROOT_FLAGS, SUBCOMMANDS, fast_values, settings_flags
-from agentcli.cli_app import dispatch
-from agentcli.cli_flags import fast_parse
+from agentcli.cli.app import dispatch
+from agentcli.cli.entry import ROOT_FLAGS, SUBCOMMANDS, fast_values, settings_flags
+from agentcli.cli.flags import fast_parse
 from tests.cli.helpers import ANTHROPIC, agentcli, imported_modules, provider_env
 from tests.fakes import FakeLLM, Reply
 
@@ -44,7 +44,7 @@ def test_help_lists_commands_panels_and_examples(tmp_path: Path) -> None:
 
 def test_help_imports_no_subcommand_module_and_a_subcommand_imports_only_its_own(tmp_path: Path) -> None:
     probe = ("import sys, contextlib, io\n"
-             "from agentcli.cli import run\n"
+             "from agentcli.cli.entry import run\n"
              "with contextlib.redirect_stdout(io.StringIO()):\n"
              "    run(sys.argv[1:])\n"
              "print(sorted(m for m in list(sys.modules) if m.startswith('agentcli.commands.')))\n")
@@ -129,7 +129,7 @@ def test_a_module_with_only_main_argv_still_runs_as_a_subcommand() -> None:
     """A subcommand written before the typer tree (`main(argv) -> int`, its own parser) runs unchanged."""
     import types
 
-    from agentcli.cli_app import invoke, load_subcommand
+    from agentcli.cli.app import invoke, load_subcommand
 
     module = types.ModuleType("agentcli.commands.legacy_demo")
     module.main = lambda argv: len(argv)  # type: ignore[attr-defined]
@@ -144,8 +144,8 @@ def test_a_new_root_flag_is_one_table_entry() -> None:
     """One `flag(…)` gives the option to typer (help, panel, checks), to the typer-free reader and to completion."""
     import typer
 
-    from agentcli.cli_app import build_app, invoke
-    from agentcli.cli_flags import flag
+    from agentcli.cli.app import build_app, invoke
+    from agentcli.cli.flags import flag
 
     extra = (*ROOT_FLAGS, flag("--mcp-demo", kind="append", metavar="FILE", panel="Context", help="demo servers"))
     argv = ["--mcp-demo", "a.json", "--mcp-demo=b.json", "-p", "go"]
@@ -170,7 +170,7 @@ def test_headless_runs_do_not_import_typer(tmp_path: Path, fake_llm: FakeLLM) ->
     args = ["-p", "hi", "--model", ANTHROPIC, "--allowedTools", "Read", "Edit", "--max-turns", "3"]
     imported = imported_modules(args, tmp_path, provider_env(fake_llm, ANTHROPIC))
     # (click itself may load: `import httpx` pulls in click when it is installed, for httpx's own CLI.)
-    assert "agentcli.cli" in imported and not {m for m in imported if m.startswith(("typer", "pydantic"))}
+    assert "agentcli.cli.entry" in imported and not {m for m in imported if m.startswith(("typer", "pydantic"))}
 
 
 def _word(f: Any) -> st.SearchStrategy[list[str]]:

@@ -1,5 +1,5 @@
 """The committed completion scripts match what the typer tree generates (regenerate with
-`python -m agentcli.completion SHELL > completions/agentcli.SHELL`), and the bash one completes what it should,
+`python -m agentcli.cli.completion SHELL > completions/agentcli.SHELL`), and the bash one completes what it should,
 run by a real bash against a real `agentcli __complete`."""
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from agentcli.cli import ROOT_FLAGS, SUBCOMMANDS
-from agentcli.completion import GENERATORS, command_tree
+from agentcli.cli.completion import GENERATORS, command_tree
+from agentcli.cli.entry import ROOT_FLAGS, SUBCOMMANDS
 from tests.cli.helpers import imported_modules
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -25,8 +25,8 @@ def test_committed_completion_is_current(shell: str) -> None:
     another test (the Claude Agent SDK's `Optional[Literal["user", "project", "local"]]`) can reorder an equal
     `Literal` of ours, which typing caches by equality."""
     committed = (ROOT / "completions" / f"agentcli.{shell}").read_text()
-    fix = f"python -m agentcli.completion {shell} > completions/agentcli.{shell}"
-    generated = subprocess.run([sys.executable, "-m", "agentcli.completion", shell], cwd=ROOT, capture_output=True,
+    fix = f"python -m agentcli.cli.completion {shell} > completions/agentcli.{shell}"
+    generated = subprocess.run([sys.executable, "-m", "agentcli.cli.completion", shell], cwd=ROOT, capture_output=True,
                                text=True, check=True).stdout
     assert committed == generated, f"stale; regenerate: {fix}"
 
@@ -91,7 +91,8 @@ def test_bash_completes_sessions_models_and_presets_from_agentcli_data(tmp_path:
 @pytest.mark.parametrize("kind", ["sessions", "models", "presets", "providers", "tools"])
 def test_complete_values_import_no_cli_no_provider(tmp_path: Path, kind: str) -> None:
     imported = imported_modules(["__complete", kind], tmp_path, {})
-    assert not {"typer", "pydantic", "rich", "httpx", "anthropic", "openai", "agentcli.cli"} & imported
+    heavy = {"typer", "pydantic", "rich", "httpx", "anthropic", "openai", "agentcli.cli.entry", "agentcli.cli.app"}
+    assert not heavy & imported
 
 
 def test_complete_values_never_fails(tmp_path: Path) -> None:

@@ -19,4 +19,4 @@ def test_version_imports_only_the_package_itself() -> None:
     done = subprocess.run([sys.executable, "-c", PROBE], capture_output=True, text=True, timeout=60, check=True)
     version, added = done.stdout.splitlines()
     assert version.endswith("(agentcli)")
-    assert added == str(["__future__", "agentcli"])
+    assert added == str(["__future__", "agentcli", "agentcli.version"])

@@ -7,10 +7,10 @@ from pathlib import Path
 from agentcli.assembly.runtime import restore_todos
 from agentcli.core.events import TodoItem
 from agentcli.core.toolrun import TODOS_KEY
+from agentcli.proc.validate import validate_args
 from agentcli.session.store import open_session
 from agentcli.tools.base import ToolContext
 from agentcli.tools.todo import TodoWriteTool
-from agentcli.tools.validate import validate_args
 from tests.cli.helpers import ANTHROPIC, agentcli, provider_env
 from tests.fakes.script import Reply, ToolCall
 from tests.fakes.server import FakeLLM

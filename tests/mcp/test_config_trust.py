@@ -88,7 +88,7 @@ def test_bad_entries_are_one_line_each(tmp_path: Path) -> None:
 def test_no_server_no_mcp_import(tmp_path: Path) -> None:
     """`agentcli -p` with no MCP server configured imports nothing of the `mcp` SDK."""
     root = project(tmp_path)
-    code = ("import sys; from agentcli.cli import run; from pathlib import Path;"
+    code = ("import sys; from agentcli.cli.entry import run; from pathlib import Path;"
             "from agentcli.settings.config import load_settings;"
             "from agentcli.assembly import runtime; import asyncio;"
             "from agentcli.core.permissions import DenyingApprover;"

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from agentcli.tools.procs import descendants
+from agentcli.proc.groups import descendants
 from tests.cli.helpers import ANTHROPIC, agentcli, git_repo, provider_env
 from tests.fakes.script import Reply, ToolCall
 from tests.fakes.server import FakeLLM

@@ -12,11 +12,11 @@ from typing import Any
 
 import pytest
 
-from agentcli import __version__
 from agentcli.core.events import AssistantMessage, RunFinished, RunResult, SessionStarted, TextDelta, TurnStarted
 from agentcli.llm.messages import Message, Usage
 from agentcli.telemetry.recorder import Instruments, TelemetryRecorder
 from agentcli.telemetry.setup import _resource, make_recorder
+from agentcli.version import __version__
 from tests.telemetry.collector import Receiver
 
 

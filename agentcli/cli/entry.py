@@ -1,6 +1,6 @@
 """Command line: flags → Settings → a front end (headless printer or REPL).
 
-The root flags are the table `ROOT_FLAGS` (agentcli.cli_flags): typer builds the command from it (agentcli.cli_app:
+The root flags are the table `ROOT_FLAGS` (agentcli.cli.flags): typer builds the command from it (agentcli.cli.app:
 help, panels, checks, errors, subcommands), and a valid root invocation (`-p`, the REPL) is read with the same
 table without importing typer (see `fast_values`).
 Subcommands (`agentcli sessions …`) are modules agentcli.commands.<name>, registered in `SUBCOMMANDS` and imported
@@ -13,8 +13,8 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from agentcli import cli_compat
-from agentcli.cli_flags import ArgvError, Flag, fast_parse, flag
+from agentcli.cli import compat as cli_compat
+from agentcli.cli.flags import ArgvError, Flag, fast_parse, flag
 from agentcli.errors import AgentCliError, UsageError
 
 if TYPE_CHECKING:
@@ -263,7 +263,7 @@ def run(argv: list[str], *, exit_when_done: bool = False) -> int:
     if values is None:
         if started:
             started()
-        from agentcli.cli_app import dispatch
+        from agentcli.cli.app import dispatch
 
         outcome = dispatch(argv)
         if isinstance(outcome, int):

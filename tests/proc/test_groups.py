@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from agentcli.tools.procs import alive, wait_or_kill
+from agentcli.proc.groups import alive, wait_or_kill
 
 
 async def _tree(tmp_path: Path) -> tuple[asyncio.subprocess.Process, int]:

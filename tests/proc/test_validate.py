@@ -4,8 +4,8 @@ from typing import Any
 
 import pytest
 
+from agentcli.proc.validate import format_errors, validate_args
 from agentcli.tools.registry import load_tool
-from agentcli.tools.validate import format_errors, validate_args
 
 SCHEMA: dict[str, Any] = {
     "type": "object",

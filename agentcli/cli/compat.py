@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from agentcli.cli_flags import Flag, flag
+from agentcli.cli.flags import Flag, flag
 from agentcli.errors import UsageError
 
 PANEL = "Claude Code compatibility"

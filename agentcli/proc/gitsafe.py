@@ -24,7 +24,7 @@ OVERRIDES = (
 def git_argv(cwd: Path, *args: str) -> list[str] | None:
     """`git … args` to run in `cwd`, or None when the repository there configures a program git could run."""
     from agentcli.permissions.gitcheck import repo_problem
-    from agentcli.tools.procs import which
+    from agentcli.proc.groups import which
 
     exe = which("git")  # an absolute path: a bare "git" with a relative PATH entry could be the repository's
     try:

@@ -1,5 +1,5 @@
-"""The command tree, built by typer: the root command from `agentcli.cli.ROOT_FLAGS`, and one lazily imported
-typer app per subcommand (`agentcli.commands.NAME.app`, registered in `agentcli.cli.SUBCOMMANDS`).
+"""The command tree, built by typer: the root command from `agentcli.cli.entry.ROOT_FLAGS`, and one lazily imported
+typer app per subcommand (`agentcli.commands.NAME.app`, registered in `agentcli.cli.entry.SUBCOMMANDS`).
 
 `dispatch(argv)` parses and either returns the root's option values (the caller runs the session; typer's part
 ends at parsing) or an exit status (help, version, a subcommand's own status, a usage error). Every usage error
@@ -18,9 +18,9 @@ import typer
 from typer import _click as click
 from typer.core import TyperGroup
 
-from agentcli import __version__
-from agentcli.cli import EXAMPLES, EXIT_STATUSES, ROOT_FLAGS, SUBCOMMANDS
-from agentcli.cli_flags import ArgvError, Flag, closest, normalize
+from agentcli.cli.entry import EXAMPLES, EXIT_STATUSES, ROOT_FLAGS, SUBCOMMANDS
+from agentcli.cli.flags import ArgvError, Flag, closest, normalize
+from agentcli.version import __version__
 
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
@@ -58,7 +58,7 @@ def _one_line(text: str) -> str:
 def get_command(app: typer.Typer) -> click.Command:
     """typer's click command for `app`, its parameters coerced without pydantic where no coercion is needed
     (`defer_coercion`)."""
-    from agentcli.cli_coerce import defer_coercion
+    from agentcli.cli.coerce import defer_coercion
 
     return defer_coercion(typer.main.get_command(app))
 
