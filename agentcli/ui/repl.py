@@ -162,7 +162,15 @@ class Repl:
             picked = await pick_session(self)
             if picked is None:
                 return False
-            self.settings = dataclasses.replace(self.settings, resume=picked)
+            from agentcli.assembly.firstrun import anything_configured, first_run_message
+            from agentcli.assembly.resumed import with_session_setup
+            from agentcli.errors import ConfigError
+
+            self.settings = with_session_setup(dataclasses.replace(self.settings, resume=picked))
+            s = self.settings
+            if not anything_configured(s.model, s.provider, s.base_url):  # a session that stored no provider
+                self.error(ConfigError(first_run_message([]), code="no_provider"))
+                return False
         from agentcli.ui.resume import resolve_stored
 
         try:

@@ -1,0 +1,116 @@
+"""Issue 28, REPL side: the first start with nothing configured, and resuming before any provider is known.
+The real `agentcli` in a pseudo-terminal, against the fake LLM server."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import stat
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from agentcli.assembly.firstrun import LOCAL_SERVERS
+from tests.cli.test_firsthour import llama_routes
+from tests.fakes import FakeLLM, Reply
+from tests.ui.ptyterm import AGENTCLI, Term
+from tests.ui.test_pty_firsthour import local_env, spawn
+
+GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
+
+
+@pytest.fixture
+def on_a_usual_port() -> Iterator[FakeLLM]:
+    """The fake server on the first free one of the usual local ports (vLLM's, LM Studio's, llama.cpp's,
+    Ollama's), answering as llama.cpp does. None free is a failure: something else would answer the probe."""
+    fake = FakeLLM()
+    for port in sorted(p for _, _, p, _ in LOCAL_SERVERS):
+        with contextlib.suppress(OSError):
+            fake.start(port)
+            break
+    else:
+        pytest.fail(f"every usual local port is taken: {[p for _, _, p, _ in LOCAL_SERVERS]}")
+    try:
+        yield fake
+    finally:
+        fake.stop()
+
+
+def test_first_start_offers_the_local_server_and_answers(project: Path, on_a_usual_port: FakeLLM,
+                                                         terms: list[Term]) -> None:
+    """Acceptance 1: `agentcli` in a fresh AGENTCLI_HOME, a local server on a usual port: offered, taken,
+    saved, and the first prompt is answered; the next start asks nothing."""
+    fake = on_a_usual_port
+    llama_routes(fake)
+    fake.push(Reply(text="Hello from the local server."), Reply(text="Second start."))
+    env = local_env()
+    t = spawn(terms, project, env)
+    t.expect(f"llama.cpp server at {fake.openai_url}, serving {GGUF}")
+    t.expect("Use it? [Y/n]")
+    t.line("")
+    t.prompt()
+    t.line("hi")
+    t.expect("Hello from the local server.")
+    t.prompt()
+    t.send("\x04")
+    assert t.wait_exit() == 0
+    config = Path(env["AGENTCLI_HOME"]) / "config.toml"
+    assert fake.openai_url in config.read_text()
+    assert stat.S_IMODE(config.stat().st_mode) == 0o600
+    again = spawn(terms, project, env)
+    again.prompt()
+    again.line("again")
+    again.expect("Second start.")
+    assert "Use it?" not in again.out
+
+
+def test_first_start_takes_a_hosted_key_without_echoing_it(project: Path, terms: list[Term]) -> None:
+    env = local_env()
+    t = spawn(terms, project, env)
+    t.expect("Which provider do you want to use?")
+    t.expect("Enter to quit")
+    t.line("1")
+    t.expect("not shown")
+    t.line("sk-ant-first-run-secret-0000")
+    t.prompt()
+    t.send("\x04")
+    assert t.wait_exit() == 0
+    assert "sk-ant-first-run-secret" not in t.out
+    config = Path(env["AGENTCLI_HOME"]) / "config.toml"
+    assert 'api_key = "sk-ant-first-run-secret-0000"' in config.read_text()
+    assert stat.S_IMODE(config.stat().st_mode) == 0o600
+
+
+def test_headless_with_nothing_configured_still_explains_and_exits_2(project: Path) -> None:
+    run = subprocess.run([AGENTCLI, "-p", "hi"], cwd=project, env=local_env(), capture_output=True, text=True,
+                         stdin=subprocess.DEVNULL, timeout=60)
+    assert run.returncode == 2 and "No model provider is configured" in run.stderr
+
+
+@pytest.mark.parametrize(("args", "said"), [
+    (["--resume", "nosuchsession"], "no session"),
+    (["-c"], "no session to continue"),
+])
+def test_resume_of_nothing_says_so_before_asking_for_a_provider(project: Path, args: list[str], said: str) -> None:
+    run = subprocess.run([AGENTCLI, *args], cwd=project, env=local_env(), capture_output=True, text=True,
+                         stdin=subprocess.DEVNULL, timeout=60)
+    assert run.returncode != 0
+    assert said in run.stderr and "No model provider" not in run.stderr, run.stderr
+
+
+def test_resume_picker_comes_before_the_provider(project: Path, fake_llm: FakeLLM, terms: list[Term]) -> None:
+    """`agentcli -r` with nothing configured: the picker, then the picked session's own server and model."""
+    fake_llm.push(Reply(text="first"), Reply(text="picked and answered"))
+    env = {**local_env(), "AGENTCLI_HOME": os.environ["AGENTCLI_HOME"]}
+    first = subprocess.run([AGENTCLI, "-p", "remember pelican", "--base-url", fake_llm.openai_url], cwd=project,
+                           env=env, capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=60)
+    assert first.returncode == 0, first.stderr
+    t = spawn(terms, project, env, "-r")
+    t.expect("remember pelican")
+    t.send("\r")
+    t.prompt()
+    t.line("what word?")
+    t.expect("picked and answered")
+    assert "No model provider" not in t.out
