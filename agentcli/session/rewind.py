@@ -112,9 +112,10 @@ def _tree(rec: Record) -> str | None:
     return tree if is_oid(tree) else None  # anything else is no checkpoint: it never reaches git
 
 
-def describe(plan: RewindPlan) -> str:
-    """A short human summary: the per-file list and warnings (the patch is shown separately)."""
-    lines = [f"rewind {plan.session_id} to record {plan.target_id}"]
+def describe(plan: RewindPlan, heading: str | None = None) -> str:
+    """A short human summary: the per-file list and warnings (the patch is shown separately). `heading`
+    replaces the first line, which names the session and record by id (what `agentcli sessions rewind` takes)."""
+    lines = [heading or f"rewind {plan.session_id} to record {plan.target_id}"]
     lines += [f"  note: {n}" for n in plan.notes]
     verbs = {"A": "restore", "D": "delete", "M": "revert", "T": "revert"}
     lines += [f"  {verbs.get(c.status, c.status)} {c.path}" for c in plan.changes]

@@ -281,9 +281,13 @@ class Renderer:
         """What the user saw: their prompt and `!cmd` output, not the wording the model reads."""
         from agentcli.ui.attach import is_attachment, parse_shell_context
 
+        from agentcli.core.interrupts import INTERRUPTED
+
         shell = parse_shell_context(text)
         if shell is not None:
             self.shell_output(*shell)
+        elif text.strip() == INTERRUPTED:  # the marker the model reads after a stopped turn, not a prompt
+            self._print_item(Text("⎿ interrupted", style="dim"))
         elif not is_attachment(text):
             self.user_message(text)
 

@@ -114,3 +114,31 @@ def test_resume_picker_comes_before_the_provider(project: Path, fake_llm: FakeLL
     t.line("what word?")
     t.expect("picked and answered")
     assert "No model provider" not in t.out
+
+
+def test_rewind_lists_what_was_typed(project: Path, fake_llm: FakeLLM, terms: list[Term]) -> None:
+    """`/rewind` listed the text agentcli adds for the model ("Contents of a.txt (attached with @):", "The user
+    ran a shell command…") and named the session and record by id; it lists and names what was typed."""
+    from tests.ui.test_pty_firsthour import start
+
+    fake_llm.push(Reply(text="Hello."), Reply(text="Seen."))
+    t = start(terms, project, fake_llm)
+    t.line("hello")
+    t.expect("Hello.")
+    t.prompt()
+    t.line("!echo shell-said-this")
+    t.expect("shell-said-this")
+    t.prompt()
+    t.line("look at @a.txt please")
+    t.expect("Seen.")
+    t.prompt()
+    t.line("/rewind")
+    listing = t.expect("Rewind with /rewind N")
+    assert "2  look at @a.txt please" in listing
+    assert "attached with @" not in listing and "ran a shell command" not in listing
+    t.prompt()
+    t.line("/rewind 2 chat")
+    shown = t.expect("[y/N]")
+    assert "Rewind to before prompt 2: look at @a.txt please" in shown and "to record" not in shown
+    t.line("n")
+    t.expect("Rewind cancelled")
