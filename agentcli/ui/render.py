@@ -279,9 +279,8 @@ class Renderer:
 
     def _replay_user_text(self, text: str) -> None:
         """What the user saw: their prompt and `!cmd` output, not the wording the model reads."""
-        from agentcli.ui.attach import is_attachment, parse_shell_context
-
         from agentcli.core.interrupts import INTERRUPTED
+        from agentcli.ui.attach import is_attachment, parse_shell_context
 
         shell = parse_shell_context(text)
         if shell is not None:
