@@ -142,3 +142,19 @@ def test_rewind_lists_what_was_typed(project: Path, fake_llm: FakeLLM, terms: li
     assert "Rewind to before prompt 2: look at @a.txt please" in shown and "to record" not in shown
     t.line("n")
     t.expect("Rewind cancelled")
+
+
+def test_the_status_line_names_the_served_model_and_counts_the_tools_before_any_prompt(
+        project: Path, fake_llm: FakeLLM, terms: list[Term]) -> None:
+    """Issue 28: until the first request the status line named the server's URL and said "ctx 0", while the
+    tool definitions already filled a large part of an 8k window."""
+    llama_routes(fake_llm)
+    t = spawn(terms, project, local_env(), "--base-url", fake_llm.openai_url)
+    t.prompt()
+    assert "ctx 0" in t.expect("ctx 0")  # before the background build: nothing known yet
+    # (prompt_toolkit redraws only the cells that change, so the new status is matched by what is new in it:
+    # a percentage, which needs the served model's window, and the model's own name)
+    t.expect("Q4_1")
+    t.expect(r"[1-9]\d*%", regex=True)
+    # no model call: what the server serves and its window are metadata
+    assert [r.path for r in fake_llm.requests if r.path.endswith("/chat/completions")] == []
