@@ -50,8 +50,13 @@ async def select_provider(settings: Settings) -> selection.Selection:
         request_timeout_s=settings.request_timeout_s, max_retries=settings.max_retries,
         model_overrides=settings.model_overrides,
     )
-    from agentcli.assembly.served import name_served_model
+    from agentcli.assembly.served import name_served_model, openai_url_for
 
+    url = await openai_url_for(sel, settings.base_url, settings.provider, settings.model)
+    if url is not None:  # a llama.cpp (or other OpenAI-compatible) URL given without its /v1
+        sel = selection.select(
+            settings.model, settings.provider, url, settings.providers, request_timeout_s=settings.request_timeout_s,
+            max_retries=settings.max_retries, model_overrides=settings.model_overrides)
     return await name_served_model(sel, named=bool(settings.model))
 
 

@@ -97,6 +97,9 @@ def select(
     """Resolve everything into a ProviderConfig. Raises ConfigError when nothing says which provider to use,
     AuthError (from a profile) when a required key is missing. `model_overrides` replace a requested name first
     (see `overridden`); a replacement that names its provider (`llamacpp/qwen`) drops the caller's."""
+    ollama = (provider or str(model or "").partition("/")[0]).lower() == "ollama"
+    if base_url and not ollama:  # Ollama's own form, `host:port` with no scheme, stays Ollama's (OLLAMA_HOST)
+        checked_base_url(base_url)
     replaced = overridden(model, model_overrides)
     if replaced != model and "/" in str(replaced):
         provider = None
@@ -147,3 +150,27 @@ def check_credentials(provider: object) -> None:
             check()
             return
         provider = getattr(provider, "inner", None)
+
+
+def checked_base_url(url: str) -> str:
+    """A base URL parsed before anything runs: http(s), a host, a valid port; else a UsageError (exit 2) that
+    shows how to write it. (`OLLAMA_HOST` keeps Ollama's own bare `host:port` form; it is not read here.)"""
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url)
+    fix = "a local server: http://127.0.0.1:8080/v1 (llama.cpp, vLLM, LM Studio) or http://127.0.0.1:11434 (Ollama)"
+    if "://" not in url:
+        guess = "http://" + url.lstrip("/")
+        if ":" in url.split("/", 1)[0] or "/" in url:  # host:port or host/path: only the scheme is missing
+            raise UsageError(f"base URL {url!r} has no scheme", hint=f"did you mean {guess}?", code="bad_base_url")
+        raise UsageError(f"base URL {url!r} is not a URL", hint=f"give the whole URL, e.g. {fix}",
+                         code="bad_base_url")
+    if parts.scheme not in ("http", "https"):
+        raise UsageError(f"base URL {url!r}: only http and https are supported", hint=fix, code="bad_base_url")
+    try:
+        port = parts.port
+    except ValueError:
+        port = -1
+    if not parts.hostname or port == -1:
+        raise UsageError(f"base URL {url!r} has no usable host and port", hint=fix, code="bad_base_url")
+    return url

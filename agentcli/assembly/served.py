@@ -79,3 +79,29 @@ async def name_served_model(sel: selection.Selection, named: bool) -> selection.
         return sel
     served = await served_model(str(sel.config.base_url), sel.config.api_key)
     return dataclasses.replace(sel, model=served) if served else sel
+
+
+async def versioned_url(base_url: str) -> tuple[str, str]:
+    """A base URL without `/v1`, which the URL alone takes for Ollama's native API: ("ollama", the URL) when
+    Ollama answers there, else ("openai", the URL with `/v1`) when an OpenAI-compatible server (llama.cpp,
+    vLLM, LM Studio) does. What nothing answers stays Ollama's (its error then names the URL)."""
+    from agentcli.providers import probe
+
+    kind = await probe.server_kind(base_url)
+    if kind in ("llamacpp", "openai"):
+        return "openai", base_url.rstrip("/") + "/v1"
+    return "ollama", base_url
+
+
+async def openai_url_for(sel: selection.Selection, base_url: str | None, provider: str | None,
+                         model: str | None) -> str | None:
+    """A run whose provider only its URL chose (no --provider, no `provider/` in the model) and whose URL
+    reads as Ollama's: the `/v1` URL of the OpenAI-compatible server that really answers there, or None."""
+    from agentcli.providers.profiles import infer_provider
+
+    if sel.config.name != "ollama" or not base_url or provider or infer_provider(base_url) != "ollama":
+        return None
+    if model and "/" in model:
+        return None
+    kind, url = await versioned_url(base_url)
+    return None if kind == "ollama" else url

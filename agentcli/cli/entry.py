@@ -224,15 +224,32 @@ def _ask_trust(settings: Settings, values: dict[str, Any], untrusted: list[str])
     return load_settings(settings.cwd, settings_flags(values))
 
 
-def _require_provider(settings: Settings) -> None:
-    """The REPL with nothing configured would only fail at the first prompt: explain and stop now (exit 2).
-    The usual case (configured) costs no event loop before the prompt."""
+def _require_provider(settings: Settings, values: dict[str, Any]) -> Settings:
+    """The REPL with nothing configured would only fail at the first prompt. In a terminal: offer a local
+    model server or take a provider's key, save it, and go on (agentcli.ui.firstrun); otherwise explain and
+    stop now (exit 2). The usual case (configured) costs no event loop before the prompt."""
     from agentcli.assembly.firstrun import anything_configured, require_configured
 
-    if not anything_configured(settings.model, settings.provider, settings.base_url):
-        import asyncio
+    if anything_configured(settings.model, settings.provider, settings.base_url):
+        return settings
+    if settings.resume is not None or settings.continue_:
+        # A stored session brings its own provider (assembly.resumed), so which session comes first: `-r`'s
+        # picker runs in the REPL (which checks again once one is picked); an unknown id, or nothing to
+        # continue, is said now rather than "no provider".
+        if settings.resume == "":
+            return settings
+        from agentcli.ui.resume import resolve_stored
 
-        asyncio.run(require_configured(settings.model, settings.provider, settings.base_url))
+        resolve_stored(settings)
+    if sys.stdin.isatty() and sys.stdout.isatty():
+        from agentcli.settings.config import load_settings
+        from agentcli.ui.firstrun import set_up
+
+        return set_up(lambda: load_settings(settings.cwd, settings_flags(values)))
+    import asyncio
+
+    asyncio.run(require_configured(settings.model, settings.provider, settings.base_url))
+    return settings
 
 
 def fast_values(argv: list[str]) -> dict[str, Any] | None:
@@ -298,7 +315,7 @@ def run(argv: list[str], *, exit_when_done: bool = False) -> int:
         untrusted = _untrusted(settings) if sys.stdin.isatty() else []
         if untrusted:
             settings = _ask_trust(settings, values, untrusted)
-        _require_provider(settings)
+        settings = _require_provider(settings, values)
         if started:
             started()
         from agentcli.ui.repl import run_repl

@@ -86,6 +86,14 @@ async def _collect(ns: Query) -> tuple[list[ModelEntry], list[str], dict[str, ob
         from agentcli.providers.profiles import infer_provider
 
         name = infer_provider(ns.base_url)
+        if name == "ollama":  # no /v1: what answers there decides (llama.cpp prints its URL without /v1)
+            from agentcli.assembly.served import versioned_url
+
+            kind, url = await versioned_url(ns.base_url)
+            if kind != "ollama":
+                import dataclasses
+
+                name, ns = "openai", dataclasses.replace(ns, base_url=url)
     if name is None:
         entries = probe.catalog_models()
         found = await probe.gather_live(_local_targets(), ns.timeout)
@@ -106,7 +114,8 @@ async def _collect(ns: Query) -> tuple[list[ModelEntry], list[str], dict[str, ob
         entries = await _name_local(entries, url)
     probed = None
     if ns.probe:
-        probed = (await probe.probe("ollama" if kind == "ollama" else "openai", url, ns.probe, api_key=key)).to_dict()
+        probed = (await probe.probe("ollama" if kind == "ollama" else "openai", url, ns.probe, api_key=key,
+                                    use_cache=False)).to_dict()  # --probe asks the server, every time
     return entries, notes, probed
 
 

@@ -165,8 +165,9 @@ def _list(directory: Path, as_json: bool, limit: int, show_all: bool) -> int:
     if not rows:
         sys.stdout.write("no sessions in this project\n")
         return 0
-    lines = [f"{'ID':<10} {'AGE':<9} {'TURNS':>5} {'MODEL':<24} {'BRANCH':<14} TITLE"]
-    lines += [f"{s.id[:8]:<10} {_age(s.updated):<9} {s.turns:>5} {s.model[:24]:<24} "
+    wide = max(len("MODEL"), *(len(s.model) for s in rows))  # whole names: `…-7B-Instruct-Q4_K_M` cut said nothing
+    lines = [f"{'ID':<10} {'AGE':<9} {'TURNS':>5} {'MODEL':<{wide}} {'BRANCH':<14} TITLE"]
+    lines += [f"{s.id[:8]:<10} {_age(s.updated):<9} {s.turns:>5} {s.model:<{wide}} "
               f"{(s.git_branch or '-')[:14]:<14} {s.title}" for s in rows]
     sys.stdout.write(_visible("\n".join(lines) + "\n"))
     return 0
@@ -304,7 +305,8 @@ def _tree(directory: Path, as_json: bool) -> int:
 
     def walk(s: SessionSummary, depth: int) -> None:
         at = f" (from {s.parent_session[:8]} at {str(s.fork_record)[:12]})" if s.parent_session else ""
-        out.append(f"{'  ' * depth}{'└─ ' if depth else ''}{s.id[:8]}  {s.turns:>3} turns  {s.title}{at}")
+        turns = f"{s.turns:>3} turn{'' if s.turns == 1 else 's'}"
+        out.append(f"{'  ' * depth}{'└─ ' if depth else ''}{s.id[:8]}  {turns:<9}  {s.title}{at}")
         for k in kids.get(s.id, []):
             walk(k, depth + 1)
 

@@ -51,6 +51,14 @@ class LocalServerDown(ConnectError):
     retryable = False
 
 
+class HostNotFound(ConnectError):
+    """The host name does not resolve (not a passing failure of the resolver): asking again gives the same
+    answer, so it fails at once instead of after four retries."""
+
+    code = "host_not_found"
+    retryable = False
+
+
 class TlsError(ConnectError):
     """The server's certificate was not trusted or not valid for its name."""
 

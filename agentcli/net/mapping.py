@@ -4,6 +4,7 @@ Imported only when a request is about to be sent (it imports httpx)."""
 
 from __future__ import annotations
 
+import socket
 import ssl
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
@@ -17,6 +18,7 @@ from agentcli.net.errors import (
     ConnectError,
     ConnectionDropped,
     ConnectTimeout,
+    HostNotFound,
     LocalServerDown,
     NetTimeout,
     ProtocolError,
@@ -100,6 +102,10 @@ def _connect_error(e: httpx.ConnectError, url: str, origin: str, proxy: str | No
         return TlsError(f"TLS: the certificate of {origin} is not trusted ({why})", hint=_CA_HINT)
     if isinstance(cause, ssl.SSLError):
         return TlsError(f"TLS handshake with {origin} failed: {cause.reason or cause}", hint=_CA_HINT)
+    if isinstance(cause, socket.gaierror) and cause.errno in _NO_SUCH_NAME and proxy is None:
+        host = urlsplit(url).hostname or origin
+        return HostNotFound(f"cannot connect to {origin}: the host name {host!r} does not resolve",
+                            hint="check the host name in the base URL (a local server: http://127.0.0.1:PORT/v1)")
     reason = _reason(e)
     if proxy is not None:
         return ProxyFailure(f"cannot reach the proxy {_origin(proxy)} (for {origin}): {reason}",
@@ -110,6 +116,11 @@ def _connect_error(e: httpx.ConnectError, url: str, origin: str, proxy: str | No
             hint=f"start the local model server (llama-server --port N, ollama serve, vllm serve …) or fix the base "
                  f"URL; check it with: curl {origin}/v1/models")
     return ConnectError(f"cannot connect to {origin}: {reason}")
+
+
+# getaddrinfo's answers that a retry would only repeat: no such name, no address for it (EAI_AGAIN, a resolver
+# that did not answer in time, stays retryable)
+_NO_SUCH_NAME = frozenset(getattr(socket, n) for n in ("EAI_NONAME", "EAI_NODATA") if hasattr(socket, n))
 
 
 def _root(e: BaseException) -> BaseException:

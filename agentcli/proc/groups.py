@@ -127,12 +127,25 @@ async def wait_gone(pids: list[int], timeout_s: float = 2.0) -> None:
         await asyncio.sleep(0.01)
 
 
+PF_EXITING = 0x4  # the kernel's per-task flag: do_exit() has begun, no user code will run again
+
+
 def alive(pid: int) -> bool:
-    """Whether `pid` is a running process (not gone, not a zombie)."""
+    """Whether `pid` is a running process: not gone, not a zombie, and not already exiting (a process SIGKILLed
+    a moment ago, or killed with its pid namespace, is torn down asynchronously; it can do nothing more)."""
     try:
         with open(f"/proc/{pid}/stat", "rb") as f:
-            return f.read().rsplit(b")", 1)[1].split()[0] != b"Z"
-    except (OSError, IndexError):
+            return stat_alive(f.read())
+    except OSError:
+        return False
+
+
+def stat_alive(stat: bytes) -> bool:
+    """`alive` from one `/proc/PID/stat` line (fields after the command name: state, ppid, …, flags 7th)."""
+    try:
+        fields = stat.rsplit(b")", 1)[1].split()
+        return fields[0] not in (b"Z", b"X") and not int(fields[6]) & PF_EXITING
+    except (IndexError, ValueError):
         return False
 
 

@@ -13,8 +13,7 @@ import re
 from collections.abc import AsyncIterable, AsyncIterator
 from typing import Any
 
-from agentcli import paths
-from agentcli.errors import AgentCliError, AuthError, StreamError
+from agentcli.errors import AgentCliError, StreamError
 from agentcli.llm.messages import (
     ContentBlock,
     ImageBlock,
@@ -45,7 +44,7 @@ from agentcli.net.api import client_for, events_of, join_url, open_stream
 from agentcli.net.errors import ApiIdentity, ConnectionDropped, error_from_event
 from agentcli.net.http import HttpClient, is_loopback_url
 from agentcli.net.sse import loads_event
-from agentcli.providers.base import HttpProvider, ModelRequest, ProviderConfig, split_web_search
+from agentcli.providers.base import HttpProvider, ModelRequest, ProviderConfig, missing_key, split_web_search
 from agentcli.providers.coalesce import DeltaSink, drive_sse, handle_batch
 
 DEFAULT_BASE_URL = "https://api.anthropic.com"
@@ -96,7 +95,7 @@ class AnthropicProvider(HttpProvider):
             return
         if is_loopback_url(self.base_url):
             return
-        raise AuthError("ANTHROPIC_API_KEY is not set", hint=f"export it or put it in {paths.user_config_file()}")
+        raise missing_key("ANTHROPIC_API_KEY")
 
     def build_body(self, req: ModelRequest) -> dict[str, Any]:
         return self.build_body_for(req, self.cfg.options)

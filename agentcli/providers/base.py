@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from agentcli.errors import AuthError
 from agentcli.llm.messages import ToolSpec
 from agentcli.llm.request import Effort as Effort
 from agentcli.llm.request import ModelRequest as ModelRequest
@@ -51,3 +52,12 @@ def split_web_search(tools: tuple[ToolSpec, ...]) -> tuple[tuple[ToolSpec, ...],
     """The tools without WebSearch, and whether it was there (then the adapter sends its native search tool)."""
     kept = tuple(t for t in tools if t.name != WEB_SEARCH_TOOL)
     return kept, len(kept) != len(tools)
+
+
+def missing_key(env_var: str, also: str | None = None) -> AuthError:
+    """The one error for a hosted provider whose key is missing, raised before any request (every adapter
+    says it the same way, exit 2)."""
+    from agentcli import paths
+
+    either = f" (or {also})" if also else ""
+    return AuthError(f"{env_var}{either} is not set", hint=f"export it or put it in {paths.user_config_file()}")

@@ -31,7 +31,7 @@ from agentcli.llm.stream import (
 from agentcli.net.api import client_for, events_of, join_url, open_stream
 from agentcli.net.errors import ApiIdentity, ConnectionDropped, error_from_event, error_from_status
 from agentcli.net.http import HttpClient
-from agentcli.providers.base import HttpProvider, ModelRequest, ProviderConfig, split_web_search
+from agentcli.providers.base import HttpProvider, ModelRequest, ProviderConfig, missing_key, split_web_search
 from agentcli.providers.coalesce import DeltaSink, drive_sse, handle_batch
 
 DEFAULT_BASE_URL = "https://generativelanguage.googleapis.com"
@@ -262,7 +262,7 @@ class GeminiProvider(HttpProvider):
     def check_credentials(self) -> None:
         """Raise AuthError before any request when Google's endpoint would need a key we do not have."""
         if not self.cfg.api_key and self.base_url == DEFAULT_BASE_URL:
-            raise AuthError("no Gemini API key", hint="set GEMINI_API_KEY (or GOOGLE_API_KEY)")
+            raise missing_key("GEMINI_API_KEY", also="GOOGLE_API_KEY")
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
         self.check_credentials()

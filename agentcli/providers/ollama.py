@@ -34,7 +34,15 @@ from agentcli.llm.stream import (
     UsageReport,
 )
 from agentcli.net.api import client_for, events_of, join_url, open_stream
-from agentcli.net.errors import ApiIdentity, ConnectError, ConnectionDropped, ProxyFailure, TlsError, error_from_event
+from agentcli.net.errors import (
+    ApiIdentity,
+    ConnectError,
+    ConnectionDropped,
+    HostNotFound,
+    ProxyFailure,
+    TlsError,
+    error_from_event,
+)
 from agentcli.net.http import HttpClient
 from agentcli.net.sse import NDJSONDecoder
 from agentcli.providers.base import HttpProvider, ModelRequest, ProviderConfig
@@ -231,7 +239,7 @@ class OllamaProvider(HttpProvider):
             resp = await open_stream(self._client, join_url(self.base_url, path), headers=self.headers(),
                                      body=body, who=self.who, method=method)
         except ConnectError as err:
-            if not isinstance(err, TlsError | ProxyFailure):
+            if not isinstance(err, TlsError | ProxyFailure | HostNotFound):
                 err.hint = f"is Ollama running? start it with `ollama serve`, or set OLLAMA_HOST ({self.base_url})"
             raise
         except BadRequestError as err:

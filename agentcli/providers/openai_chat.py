@@ -21,8 +21,7 @@ from collections.abc import AsyncIterable, AsyncIterator
 from typing import Any
 from urllib.parse import urlsplit
 
-from agentcli import paths
-from agentcli.errors import AgentCliError, AuthError, StreamError
+from agentcli.errors import AgentCliError, StreamError
 from agentcli.llm.messages import ImageBlock, Message, TextBlock, ToolResultBlock, ToolSpec, ToolUseBlock, Usage
 from agentcli.llm.stream import (
     MessageStop,
@@ -39,7 +38,7 @@ from agentcli.net.api import client_for, events_of, join_url, open_stream
 from agentcli.net.errors import ApiIdentity, ConnectionDropped, error_from_event
 from agentcli.net.http import HttpClient, is_loopback
 from agentcli.net.sse import loads_event
-from agentcli.providers.base import HttpProvider, ModelRequest, ProviderConfig
+from agentcli.providers.base import HttpProvider, ModelRequest, ProviderConfig, missing_key
 from agentcli.providers.coalesce import DeltaSink, drive_sse, handle_batch
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
@@ -79,7 +78,7 @@ class OpenAIChatProvider(HttpProvider):
         if required is None:
             required = not is_loopback(self._host)
         if required and not self.cfg.api_key:
-            raise AuthError(f"{self.key_env} is not set", hint=f"export it or put it in {paths.user_config_file()}")
+            raise missing_key(self.key_env)
 
     def build_body(self, req: ModelRequest) -> dict[str, Any]:
         o = self.options

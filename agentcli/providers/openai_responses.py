@@ -38,8 +38,8 @@ from agentcli.llm.stream import (
 )
 from agentcli.net.api import client_for, events_of, join_url, open_stream
 from agentcli.net.errors import ApiIdentity, ConnectionDropped, error_from_event
-from agentcli.net.http import HttpClient
-from agentcli.providers.base import HttpProvider, ModelRequest, ProviderConfig, split_web_search
+from agentcli.net.http import HttpClient, is_loopback_url
+from agentcli.providers.base import HttpProvider, ModelRequest, ProviderConfig, missing_key, split_web_search
 from agentcli.providers.coalesce import DeltaSink, drive_sse, handle_batch
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
@@ -289,7 +289,14 @@ class OpenAIResponsesProvider(HttpProvider):
         h.update(self.cfg.options.get("extra_headers") or {})
         return h
 
+    def check_credentials(self) -> None:
+        """Raise AuthError before any request when the endpoint needs a key we do not have (a loopback server
+        may take none)."""
+        if not self.cfg.api_key and not is_loopback_url(self.base_url):
+            raise missing_key("OPENAI_API_KEY")
+
     async def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
+        self.check_credentials()
         resp = await open_stream(
             self._client,
             join_url(self.base_url, "/responses"),

@@ -322,6 +322,29 @@ async def llamacpp_props(base: str, *, timeout_s: float = 2.0) -> dict[str, Any]
     return props if isinstance(props, dict) else None
 
 
+async def server_kind(root: str, *, timeout_s: float = 2.0) -> str | None:
+    """What the server at `root` (a URL without `/v1`) is, by what it answers: "ollama" (`/api/tags`),
+    "llamacpp" (`/props`), "openai" (an OpenAI-compatible `/v1/models`), or None when it answers none of them
+    (or is not there). Asked at once, on one connection each."""
+    client = _client(timeout_s)
+    base = root.rstrip("/")
+
+    async def answers(path: str, key: str) -> bool:
+        try:
+            data = await _get_json(client, join_url(base, path), ApiIdentity("server"))
+        except Exception:  # not this kind of server (404, not JSON, not there)
+            return False
+        return isinstance(data, dict) and key in data
+
+    try:
+        tags, props, models = await asyncio.gather(answers("/api/tags", "models"),
+                                                   answers("/props", "default_generation_settings"),
+                                                   answers("/v1/models", "data"))
+    finally:
+        await client.aclose()
+    return "ollama" if tags else "llamacpp" if props else "openai" if models else None
+
+
 async def gather_live(targets: list[tuple[str, str]], timeout_s: float) -> dict[str, list[ModelEntry] | str]:
     """List several local servers at once: name → models, or the reason it could not be listed."""
 

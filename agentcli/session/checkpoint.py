@@ -20,6 +20,7 @@ import stat
 import subprocess
 import threading
 import time
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -213,10 +214,12 @@ class ShadowGit:
     def changed_names(self, a: str, b: str) -> set[str]:
         return {c.path for c in self.changes(a, b)}
 
-    def patch(self, current: str, target: str) -> str:
-        """A unified diff from the current tree to the target (what rewinding would change)."""
+    def patch(self, current: str, target: str, exclude: Collection[str] = ()) -> str:
+        """A unified diff from the current tree to the target (what rewinding would change), leaving out the
+        paths in `exclude`."""
+        skip = [f":(exclude,literal,top){path}" for path in sorted(exclude)]
         return self._git("diff", "--no-color", "--no-ext-diff", "--no-textconv", "--binary", oid(current),
-                         oid(target)).decode(errors="replace")
+                         oid(target), *(["--", ".", *skip] if skip else [])).decode(errors="replace")
 
     def restore(self, target: str, changes: list[Change]) -> None:
         """Make the work tree's files match `target` for every changed path (byte for byte)."""

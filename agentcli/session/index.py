@@ -122,6 +122,8 @@ def _scan_line(s: SessionSummary, line: bytes) -> None:
         s.base_url = rec.get("base_url") or None
         s.git_branch, s.cwd = rec.get("git_branch"), str(rec.get("cwd", ""))
         s.parent_session, s.fork_record = rec.get("parent_session"), rec.get("fork_record")
+        inherited = rec.get("fork_turns")
+        s.turns += inherited if isinstance(inherited, int) and not isinstance(inherited, bool) and inherited > 0 else 0
         return
     s.records += 1
     if kind == "rename":

@@ -21,6 +21,11 @@ from agentcli.session.records import CHECKPOINT, REWIND, Record, data_record, to
 from agentcli.session.repair import repair
 from agentcli.session.writer import SessionWriter
 
+# What agentcli writes into the project for the user (settings.writer.keep_local_out_of_git): the personal
+# settings and the `.gitignore` that keeps them out of git. They belong to the user, not to the session: a rewind
+# that deleted the `.gitignore` (it appeared between two checkpoints) made the private file visible to git.
+PRIVATE_FILES = frozenset({".agentcli/.gitignore", ".agentcli/settings.local.toml"})
+
 
 @dataclass(slots=True)
 class RewindPlan:
@@ -56,8 +61,12 @@ def plan_rewind(loaded: LoadedSession, to: str, shadow: ShadowGit | None) -> Rew
         return plan
     current = shadow.snapshot().tree
     plan.current_tree = current
-    plan.changes = shadow.changes(current, plan.tree)
-    plan.patch = shadow.patch(current, plan.tree)
+    every = shadow.changes(current, plan.tree)
+    plan.changes = [c for c in every if c.path not in PRIVATE_FILES]
+    if len(plan.changes) < len(every):
+        plan.notes.append("kept as they are: agentcli's private project settings and the .gitignore that keeps "
+                          "them out of git")
+    plan.patch = shadow.patch(current, plan.tree, PRIVATE_FILES) if plan.changes else ""
     touched = {c.path for c in plan.changes}
     plan.outside = sorted(_outside(shadow, later, current) & touched)
     return plan
@@ -103,9 +112,10 @@ def _tree(rec: Record) -> str | None:
     return tree if is_oid(tree) else None  # anything else is no checkpoint: it never reaches git
 
 
-def describe(plan: RewindPlan) -> str:
-    """A short human summary: the per-file list and warnings (the patch is shown separately)."""
-    lines = [f"rewind {plan.session_id} to record {plan.target_id}"]
+def describe(plan: RewindPlan, heading: str | None = None) -> str:
+    """A short human summary: the per-file list and warnings (the patch is shown separately). `heading`
+    replaces the first line, which names the session and record by id (what `agentcli sessions rewind` takes)."""
+    lines = [heading or f"rewind {plan.session_id} to record {plan.target_id}"]
     lines += [f"  note: {n}" for n in plan.notes]
     verbs = {"A": "restore", "D": "delete", "M": "revert", "T": "revert"}
     lines += [f"  {verbs.get(c.status, c.status)} {c.path}" for c in plan.changes]

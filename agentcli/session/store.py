@@ -218,8 +218,23 @@ def fork_header(sid: str, parent: LoadedSession, root: Path, cwd: Path, model: s
                 name: str | None, point: str | None) -> Record:
     header = new_header(sid, root, cwd, model or str(parent.header.get("model", "")),
                         provider or str(parent.header.get("provider", "")), name, parent.header.get("base_url"))
-    header.update(parent_session=parent.session_id, fork_record=point)
+    header.update(parent_session=parent.session_id, fork_record=point, fork_turns=_prompts_to(parent, point))
     return header
+
+
+def _prompts_to(parent: LoadedSession, point: str | None) -> int:
+    """The prompts a fork carries from its parent (up to and including `point`): listings count a fork's
+    turns as the conversation it holds, not only what was said after it was made."""
+    n = 0
+    for rec in parent.chain:
+        msg = rec.get("message") if rec.get("type") == "message" else None
+        blocks = msg.get("content") if isinstance(msg, dict) and msg.get("role") == "user" else None
+        if isinstance(blocks, list) and any(isinstance(b, dict) and b.get("type") == "text" and b.get("text")
+                                            for b in blocks):
+            n += 1
+        if point is not None and rec.get("id") == point:
+            break
+    return n
 
 
 def create(directory: Path, header: Record, redactor: Redactor, shadow: ShadowGit | None,

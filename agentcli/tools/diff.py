@@ -23,8 +23,8 @@ def unified_diff(old: str, new: str, name: str, context: int = 3) -> Diff:
         difflib.unified_diff(
             old.splitlines(keepends=True),
             new.splitlines(keepends=True),
-            fromfile=f"a/{name}",
-            tofile=f"b/{name}",
+            fromfile=name if name.startswith("/") else f"a/{name}",  # an absolute path stays itself (no "a//")
+            tofile=name if name.startswith("/") else f"b/{name}",
             n=context,
         )
     )

@@ -164,12 +164,12 @@ class TerminalApprover:
         elif request.tool_name in ("Edit", "Write"):
             lines += _diff_lines(request.tool_name, args, self.project_root)
         else:
-            dumped = json.dumps(args, ensure_ascii=False)
+            dumped = "\n".join(_readable(args))
             if len(dumped) > _MAX_SHOWN_CHARS:  # never cut silently: the end of a call can be what matters
                 hidden = len(dumped) - _MAX_SHOWN_CHARS
                 dumped = (f"{dumped[: _MAX_SHOWN_CHARS - 1000]} [… {hidden:,} characters not shown: choose "
                           f"\"edit\" to see them all …] {dumped[-1000:]}")
-            lines.append("  " + dumped)
+            lines.append(dumped)
             unusual = hidden_characters(json.dumps(args, ensure_ascii=False))
             if unusual:
                 lines.append(f"  note: the input holds invisible or non-ASCII characters: {', '.join(unusual[:12])}")
@@ -231,6 +231,15 @@ def _one_key(count: int) -> KeyBindings:
     return kb
 
 
+def _readable(args: dict[str, Any]) -> list[str]:
+    """A call's input as a person reads it: one `name: value` line per argument, a string as it is (its
+    controls escaped later with the rest), anything else as JSON. Every argument is shown, none dropped."""
+    if not args:
+        return ["  (no input)"]
+    return [f"  {key}: {value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)}"
+            for key, value in args.items()]
+
+
 def _diff_lines(tool: str, args: dict[str, Any], root: Path) -> list[str]:
     from agentcli.tools.diff import unified_diff
 
@@ -249,7 +258,11 @@ def _diff_lines(tool: str, args: dict[str, Any], root: Path) -> list[str]:
                     else (str(args.get("old_string", "")), str(args.get("new_string", ""))))
     else:
         old, new = current, str(args.get("content", ""))
-    text = unified_diff(old, new, path).text or f"(no change to {path})"
+    try:  # named as the tool's result names it: relative to the project when inside it
+        name = str(full.resolve().relative_to(root.resolve()))
+    except (OSError, ValueError):
+        name = str(full)
+    text = unified_diff(old, new, name).text or f"(no change to {path})"
     shown = text.splitlines()
     if len(shown) > _MAX_SHOWN_LINES:
         shown = [*shown[:_MAX_SHOWN_LINES], f"… {len(shown) - _MAX_SHOWN_LINES} more lines"]

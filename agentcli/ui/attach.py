@@ -122,6 +122,15 @@ def parse_shell_context(text: str) -> tuple[str, int, str] | None:
     return (found.group(1), int(found.group(2)), found.group(3)) if found else None
 
 
+def typed_text(blocks: list[str]) -> str:
+    """What the person typed, from a prompt's text blocks: without the `@file` contents, the `!cmd` output
+    and the interruption marker agentcli put beside it for the model."""
+    from agentcli.core.interrupts import INTERRUPTED
+
+    return "\n".join(t for t in blocks if not is_attachment(t) and parse_shell_context(t) is None
+                     and t.strip() != INTERRUPTED).strip()
+
+
 def is_attachment(text: str) -> bool:
     """A block made by `attachment` (the user saw only their `@path`, not the file's text)."""
     first = text.split("\n", 1)[0]

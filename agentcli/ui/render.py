@@ -279,11 +279,14 @@ class Renderer:
 
     def _replay_user_text(self, text: str) -> None:
         """What the user saw: their prompt and `!cmd` output, not the wording the model reads."""
+        from agentcli.core.interrupts import INTERRUPTED
         from agentcli.ui.attach import is_attachment, parse_shell_context
 
         shell = parse_shell_context(text)
         if shell is not None:
             self.shell_output(*shell)
+        elif text.strip() == INTERRUPTED:  # the marker the model reads after a stopped turn, not a prompt
+            self._print_item(Text("⎿ interrupted", style="dim"))
         elif not is_attachment(text):
             self.user_message(text)
 

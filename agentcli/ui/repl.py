@@ -9,6 +9,7 @@ the keyboard (Esc / Ctrl-C cancel the task consuming `Agent.run`; the loop keeps
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import functools
 import os
@@ -162,7 +163,15 @@ class Repl:
             picked = await pick_session(self)
             if picked is None:
                 return False
-            self.settings = dataclasses.replace(self.settings, resume=picked)
+            from agentcli.assembly.firstrun import anything_configured, first_run_message
+            from agentcli.assembly.resumed import with_session_setup
+            from agentcli.errors import ConfigError
+
+            self.settings = with_session_setup(dataclasses.replace(self.settings, resume=picked))
+            s = self.settings
+            if not anything_configured(s.model, s.provider, s.base_url):  # a session that stored no provider
+                self.error(ConfigError(first_run_message([]), code="no_provider"))
+                return False
         from agentcli.ui.resume import resolve_stored
 
         try:
@@ -343,6 +352,22 @@ class Repl:
     def start_building(self) -> None:
         if self.agent is None and self._building is None:
             self._building = asyncio.create_task(self._build())
+            self._building.add_done_callback(self._built_in_background)
+
+    def _built_in_background(self, task: asyncio.Task[Built]) -> None:
+        """A fresh session's agent is adopted at the first prompt (a failed build is said then), but the status
+        line tells at once what it will be: the model the server serves (not its URL), and the context the
+        system prompt and tools already fill (not "ctx 0")."""
+        if task.cancelled() or task.exception() is not None or self.agent is not None:
+            return
+        agent = task.result().agent
+        self.status.model = agent.options.model
+        with contextlib.suppress(Exception):  # a catalog problem must not break the status line
+            self.status.context_window = agent.options.context_window_fn(agent.options.model)
+            self.status.context_tokens = agent.context_tokens()
+        app = get_app_or_none()
+        if app is not None:
+            app.invalidate()
 
     async def _build(self) -> Built:
         await asyncio.to_thread(preload, self.settings)

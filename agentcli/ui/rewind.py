@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 from rich.text import Text
 
 from agentcli.errors import AgentCliError, UsageError
+from agentcli.visible import inert
 
 if TYPE_CHECKING:
     from agentcli.session.rewind import RewindPlan
@@ -33,17 +34,22 @@ async def rewind(repl: ReplHost, args: str) -> None:
     writer = built.session.writer
     writer.flush()  # records may wait behind a turn-end checkpoint
     loaded = load(layout.sessions_dir(repl.root), agent.session_id)
-    prompts = [(rec, msg) for rec, msg in message_records(loaded.chain) if msg.role == "user" and msg.text.strip()]
+    from agentcli.llm.messages import TextBlock
+    from agentcli.ui.attach import typed_text
+
+    typed = ((rec, typed_text([b.text for b in msg.content if isinstance(b, TextBlock)]))
+             for rec, msg in message_records(loaded.chain) if msg.role == "user")
+    prompts = [(rec, text) for rec, text in typed if text]  # what the person typed, as they typed it
     word, _, what = args.partition(" ")
     what = what.strip()
     if not word:
-        lines = [f"  {i + 1:>2}  {msg.text.strip().splitlines()[0][:70]}" for i, (_, msg) in enumerate(prompts)]
+        lines = [f"  {i + 1:>2}  {inert(text.splitlines()[0][:70])}" for i, (_, text) in enumerate(prompts)]
         repl.renderer.notice("Prompts:\n" + "\n".join(lines) + "\nRewind with /rewind N [chat|code|both]")
         return
     if not word.isdigit() or not 1 <= int(word) <= len(prompts) or what not in WHAT:
         repl.error(UsageError(f"usage: /rewind N [chat|code|both], N from 1 to {len(prompts)}"))
         return
-    rec, msg = prompts[int(word) - 1]
+    rec, text = prompts[int(word) - 1]
     parent = rec.get("parent_id")
     if not parent:
         repl.error(UsageError("cannot rewind before the first record; use /clear for a new session"))
@@ -54,7 +60,7 @@ async def rewind(repl: ReplHost, args: str) -> None:
     except AgentCliError as err:
         repl.error(err)
         return
-    show_plan(repl, plan, files=files)
+    show_plan(repl, plan, files=files, heading=f"Rewind to before prompt {word}: {inert(text.splitlines()[0][:60])}")
     if not await confirm(f"Rewind {WHAT[what]} to before prompt {word}? [y/N] "):
         repl.renderer.notice("Rewind cancelled: nothing changed.")
         return
@@ -67,21 +73,23 @@ async def rewind(repl: ReplHost, args: str) -> None:
     repl.renderer.notice(f"Rewound {WHAT[what]}" + (f" ({changed} file{'s' * (changed != 1)} restored)"
                                                       if changed else ""))
     if conversation:
-        repl.put_back(msg.text.strip())
+        repl.put_back(text)
 
 
-def show_plan(repl: ReplHost, plan: RewindPlan, *, files: bool) -> None:
-    """The summary (describe), warnings in yellow, then the diff per file."""
+def show_plan(repl: ReplHost, plan: RewindPlan, *, files: bool, heading: str | None = None) -> None:
+    """The summary (describe; `heading` in place of its line of ids), warnings in yellow, then the diff per
+    file."""
     from agentcli.session.rewind import describe
 
     console = repl.console
     repl.renderer.flush()
     console.print()
     if not files:
-        console.print(Text(f"rewind {plan.session_id} to record {plan.target_id}: files are left as they are"))
+        console.print(Text(f"{heading or f'rewind {plan.session_id} to record {plan.target_id}'}: files are left "
+                           "as they are"))
         return
     warning = False
-    for line in describe(plan).splitlines():
+    for line in describe(plan, heading).splitlines():
         warning = warning or line.lstrip().startswith("warning:")
         console.print(Text(line, style="bold yellow" if warning else ""), highlight=False)
     for text in patch_lines(plan.patch, console.width):

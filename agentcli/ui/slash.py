@@ -139,10 +139,11 @@ async def _help(repl: ReplHost, args: str) -> None:
     table = Table(show_header=False, box=None, padding=(0, 2, 0, 0))
     table.add_column(style="bold", no_wrap=True)
     table.add_column()
+    # Text, not markup: usages hold brackets (`[edit [user|project|N]]`) that rich would take for style tags
     for c in COMMANDS.values():
-        table.add_row(f"/{c.name} {c.usage}".rstrip(), c.description)
+        table.add_row(Text(f"/{c.name} {c.usage}".rstrip()), Text(c.description))
     for name, desc in command_names(repl)[len(COMMANDS) :]:
-        table.add_row(f"/{name}", desc)
+        table.add_row(Text(f"/{name}"), Text(desc))
     keys = (
         "enter send · alt-enter, ctrl-j or a trailing \\ new line · shift-tab cycle mode · ctrl-r history\n"
         "esc / ctrl-c interrupt a turn · ctrl-c twice or ctrl-d exit · !cmd shell · @path attach a file"

@@ -120,8 +120,8 @@ class FakeLLM:
 
     # ---- lifecycle ---------------------------------------------------------------------------------------
 
-    def start(self) -> FakeLLM:
-        server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
+    def start(self, port: int = 0) -> FakeLLM:
+        server = ThreadingHTTPServer(("127.0.0.1", port), _Handler)
         server.daemon_threads = True
         server.fake = self  # type: ignore[attr-defined]
         self._server = server

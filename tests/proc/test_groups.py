@@ -52,3 +52,22 @@ def test_a_cancellation_kills_the_tree_before_it_goes_on(tmp_path: Path) -> None
 
     reaped, kid = asyncio.run(main())
     assert reaped and not alive(kid)
+
+
+def test_a_process_already_exiting_is_not_alive() -> None:
+    """The kernel tears a SIGKILLed process (or one whose pid namespace died) down asynchronously; once its
+    PF_EXITING flag is set it runs no user code again, so it does not count as alive (the attack table once
+    reported such a process, with its memory already gone, as a survivor under load)."""
+    import os
+
+    from agentcli.proc.groups import PF_EXITING, stat_alive
+
+    with open(f"/proc/{os.getpid()}/stat", "rb") as f:
+        line = f.read()
+    head, tail = line.rsplit(b")", 1)
+    fields = tail.split()
+    assert stat_alive(line)
+    exiting = [*fields[:6], str(int(fields[6]) | PF_EXITING).encode(), *fields[7:]]
+    assert not stat_alive(head + b") " + b" ".join(exiting))
+    assert not stat_alive(head + b") " + b" ".join([b"Z", *fields[1:]]))
+    assert not stat_alive(b"garbage")

@@ -23,6 +23,7 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+from agentcli.proc.groups import alive
 from tests.cli.helpers import git_repo
 
 # Paths inside the project no attack may change (a prefix covers everything below it).
@@ -154,6 +155,8 @@ def survivors(w: World) -> list[str]:
             with open(f"/proc/{pid}/cmdline", "rb") as f:
                 cmdline = f.read().replace(b"\0", b" ").decode(errors="replace")
         except OSError:
+            continue
+        if not alive(pid):  # exiting already (killed with its sandbox's namespace, say): not a survivor
             continue
         if cwd.startswith(str(w.base)) or w.token.encode() in environ:
             found.append(f"{pid}: {cmdline.strip()}")

@@ -76,3 +76,26 @@ def test_fork_of_a_fork_and_cli_fork(project: Path) -> None:
     f2 = fork(d, f1, last)
     assert [m.text for m in load(d, f2).messages()] == ["one", "also", "more"]
     assert [m.text for m in open_session(project, resume=f2, no_persistence=True).history] == ["onealsomore"]
+
+
+def test_listings_count_a_forks_turns_and_say_turn_once(project: Path) -> None:
+    """Issue 28: a fork was listed with "0 turns" (its turns live in its parent's file), a one-prompt session
+    as "1 turns", and long model names were cut at 24 characters."""
+    model = "Qwen2.5-Coder-7B-Instruct-Q4_K_M.gguf"
+    s = open_session(project, model=model)
+    assert s.writer is not None
+    ids = [text_turn(s.writer, f"q{i}", f"a{i}")[1] for i in range(3)]
+    s.close()
+    d = layout.sessions_dir(project)
+    fid = fork(d, s.session_id, ids[1], name="alt")
+    one = open_session(project, model="m1")
+    assert one.writer is not None
+    text_turn(one.writer, "only", "answer")
+    one.close()
+    assert _cli("-C", str(project), "list", "--json")[0] == 0
+    out = _cli("-C", str(project), "list", "--json")[1]
+    turns = {r["id"]: r["turns"] for r in json.loads(out)}
+    assert (turns[s.session_id], turns[fid], turns[one.session_id]) == (3, 2, 1)
+    out = _cli("-C", str(project), "tree")[1]
+    assert f"{one.session_id[:8]}    1 turn " in out and "1 turns" not in out and "  2 turns" in out
+    assert model in _cli("-C", str(project), "list")[1]

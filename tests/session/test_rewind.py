@@ -125,3 +125,35 @@ def test_store_inside_the_project_is_not_snapshotted(project: Path, monkeypatch:
     assert rec["data"]["tree"] == rec2["data"]["tree"]
     names = s.writer.shadow._git("ls-tree", "-r", "--name-only", rec["data"]["tree"]).decode().split()
     assert names == ["a.txt"]
+
+
+def test_rewind_never_removes_agentclis_private_gitignore(project: Path) -> None:
+    """Issue 28: an approval "for this project" made between turns writes `.agentcli/settings.local.toml` and
+    the `.gitignore` beside it that keeps it out of git. A rewind to before then listed the `.gitignore` as
+    "changed outside the agent" and deleted it: the private settings then showed in `git status`."""
+    import subprocess
+
+    from agentcli.settings.writer import keep_local_out_of_git
+
+    (project / "a.txt").write_text("one\n")
+    git_init(project)
+    s = open_session(project)
+    assert s.writer is not None
+    bash_turn(s.writer, project, "edit", "echo two > a.txt", n=1)
+    local = project / ".agentcli" / "settings.local.toml"
+    local.parent.mkdir(exist_ok=True)
+    local.write_text('[permissions]\nallow = ["Bash(make *)"]\n')
+    keep_local_out_of_git(local)
+    bash_turn(s.writer, project, "again", "echo three > a.txt", n=2)
+    s.close()
+    d = layout.sessions_dir(project)
+    loaded = load(d, s.session_id)
+    plan = plan_rewind(loaded, loaded.chain[0]["id"], shadow_for(d, s.session_id, project))
+    assert all(not c.path.startswith(".agentcli/") for c in plan.changes), plan.changes
+    assert main(["-C", str(project), "rewind", s.session_id, "--to", plan.target_id, "--files", "--yes"]) == 0
+    assert (project / "a.txt").read_text() == "one\n"
+    assert (project / ".agentcli" / ".gitignore").read_text() == "settings.local.toml\n"
+    assert local.exists()
+    status = subprocess.run(["git", "status", "--porcelain", "--untracked-files=all"], cwd=project,
+                            capture_output=True, text=True, check=True).stdout
+    assert "settings.local.toml" not in status

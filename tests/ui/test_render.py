@@ -167,3 +167,22 @@ def test_replay_of_a_compacted_session_says_so_above_its_tail() -> None:
     out = console.file.getvalue()  # type: ignore[attr-defined]
     assert out.splitlines()[0].startswith("✻ Earlier conversation compacted · 10 messages since then not shown")
     assert "prompt 8" not in out and "prompt 10" in out and "Reply 69." in out
+
+
+def test_a_resumed_interruption_is_not_replayed_as_a_prompt() -> None:
+    """Issue 28: "[Request interrupted by user]" (what the model reads after a stopped turn) came back as a
+    prompt the user seemed to have typed."""
+    import io
+
+    from rich.console import Console
+
+    from agentcli.core.interrupts import INTERRUPTED
+    from agentcli.llm.messages import Message
+    from agentcli.ui.render import Renderer
+
+    out = io.StringIO()
+    renderer = Renderer(Console(file=out, width=80, force_terminal=False, color_system=None))
+    renderer.replay([Message.user("first question"), Message.user(INTERRUPTED), Message.user("second question")])
+    shown = out.getvalue()
+    assert "first question" in shown and "second question" in shown
+    assert INTERRUPTED not in shown and "interrupted" in shown

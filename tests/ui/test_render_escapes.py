@@ -67,3 +67,18 @@ def test_a_plan_to_approve_is_shown_escaped(tmp_path: Path) -> None:
     Console(file=out, width=100, force_terminal=True).print(markdown(f"# Plan\n\n1. read {OSC}\n2. \u202eyalp"))
     assert "\x1b]0;PWNED" not in out.getvalue() and "\u202e" not in out.getvalue()
     assert "\\x1b]0;PWNED" in out.getvalue()
+
+
+def test_the_approval_shows_an_edit_as_the_result_names_it_and_other_input_readably(tmp_path: Path) -> None:
+    """Issue 28: the Edit prompt's diff header was `--- a//abs/path` (the result said `a/calc.py`); a Read
+    outside the project was asked about as raw JSON."""
+    from agentcli.core.permissions import ApprovalRequest
+    from agentcli.ui.approval import TerminalApprover
+
+    (tmp_path / "calc.py").write_text("x = 1\n")
+    edit = {"file_path": str(tmp_path / "calc.py"), "old_string": "x = 1", "new_string": "x = 2"}
+    shown = TerminalApprover(tmp_path).describe(ApprovalRequest("c1", "Edit", edit, False))
+    assert "--- a/calc.py" in shown and "+++ b/calc.py" in shown and "a//" not in shown
+    read = {"file_path": "/etc/hostname", "offset": 10, "limit": 5}
+    shown = TerminalApprover(tmp_path).describe(ApprovalRequest("c2", "Read", read, False))
+    assert "  file_path: /etc/hostname\n  offset: 10\n  limit: 5" in shown and "{" not in shown

@@ -168,3 +168,15 @@ def test_thinking_can_be_hidden_by_setting(tmp_path: Path, monkeypatch: pytest.M
     repl.renderer.feed(ThinkingDelta("secret musings"))
     repl.renderer.flush()
     assert "secret musings" not in out.getvalue()
+
+
+def test_help_shows_every_usage_whole(tmp_path: Path) -> None:
+    """Issue 28: `/memory [edit ]` — the usage's inner brackets were taken for a style tag and vanished."""
+    from agentcli.ui.slash import COMMANDS
+
+    repl, out = make_repl(tmp_path, ScriptedProvider([]))
+    asyncio.run(repl.submit("/help"))
+    text = " ".join(out.getvalue().split())
+    for c in COMMANDS.values():
+        assert " ".join(f"/{c.name} {c.usage}".split()) in text, c.name
+    assert "/memory [edit [user|project|N]]" in text
