@@ -19,6 +19,7 @@ from agentcli.core.hooks import Hooks
 from agentcli.core.loop import Agent, AgentOptions, NestedMemory
 from agentcli.core.permissions import Approver, Policy
 from agentcli.core.prompt import system_prompt
+from agentcli.core.state import SessionState
 from agentcli.errors import ConfigError, UsageError
 from agentcli.llm.messages import Usage
 from agentcli.net.http import is_loopback_url
@@ -173,23 +174,21 @@ def tool_context(settings: Settings) -> ToolContext:
     )
 
 
-def _path_denied(policy: Policy) -> Callable[[str], bool] | None:
-    """The policy's Read-deny test on a path alone (no I/O), for the sandbox's walk of the project; the matcher
-    is asked for at each call because it changes with the rules."""
-    matcher = getattr(policy, "denied_matcher", None)
-    if matcher is None:
-        return None
-    return lambda path: bool(matcher()[0](path))
+def _path_denied(ctx: ToolContext) -> Callable[[str], bool]:
+    """The Read-deny test on a path alone (no I/O), for the sandbox's walk of the project: asked of the policy in
+    force at each call (`ctx.reads`; a preset switch brings another), whose matcher changes with its rules."""
+    return lambda path: ctx.reads is not None and bool(ctx.reads.denied_matcher()[0](path))
 
 
-def attach_sandbox(settings: Settings, ctx: ToolContext, policy: Policy, preset: Preset | None) -> str | None:
-    """Give the session its sandbox (agentcli.sandbox); returns the start-up notice when it cannot confine."""
+def attach_sandbox(settings: Settings, ctx: ToolContext, session: SessionState, preset: Preset | None) -> str | None:
+    """Give the session its sandbox (agentcli.sandbox), which reads the permission mode from the session's one
+    state; returns the start-up notice when it cannot confine."""
     from agentcli.sandbox import for_settings
 
     preset_mode = preset.extra.get("sandbox_mode") if preset else None
     ctx.sandbox = for_settings(
         settings, preset_mode=preset_mode if isinstance(preset_mode, str) else None,
-        read_denied=_path_denied(policy), current_permission_mode=lambda: policy.mode,
+        read_denied=_path_denied(ctx), current_permission_mode=lambda: session.mode,
     )
     if settings.sandbox_unconfined:
         from agentcli.core.escalation import UNSANDBOXED_KEY
@@ -424,9 +423,9 @@ async def build(settings: Settings, approver: Approver,
             ctx.state[SDK_REQUEST] = sdk_request
         policy = make_policy(settings, ctx, preset, remembered_rules(opened))
         if dont_ask:  # not a preset's or a settings file's default_mode either
-            policy.mode = "default"
+            policy.session.mode = "default"
         restore_todos(opened, ctx)
-        sandbox_notice = attach_sandbox(settings, ctx, policy, preset)
+        sandbox_notice = attach_sandbox(settings, ctx, policy.session, preset)
         hooks, hook_warnings = make_hooks(settings, ctx, opened)
         hooks = hooks_in_code(hooks) if hooks_in_code is not None else hooks
     except BaseException:

@@ -36,11 +36,12 @@ from agentcli.core.hooks import HookOutcome, Hooks, fire
 from agentcli.core.interrupts import INTERRUPTED
 from agentcli.core.options import AgentOptions, NestedMemory
 from agentcli.core.parts import McpServers, ShellScope, Subagents
-from agentcli.core.permissions import PERMISSION_MODES, Approver, Policy
+from agentcli.core.permissions import Approver, Policy
 from agentcli.core.runstate import RunState, subtype_for
 from agentcli.core.sink import NullSink, SessionSink
+from agentcli.core.state import PermissionMode, parse_mode
 from agentcli.core.toolrun import TODOS_KEY, ToolRunner
-from agentcli.errors import AgentCliError, LimitReachedError, PermissionDeniedError, UsageError
+from agentcli.errors import AgentCliError, LimitReachedError, PermissionDeniedError
 from agentcli.llm.messages import Message, TextBlock, ToolUseBlock, Usage
 from agentcli.llm.request import Provider
 from agentcli.tools.base import ToolContext
@@ -61,8 +62,9 @@ class Agent:
     """A session's agent. Front ends read it through the narrow views below (`accepts_images`, `mcp`,
     `subagents`, `shell_cwd`, `shell_scope`), never its tool context, and change it only through the command API
     (`set_mode`, `switch_model`, `switch_preset`, `rewind`), which records each change in the session; the next
-    turn uses it. The permission mode lives in the policy alone (`mode`). tests/core/test_front_end_walls.py
-    holds the front ends to this."""
+    turn uses it. The permission mode lives in the session's one state (`session`, agentcli.core.state), which the
+    agent keeps for its whole life and hands every policy it uses; tests/core/test_front_end_walls.py holds the
+    front ends to this."""
 
     def __init__(
         self,
@@ -80,6 +82,7 @@ class Agent:
         self.provider = provider
         self.registry = registry
         self.policy = policy
+        self.session = policy.session  # the assembly built the first policy with the session's state
         self.approver = approver
         self.ctx = ctx
         self.options = options
@@ -134,19 +137,18 @@ class Agent:
     # ---- the command API ------------------------------------------------------------------------------
 
     @property
-    def mode(self) -> str:
-        """The permission mode: the policy's, the one place it is kept."""
-        return self.policy.mode
+    def mode(self) -> PermissionMode:
+        """The permission mode: the session state's, the one place it is kept."""
+        return self.session.mode
 
     def set_mode(self, mode: str) -> None:
         """Use permission mode `mode` from the next tool call on (plan mode brings the ExitPlanMode tool)."""
-        if mode not in PERMISSION_MODES:
-            raise UsageError(f"unknown permission mode {mode!r}", hint=f"use one of {', '.join(PERMISSION_MODES)}")
-        if mode == "plan" and "ExitPlanMode" not in self.registry.enabled:
+        new = parse_mode(mode)
+        if new == "plan" and "ExitPlanMode" not in self.registry.enabled:
             self.registry.enabled.append("ExitPlanMode")
-        if mode != self.policy.mode:
-            self.policy.mode = mode
-            self.sink.record("mode", {"mode": mode})
+        if new != self.session.mode:
+            self.session.mode = new
+            self.sink.record("mode", {"mode": new})
 
     async def switch_model(self, provider: Provider, model: str, provider_name: str, *,
                            recorded_provider: str | None = None, base_url: str | None = None,
@@ -165,12 +167,15 @@ class Agent:
                 await old.aclose()
 
     def switch_preset(self, name: str, *, policy: Policy, tools: list[str], system_prompt: str) -> None:
-        """A preset's rules and mode (`policy`), tools and system prompt from the next turn on; the conversation
-        is kept."""
+        """A preset's rules and mode (`policy`, built with a state of its own), tools and system prompt from the
+        next turn on; the conversation is kept. The new policy takes the session's state, so whoever reads the
+        mode (the sandbox, the status line) reads the one the preset set."""
+        self.session.mode = policy.mode
+        policy.session = self.session
         self.policy = policy
         self.registry.enabled = list(tools)
         self.options.system_prompt = system_prompt
-        self.sink.record("preset_switch", {"preset": name, "mode": policy.mode})
+        self.sink.record("preset_switch", {"preset": name, "mode": self.session.mode})
 
     def rewind(self, messages: list[Message]) -> None:
         """Continue from `messages`: the history a rewind restored (agentcli.session.rewind.apply_rewind has

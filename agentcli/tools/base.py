@@ -5,6 +5,8 @@ Tools never import providers, session/ or front ends. What they need from outsid
 
 from __future__ import annotations
 
+import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -14,6 +16,23 @@ from agentcli.redact import Redactor
 
 if TYPE_CHECKING:
     from agentcli.sandbox.core import Sandbox
+
+
+class ReadGuard(Protocol):
+    """What the permission rules say about reading files, for the search tools and the sandbox's walk of the
+    project (which leave out what a Read deny rule protects: `.env`, keys). The policy in force is it."""
+
+    def read_denied(self, path: str | os.PathLike[str]) -> bool:
+        """Whether a deny rule forbids reading `path` (absolute, or relative to the shell cwd)."""
+        ...
+
+    def read_denied_globs(self) -> tuple[str, ...]:
+        """Name patterns every file of which is denied (`.env*`), for ripgrep's `--glob '!…'`."""
+        ...
+
+    def denied_matcher(self) -> tuple[Callable[[str], bool], dict[Any, Any]]:
+        """A test on an absolute, normalized path alone (no I/O), and a cache for walks that lives with the rules."""
+        ...
 
 
 @dataclass(slots=True)
@@ -34,6 +53,8 @@ class ToolContext:
     secrets: tuple[str, ...] = field(default=(), repr=False)  # any repr (tracebacks, logs)
     state: dict[str, Any] = field(default_factory=dict)
     sandbox: Sandbox | None = None
+    # The read-deny checks of the policy in force (set by its `bind`, again when a preset brings another).
+    reads: ReadGuard | None = None
     # What finished in the background for the model to hear at its next turn (a background subagent's answer):
     # objects with `text` (and `result`, the subagent's RunResult). The loop drains it.
     inbox: list[Any] = field(default_factory=list)

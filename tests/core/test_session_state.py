@@ -1,0 +1,83 @@
+"""The session's state has one owner: after `/preset` (which brings a new policy) the mode the sandbox confines by
+and the read-deny rules its walk of the project uses are the session's current ones, not the first policy's. The
+real agent, built as the CLI builds it, switched the way the REPL's /preset and /plan switch it, and a command run
+by the real Bash tool under the real kernel sandbox."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import os
+from pathlib import Path
+
+import pytest
+
+from agentcli import paths
+from agentcli.assembly import runtime
+from agentcli.assembly.runtime import build
+from agentcli.assembly.switching import preset_policy
+from agentcli.core.loop import Agent
+from agentcli.core.permissions import DenyingApprover
+from agentcli.settings import presets
+from agentcli.settings.config import Settings
+from agentcli.tools.bash import BashTool
+from tests.cli.helpers import in_process_project
+from tests.fakes.server import FakeLLM
+
+
+def switch_preset(agent: Agent, settings: Settings, name: str) -> None:
+    """What the REPL's `/preset name` does to a built agent (agentcli.ui.actions.switch_preset)."""
+    preset = presets.load_preset(name, settings.project_root)
+    settings = dataclasses.replace(settings, preset=name, permission_mode=preset.permission_mode or agent.mode)
+    policy = preset_policy(settings, agent, preset, [])
+    agent.switch_preset(name, policy=policy, tools=runtime.tool_names(preset, policy.mode),
+                        system_prompt=runtime.build_prompt(settings, preset))
+
+
+def test_plan_mode_confines_bash_after_a_preset_switch(
+    tmp_path: Path, fake_llm: FakeLLM, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    proj, settings = in_process_project(tmp_path, fake_llm, monkeypatch, {"a.txt": "alpha\n"})
+
+    async def scenario() -> tuple[str, bool]:
+        built = await build(settings, DenyingApprover())
+        agent = built.agent
+        try:
+            assert agent.ctx.sandbox is not None and agent.ctx.sandbox.confining
+            switch_preset(agent, settings, "coding")
+            agent.set_mode("plan")  # /plan, Shift-Tab
+            out = await BashTool().run({"command": "touch made.txt; echo x >> a.txt"}, agent.ctx)
+            return out.content, agent.ctx.sandbox.mode == "read-only"
+        finally:
+            await agent.aclose()
+
+    content, read_only = asyncio.run(scenario())
+    assert read_only
+    assert "Read-only file system" in content
+    assert not (proj / "made.txt").exists() and (proj / "a.txt").read_text() == "alpha\n"
+
+
+def test_the_sandbox_reads_the_deny_rules_of_the_preset_in_force(
+    tmp_path: Path, fake_llm: FakeLLM, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    proj, settings = in_process_project(tmp_path, fake_llm, monkeypatch, {"a.txt": "alpha\n"})
+    (paths.home() / "presets").mkdir(parents=True, exist_ok=True)
+    (paths.home() / "presets" / "guarded.toml").write_text(
+        'description = "d"\ntools = ["Read", "Bash"]\n[permissions]\ndeny = ["Read(notes/**)"]\n')
+    secret = os.path.join(os.path.realpath(proj), "notes", "key.txt")
+
+    async def scenario() -> tuple[bool, bool]:
+        built = await build(settings, DenyingApprover())
+        agent = built.agent
+        try:
+            assert agent.ctx.sandbox is not None
+            denied = agent.ctx.sandbox.spec.read_denied
+            assert denied is not None
+            before = denied(secret)
+            switch_preset(agent, settings, "guarded")
+            return before, denied(secret)
+        finally:
+            await agent.aclose()
+
+    before, after = asyncio.run(scenario())
+    assert not before and after
