@@ -39,8 +39,6 @@ if TYPE_CHECKING:
 from agentcli.tools.base import ToolContext
 from agentcli.tools.registry import DEFAULT_TOOLS, ToolRegistry
 
-SDK_REQUEST = "sdk_request"  # the tool context's slot for the Agent SDK's channel, read when MCP servers attach
-
 
 async def select_provider(settings: Settings) -> selection.Selection:
     """The provider and model for this run; on a first run with nothing configured, a ConfigError that says
@@ -151,14 +149,13 @@ def auto_compact_limit(settings: Settings) -> int | None:
     return limit
 
 
-def restore_todos(opened: OpenedSession, ctx: ToolContext) -> None:
+def restore_todos(opened: OpenedSession, session: SessionState) -> None:
     """A resumed session's todo list: the last one recorded on its branch."""
     from agentcli.core.compactor import todos_from
-    from agentcli.core.toolrun import TODOS_KEY
 
     for rec in reversed(opened.replay):
         if rec.get("type") in ("todos", "compaction") and isinstance(rec.get("data"), dict):
-            ctx.state[TODOS_KEY] = todos_from(rec["data"].get("todos"))
+            session.todos = todos_from(rec["data"].get("todos"))
             return
 
 
@@ -191,9 +188,7 @@ def attach_sandbox(settings: Settings, ctx: ToolContext, session: SessionState, 
         read_denied=_path_denied(ctx), current_permission_mode=lambda: session.mode,
     )
     if settings.sandbox_unconfined:
-        from agentcli.core.escalation import UNSANDBOXED_KEY
-
-        ctx.state[UNSANDBOXED_KEY] = list(settings.sandbox_unconfined)
+        ctx.unsandboxed = list(settings.sandbox_unconfined)
     return ctx.sandbox.startup_notice()
 
 
@@ -231,20 +226,19 @@ def publish_web(ctx: ToolContext, policy: Policy, settings: Settings) -> None:
     private hosts an allow rule names exactly (`WebFetch(domain:127.0.0.1)`), which WebFetch may then reach."""
     from agentcli.permissions.policy import RulePolicy
 
-    ctx.state["web_search"] = settings.web_search
+    ctx.web.search = dict(settings.web_search or {})
     if isinstance(policy, RulePolicy):
-        ctx.state["webfetch_private_hosts"] = {
+        ctx.web.private_hosts = frozenset({
             r.specifier[len("domain:"):].lower().rstrip(".") for r in policy.rules
             if r.tool == "WebFetch" and r.behavior == "allow" and r.specifier
             and r.specifier.startswith("domain:") and "*" not in r.specifier
-        }
+        })
 
 
 def publish_model(agent: Agent, settings: Settings) -> None:
     """Tools that depend on the model (Read of an image) ask through the context, at the moment they run, so a
     /model switch is seen at once."""
-    agent.ctx.state["accepts_images"] = lambda: agent.accepts_images
-    agent.ctx.state["model_name"] = lambda: agent.options.model
+    agent.ctx.model = agent
 
 
 def load_preset(settings: Settings) -> Preset | None:
@@ -419,12 +413,10 @@ async def build(settings: Settings, approver: Approver,
     try:
         provider = sdkparts.with_fallback(make_provider(sel), settings, sel)
         ctx = tool_context(settings)
-        if sdk_request is not None:
-            ctx.state[SDK_REQUEST] = sdk_request
         policy = make_policy(settings, ctx, preset, remembered_rules(opened))
         if dont_ask:  # not a preset's or a settings file's default_mode either
             policy.session.mode = "default"
-        restore_todos(opened, ctx)
+        restore_todos(opened, policy.session)
         sandbox_notice = attach_sandbox(settings, ctx, policy.session, preset)
         hooks, hook_warnings = make_hooks(settings, ctx, opened)
         hooks = hooks_in_code(hooks) if hooks_in_code is not None else hooks
@@ -472,7 +464,7 @@ async def build(settings: Settings, approver: Approver,
         agent.observers.append(telemetry[0].bind(options.cost_fn, lambda text: ctx.redact(text, shapes=True)))
         opened.notices.extend(telemetry[1])
     try:
-        start_mcp(settings, agent)
+        start_mcp(settings, agent, sdk_request)
     except BaseException:
         opened.close()
         raise
@@ -496,7 +488,7 @@ def _sandbox_wrap(settings: Settings, config: Any) -> Callable[..., Any] | None:
     return functools.partial(wrap_command, settings)
 
 
-def start_mcp(settings: Settings, agent: Agent) -> None:
+def start_mcp(settings: Settings, agent: Agent, sdk_request: SdkRequest | None = None) -> None:
     """Configured MCP servers start connecting in the background and feed the agent's registry. With none
     configured nothing of the `mcp` SDK is imported."""
     from agentcli.mcp.config import load
@@ -506,12 +498,14 @@ def start_mcp(settings: Settings, agent: Agent) -> None:
         config = sdkparts.servers_from(config, ("user", "flag", *settings.setting_sources))
     if not (config.servers or config.untrusted or config.problems):
         return
-    attach_mcp(settings, agent, config)
+    attach_mcp(settings, agent, config, sdk_request)
 
 
-def attach_mcp(settings: Settings, agent: Agent, config: McpConfig) -> McpManager:
+def attach_mcp(settings: Settings, agent: Agent, config: McpConfig,
+               sdk_request: SdkRequest | None = None) -> McpManager:
     """An MCP manager for `config`, feeding the agent's registry and connecting in the background (also used
-    when the Claude Agent SDK announces its servers after start: agentcli.mcp.control)."""
+    when the Claude Agent SDK announces its servers after start: agentcli.mcp.control). `sdk_request`: the
+    Agent SDK's control channel, which `"type": "sdk"` servers talk through."""
     from agentcli.mcp.manager import McpManager
 
     options = agent.options
@@ -524,8 +518,7 @@ def attach_mcp(settings: Settings, agent: Agent, config: McpConfig) -> McpManage
     ctx = agent.ctx
     ctx.secrets = tuple(sorted({*ctx.secrets, *(s for c in config.servers.values() for s in c.secrets())},
                                key=len, reverse=True))
-    ctx.state["tool_lookup"] = agent.registry.lookup
-    sdk_request = ctx.state.get(SDK_REQUEST)  # `"type": "sdk"` servers talk through the SDK's control channel
+    ctx.tool_lookup = agent.registry.lookup
     if sdk_request is not None:
         manager.attach_sdk(sdk_request)
     manager.accepts_images = lambda: agent.accepts_images

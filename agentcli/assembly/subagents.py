@@ -105,7 +105,10 @@ async def build_child(
         sel = selection.select(definition.model, None, None, settings.providers,
                                request_timeout_s=settings.request_timeout_s, max_retries=settings.max_retries,
                                model_overrides=settings.model_overrides)
-    ctx = dataclasses.replace(parent_ctx, state={}, inbox=[], subagents=None, _redactor=None)
+    # The child's own: what it has read, its shells, its background results, its model (set below); the rest
+    # (sandbox, web settings, the approvals to run unsandboxed) is the session's.
+    ctx = dataclasses.replace(parent_ctx, read_files={}, shells={}, inbox=[], subagents=None, model=None,
+                              sandbox_failure_told=False, _redactor=None)
     policy = _narrowed(parent_policy, ctx)
     tools = _child_tools(definition, parent_tools, depth, settings.subagent_max_depth)
     registry = ToolRegistry([], extra=tools)
@@ -124,13 +127,16 @@ async def build_child(
         subagent=True,
         tools_unseen=known_dropped(sel),
     )
-    return Agent(provider=runtime.make_provider(sel), registry=registry, policy=policy,
-                 approver=LabelledApprover(family.approver, definition.name), ctx=ctx, options=options,
-                 sink=_sidechain(family, tool_use_id, definition.name, sel), hooks=family.hooks)
+    child = Agent(provider=runtime.make_provider(sel), registry=registry, policy=policy,
+                  approver=LabelledApprover(family.approver, definition.name), ctx=ctx, options=options,
+                  sink=_sidechain(family, tool_use_id, definition.name, sel), hooks=family.hooks)
+    ctx.model = child  # a Read of an image asks the child's model
+    return child
 
 
 def _narrowed(parent: Policy, ctx: ToolContext) -> Policy:
-    """The parent's rules and mode, judged against the child's own working directory."""
+    """The parent's rules, judged against the child's own working directory; the mode is the session's (the copy
+    shares the parent's state), so a child follows the mode as the sandbox it shares does."""
     policy = copy.copy(parent)
     bind: Any = getattr(policy, "bind", None)
     if bind is not None:

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from agentcli.cli import compat as cli_compat
 from agentcli.cli.flags import ArgvError, Flag, fast_parse, flag
-from agentcli.core.state import FLAG_MODES
+from agentcli.core.modes import FLAG_MODES
 from agentcli.errors import AgentCliError, UsageError
 
 if TYPE_CHECKING:

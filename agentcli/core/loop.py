@@ -34,13 +34,13 @@ from agentcli.core.events import (
 )
 from agentcli.core.hooks import HookOutcome, Hooks, fire
 from agentcli.core.interrupts import INTERRUPTED
+from agentcli.core.modes import PermissionMode, parse_mode
 from agentcli.core.options import AgentOptions, NestedMemory
 from agentcli.core.parts import McpServers, ShellScope, Subagents
 from agentcli.core.permissions import Approver, Policy
 from agentcli.core.runstate import RunState, subtype_for
 from agentcli.core.sink import NullSink, SessionSink
-from agentcli.core.state import PermissionMode, parse_mode
-from agentcli.core.toolrun import TODOS_KEY, ToolRunner
+from agentcli.core.toolrun import ToolRunner
 from agentcli.errors import AgentCliError, LimitReachedError, PermissionDeniedError
 from agentcli.llm.messages import Message, TextBlock, ToolUseBlock, Usage
 from agentcli.llm.request import Provider
@@ -103,6 +103,11 @@ class Agent:
         return self.sink.session_id
 
     # ---- what front ends may read: narrow views of the session's parts (agentcli.core.parts) -------------
+
+    @property
+    def model(self) -> str:
+        """The model answering now (a /model switch changes it from the next turn on)."""
+        return self.options.model
 
     @property
     def accepts_images(self) -> bool:
@@ -234,7 +239,8 @@ class Agent:
 
     async def _run(self, prompt: str | Message) -> AsyncGenerator[AgentEvent, None]:
         st = RunState()
-        runner = ToolRunner(self.policy, self.approver, self.ctx, self.sink, self.set_mode, self.hooks)
+        runner = ToolRunner(self.policy, self.approver, self.ctx, self.sink, self.set_mode, self.hooks,
+                            session=self.session)
         self._run_state = st
         if self.options.final_output is not None:
             self.options.final_output.start()
@@ -409,8 +415,7 @@ class Agent:
 
     @property
     def todos(self) -> tuple[TodoItem, ...]:
-        todos: tuple[TodoItem, ...] = self.ctx.state.get(TODOS_KEY, ())
-        return todos
+        return self.session.todos
 
     def nested_memory_texts(self) -> tuple[str, ...]:
         return tuple(self.options.nested_memory.texts()) if self.options.nested_memory else ()

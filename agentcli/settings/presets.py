@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from agentcli import paths
-from agentcli.core.state import PERMISSION_MODES
+from agentcli.core.modes import PERMISSION_MODES
 from agentcli.errors import ConfigError
 from agentcli.settings import writer
 

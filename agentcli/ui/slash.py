@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from rich.text import Text
 
-from agentcli.core.state import PERMISSION_MODES
+from agentcli.core.modes import PERMISSION_MODES
 from agentcli.ui.status import MODE_LABELS
 
 if TYPE_CHECKING:

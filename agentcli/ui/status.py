@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from agentcli.core.state import PermissionMode
+from agentcli.core.modes import PermissionMode
 
 MODE_LABELS: dict[str, str] = {
     "default": "default mode",
