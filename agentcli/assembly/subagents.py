@@ -97,7 +97,7 @@ async def build_child(
     family: Family, definition: AgentDefinition, tool_use_id: str, parent_policy: Policy, parent_ctx: ToolContext,
     parent_tools: list[Tool], depth: int,
 ) -> Agent:
-    from agentcli.assembly import runtime
+    from agentcli.assembly import models
 
     settings = family.settings
     sel = family.selection
@@ -122,12 +122,12 @@ async def build_child(
         max_budget_usd=settings.max_budget_usd,
         max_tool_calls_per_turn=settings.max_tool_calls_per_turn,
         max_tokens=settings.max_tokens,
-        cost_fn=runtime.cost_fn(settings.prices, sel.pricing_provider),
-        context_window_fn=runtime.context_window_fn(settings.prices),
+        cost_fn=models.cost_fn(settings.prices, sel.pricing_provider),
+        context_window_fn=models.context_window_fn(settings.prices),
         subagent=True,
         tools_unseen=known_dropped(sel),
     )
-    child = Agent(provider=runtime.make_provider(sel), registry=registry, policy=policy,
+    child = Agent(provider=models.make_provider(sel), registry=registry, policy=policy,
                   approver=LabelledApprover(family.approver, definition.name), ctx=ctx, options=options,
                   sink=_sidechain(family, tool_use_id, definition.name, sel), hooks=family.hooks)
     ctx.model = child  # a Read of an image asks the child's model

@@ -4,26 +4,22 @@ the model never answered is marked as interrupted. Valid for every provider, so 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from agentcli.core.assemble import MessageBuilder
 from agentcli.core.events import AssistantMessage, ToolResultsMessage
+from agentcli.core.seams import Transcript
 from agentcli.llm.messages import Message, ToolResultBlock, ToolUseBlock
-
-if TYPE_CHECKING:
-    from agentcli.core.loop import Agent
 
 INTERRUPTED = "[Request interrupted by user]"
 
 
-def answer_unrun(agent: Agent, calls: list[ToolUseBlock], text: str) -> ToolResultsMessage:
+def answer_unrun(agent: Transcript, calls: list[ToolUseBlock], text: str) -> ToolResultsMessage:
     """Each of `calls` answered with `text`, as an error result: they were never run."""
     msg = Message("user", tuple(ToolResultBlock(c.id, text, is_error=True) for c in calls))
     agent.append(msg)
     return ToolResultsMessage(msg)
 
 
-def mark_interrupted(agent: Agent) -> None:
+def mark_interrupted(agent: Transcript) -> None:
     """A run stopped by the user: its unanswered calls are answered, and a prompt (or tool results) the model
     never replied to is followed by the marker Claude Code writes, so the next request does not read as one
     merged prompt but as "this was interrupted, now this"."""
@@ -34,14 +30,14 @@ def mark_interrupted(agent: Agent) -> None:
         agent.append(Message.user(INTERRUPTED))
 
 
-def repair_after_interrupt(agent: Agent) -> None:
+def repair_after_interrupt(agent: Transcript) -> None:
     """Every tool call of the last assistant message gets a result."""
     last = agent.messages[-1] if agent.messages else None
     if last is not None and last.role == "assistant" and last.tool_uses:
         answer_unrun(agent, last.tool_uses, INTERRUPTED)
 
 
-def keep_partial(agent: Agent, builder: MessageBuilder) -> AssistantMessage | None:
+def keep_partial(agent: Transcript, builder: MessageBuilder) -> AssistantMessage | None:
     """A broken or cancelled stream: keep the text and thinking that arrived (never half a tool call)."""
     if not builder.output_seen:
         return None

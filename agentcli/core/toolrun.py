@@ -271,7 +271,7 @@ class ToolRunner:
         """TodoWrite ran: keep the list in the session state and the session file."""
         if "todos" not in meta:
             return None
-        from agentcli.core.compactor import todos_data, todos_from
+        from agentcli.core.todos import todos_data, todos_from
 
         todos = todos_from(meta["todos"])
         self.session.todos = todos
