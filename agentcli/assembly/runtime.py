@@ -460,10 +460,6 @@ def attach_mcp(settings: Settings, agent: Agent, config: McpConfig,
     return manager
 
 
-async def build_agent(settings: Settings, approver: Approver) -> Agent:
-    return (await build(settings, approver)).agent
-
-
 def _effort(value: str | None) -> Effort | None:
     if value in ("low", "medium", "high"):
         return value  # type: ignore[return-value]
