@@ -348,6 +348,7 @@ async def build(settings: Settings, approver: Approver,
         policy = make_policy(settings, ctx, preset, remembered_rules(opened))
         if dont_ask:  # not a preset's or a settings file's default_mode either
             policy.session.mode = "default"
+        policy.session.preset = settings.preset or None
         restore_todos(opened, policy.session)
         sandbox_notice = attach_sandbox(settings, ctx, policy.session, preset)
         hooks, hook_warnings = make_hooks(settings, ctx, opened)

@@ -15,7 +15,7 @@ import sys
 from collections.abc import AsyncGenerator, AsyncIterator
 from contextlib import aclosing
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 from agentcli.core import compactor, interrupts, model_request, runhooks
 from agentcli.core.assemble import MessageBuilder
@@ -35,27 +35,19 @@ from agentcli.core.events import (
 from agentcli.core.hooks import HookOutcome, Hooks, fire
 from agentcli.core.interrupts import INTERRUPTED
 from agentcli.core.modes import PermissionMode, parse_mode
-from agentcli.core.options import AgentOptions, NestedMemory
-from agentcli.core.parts import McpServers, ShellScope, Subagents
+from agentcli.core.options import AgentOptions, NestedMemory, memory_for
+from agentcli.core.parts import McpServers, Observer, ShellScope, Subagents
 from agentcli.core.permissions import Approver, Policy
 from agentcli.core.runstate import RunState, subtype_for
 from agentcli.core.sink import NullSink, SessionSink
 from agentcli.core.toolrun import ToolRunner
 from agentcli.errors import AgentCliError, LimitReachedError, PermissionDeniedError
-from agentcli.llm.messages import Message, TextBlock, ToolUseBlock, Usage
+from agentcli.llm.messages import Message, ToolUseBlock, Usage
 from agentcli.llm.request import Provider
 from agentcli.tools.base import ToolContext
 from agentcli.tools.registry import ToolRegistry
 
 __all__ = ["INTERRUPTED", "Agent", "AgentOptions", "NestedMemory", "Observer"]
-
-
-class Observer(Protocol):
-    """Sees every event a run yields, in order (telemetry); `close` is called once when the session ends."""
-
-    def feed(self, event: AgentEvent) -> None: ...
-
-    def close(self) -> None: ...
 
 
 class Agent:
@@ -154,6 +146,7 @@ class Agent:
         if new != self.session.mode:
             self.session.mode = new
             self.sink.record("mode", {"mode": new})
+            self.session.changed("mode", self.model)
 
     async def switch_model(self, provider: Provider, model: str, provider_name: str, *,
                            recorded_provider: str | None = None, base_url: str | None = None,
@@ -167,6 +160,7 @@ class Agent:
         self.options.provider_label = recorded_provider
         record = {"model": model, "provider": recorded_provider or provider_name}
         self.sink.record("model_switch", {**record, "base_url": base_url} if base_url else record)
+        self.session.changed("model", self.model)
         if old is not provider:
             with contextlib.suppress(Exception):  # the old client failing to close must not undo the switch
                 await old.aclose()
@@ -175,12 +169,14 @@ class Agent:
         """A preset's rules and mode (`policy`, built with a state of its own), tools and system prompt from the
         next turn on; the conversation is kept. The new policy takes the session's state, so whoever reads the
         mode (the sandbox, the status line) reads the one the preset set."""
-        self.session.mode = policy.mode
+        self.session.mode, self.session.preset = policy.mode, name
         policy.session = self.session
         self.policy = policy
         self.registry.enabled = list(tools)
         self.options.system_prompt = system_prompt
         self.sink.record("preset_switch", {"preset": name, "mode": self.session.mode})
+        self.session.changed("preset", self.model)
+
 
     def rewind(self, messages: list[Message]) -> None:
         """Continue from `messages`: the history a rewind restored (agentcli.session.rewind.apply_rewind has
@@ -246,6 +242,8 @@ class Agent:
             self.options.final_output.start()
         await self.registry.refresh()  # MCP servers still connecting get their grace before init lists them
         yield self._started()
+        for change in self.session.take_changes():
+            yield change
         for problem in self.sink.take_problems():  # e.g. the last run's closing snapshot failed
             yield Notice("warning", problem)
         message = await self.registry.attach(prompt if isinstance(prompt, Message) else Message.user(prompt))
@@ -332,8 +330,10 @@ class Agent:
             if isinstance(ev, SubagentEvent) and isinstance(ev.event, RunFinished):
                 self._add_child(st, ev.event.result)
             yield ev
+        for change in self.session.take_changes():  # an approved plan's mode
+            yield change
         results = Message("user", (*runner.results_for(calls), *runner.take_attachments(),
-                                   *self._nested_memory(calls)))
+                                   *memory_for(self.options.nested_memory, calls, self.ctx.shell_cwd)))
         self.append(results)
         yield ToolResultsMessage(results)
         self.sink.end_turn()
@@ -419,15 +419,6 @@ class Agent:
 
     def nested_memory_texts(self) -> tuple[str, ...]:
         return tuple(self.options.nested_memory.texts()) if self.options.nested_memory else ()
-
-    def _nested_memory(self, calls: list[ToolUseBlock]) -> list[TextBlock]:
-        """Memory files of subdirectories the tools just worked in, appended to the results once."""
-        if self.options.nested_memory is None:
-            return []
-        paths = [str(c.input[k]) for c in calls for k in ("file_path", "path") if isinstance(c.input.get(k), str)]
-        if self.ctx.shell_cwd is not None:
-            paths.append(str(self.ctx.shell_cwd))
-        return [TextBlock(t) for t in self.options.nested_memory(paths)]
 
     def _started(self) -> SessionStarted:
         tools = tuple(t.name for t in self.registry.tools())

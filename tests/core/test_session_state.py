@@ -16,13 +16,18 @@ from agentcli import paths
 from agentcli.assembly import runtime
 from agentcli.assembly.runtime import build
 from agentcli.assembly.switching import preset_policy
-from agentcli.core.loop import Agent
-from agentcli.core.permissions import DenyingApprover
+from agentcli.core.events import AgentEvent, SessionChanged, SessionStarted, ToolFinished
+from agentcli.core.loop import Agent, AgentOptions
+from agentcli.core.permissions import Approval, DenyingApprover, SimplePolicy
 from agentcli.settings import presets
 from agentcli.settings.config import Settings
+from agentcli.tools.base import ToolContext
 from agentcli.tools.bash import BashTool
+from agentcli.tools.registry import ToolRegistry
 from tests.cli.helpers import in_process_project
+from tests.core.scripted import Say, ScriptedProvider
 from tests.fakes.server import FakeLLM
+from tests.permissions.test_loop import PlanReviewer, make
 
 
 def switch_preset(agent: Agent, settings: Settings, name: str) -> None:
@@ -81,3 +86,51 @@ def test_the_sandbox_reads_the_deny_rules_of_the_preset_in_force(
 
     before, after = asyncio.run(scenario())
     assert not before and after
+
+
+def _changes(events: list[AgentEvent]) -> list[SessionChanged]:
+    return [ev for ev in events if isinstance(ev, SessionChanged)]
+
+
+def test_changes_between_runs_are_events_first_in_the_next_run(tmp_path: Path) -> None:
+    agent = Agent(provider=ScriptedProvider([Say("one"), Say("two")]), registry=ToolRegistry(["Read"]),
+                  policy=SimplePolicy(), approver=DenyingApprover(), ctx=ToolContext(project_root=tmp_path),
+                  options=AgentOptions(model="m1", provider_name="p1"))
+    agent.set_mode("acceptEdits")
+    agent.switch_preset("readonly", policy=SimplePolicy("plan"), tools=["Read"], system_prompt="s")
+    events = asyncio.run(_collect(agent, "go"))
+    assert isinstance(events[0], SessionStarted) and events[0].permission_mode == "plan"
+    assert events[1:3] == [SessionChanged("mode", "acceptEdits", "m1", None),
+                           SessionChanged("preset", "plan", "m1", "readonly")]
+    assert _changes(asyncio.run(_collect(agent, "again"))) == []  # told once
+
+
+def test_an_approved_plan_is_a_mode_change_in_its_run(tmp_path: Path) -> None:
+    script = [Say("", [("ExitPlanMode", {"plan": "the plan"})]), Say("done")]
+    agent, _ = make(tmp_path, script, "plan", PlanReviewer(Approval("allow", mode="acceptEdits")))
+    events = asyncio.run(_collect(agent, "plan it"))
+    assert _changes(events) == [SessionChanged("mode", "acceptEdits", "m", None)]
+    finished = next(i for i, ev in enumerate(events) if isinstance(ev, ToolFinished))
+    assert finished < events.index(_changes(events)[0]) < len(events) - 1  # after the plan's call, in its run
+
+
+def test_the_preset_and_its_mode_are_the_sessions_after_a_switch(
+    tmp_path: Path, fake_llm: FakeLLM, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _, settings = in_process_project(tmp_path, fake_llm, monkeypatch, {"a.txt": "alpha\n"})
+
+    async def scenario() -> tuple[str, str | None, str, str]:
+        built = await build(settings, DenyingApprover())
+        agent = built.agent
+        try:
+            old = agent.policy
+            switch_preset(agent, settings, "plan")
+            return agent.mode, agent.session.preset, old.mode, agent.policy.mode
+        finally:
+            await agent.aclose()
+
+    assert asyncio.run(scenario()) == ("plan", "plan", "plan", "plan")  # no policy keeps a mode of its own
+
+
+async def _collect(agent: Agent, prompt: str) -> list[AgentEvent]:
+    return [ev async for ev in agent.run(prompt)]
