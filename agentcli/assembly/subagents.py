@@ -75,19 +75,20 @@ def attach(agent: Agent, settings: Settings, sel: selection.Selection, approver:
             definitions[d.name] = d
     agent.registry.add(task_tool(definitions))
     family = Family(settings, sel, definitions, approver, agent.hooks, parent_session)
-    runner: Subagents = make_runner(family, agent.policy, agent.ctx, agent.registry.tools, 0)  # Agent.subagents
+    # the policy in force when a child starts: a /preset switch brings another
+    runner: Subagents = make_runner(family, lambda: agent.policy, agent.ctx, agent.registry.tools, 0)
     agent.ctx.subagents = runner
     return warnings
 
 
 def make_runner(
-    family: Family, policy: Policy, ctx: ToolContext, tools: Callable[[], list[Tool]], depth: int
+    family: Family, policy: Callable[[], Policy], ctx: ToolContext, tools: Callable[[], list[Tool]], depth: int
 ) -> SubagentRunner:
-    """The runner behind the Task tools of an agent at `depth` (the main agent is 0); `tools` gives that agent's
-    tools at the moment a child starts."""
+    """The runner behind the Task tools of an agent at `depth` (the main agent is 0); `policy` and `tools` give
+    that agent's policy and tools at the moment a child starts."""
 
     async def factory(definition: AgentDefinition, tool_use_id: str) -> Agent:
-        return await build_child(family, definition, tool_use_id, policy, ctx, tools(), depth + 1)
+        return await build_child(family, definition, tool_use_id, policy(), ctx, tools(), depth + 1)
 
     return SubagentRunner(family.definitions, factory, ctx.inbox,
                           max_parallel=family.settings.max_parallel_subagents)
@@ -113,7 +114,7 @@ async def build_child(
     tools = _child_tools(definition, parent_tools, depth, settings.subagent_max_depth)
     registry = ToolRegistry([], extra=tools)
     if any(t.name == "Task" for t in tools):
-        ctx.subagents = make_runner(family, policy, ctx, registry.tools, depth)
+        ctx.subagents = make_runner(family, lambda: policy, ctx, registry.tools, depth)
     options = AgentOptions(
         model=sel.model,
         provider_name=sel.config.name,

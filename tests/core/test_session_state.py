@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from agentcli import paths
+from agentcli.agents.runner import SubagentRunner
 from agentcli.assembly import runtime
 from agentcli.assembly.runtime import build
 from agentcli.assembly.switching import preset_policy
@@ -23,7 +24,7 @@ from agentcli.settings import presets
 from agentcli.settings.config import Settings
 from agentcli.tools.base import ToolContext
 from agentcli.tools.bash import BashTool
-from agentcli.tools.registry import ToolRegistry
+from agentcli.tools.registry import ToolRegistry, load_tool
 from tests.cli.helpers import in_process_project
 from tests.core.scripted import Say, ScriptedProvider
 from tests.fakes.server import FakeLLM
@@ -134,3 +135,34 @@ def test_the_preset_and_its_mode_are_the_sessions_after_a_switch(
 
 async def _collect(agent: Agent, prompt: str) -> list[AgentEvent]:
     return [ev async for ev in agent.run(prompt)]
+
+
+def test_a_subagent_started_after_a_preset_switch_gets_that_presets_rules(
+    tmp_path: Path, fake_llm: FakeLLM, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The Task tool's children are built from the policy in force when they start, see the session's web
+    settings, and ask their own model about images."""
+    proj, settings = in_process_project(tmp_path, fake_llm, monkeypatch, {"a.txt": "alpha\n"})
+    (paths.home() / "presets").mkdir(parents=True, exist_ok=True)
+    (paths.home() / "presets" / "guarded.toml").write_text(
+        'description = "d"\ntools = ["Read", "Bash", "Task"]\n[permissions]\ndeny = ["Read(notes/**)"]\n')
+    read = load_tool("Read")
+
+    async def scenario() -> tuple[str, bool, bool]:
+        built = await build(settings, DenyingApprover())
+        agent = built.agent
+        try:
+            agent.ctx.web.private_hosts = frozenset({"127.0.0.1"})
+            switch_preset(agent, settings, "guarded")
+            runner = agent.subagents
+            assert isinstance(runner, SubagentRunner)
+            child = await runner.factory(runner.definition("general-purpose"), "toolu_1")
+            try:
+                verdict = child.policy.check(read, {"file_path": str(proj / "notes" / "key.txt")})
+                return verdict.behavior, child.ctx.web is agent.ctx.web, child.ctx.model is child
+            finally:
+                await child.aclose()
+        finally:
+            await agent.aclose()
+
+    assert asyncio.run(scenario()) == ("deny", True, True)
