@@ -326,6 +326,32 @@ def untrusted_notice(settings: Settings) -> str:
             f"{'; '.join(settings.untrusted)}. Read it, then trust it with: agentcli permissions trust")
 
 
+async def agent_options(settings: Settings, sel: selection.Selection, preset: Preset | None,
+                        window_fn: Callable[[str], int | None], limit: int | None) -> AgentOptions:
+    """What the session's agent is configured with: its model, prompt, limits, prices and windows (`window_fn`
+    and `limit` checked before the session file was opened)."""
+    from agentcli.assembly.served import provider_label
+
+    return AgentOptions(
+        model=sel.model,
+        provider_name=sel.config.name,
+        system_prompt=build_prompt(settings, preset),
+        max_turns=settings.max_turns,
+        max_budget_usd=settings.max_budget_usd,
+        max_tool_calls_per_turn=settings.max_tool_calls_per_turn,
+        max_tokens=settings.max_tokens,
+        effort=thinking_effort(settings),
+        cost_fn=cost_fn(settings.prices, sel.pricing_provider),
+        context_window_fn=window_fn,
+        auto_compact_limit=limit,
+        compact_provider=compact_provider_fn(settings),
+        nested_memory=nested_memory(settings),
+        provider_label=await provider_label(sel),
+        tools_unseen=known_dropped(sel),
+        accepts_images_fn=lambda model: catalog.accepts_images(model, settings.prices),
+    )
+
+
 async def build(settings: Settings, approver: Approver,
                 hooks_in_code: Callable[[Hooks | None], Hooks] | None = None,
                 sdk_request: SdkRequest | None = None) -> Built:
@@ -358,25 +384,7 @@ async def build(settings: Settings, approver: Approver,
         raise
     note = await probe_note(sel, opened)
     provider = watch_tools(provider, sel)  # after the first-use probe, which may have told already
-    from agentcli.assembly.served import provider_label
-    options = AgentOptions(
-        model=sel.model,
-        provider_name=sel.config.name,
-        system_prompt=build_prompt(settings, preset),
-        max_turns=settings.max_turns,
-        max_budget_usd=settings.max_budget_usd,
-        max_tool_calls_per_turn=settings.max_tool_calls_per_turn,
-        max_tokens=settings.max_tokens,
-        effort=thinking_effort(settings),
-        cost_fn=cost_fn(settings.prices, sel.pricing_provider),
-        context_window_fn=window_fn,
-        auto_compact_limit=limit,
-        compact_provider=compact_provider_fn(settings),
-        nested_memory=nested_memory(settings),
-        provider_label=await provider_label(sel),
-        tools_unseen=known_dropped(sel),
-        accepts_images_fn=lambda model: catalog.accepts_images(model, settings.prices),
-    )
+    options = await agent_options(settings, sel, preset, window_fn, limit)
     registry = ToolRegistry(sdkparts.without_denied(tool_names(preset, policy.mode, settings.tools), policy))
     opened.notices.extend(sdkparts.attach_structured_output(registry, options, settings))
     agent = Agent(
