@@ -22,7 +22,6 @@ from agentcli.assembly import selection
 from agentcli.assembly.toolsseen import known_dropped
 from agentcli.core.hooks import Hooks
 from agentcli.core.loop import Agent, AgentOptions
-from agentcli.core.parts import Subagents
 from agentcli.core.permissions import Approval, ApprovalRequest, Approver, Policy
 from agentcli.core.prompt import system_prompt
 from agentcli.core.sink import NullSink, SessionSink
@@ -76,8 +75,7 @@ def attach(agent: Agent, settings: Settings, sel: selection.Selection, approver:
     agent.registry.add(task_tool(definitions))
     family = Family(settings, sel, definitions, approver, agent.hooks, parent_session)
     # the policy in force when a child starts: a /preset switch brings another
-    runner: Subagents = make_runner(family, lambda: agent.policy, agent.ctx, agent.registry.tools, 0)
-    agent.ctx.subagents = runner
+    agent.ctx.subagents = make_runner(family, lambda: agent.policy, agent.ctx, agent.registry.tools, 0)
     return warnings
 
 

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from agentcli.llm.messages import ContentBlock
 from agentcli.redact import Redactor
+from agentcli.tools.delegation import SubagentFactory
 from agentcli.tools.shells import BackgroundShell
 
 if TYPE_CHECKING:
@@ -97,7 +98,7 @@ class ToolContext:
     # objects with `text` (and `result`, the subagent's RunResult). The loop drains it.
     inbox: list[Any] = field(default_factory=list)
     # The session's subagent runner (agentcli.agents.runner), for the Task tools; None when subagents are off.
-    subagents: Any = None
+    subagents: SubagentFactory | None = None
     _redactor: Redactor | None = field(default=None, repr=False, compare=False)
 
     def redact(self, text: str, *, shapes: bool = False) -> str:
