@@ -212,6 +212,10 @@ class Agent:
                 if own and self.ctx.sandbox is not None:
                     self.ctx.sandbox.close()
 
+    def _repair(self, *, by_user: bool) -> None:
+        if (fix := interrupts.repair(self.messages, by_user=by_user)) is not None:
+            self.append(fix)
+
     def set_session_start(self, source: str) -> None:
         """How this session began, for the SessionStart hooks of the next run: startup, resume, clear, compact."""
         self._session_start = source
@@ -265,13 +269,13 @@ class Agent:
                         if isinstance(ev, RunFinished):
                             return
         except (asyncio.CancelledError, GeneratorExit):
-            interrupts.mark_interrupted(self)
+            self._repair(by_user=True)
             raise
         except AgentCliError as err:
-            interrupts.repair_after_interrupt(self)
+            self._repair(by_user=False)
             yield self._finish(st, runner, subtype_for(err), err)
         except Exception as err:
-            interrupts.repair_after_interrupt(self)
+            self._repair(by_user=False)
             internal = AgentCliError(f"internal error: {type(err).__name__}: {err}", code="internal")
             yield self._finish(st, runner, "error_during_execution", internal)
 
@@ -300,7 +304,8 @@ class Agent:
         limit = st.limit_after_response(self.options, calls)
         if limit is not None:
             if calls:
-                yield interrupts.answer_unrun(self, calls, f"Not run: {limit.message}")
+                self.append(unrun := interrupts.unrun_results(calls, f"Not run: {limit.message}"))
+                yield ToolResultsMessage(unrun)
             raise limit
         steps = self._run_tools(st, runner, calls, tools) if calls else self._stopped(st, runner)
         async with aclosing(steps) as events:

@@ -11,8 +11,8 @@ from typing import Any
 
 from agentcli.core import compactor
 from agentcli.core.assemble import MessageBuilder
-from agentcli.core.events import AgentEvent, Notice
-from agentcli.core.interrupts import keep_partial
+from agentcli.core.events import AgentEvent, AssistantMessage, Notice
+from agentcli.core.interrupts import partial_message
 from agentcli.core.runstate import RunState
 from agentcli.core.seams import Requesting
 from agentcli.core.tokens import estimate_usage, rough_usage
@@ -73,9 +73,12 @@ async def _stream(agent: Requesting, builder: MessageBuilder, tools: list[Any], 
             yield ev
     except BaseException as exc:
         _account_partial(agent, builder, req, st)
-        kept = keep_partial(agent, builder)
-        if kept is not None and not isinstance(exc, GeneratorExit):  # a closing generator may not yield
-            yield kept
+        partial = partial_message(builder)
+        if partial is not None:
+            model = agent.options.model
+            agent.append(partial, partial=True, model=model, usage=builder.usage.to_dict())
+            if not isinstance(exc, GeneratorExit):  # a closing generator may not yield
+                yield AssistantMessage(partial, builder.usage, model, "error", partial=True)
         raise
     else:
         if builder.usage.estimated or builder.usage == Usage():
