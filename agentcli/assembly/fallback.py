@@ -74,7 +74,7 @@ class FallbackProvider:
 def with_fallback(primary: Provider, settings: Settings, sel: selection.Selection) -> Provider:
     """Wrap the run's provider. The fallback is chosen now (a name no provider serves fails before the run),
     its client is made on first use."""
-    from agentcli.assembly.runtime import make_provider
+    from agentcli.assembly.models import make_provider
 
     name = str(settings.fallback_model)
     same_setup = "/" not in name

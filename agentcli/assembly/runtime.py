@@ -13,14 +13,15 @@ from typing import TYPE_CHECKING, Any
 
 from agentcli.assembly import sdkparts, selection
 from agentcli.assembly.firstrun import require_configured
+from agentcli.assembly.models import context_window_fn, cost_fn, make_provider
 from agentcli.assembly.resumed import carry_usage, public_url, with_session_setup
 from agentcli.assembly.toolsseen import known_dropped, watch_tools
 from agentcli.core.hooks import Hooks
 from agentcli.core.loop import Agent, AgentOptions, NestedMemory
 from agentcli.core.permissions import Approver, Policy
 from agentcli.core.prompt import system_prompt
+from agentcli.core.state import SessionState
 from agentcli.errors import ConfigError, UsageError
-from agentcli.llm.messages import Usage
 from agentcli.net.http import is_loopback_url
 from agentcli.net.preload import start_for as preload_http
 from agentcli.providers import catalog
@@ -37,8 +38,6 @@ if TYPE_CHECKING:
     from agentcli.telemetry.setup import DeferredRecorder
 from agentcli.tools.base import ToolContext
 from agentcli.tools.registry import DEFAULT_TOOLS, ToolRegistry
-
-SDK_REQUEST = "sdk_request"  # the tool context's slot for the Agent SDK's channel, read when MCP servers attach
 
 
 async def select_provider(settings: Settings) -> selection.Selection:
@@ -58,74 +57,6 @@ async def select_provider(settings: Settings) -> selection.Selection:
             settings.model, settings.provider, url, settings.providers, request_timeout_s=settings.request_timeout_s,
             max_retries=settings.max_retries, model_overrides=settings.model_overrides)
     return await name_served_model(sel, named=bool(settings.model))
-
-
-def make_provider(sel: selection.Selection) -> Provider:
-    from agentcli.providers.factory import make_provider as factory
-
-    return factory(sel.config)
-
-
-def cost_fn(prices: dict[str, dict[str, Any]], provider: str) -> Callable[[str, Usage], float]:
-    def cost(model: str, usage: Usage) -> float:
-        return catalog.cost_usd(model, usage, prices, provider=provider)
-
-    return cost
-
-
-def context_window_fn(prices: dict[str, dict[str, Any]], settings: Settings | None = None,
-                      sel: selection.Selection | None = None) -> Callable[[str], int | None]:
-    """A model's context window: `model_context_window` (the provider's table, then the top level), what the
-    local server reported for this model (llama.cpp /props, Ollama num_ctx or /api/show), then the catalog."""
-    fixed = _setting_window(settings, sel)
-    reported: dict[str, int | None] = {}
-
-    def window(model: str) -> int | None:
-        if fixed:
-            return fixed
-        if sel is not None and model == sel.model:
-            if not reported.get(model):  # the first-use probe may fill the cache after the build
-                reported[model] = _server_window(sel)
-            if reported[model]:
-                return reported[model]
-        return catalog.context_window(model, prices)
-
-    return window
-
-
-def _setting_window(settings: Settings | None, sel: selection.Selection | None) -> int | None:
-    if settings is None:
-        return None
-    conf = settings.providers.get(sel.config.profile or sel.config.name, {}) if sel is not None else {}
-    value = conf.get("model_context_window") or settings.model_context_window
-    if value is None:
-        return None
-    try:
-        n = int(value)
-    except (TypeError, ValueError):
-        raise ConfigError(f"model_context_window must be a number of tokens, got {value!r}") from None
-    if n < 1024:
-        raise ConfigError(f"model_context_window must be at least 1024 tokens, got {n}")
-    return n
-
-
-def _server_window(sel: selection.Selection) -> int | None:
-    """What a local server said about its context (cached by the first-use probe); Ollama's num_ctx option
-    is what it really uses."""
-    url = sel.config.base_url
-    if sel.config.name == "ollama":
-        num_ctx = sel.config.options.get("num_ctx")
-        if isinstance(num_ctx, int) and num_ctx > 0:
-            return num_ctx
-        from agentcli.providers.ollama import ollama_base_url
-
-        url = ollama_base_url(url)
-    if url is None or not is_loopback_url(url):
-        return None
-    from agentcli.providers import probe
-
-    found = probe.cached(url, sel.model)
-    return found.context_window if found is not None else None
 
 
 def compact_provider_fn(settings: Settings) -> Callable[[], tuple[Provider, str]] | None:
@@ -155,14 +86,13 @@ def auto_compact_limit(settings: Settings) -> int | None:
     return limit
 
 
-def restore_todos(opened: OpenedSession, ctx: ToolContext) -> None:
+def restore_todos(opened: OpenedSession, session: SessionState) -> None:
     """A resumed session's todo list: the last one recorded on its branch."""
     from agentcli.core.compactor import todos_from
-    from agentcli.core.toolrun import TODOS_KEY
 
     for rec in reversed(opened.replay):
         if rec.get("type") in ("todos", "compaction") and isinstance(rec.get("data"), dict):
-            ctx.state[TODOS_KEY] = todos_from(rec["data"].get("todos"))
+            session.todos = todos_from(rec["data"].get("todos"))
             return
 
 
@@ -178,28 +108,24 @@ def tool_context(settings: Settings) -> ToolContext:
     )
 
 
-def _path_denied(policy: Policy) -> Callable[[str], bool] | None:
-    """The policy's Read-deny test on a path alone (no I/O), for the sandbox's walk of the project; the matcher
-    is asked for at each call because it changes with the rules."""
-    matcher = getattr(policy, "denied_matcher", None)
-    if matcher is None:
-        return None
-    return lambda path: bool(matcher()[0](path))
+def _path_denied(ctx: ToolContext) -> Callable[[str], bool]:
+    """The Read-deny test on a path alone (no I/O), for the sandbox's walk of the project: asked of the policy in
+    force at each call (`ctx.reads`; a preset switch brings another), whose matcher changes with its rules."""
+    return lambda path: ctx.reads is not None and bool(ctx.reads.denied_matcher()[0](path))
 
 
-def attach_sandbox(settings: Settings, ctx: ToolContext, policy: Policy, preset: Preset | None) -> str | None:
-    """Give the session its sandbox (agentcli.sandbox); returns the start-up notice when it cannot confine."""
+def attach_sandbox(settings: Settings, ctx: ToolContext, session: SessionState, preset: Preset | None) -> str | None:
+    """Give the session its sandbox (agentcli.sandbox), which reads the permission mode from the session's one
+    state; returns the start-up notice when it cannot confine."""
     from agentcli.sandbox import for_settings
 
     preset_mode = preset.extra.get("sandbox_mode") if preset else None
     ctx.sandbox = for_settings(
         settings, preset_mode=preset_mode if isinstance(preset_mode, str) else None,
-        read_denied=_path_denied(policy), current_permission_mode=lambda: policy.mode,
+        read_denied=_path_denied(ctx), current_permission_mode=lambda: session.mode,
     )
     if settings.sandbox_unconfined:
-        from agentcli.core.escalation import UNSANDBOXED_KEY
-
-        ctx.state[UNSANDBOXED_KEY] = list(settings.sandbox_unconfined)
+        ctx.unsandboxed = list(settings.sandbox_unconfined)
     return ctx.sandbox.startup_notice()
 
 
@@ -237,20 +163,19 @@ def publish_web(ctx: ToolContext, policy: Policy, settings: Settings) -> None:
     private hosts an allow rule names exactly (`WebFetch(domain:127.0.0.1)`), which WebFetch may then reach."""
     from agentcli.permissions.policy import RulePolicy
 
-    ctx.state["web_search"] = settings.web_search
+    ctx.web.search = dict(settings.web_search or {})
     if isinstance(policy, RulePolicy):
-        ctx.state["webfetch_private_hosts"] = {
+        ctx.web.private_hosts = frozenset({
             r.specifier[len("domain:"):].lower().rstrip(".") for r in policy.rules
             if r.tool == "WebFetch" and r.behavior == "allow" and r.specifier
             and r.specifier.startswith("domain:") and "*" not in r.specifier
-        }
+        })
 
 
 def publish_model(agent: Agent, settings: Settings) -> None:
     """Tools that depend on the model (Read of an image) ask through the context, at the moment they run, so a
     /model switch is seen at once."""
-    agent.ctx.state["accepts_images"] = lambda: agent.accepts_images
-    agent.ctx.state["model_name"] = lambda: agent.options.model
+    agent.ctx.model = agent
 
 
 def load_preset(settings: Settings) -> Preset | None:
@@ -406,6 +331,32 @@ def untrusted_notice(settings: Settings) -> str:
             f"{'; '.join(settings.untrusted)}. Read it, then trust it with: agentcli permissions trust")
 
 
+async def agent_options(settings: Settings, sel: selection.Selection, preset: Preset | None,
+                        window_fn: Callable[[str], int | None], limit: int | None) -> AgentOptions:
+    """What the session's agent is configured with: its model, prompt, limits, prices and windows (`window_fn`
+    and `limit` checked before the session file was opened)."""
+    from agentcli.assembly.served import provider_label
+
+    return AgentOptions(
+        model=sel.model,
+        provider_name=sel.config.name,
+        system_prompt=build_prompt(settings, preset),
+        max_turns=settings.max_turns,
+        max_budget_usd=settings.max_budget_usd,
+        max_tool_calls_per_turn=settings.max_tool_calls_per_turn,
+        max_tokens=settings.max_tokens,
+        effort=thinking_effort(settings),
+        cost_fn=cost_fn(settings.prices, sel.pricing_provider),
+        context_window_fn=window_fn,
+        auto_compact_limit=limit,
+        compact_provider=compact_provider_fn(settings),
+        nested_memory=nested_memory(settings),
+        provider_label=await provider_label(sel),
+        tools_unseen=known_dropped(sel),
+        accepts_images_fn=lambda model: catalog.accepts_images(model, settings.prices),
+    )
+
+
 async def build(settings: Settings, approver: Approver,
                 hooks_in_code: Callable[[Hooks | None], Hooks] | None = None,
                 sdk_request: SdkRequest | None = None) -> Built:
@@ -425,13 +376,12 @@ async def build(settings: Settings, approver: Approver,
     try:
         provider = sdkparts.with_fallback(make_provider(sel), settings, sel)
         ctx = tool_context(settings)
-        if sdk_request is not None:
-            ctx.state[SDK_REQUEST] = sdk_request
         policy = make_policy(settings, ctx, preset, remembered_rules(opened))
         if dont_ask:  # not a preset's or a settings file's default_mode either
-            policy.mode = "default"
-        restore_todos(opened, ctx)
-        sandbox_notice = attach_sandbox(settings, ctx, policy, preset)
+            policy.session.mode = "default"
+        policy.session.preset = settings.preset or None
+        restore_todos(opened, policy.session)
+        sandbox_notice = attach_sandbox(settings, ctx, policy.session, preset)
         hooks, hook_warnings = make_hooks(settings, ctx, opened)
         hooks = hooks_in_code(hooks) if hooks_in_code is not None else hooks
     except BaseException:
@@ -439,25 +389,7 @@ async def build(settings: Settings, approver: Approver,
         raise
     note = await probe_note(sel, opened)
     provider = watch_tools(provider, sel)  # after the first-use probe, which may have told already
-    from agentcli.assembly.served import provider_label
-    options = AgentOptions(
-        model=sel.model,
-        provider_name=sel.config.name,
-        system_prompt=build_prompt(settings, preset),
-        max_turns=settings.max_turns,
-        max_budget_usd=settings.max_budget_usd,
-        max_tool_calls_per_turn=settings.max_tool_calls_per_turn,
-        max_tokens=settings.max_tokens,
-        effort=thinking_effort(settings),
-        cost_fn=cost_fn(settings.prices, sel.pricing_provider),
-        context_window_fn=window_fn,
-        auto_compact_limit=limit,
-        compact_provider=compact_provider_fn(settings),
-        nested_memory=nested_memory(settings),
-        provider_label=await provider_label(sel),
-        tools_unseen=known_dropped(sel),
-        accepts_images_fn=lambda model: catalog.accepts_images(model, settings.prices),
-    )
+    options = await agent_options(settings, sel, preset, window_fn, limit)
     registry = ToolRegistry(sdkparts.without_denied(tool_names(preset, policy.mode, settings.tools), policy))
     opened.notices.extend(sdkparts.attach_structured_output(registry, options, settings))
     agent = Agent(
@@ -478,7 +410,7 @@ async def build(settings: Settings, approver: Approver,
         agent.observers.append(telemetry[0].bind(options.cost_fn, lambda text: ctx.redact(text, shapes=True)))
         opened.notices.extend(telemetry[1])
     try:
-        start_mcp(settings, agent)
+        start_mcp(settings, agent, sdk_request)
     except BaseException:
         opened.close()
         raise
@@ -502,7 +434,7 @@ def _sandbox_wrap(settings: Settings, config: Any) -> Callable[..., Any] | None:
     return functools.partial(wrap_command, settings)
 
 
-def start_mcp(settings: Settings, agent: Agent) -> None:
+def start_mcp(settings: Settings, agent: Agent, sdk_request: SdkRequest | None = None) -> None:
     """Configured MCP servers start connecting in the background and feed the agent's registry. With none
     configured nothing of the `mcp` SDK is imported."""
     from agentcli.mcp.config import load
@@ -512,12 +444,14 @@ def start_mcp(settings: Settings, agent: Agent) -> None:
         config = sdkparts.servers_from(config, ("user", "flag", *settings.setting_sources))
     if not (config.servers or config.untrusted or config.problems):
         return
-    attach_mcp(settings, agent, config)
+    attach_mcp(settings, agent, config, sdk_request)
 
 
-def attach_mcp(settings: Settings, agent: Agent, config: McpConfig) -> McpManager:
+def attach_mcp(settings: Settings, agent: Agent, config: McpConfig,
+               sdk_request: SdkRequest | None = None) -> McpManager:
     """An MCP manager for `config`, feeding the agent's registry and connecting in the background (also used
-    when the Claude Agent SDK announces its servers after start: agentcli.mcp.control)."""
+    when the Claude Agent SDK announces its servers after start: agentcli.mcp.control). `sdk_request`: the
+    Agent SDK's control channel, which `"type": "sdk"` servers talk through."""
     from agentcli.mcp.manager import McpManager
 
     options = agent.options
@@ -530,8 +464,7 @@ def attach_mcp(settings: Settings, agent: Agent, config: McpConfig) -> McpManage
     ctx = agent.ctx
     ctx.secrets = tuple(sorted({*ctx.secrets, *(s for c in config.servers.values() for s in c.secrets())},
                                key=len, reverse=True))
-    ctx.state["tool_lookup"] = agent.registry.lookup
-    sdk_request = ctx.state.get(SDK_REQUEST)  # `"type": "sdk"` servers talk through the SDK's control channel
+    ctx.tool_lookup = agent.registry.lookup
     if sdk_request is not None:
         manager.attach_sdk(sdk_request)
     manager.accepts_images = lambda: agent.accepts_images
@@ -539,10 +472,6 @@ def attach_mcp(settings: Settings, agent: Agent, config: McpConfig) -> McpManage
     agent.use_mcp(manager)
     manager.start(settings.mcp_start_delay_s)
     return manager
-
-
-async def build_agent(settings: Settings, approver: Approver) -> Agent:
-    return (await build(settings, approver)).agent
 
 
 def _effort(value: str | None) -> Effort | None:

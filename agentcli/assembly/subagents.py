@@ -22,7 +22,6 @@ from agentcli.assembly import selection
 from agentcli.assembly.toolsseen import known_dropped
 from agentcli.core.hooks import Hooks
 from agentcli.core.loop import Agent, AgentOptions
-from agentcli.core.parts import Subagents
 from agentcli.core.permissions import Approval, ApprovalRequest, Approver, Policy
 from agentcli.core.prompt import system_prompt
 from agentcli.core.sink import NullSink, SessionSink
@@ -75,19 +74,19 @@ def attach(agent: Agent, settings: Settings, sel: selection.Selection, approver:
             definitions[d.name] = d
     agent.registry.add(task_tool(definitions))
     family = Family(settings, sel, definitions, approver, agent.hooks, parent_session)
-    runner: Subagents = make_runner(family, agent.policy, agent.ctx, agent.registry.tools, 0)  # Agent.subagents
-    agent.ctx.subagents = runner
+    # the policy in force when a child starts: a /preset switch brings another
+    agent.ctx.subagents = make_runner(family, lambda: agent.policy, agent.ctx, agent.registry.tools, 0)
     return warnings
 
 
 def make_runner(
-    family: Family, policy: Policy, ctx: ToolContext, tools: Callable[[], list[Tool]], depth: int
+    family: Family, policy: Callable[[], Policy], ctx: ToolContext, tools: Callable[[], list[Tool]], depth: int
 ) -> SubagentRunner:
-    """The runner behind the Task tools of an agent at `depth` (the main agent is 0); `tools` gives that agent's
-    tools at the moment a child starts."""
+    """The runner behind the Task tools of an agent at `depth` (the main agent is 0); `policy` and `tools` give
+    that agent's policy and tools at the moment a child starts."""
 
     async def factory(definition: AgentDefinition, tool_use_id: str) -> Agent:
-        return await build_child(family, definition, tool_use_id, policy, ctx, tools(), depth + 1)
+        return await build_child(family, definition, tool_use_id, policy(), ctx, tools(), depth + 1)
 
     return SubagentRunner(family.definitions, factory, ctx.inbox,
                           max_parallel=family.settings.max_parallel_subagents)
@@ -97,7 +96,7 @@ async def build_child(
     family: Family, definition: AgentDefinition, tool_use_id: str, parent_policy: Policy, parent_ctx: ToolContext,
     parent_tools: list[Tool], depth: int,
 ) -> Agent:
-    from agentcli.assembly import runtime
+    from agentcli.assembly import models
 
     settings = family.settings
     sel = family.selection
@@ -105,12 +104,15 @@ async def build_child(
         sel = selection.select(definition.model, None, None, settings.providers,
                                request_timeout_s=settings.request_timeout_s, max_retries=settings.max_retries,
                                model_overrides=settings.model_overrides)
-    ctx = dataclasses.replace(parent_ctx, state={}, inbox=[], subagents=None, _redactor=None)
+    # The child's own: what it has read, its shells, its background results, its model (set below); the rest
+    # (sandbox, web settings, the approvals to run unsandboxed) is the session's.
+    ctx = dataclasses.replace(parent_ctx, read_files={}, shells={}, inbox=[], subagents=None, model=None,
+                              sandbox_failure_told=False, _redactor=None)
     policy = _narrowed(parent_policy, ctx)
     tools = _child_tools(definition, parent_tools, depth, settings.subagent_max_depth)
     registry = ToolRegistry([], extra=tools)
     if any(t.name == "Task" for t in tools):
-        ctx.subagents = make_runner(family, policy, ctx, registry.tools, depth)
+        ctx.subagents = make_runner(family, lambda: policy, ctx, registry.tools, depth)
     options = AgentOptions(
         model=sel.model,
         provider_name=sel.config.name,
@@ -119,18 +121,21 @@ async def build_child(
         max_budget_usd=settings.max_budget_usd,
         max_tool_calls_per_turn=settings.max_tool_calls_per_turn,
         max_tokens=settings.max_tokens,
-        cost_fn=runtime.cost_fn(settings.prices, sel.pricing_provider),
-        context_window_fn=runtime.context_window_fn(settings.prices),
+        cost_fn=models.cost_fn(settings.prices, sel.pricing_provider),
+        context_window_fn=models.context_window_fn(settings.prices),
         subagent=True,
         tools_unseen=known_dropped(sel),
     )
-    return Agent(provider=runtime.make_provider(sel), registry=registry, policy=policy,
-                 approver=LabelledApprover(family.approver, definition.name), ctx=ctx, options=options,
-                 sink=_sidechain(family, tool_use_id, definition.name, sel), hooks=family.hooks)
+    child = Agent(provider=models.make_provider(sel), registry=registry, policy=policy,
+                  approver=LabelledApprover(family.approver, definition.name), ctx=ctx, options=options,
+                  sink=_sidechain(family, tool_use_id, definition.name, sel), hooks=family.hooks)
+    ctx.model = child  # a Read of an image asks the child's model
+    return child
 
 
 def _narrowed(parent: Policy, ctx: ToolContext) -> Policy:
-    """The parent's rules and mode, judged against the child's own working directory."""
+    """The parent's rules, judged against the child's own working directory; the mode is the session's (the copy
+    shares the parent's state), so a child follows the mode as the sandbox it shares does."""
     policy = copy.copy(parent)
     bind: Any = getattr(policy, "bind", None)
     if bind is not None:

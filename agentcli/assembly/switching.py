@@ -41,7 +41,7 @@ async def prepare_model(settings: Settings, name: str | selection.Selection) -> 
     """The switch to model `name`: a bare name stays with the session's provider setup, `provider/model` picks
     another; a selection is used as it is (the session's first model). Raises, with nothing switched, when that
     provider cannot be used (no key)."""
-    from agentcli.assembly.runtime import make_provider
+    from agentcli.assembly.models import make_provider
 
     if isinstance(name, selection.Selection):
         sel = name

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from agentcli.cli import compat as cli_compat
 from agentcli.cli.flags import ArgvError, Flag, fast_parse, flag
+from agentcli.core.modes import FLAG_MODES
 from agentcli.errors import AgentCliError, UsageError
 
 if TYPE_CHECKING:
@@ -33,7 +34,6 @@ SUBCOMMANDS: dict[str, str] = {
     "usage": "tokens and cost over time, by day, project, model or provider",
 }
 
-PERMISSION_MODES = ("default", "acceptEdits", "plan", "bypassPermissions", "dontAsk")
 OUTPUT_FORMATS = ("text", "json", "stream-json")
 RUN, MODEL, PERMS, SESSION, CONTEXT, LIMITS = "Run", "Model", "Permissions", "Session", "Context", "Limits"
 
@@ -65,7 +65,7 @@ ROOT_FLAGS: tuple[Flag, ...] = (
     flag("--max-thinking-tokens", type=int, metavar="N",
          help="thinking budget in tokens (0: no thinking); mapped to the provider's effort levels"),
     flag("--thinking", choices=("adaptive", "enabled", "disabled"), help="adaptive (the model's default) or disabled"),
-    flag("--permission-mode", choices=PERMISSION_MODES, panel=PERMS, help="how tool calls are allowed"),
+    flag("--permission-mode", choices=FLAG_MODES, panel=PERMS, help="how tool calls are allowed"),
     flag("--sandbox", dest="sandbox_mode", choices=("read-only", "workspace-write", "danger-full-access"), panel=PERMS,
          help="how commands are confined (default: workspace-write where supported; see docs/sandbox.md)"),
     flag("--dangerously-skip-permissions", kind="switch", panel=PERMS,

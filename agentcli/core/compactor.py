@@ -11,20 +11,18 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 from agentcli.core.assemble import MessageBuilder
 from agentcli.core.events import AgentEvent, CompactBoundary, CompactionStarted, TodoItem
 from agentcli.core.hooks import HookOutcome, fire
+from agentcli.core.seams import Compacting
 from agentcli.core.todos import todos_data as todos_data  # both re-exported: callers import them here
 from agentcli.core.todos import todos_from as todos_from
 from agentcli.core.tokens import estimate_usage
 from agentcli.errors import ContextOverflowError
 from agentcli.llm.messages import Message, Usage
 from agentcli.llm.request import ModelRequest, Provider
-
-if TYPE_CHECKING:
-    from agentcli.core.loop import Agent
 
 PRUNE_PROTECT = 0.4  # of the limit: recent results pruning never touches
 PRUNE_ENOUGH = 0.6  # an automatic compaction whose prune phase got below this needs no summary
@@ -51,7 +49,8 @@ def default_limit(window: int | None) -> int | None:
     return int(window * 0.8) if window else None
 
 
-async def compact(agent: Agent, trigger: Trigger, reason: str, focus: str | None = None) -> AsyncIterator[AgentEvent]:
+async def compact(agent: Compacting, trigger: Trigger, reason: str, focus: str | None = None
+                  ) -> AsyncIterator[AgentEvent]:
     """Compact `agent`'s history now; yields CompactionStarted, then CompactBoundary once it is recorded."""
     pre = agent.context_tokens()
     yield CompactionStarted(trigger, reason, pre)
@@ -81,7 +80,7 @@ async def compact(agent: Agent, trigger: Trigger, reason: str, focus: str | None
     yield CompactBoundary(trigger, reason, pre, post, outcome.phases, outcome.pruned, outcome.dropped)
 
 
-async def _phases(agent: Agent, limit: int, reason: str, focus: str | None) -> Outcome:
+async def _phases(agent: Compacting, limit: int, reason: str, focus: str | None) -> Outcome:
     from agentcli.core import compaction as cz  # imported when a compaction runs: every run imports this module
 
     original = list(agent.messages)
@@ -114,7 +113,7 @@ async def _phases(agent: Agent, limit: int, reason: str, focus: str | None) -> O
     return Outcome(result, tuple(phases), summary, n, dropped, (model, usage))
 
 
-async def summarise(agent: Agent, head: list[Message], focus: str | None) -> tuple[str, str, Usage]:
+async def summarise(agent: Compacting, head: list[Message], focus: str | None) -> tuple[str, str, Usage]:
     """One model request (the session's model, or `compact_model`) that turns `head` into a summary. A
     summariser that says its own prompt is too long gets half the transcript, once."""
     provider, model = agent.compaction_provider()
@@ -156,7 +155,7 @@ async def _ask(provider: Provider, request: ModelRequest) -> tuple[str, Usage]:
     return msg.text, usage
 
 
-def session_rules(agent: Agent) -> list[str]:
+def session_rules(agent: Compacting) -> list[str]:
     """Rules allowed "for this session" so far: a resume that reads from this record on restores them."""
     rules = getattr(agent.policy, "session_rules", None)
     return [str(r) for r in rules()] if callable(rules) else []

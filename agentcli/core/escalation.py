@@ -16,7 +16,6 @@ from typing import Any
 from agentcli.core.permissions import Approval, ApprovalRequest, Approver
 from agentcli.tools.base import ToolContext
 
-UNSANDBOXED_KEY = "sandbox_unconfined_rules"
 _COMPOUND = re.compile(r"[;&|`$()<>\n\\]")
 
 
@@ -28,7 +27,7 @@ def request(call_id: str, tool_name: str, args: dict[str, Any], line: str) -> Ap
 def remembered(ctx: ToolContext, args: dict[str, Any]) -> bool:
     """Did the person allow this command outside the sandbox for the session already?"""
     command = str(args.get("command", "")).strip()
-    for rule in ctx.state.get(UNSANDBOXED_KEY, ()):
+    for rule in ctx.unsandboxed:
         spec = rule[len("Bash("):-1] if rule.startswith("Bash(") and rule.endswith(")") else None
         if spec is None:
             continue
@@ -47,7 +46,7 @@ def remember(ctx: ToolContext, approval: Approval) -> str | None:
     problem saving it."""
     if not approval.remember:
         return None
-    ctx.state.setdefault(UNSANDBOXED_KEY, []).append(approval.remember)
+    ctx.unsandboxed.append(approval.remember)
     if approval.scope not in ("local", "user"):
         return None
     from agentcli import paths

@@ -147,6 +147,19 @@ class TodosUpdated:
 
 
 @dataclass(frozen=True, slots=True)
+class SessionChanged:
+    """The session's permission mode, model or preset changed (`what`), through the agent's command API or an
+    approved plan; it carries the state after the change, for whoever shows or records it. Emitted by the run
+    that made the change, or, for a change between runs (a front end's /model, /preset, Shift-Tab), first thing
+    in the next run."""
+
+    what: Literal["mode", "model", "preset"]
+    mode: str
+    model: str
+    preset: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class HookStarted:
     """A hook command is about to run. `name` is `Event:target` (e.g. `PreToolUse:Bash`), as Claude Code names it."""
 
@@ -232,6 +245,7 @@ AgentEvent: TypeAlias = (
     | CompactionStarted
     | CompactBoundary
     | TodosUpdated
+    | SessionChanged
     | HookStarted
     | HookFinished
     | SubagentEvent
@@ -251,6 +265,7 @@ __all__ = [
     "RedactedThinking",
     "RunFinished",
     "RunResult",
+    "SessionChanged",
     "SessionStarted",
     "StopReason",
     "StreamEvent",

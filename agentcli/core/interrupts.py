@@ -1,54 +1,41 @@
 """Keeping the transcript valid when a run stops early (Esc, a cancelled task, an error, a tripped guard): every
 tool call of the last assistant message gets a result, the text a broken stream brought is kept, and a prompt
-the model never answered is marked as interrupted. Valid for every provider, so the next request is accepted."""
+the model never answered is marked as interrupted. Valid for every provider, so the next request is accepted.
+
+Each helper returns the message to add (or None); the loop adds it, so the history has one writer."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Sequence
 
 from agentcli.core.assemble import MessageBuilder
-from agentcli.core.events import AssistantMessage, ToolResultsMessage
 from agentcli.llm.messages import Message, ToolResultBlock, ToolUseBlock
-
-if TYPE_CHECKING:
-    from agentcli.core.loop import Agent
 
 INTERRUPTED = "[Request interrupted by user]"
 
 
-def answer_unrun(agent: Agent, calls: list[ToolUseBlock], text: str) -> ToolResultsMessage:
+def unrun_results(calls: Sequence[ToolUseBlock], text: str) -> Message:
     """Each of `calls` answered with `text`, as an error result: they were never run."""
-    msg = Message("user", tuple(ToolResultBlock(c.id, text, is_error=True) for c in calls))
-    agent.append(msg)
-    return ToolResultsMessage(msg)
+    return Message("user", tuple(ToolResultBlock(c.id, text, is_error=True) for c in calls))
 
 
-def mark_interrupted(agent: Agent) -> None:
-    """A run stopped by the user: its unanswered calls are answered, and a prompt (or tool results) the model
-    never replied to is followed by the marker Claude Code writes, so the next request does not read as one
-    merged prompt but as "this was interrupted, now this"."""
-    last = agent.messages[-1] if agent.messages else None
+def repair(messages: Sequence[Message], *, by_user: bool) -> Message | None:
+    """What follows `messages` after a run stopped early: results for the last assistant message's unanswered
+    calls; when the user stopped it (`by_user`), the marker Claude Code writes after a prompt (or tool results)
+    the model never replied to, so the next request does not read as one merged prompt but as "this was
+    interrupted, now this"."""
+    last = messages[-1] if messages else None
     if last is not None and last.role == "assistant" and last.tool_uses:
-        answer_unrun(agent, last.tool_uses, INTERRUPTED)
-    elif last is not None and last.role == "user" and last.text != INTERRUPTED:
-        agent.append(Message.user(INTERRUPTED))
+        return unrun_results(last.tool_uses, INTERRUPTED)
+    if by_user and last is not None and last.role == "user" and last.text != INTERRUPTED:
+        return Message.user(INTERRUPTED)
+    return None
 
 
-def repair_after_interrupt(agent: Agent) -> None:
-    """Every tool call of the last assistant message gets a result."""
-    last = agent.messages[-1] if agent.messages else None
-    if last is not None and last.role == "assistant" and last.tool_uses:
-        answer_unrun(agent, last.tool_uses, INTERRUPTED)
-
-
-def keep_partial(agent: Agent, builder: MessageBuilder) -> AssistantMessage | None:
-    """A broken or cancelled stream: keep the text and thinking that arrived (never half a tool call)."""
+def partial_message(builder: MessageBuilder) -> Message | None:
+    """A broken or cancelled stream: the text and thinking that arrived (never half a tool call), if any."""
     if not builder.output_seen:
         return None
     partial = builder.message(complete_calls_only=True)
     partial = Message("assistant", tuple(b for b in partial.content if not isinstance(b, ToolUseBlock)))
-    if not partial.content:
-        return None
-    model = agent.options.model
-    agent.append(partial, partial=True, model=model, usage=builder.usage.to_dict())
-    return AssistantMessage(partial, builder.usage, model, "error", partial=True)
+    return partial if partial.content else None

@@ -15,7 +15,7 @@ import sys
 from collections.abc import AsyncGenerator, AsyncIterator
 from contextlib import aclosing
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 from agentcli.core import compactor, interrupts, model_request, runhooks
 from agentcli.core.assemble import MessageBuilder
@@ -34,14 +34,15 @@ from agentcli.core.events import (
 )
 from agentcli.core.hooks import HookOutcome, Hooks, fire
 from agentcli.core.interrupts import INTERRUPTED
-from agentcli.core.options import AgentOptions, NestedMemory
-from agentcli.core.parts import McpServers, ShellScope, Subagents
-from agentcli.core.permissions import PERMISSION_MODES, Approver, Policy
+from agentcli.core.modes import PermissionMode, parse_mode
+from agentcli.core.options import AgentOptions, NestedMemory, memory_for
+from agentcli.core.parts import McpServers, Observer, ShellScope, Subagents
+from agentcli.core.permissions import Approver, Policy
 from agentcli.core.runstate import RunState, subtype_for
 from agentcli.core.sink import NullSink, SessionSink
-from agentcli.core.toolrun import TODOS_KEY, ToolRunner
-from agentcli.errors import AgentCliError, LimitReachedError, PermissionDeniedError, UsageError
-from agentcli.llm.messages import Message, TextBlock, ToolUseBlock, Usage
+from agentcli.core.toolrun import ToolRunner
+from agentcli.errors import AgentCliError, LimitReachedError, PermissionDeniedError
+from agentcli.llm.messages import Message, ToolUseBlock, Usage
 from agentcli.llm.request import Provider
 from agentcli.tools.base import ToolContext
 from agentcli.tools.registry import ToolRegistry
@@ -49,20 +50,13 @@ from agentcli.tools.registry import ToolRegistry
 __all__ = ["INTERRUPTED", "Agent", "AgentOptions", "NestedMemory", "Observer"]
 
 
-class Observer(Protocol):
-    """Sees every event a run yields, in order (telemetry); `close` is called once when the session ends."""
-
-    def feed(self, event: AgentEvent) -> None: ...
-
-    def close(self) -> None: ...
-
-
 class Agent:
     """A session's agent. Front ends read it through the narrow views below (`accepts_images`, `mcp`,
     `subagents`, `shell_cwd`, `shell_scope`), never its tool context, and change it only through the command API
     (`set_mode`, `switch_model`, `switch_preset`, `rewind`), which records each change in the session; the next
-    turn uses it. The permission mode lives in the policy alone (`mode`). tests/core/test_front_end_walls.py
-    holds the front ends to this."""
+    turn uses it. The permission mode lives in the session's one state (`session`, agentcli.core.state), which the
+    agent keeps for its whole life and hands every policy it uses; tests/core/test_front_end_walls.py holds the
+    front ends to this."""
 
     def __init__(
         self,
@@ -80,6 +74,7 @@ class Agent:
         self.provider = provider
         self.registry = registry
         self.policy = policy
+        self.session = policy.session  # the assembly built the first policy with the session's state
         self.approver = approver
         self.ctx = ctx
         self.options = options
@@ -100,6 +95,11 @@ class Agent:
         return self.sink.session_id
 
     # ---- what front ends may read: narrow views of the session's parts (agentcli.core.parts) -------------
+
+    @property
+    def model(self) -> str:
+        """The model answering now (a /model switch changes it from the next turn on)."""
+        return self.options.model
 
     @property
     def accepts_images(self) -> bool:
@@ -134,19 +134,19 @@ class Agent:
     # ---- the command API ------------------------------------------------------------------------------
 
     @property
-    def mode(self) -> str:
-        """The permission mode: the policy's, the one place it is kept."""
-        return self.policy.mode
+    def mode(self) -> PermissionMode:
+        """The permission mode: the session state's, the one place it is kept."""
+        return self.session.mode
 
     def set_mode(self, mode: str) -> None:
         """Use permission mode `mode` from the next tool call on (plan mode brings the ExitPlanMode tool)."""
-        if mode not in PERMISSION_MODES:
-            raise UsageError(f"unknown permission mode {mode!r}", hint=f"use one of {', '.join(PERMISSION_MODES)}")
-        if mode == "plan" and "ExitPlanMode" not in self.registry.enabled:
+        new = parse_mode(mode)
+        if new == "plan" and "ExitPlanMode" not in self.registry.enabled:
             self.registry.enabled.append("ExitPlanMode")
-        if mode != self.policy.mode:
-            self.policy.mode = mode
-            self.sink.record("mode", {"mode": mode})
+        if new != self.session.mode:
+            self.session.mode = new
+            self.sink.record("mode", {"mode": new})
+            self.session.changed("mode", self.model)
 
     async def switch_model(self, provider: Provider, model: str, provider_name: str, *,
                            recorded_provider: str | None = None, base_url: str | None = None,
@@ -160,17 +160,23 @@ class Agent:
         self.options.provider_label = recorded_provider
         record = {"model": model, "provider": recorded_provider or provider_name}
         self.sink.record("model_switch", {**record, "base_url": base_url} if base_url else record)
+        self.session.changed("model", self.model)
         if old is not provider:
             with contextlib.suppress(Exception):  # the old client failing to close must not undo the switch
                 await old.aclose()
 
     def switch_preset(self, name: str, *, policy: Policy, tools: list[str], system_prompt: str) -> None:
-        """A preset's rules and mode (`policy`), tools and system prompt from the next turn on; the conversation
-        is kept."""
+        """A preset's rules and mode (`policy`, built with a state of its own), tools and system prompt from the
+        next turn on; the conversation is kept. The new policy takes the session's state, so whoever reads the
+        mode (the sandbox, the status line) reads the one the preset set."""
+        self.session.mode, self.session.preset = policy.mode, name
+        policy.session = self.session
         self.policy = policy
         self.registry.enabled = list(tools)
         self.options.system_prompt = system_prompt
-        self.sink.record("preset_switch", {"preset": name, "mode": policy.mode})
+        self.sink.record("preset_switch", {"preset": name, "mode": self.session.mode})
+        self.session.changed("preset", self.model)
+
 
     def rewind(self, messages: list[Message]) -> None:
         """Continue from `messages`: the history a rewind restored (agentcli.session.rewind.apply_rewind has
@@ -206,6 +212,10 @@ class Agent:
                 if own and self.ctx.sandbox is not None:
                     self.ctx.sandbox.close()
 
+    def _repair(self, *, by_user: bool) -> None:
+        if (fix := interrupts.repair(self.messages, by_user=by_user)) is not None:
+            self.append(fix)
+
     def set_session_start(self, source: str) -> None:
         """How this session began, for the SessionStart hooks of the next run: startup, resume, clear, compact."""
         self._session_start = source
@@ -229,12 +239,15 @@ class Agent:
 
     async def _run(self, prompt: str | Message) -> AsyncGenerator[AgentEvent, None]:
         st = RunState()
-        runner = ToolRunner(self.policy, self.approver, self.ctx, self.sink, self.set_mode, self.hooks)
+        runner = ToolRunner(self.policy, self.approver, self.ctx, self.sink, self.set_mode, self.hooks,
+                            session=self.session)
         self._run_state = st
         if self.options.final_output is not None:
             self.options.final_output.start()
         await self.registry.refresh()  # MCP servers still connecting get their grace before init lists them
         yield self._started()
+        for change in self.session.take_changes():
+            yield change
         for problem in self.sink.take_problems():  # e.g. the last run's closing snapshot failed
             yield Notice("warning", problem)
         message = await self.registry.attach(prompt if isinstance(prompt, Message) else Message.user(prompt))
@@ -256,13 +269,13 @@ class Agent:
                         if isinstance(ev, RunFinished):
                             return
         except (asyncio.CancelledError, GeneratorExit):
-            interrupts.mark_interrupted(self)
+            self._repair(by_user=True)
             raise
         except AgentCliError as err:
-            interrupts.repair_after_interrupt(self)
+            self._repair(by_user=False)
             yield self._finish(st, runner, subtype_for(err), err)
         except Exception as err:
-            interrupts.repair_after_interrupt(self)
+            self._repair(by_user=False)
             internal = AgentCliError(f"internal error: {type(err).__name__}: {err}", code="internal")
             yield self._finish(st, runner, "error_during_execution", internal)
 
@@ -291,7 +304,8 @@ class Agent:
         limit = st.limit_after_response(self.options, calls)
         if limit is not None:
             if calls:
-                yield interrupts.answer_unrun(self, calls, f"Not run: {limit.message}")
+                self.append(unrun := interrupts.unrun_results(calls, f"Not run: {limit.message}"))
+                yield ToolResultsMessage(unrun)
             raise limit
         steps = self._run_tools(st, runner, calls, tools) if calls else self._stopped(st, runner)
         async with aclosing(steps) as events:
@@ -321,8 +335,10 @@ class Agent:
             if isinstance(ev, SubagentEvent) and isinstance(ev.event, RunFinished):
                 self._add_child(st, ev.event.result)
             yield ev
+        for change in self.session.take_changes():  # an approved plan's mode
+            yield change
         results = Message("user", (*runner.results_for(calls), *runner.take_attachments(),
-                                   *self._nested_memory(calls)))
+                                   *memory_for(self.options.nested_memory, calls, self.ctx.shell_cwd)))
         self.append(results)
         yield ToolResultsMessage(results)
         self.sink.end_turn()
@@ -404,20 +420,10 @@ class Agent:
 
     @property
     def todos(self) -> tuple[TodoItem, ...]:
-        todos: tuple[TodoItem, ...] = self.ctx.state.get(TODOS_KEY, ())
-        return todos
+        return self.session.todos
 
     def nested_memory_texts(self) -> tuple[str, ...]:
         return tuple(self.options.nested_memory.texts()) if self.options.nested_memory else ()
-
-    def _nested_memory(self, calls: list[ToolUseBlock]) -> list[TextBlock]:
-        """Memory files of subdirectories the tools just worked in, appended to the results once."""
-        if self.options.nested_memory is None:
-            return []
-        paths = [str(c.input[k]) for c in calls for k in ("file_path", "path") if isinstance(c.input.get(k), str)]
-        if self.ctx.shell_cwd is not None:
-            paths.append(str(self.ctx.shell_cwd))
-        return [TextBlock(t) for t in self.options.nested_memory(paths)]
 
     def _started(self) -> SessionStarted:
         tools = tuple(t.name for t in self.registry.tools())

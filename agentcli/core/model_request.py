@@ -7,23 +7,21 @@ from __future__ import annotations
 import time
 from collections.abc import AsyncGenerator
 from contextlib import aclosing
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from agentcli.core import compactor
 from agentcli.core.assemble import MessageBuilder
-from agentcli.core.events import AgentEvent, Notice
-from agentcli.core.interrupts import keep_partial
+from agentcli.core.events import AgentEvent, AssistantMessage, Notice
+from agentcli.core.interrupts import partial_message
 from agentcli.core.runstate import RunState
+from agentcli.core.seams import Requesting
 from agentcli.core.tokens import estimate_usage, rough_usage
 from agentcli.errors import ContextOverflowError
 from agentcli.llm.messages import ToolSpec, Usage, merge_consecutive
 from agentcli.llm.request import ModelRequest
 
-if TYPE_CHECKING:
-    from agentcli.core.loop import Agent
 
-
-async def request(agent: Agent, box: list[MessageBuilder], tools: list[Any], st: RunState
+async def request(agent: Requesting, box: list[MessageBuilder], tools: list[Any], st: RunState
                   ) -> AsyncGenerator[AgentEvent, None]:
     """One model request; its builder is the last in `box`. A "prompt too long" answer before any output
     compacts the history and retries the same turn once; a second one ends the run (never a loop). A request
@@ -54,7 +52,7 @@ async def request(agent: Agent, box: list[MessageBuilder], tools: list[Any], st:
                 yield ev
 
 
-async def _stream(agent: Agent, builder: MessageBuilder, tools: list[Any], st: RunState
+async def _stream(agent: Requesting, builder: MessageBuilder, tools: list[Any], st: RunState
                   ) -> AsyncGenerator[AgentEvent, None]:
     options = agent.options
     req = ModelRequest(
@@ -75,9 +73,12 @@ async def _stream(agent: Agent, builder: MessageBuilder, tools: list[Any], st: R
             yield ev
     except BaseException as exc:
         _account_partial(agent, builder, req, st)
-        kept = keep_partial(agent, builder)
-        if kept is not None and not isinstance(exc, GeneratorExit):  # a closing generator may not yield
-            yield kept
+        partial = partial_message(builder)
+        if partial is not None:
+            model = agent.options.model
+            agent.append(partial, partial=True, model=model, usage=builder.usage.to_dict())
+            if not isinstance(exc, GeneratorExit):  # a closing generator may not yield
+                yield AssistantMessage(partial, builder.usage, model, "error", partial=True)
         raise
     else:
         if builder.usage.estimated or builder.usage == Usage():
@@ -90,7 +91,7 @@ async def _stream(agent: Agent, builder: MessageBuilder, tools: list[Any], st: R
             await aclose()
 
 
-def _account_partial(agent: Agent, builder: MessageBuilder, req: ModelRequest, st: RunState) -> None:
+def _account_partial(agent: Requesting, builder: MessageBuilder, req: ModelRequest, st: RunState) -> None:
     """A stream stopped by Esc or an error still cost tokens once output came: count what the provider
     reported, else an estimate, so /cost and the status line do not show 0."""
     if not builder.output_seen:

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Protocol
 
 from agentcli.core.final import FinalOutput
-from agentcli.llm.messages import Usage
+from agentcli.llm.messages import TextBlock, ToolUseBlock, Usage
 from agentcli.llm.request import Effort, Provider
 
 
@@ -22,6 +23,17 @@ class NestedMemory(Protocol):
     def texts(self) -> list[str]:
         """Every nested memory text loaded so far (re-injected after a compaction)."""
         ...
+
+
+def memory_for(memory: NestedMemory | None, calls: list[ToolUseBlock], shell_cwd: Path | None) -> list[TextBlock]:
+    """Memory files of subdirectories the tools just worked in (`calls`, the shell's cwd), appended to the
+    results once."""
+    if memory is None:
+        return []
+    paths = [str(c.input[k]) for c in calls for k in ("file_path", "path") if isinstance(c.input.get(k), str)]
+    if shell_cwd is not None:
+        paths.append(str(shell_cwd))
+    return [TextBlock(t) for t in memory(paths)]
 
 
 @dataclass(slots=True)

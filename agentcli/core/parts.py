@@ -7,9 +7,19 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
+from agentcli.core.events import AgentEvent
+
 if TYPE_CHECKING:
     from agentcli.sandbox.core import Sandbox
     from agentcli.tools.base import Tool
+
+
+class Observer(Protocol):
+    """Sees every event a run yields, in order (telemetry); `close` is called once when the session ends."""
+
+    def feed(self, event: AgentEvent) -> None: ...
+
+    def close(self) -> None: ...
 
 
 class PromptServer(Protocol):

@@ -10,10 +10,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
+from agentcli.core.modes import PermissionMode
+from agentcli.core.state import SessionState
 from agentcli.tools.base import Tool
 
 Behavior = Literal["allow", "deny", "ask"]
-PERMISSION_MODES = ("default", "acceptEdits", "plan", "bypassPermissions")
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,7 +57,13 @@ class Approval:
 
 
 class Policy(Protocol):
-    mode: str
+    """Decides tool calls. Its mode is the session's (`session`, which the agent hands every policy it uses),
+    never a copy of its own."""
+
+    session: SessionState
+
+    @property
+    def mode(self) -> PermissionMode: ...
 
     def check(self, tool: Tool, args: dict[str, Any]) -> Verdict: ...
 
@@ -89,13 +96,18 @@ class DenyingApprover:
         )
 
 
-@dataclass(slots=True)
 class SimplePolicy:
     """Mode plus allowed/disallowed tool names; deny > allow; plan mode permits only read-only tools."""
 
-    mode: str = "default"
-    allowed: tuple[str, ...] = ()
-    disallowed: tuple[str, ...] = ()
+    def __init__(self, mode: PermissionMode = "default", allowed: tuple[str, ...] = (),
+                 disallowed: tuple[str, ...] = ()) -> None:
+        self.session = SessionState(mode)
+        self.allowed = allowed
+        self.disallowed = disallowed
+
+    @property
+    def mode(self) -> PermissionMode:
+        return self.session.mode
 
     def check(self, tool: Tool, args: dict[str, Any]) -> Verdict:
         if tool.name in self.disallowed:

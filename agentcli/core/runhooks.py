@@ -5,20 +5,17 @@ yielded; their combined outcome goes to the list the caller passes."""
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from typing import TYPE_CHECKING
 
 from agentcli.core.events import AgentEvent
 from agentcli.core.hooks import HookOutcome, fire
 from agentcli.core.runstate import RunState
+from agentcli.core.seams import HookSite
 from agentcli.llm.messages import Message, TextBlock
-
-if TYPE_CHECKING:
-    from agentcli.core.loop import Agent
 
 MAX_STOP_HOOK_CONTINUES = 8  # a Stop hook that always blocks must not keep a run going for ever
 
 
-async def prompt_hooks(agent: Agent, source: str | None, prompt: Message, out: list[HookOutcome]
+async def prompt_hooks(agent: HookSite, source: str | None, prompt: Message, out: list[HookOutcome]
                        ) -> AsyncIterator[AgentEvent]:
     """SessionStart (when `source` says how the session began) and UserPromptSubmit."""
     outcomes: list[HookOutcome] = []
@@ -38,7 +35,7 @@ async def prompt_hooks(agent: Agent, source: str | None, prompt: Message, out: l
     out.append(last)
 
 
-async def stop_hooks(agent: Agent, st: RunState, out: list[HookOutcome]) -> AsyncIterator[AgentEvent]:
+async def stop_hooks(agent: HookSite, st: RunState, out: list[HookOutcome]) -> AsyncIterator[AgentEvent]:
     payload = agent.hook_payload(stop_hook_active=st.stop_hook_continues > 0)
     event = "SubagentStop" if agent.options.subagent else "Stop"
     async for ev in fire(agent.hooks, agent.sink, event, None, payload):

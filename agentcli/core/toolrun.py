@@ -18,12 +18,11 @@ from agentcli.core.events import AgentEvent, Notice, PermissionDecision, TodosUp
 from agentcli.core.hooks import HookOutcome, Hooks, fire
 from agentcli.core.permissions import ApprovalRequest, Approver, DenyingApprover, Policy, Verdict
 from agentcli.core.sink import SessionSink
+from agentcli.core.state import SessionState
 from agentcli.llm.messages import ContentBlock, ToolResultBlock, ToolUseBlock
 from agentcli.proc.validate import unusable_strings, validate_args
 from agentcli.tools.base import Tool, ToolContext, ToolOutput
 from agentcli.tools.paths import outside_approved
-
-TODOS_KEY = "todos"  # ctx.state: the TodoWrite list (agentcli.core.loop reads it)
 
 
 @dataclass(slots=True)
@@ -40,9 +39,10 @@ class ToolRunner:
 
     def __init__(
         self, policy: Policy, approver: Approver, ctx: ToolContext, sink: SessionSink,
-        set_mode: Callable[[str], None], hooks: Hooks | None = None,
+        set_mode: Callable[[str], None], hooks: Hooks | None = None, *, session: SessionState,
     ) -> None:
         self.policy = policy
+        self.session = session
         self.set_mode = set_mode  # the agent's: an approved plan changes the mode, recorded like any change
         self.approver = approver
         self.ctx = ctx
@@ -106,8 +106,8 @@ class ToolRunner:
         tool = by_name.get(call.name)
         if tool is None:
             # A tool source's tool not offered this turn (a deferred MCP tool), or why it cannot run.
-            lookup = self.ctx.state.get("tool_lookup")
-            found = lookup(call.name) if callable(lookup) else None
+            lookup = self.ctx.tool_lookup
+            found = lookup(call.name) if lookup is not None else None
             if isinstance(found, str):
                 yield self._fail(call, found)
                 return
@@ -271,10 +271,10 @@ class ToolRunner:
         """TodoWrite ran: keep the list in the session state and the session file."""
         if "todos" not in meta:
             return None
-        from agentcli.core.compactor import todos_data, todos_from
+        from agentcli.core.todos import todos_data, todos_from
 
         todos = todos_from(meta["todos"])
-        self.ctx.state[TODOS_KEY] = todos
+        self.session.todos = todos
         self.sink.record("todos", {"todos": todos_data(todos)})
         return TodosUpdated(todos)
 

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from agentcli.core.loop import Agent
     from agentcli.core.parts import McpServers
     from agentcli.mcp.manager import McpManager
+    from agentcli.mcp.sdk_transport import SdkRequest
     from agentcli.settings.config import Settings
 
 Handler = Callable[[dict[str, Any]], Awaitable[dict[str, Any] | None]]
@@ -68,9 +69,9 @@ def _target(manager: McpManager | None, req: dict[str, Any]) -> tuple[McpManager
     return manager, name
 
 
-def declare_sdk_servers(names: Any, agent: Agent, settings: Settings) -> list[str]:
-    """`initialize.sdkMcpServers` → `sdk` servers of this session (a manager is made if none was needed yet);
-    returns one line per name that cannot be used."""
+def declare_sdk_servers(names: Any, agent: Agent, settings: Settings, sdk_request: SdkRequest) -> list[str]:
+    """`initialize.sdkMcpServers` → `sdk` servers of this session, talking through the SDK's control channel
+    `sdk_request` (a manager is made if none was needed yet); returns one line per name that cannot be used."""
     if names is None:
         return []
     if not isinstance(names, list):
@@ -90,6 +91,6 @@ def declare_sdk_servers(names: Any, agent: Agent, settings: Settings) -> list[st
         if manager is None:
             from agentcli.assembly.runtime import attach_mcp
 
-            manager = attach_mcp(settings, agent, McpConfig())
+            manager = attach_mcp(settings, agent, McpConfig(), sdk_request)
         manager.declare_sdk(good)
     return problems

@@ -76,8 +76,8 @@ class McpTool:
             result = await self.conn.call(self.remote_name, args, self.timeout_s)
         except ToolCallError as err:
             return ToolOutput.error(str(err))
-        accepts = ctx.state.get("accepts_images")  # set by the runtime: does this session's model take images?
-        return result_output(result, ctx.max_output_chars, bool(accepts()) if callable(accepts) else False)
+        images_ok = ctx.model is not None and ctx.model.accepts_images  # the session's model, asked now
+        return result_output(result, ctx.max_output_chars, images_ok)
 
 
 def result_output(result: dict[str, Any], limit: int, images_ok: bool) -> ToolOutput:

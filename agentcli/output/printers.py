@@ -24,6 +24,7 @@ from agentcli.core.events import (
     PermissionDecision,
     RedactedThinking,
     RunFinished,
+    SessionChanged,
     SessionStarted,
     SubagentEvent,
     TextDelta,
@@ -105,7 +106,7 @@ class TextPrinter:
                   | ToolResultsMessage() | TextDelta() | ThinkingDelta() | ThinkingSignature() | RedactedThinking()
                   | ToolCallStart() | ToolCallDelta() | ToolCallEnd() | UsageReport() | MessageStop()
                   | HookStarted() | HookFinished() | SubagentEvent() | WebSearchResults() | CompactionStarted()
-                  | TodosUpdated()):
+                  | TodosUpdated() | SessionChanged()):
                 pass  # the text format shows only the result (and, verbose, progress on stderr)
             case _:
                 assert_never(ev)
@@ -129,7 +130,8 @@ class JsonPrinter:
                   | ToolFinished() | ToolResultsMessage() | Notice() | ApiRetry() | TextDelta() | ThinkingDelta()
                   | ThinkingSignature() | RedactedThinking() | ToolCallStart() | ToolCallDelta() | ToolCallEnd()
                   | UsageReport() | MessageStop() | HookStarted() | HookFinished() | SubagentEvent()
-                  | WebSearchResults() | CompactionStarted() | CompactBoundary() | TodosUpdated()):
+                  | WebSearchResults() | CompactionStarted() | CompactBoundary() | TodosUpdated()
+                  | SessionChanged()):
                 pass  # one object at the end: nothing before it
             case _:
                 assert_never(ev)
@@ -218,8 +220,8 @@ class StreamJsonPrinter:
                 if self.include_partial:
                     self._stream_event(self.partials.setdefault(parent, PartialMapper()).map(ev), parent)
             case PermissionDecision() | ToolStarted() | ToolFinished() | CompactionStarted() | HookStarted() \
-                    | HookFinished():
-                pass
+                    | HookFinished() | SessionChanged():
+                pass  # SessionChanged: no stream-json line of its own (docs/output-format.md)
             case _:
                 assert_never(ev)
 

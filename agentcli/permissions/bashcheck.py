@@ -9,19 +9,17 @@ import os
 import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from agentcli.core.permissions import Verdict
 from agentcli.permissions.gitcheck import repo_problem
 from agentcli.permissions.readonly import _NO_PATHS, Reads, read_only_paths
 from agentcli.permissions.rules import Rule, match_command
+from agentcli.permissions.ruleview import RuleView
 from agentcli.permissions.scope import Scope
 from agentcli.permissions.shell import ShellParseError, Word
 from agentcli.permissions.unwrap import Part, analyse, join_words
 from agentcli.tools.base import Tool
-
-if TYPE_CHECKING:
-    from agentcli.permissions.policy import RulePolicy
 
 _DEV_FILES = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty", "/dev/zero", "/dev/urandom"})
 _CRUDE_SPLIT = re.compile(r"\$\(|[;&|()\n`]")
@@ -42,7 +40,7 @@ class _Rules:
     deny: list[Rule]
 
     @staticmethod
-    def of(policy: RulePolicy) -> _Rules:
+    def of(policy: RuleView) -> _Rules:
         out = _Rules([], [], [])
         for r in policy.rules:
             if r.tool == "Bash":
@@ -50,7 +48,7 @@ class _Rules:
         return out
 
 
-def check_bash(policy: RulePolicy, tool: Tool, args: dict[str, Any]) -> Verdict:
+def check_bash(policy: RuleView, tool: Tool, args: dict[str, Any]) -> Verdict:
     command = args.get("command")
     if not isinstance(command, str) or not command.strip():
         return Verdict("ask", "default", None, "empty or missing command")
@@ -236,7 +234,7 @@ def _makes_link(part: Part) -> bool:
                for t in texts)
 
 
-def _named_by_rule(policy: RulePolicy, part: Part) -> bool:
+def _named_by_rule(policy: RuleView, part: Part) -> bool:
     return any(r.behavior == "allow" and r.tool == "Bash" and _allow_matches(r, part) for r in policy.rules)
 
 
@@ -368,7 +366,7 @@ def _cd_target(scope: Scope, part: Part, cwd: Path | None) -> Path | None:
     return found[0] if found is not None and len(found) == 1 else None
 
 
-def _unparsed(policy: RulePolicy, rules: _Rules, command: str, error: str) -> Verdict:
+def _unparsed(policy: RuleView, rules: _Rules, command: str, error: str) -> Verdict:
     """A command we cannot follow: deny rules are still tried on its rough pieces; it never runs by a
     prefix rule, only by an exact one, a bare `Bash` rule or bypass mode."""
     pieces = [" ".join(p.split()) for p in _CRUDE_SPLIT.split(command)]

@@ -23,7 +23,8 @@ from typing import Any
 
 from agentcli import paths
 from agentcli.atomicfile import atomic_write
-from agentcli.core.permissions import PERMISSION_MODES
+from agentcli.core.modes import PERMISSION_MODES, is_mode
+from agentcli.core.state import SessionState
 from agentcli.errors import ConfigError
 from agentcli.permissions.policy import RulePolicy
 from agentcli.permissions.rules import Rule, RuleBehavior, parse_rule, split_rule_list
@@ -164,13 +165,13 @@ def load_policy(
     if use_builtin:
         rules = builtin_rules() + rules
     chosen = mode or preset_mode or file_mode or "default"
-    if chosen not in PERMISSION_MODES:
+    if not is_mode(chosen):
         raise ConfigError(f"unknown permission mode {chosen!r}", hint=f"use one of {', '.join(PERMISSION_MODES)}")
     if ctx is None:
         ctx = ToolContext(project_root=project_root, add_dirs=(*add_dirs, *extra_dirs))
     elif extra_dirs:  # the session's live context: the file tools must see these directories too
         ctx.add_dirs = tuple(dict.fromkeys((*ctx.add_dirs, *extra_dirs)))
-    policy = RulePolicy(chosen, ctx, [])
+    policy = RulePolicy(ctx, [], session=SessionState(chosen))
     for r in rules:
         policy.add(r)
     policy.bind(ctx)  # publishes the read-deny predicate the search tools filter with

@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from agentcli.core.modes import PermissionMode
 from agentcli.core.permissions import Verdict
+from agentcli.core.state import SessionState
 from agentcli.errors import AgentCliError
 from agentcli.permissions.rules import (
     READ_TOOLS,
@@ -38,28 +40,31 @@ SCOPE_ALIASES = {"everywhere": "user", "global": "user", "this project": "local"
 
 @dataclass(slots=True)
 class RulePolicy:
-    """Implements agentcli.core.permissions.Policy. `mode` may change at any time (Shift-Tab, /mode, plan
-    approval). `ctx` supplies the project root, added directories and the shell's cwd; `bind()` shares the
-    session's live ToolContext so a `cd` in one command is seen by the next check."""
+    """Implements agentcli.core.permissions.Policy. Its `mode` is the session's (`session`, which the agent
+    hands it), so it may change at any time (Shift-Tab, /mode, plan approval). `ctx` supplies the project root,
+    added directories and the shell's cwd; `bind()` shares the session's live ToolContext so a `cd` in one command
+    is seen by the next check."""
 
-    mode: str
     ctx: ToolContext
     rules: list[Rule] = field(default_factory=list)
     persist: Persist | None = None
     home: Path = field(default_factory=Path.home)
+    session: SessionState = field(default_factory=SessionState)
     _roots_key: tuple[Path, tuple[Path, ...]] | None = field(default=None, init=False, repr=False)
     _roots: list[str] = field(default_factory=list, init=False, repr=False)
     _index: dict[tuple[str, str], _Entries] | None = field(default=None, init=False, repr=False)
     _walks: dict[Any, Any] = field(default_factory=dict, init=False, repr=False)
     _denied_names: Callable[[str], bool] | None = field(default=None, init=False, repr=False)
 
+    @property
+    def mode(self) -> PermissionMode:
+        return self.session.mode
+
     def bind(self, ctx: ToolContext) -> None:
-        """Share the session's live ToolContext, and publish into it what the search tools need to leave out
-        files a deny rule protects (`.env`, keys): `state["read_denied"](path) -> bool` and
-        `state["read_denied_globs"]() -> tuple[str, ...]` (tools never import the policy)."""
+        """Share the session's live ToolContext, and become its read-deny checks (`ctx.reads`), which the search
+        tools and the sandbox use to leave out files a deny rule protects (tools never import the policy)."""
         self.ctx = ctx
-        ctx.state["read_denied"] = self.read_denied
-        ctx.state["read_denied_globs"] = self.read_denied_globs
+        ctx.reads = self
 
     def read_denied(self, path: str | os.PathLike[str]) -> bool:
         """Does a deny rule forbid reading `path` (absolute, or relative to the shell cwd)? A symlink is judged
@@ -269,14 +274,3 @@ def _glob_base(pattern: str) -> str:
         if i >= 0:
             cut = min(cut, i)
     return os.path.dirname(pattern[:cut]) or "/"
-
-
-def make_rules(texts: Iterable[str], behavior: RuleBehavior, source: str, origin: str | None = None) -> list[Rule]:
-    """Parse rule texts, skipping invalid ones (the loader reports them)."""
-    out: list[Rule] = []
-    for t in texts:
-        try:
-            out.append(parse_rule(t, behavior, source, origin))
-        except ValueError:
-            continue
-    return out

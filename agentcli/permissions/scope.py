@@ -7,13 +7,10 @@ import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from agentcli.permissions import pathscan
+from agentcli.permissions.ruleview import RuleView
 from agentcli.permissions.shell import Word
-
-if TYPE_CHECKING:
-    from agentcli.permissions.policy import RulePolicy
 
 # `~+` is $PWD, `~-` $OLDPWD, `~N` / `~+N` / `~-N` entries of the directory stack: places the policy does not
 # follow, so a word naming them is unknown, never a file under a directory called `~-`.
@@ -22,7 +19,7 @@ _DIR_STACK = re.compile(r"~(?:[+-]\d*|\d+)(?:/|$)")
 
 @dataclass(slots=True)
 class Scope:
-    policy: RulePolicy
+    policy: RuleView
     cache: dict[str, Path]
 
     def resolve(self, word: Word, cwd: Path | None) -> Path | None:

@@ -75,7 +75,7 @@ class _Handlers:
             warnings.append("initialize came after the first user message: its hooks and agents were not applied")
         from agentcli.mcp.control import declare_sdk_servers  # the TypeScript SDK names its servers here
 
-        warnings += declare_sdk_servers(req.get("sdkMcpServers"), agent, self.s.settings)
+        warnings += declare_sdk_servers(req.get("sdkMcpServers"), agent, self.s.settings, self.s.channel.request)
         for text in warnings:
             self.s.warn(text, "unsupported")
         model = agent.options.model

@@ -22,11 +22,11 @@ from pathlib import Path
 from typing import Any
 
 from agentcli import paths
+from agentcli.core.modes import PERMISSION_MODES
 from agentcli.errors import ConfigError
 from agentcli.settings import writer
 
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
-_MODES = ("default", "acceptEdits", "plan", "bypassPermissions")
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,8 +100,9 @@ def parse_preset(name: str, data: dict[str, Any], source: str = "builtin", path:
     if not isinstance(tools, list) or not all(isinstance(t, str) for t in tools):
         raise ConfigError(f"{where}: 'tools' must be a list of tool names")
     mode = data.get("permission_mode")
-    if mode is not None and mode not in _MODES:
-        raise ConfigError(f"{where}: unknown permission_mode {mode!r}", hint=f"use one of {', '.join(_MODES)}")
+    if mode is not None and mode not in PERMISSION_MODES:
+        raise ConfigError(f"{where}: unknown permission_mode {mode!r}",
+                          hint=f"use one of {', '.join(PERMISSION_MODES)}")
     perms = data.get("permissions", {})
     if not isinstance(perms, dict):
         raise ConfigError(f"{where}: [permissions] must be a table")

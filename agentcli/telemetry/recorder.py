@@ -29,6 +29,7 @@ from agentcli.core.events import (
     PermissionDecision,
     RedactedThinking,
     RunFinished,
+    SessionChanged,
     SessionStarted,
     SubagentEvent,
     TextDelta,
@@ -171,7 +172,8 @@ class TelemetryRecorder:
                 self._end_tool(t, ev)
             case (ThinkingSignature() | RedactedThinking() | ToolCallDelta() | ToolCallEnd() | UsageReport()
                   | MessageStop() | Notice() | ToolResultsMessage() | HookStarted() | HookFinished()
-                  | WebSearchResults() | CompactionStarted() | CompactBoundary() | TodosUpdated()):
+                  | WebSearchResults() | CompactionStarted() | CompactBoundary() | TodosUpdated()
+                  | SessionChanged()):
                 return  # no span or metric of their own (usage comes with the assistant message)
             case _:
                 assert_never(ev)

@@ -1,6 +1,6 @@
 """Background shells: `Bash(run_in_background=true)` starts one; BashOutput reads it; KillShell stops it.
 
-Shells live in `ctx.state["background_shells"]` for the session. Each runs under the session's sandbox (with
+Shells live in `ctx.shells` for the session. Each runs under the session's sandbox (with
 bubblewrap, its own PID namespace that dies with it or with agentcli) in its own process group, with a watcher
 task; when the event loop shuts down (end of a headless run) the watcher is cancelled and kills the group, so
 nothing the agent started outlives the session. `kill_all(ctx)` does the same on demand.
@@ -13,63 +13,17 @@ import contextlib
 import os
 import re
 import signal
-import time
 from pathlib import Path
 from typing import Any
 
 from agentcli.proc.groups import kill_and_reap, kill_group, kill_tree, spawn_group, wait_gone
 from agentcli.tools.base import ToolContext, ToolOutput
+from agentcli.tools.shells import BackgroundShell
 from agentcli.tools.text import cap_head_tail
 
-SHELLS_KEY = "background_shells"
-# Unread output kept per shell; older unread output is dropped (and counted) beyond this.
-MAX_UNREAD_BYTES = 1 << 20
 KILL_GRACE_S = 2.0
 # After the shell exits, how long to wait for the rest of its output (children may still hold the pipe).
 DRAIN_S = 0.5
-
-
-class BackgroundShell:
-    """One background command: its process, unread output and final status."""
-
-    def __init__(self, shell_id: str, command: str, proc: asyncio.subprocess.Process) -> None:
-        self.id = shell_id
-        self.command = command
-        self.proc = proc
-        self.started = time.monotonic()
-        self.unread = bytearray()
-        self.dropped = 0
-        self.killed = False
-        self.output_arrived = asyncio.Event()
-        self.finished = asyncio.Event()
-        self.eof = asyncio.Event()
-        self.watcher: asyncio.Task[None] | None = None
-        self.transport: asyncio.BaseTransport | None = None
-        self.launcher = False  # started through a sandbox launcher (agentcli.proc.groups.kill_tree)
-
-    def feed(self, data: bytes) -> None:
-        self.unread += data
-        excess = len(self.unread) - MAX_UNREAD_BYTES
-        if excess > 0:
-            self.dropped += excess
-            del self.unread[:excess]
-        self.output_arrived.set()
-
-    def take(self) -> tuple[str, int]:
-        """The output not yet read (decoded) and how many older bytes were dropped; marks it read."""
-        text, dropped = self.unread.decode("utf-8", errors="replace"), self.dropped
-        self.unread.clear()
-        self.dropped = 0
-        self.output_arrived.clear()
-        return text, dropped
-
-    def status(self) -> str:
-        code = self.proc.returncode
-        if code is None:
-            return "running"
-        if self.killed:
-            return "killed"
-        return f"exited with code {code}" if code >= 0 else f"killed by signal {signal.Signals(-code).name}"
 
 
 class _Pipe(asyncio.Protocol):
@@ -84,8 +38,7 @@ class _Pipe(asyncio.Protocol):
 
 
 def shells(ctx: ToolContext) -> dict[str, BackgroundShell]:
-    found: dict[str, BackgroundShell] = ctx.state.setdefault(SHELLS_KEY, {})
-    return found
+    return ctx.shells
 
 
 async def _watch(shell: BackgroundShell, ctx: ToolContext, absent: list[Path]) -> None:

@@ -5,20 +5,68 @@ Tools never import providers, session/ or front ends. What they need from outsid
 
 from __future__ import annotations
 
+import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from agentcli.llm.messages import ContentBlock
 from agentcli.redact import Redactor
+from agentcli.tools.delegation import SubagentFactory
+from agentcli.tools.shells import BackgroundShell
 
 if TYPE_CHECKING:
     from agentcli.sandbox.core import Sandbox
 
 
+class ReadGuard(Protocol):
+    """What the permission rules say about reading files, for the search tools and the sandbox's walk of the
+    project (which leave out what a Read deny rule protects: `.env`, keys). The policy in force is it."""
+
+    def read_denied(self, path: str | os.PathLike[str]) -> bool:
+        """Whether a deny rule forbids reading `path` (absolute, or relative to the shell cwd)."""
+        ...
+
+    def read_denied_globs(self) -> tuple[str, ...]:
+        """Name patterns every file of which is denied (`.env*`), for ripgrep's `--glob '!…'`."""
+        ...
+
+    def denied_matcher(self) -> tuple[Callable[[str], bool], dict[Any, Any]]:
+        """A test on an absolute, normalized path alone (no I/O), and a cache for walks that lives with the rules."""
+        ...
+
+
+class ModelInfo(Protocol):
+    """The session's model as tools need it, asked at the moment they run (a /model switch is seen at once)."""
+
+    @property
+    def model(self) -> str: ...
+
+    @property
+    def accepts_images(self) -> bool: ...
+
+
+class ToolLookup(Protocol):
+    def __call__(self, name: str) -> Tool | str | None:
+        """A tool not offered this turn (a deferred MCP tool) by name, or why it cannot run, or None if unknown."""
+        ...
+
+
+@dataclass(slots=True)
+class WebSettings:
+    """What the web tools need from settings and rules (tools read neither): the `[web_search]` table, the
+    private hosts an allow rule names exactly (`WebFetch(domain:127.0.0.1)`), and WebFetch's page cache
+    (url → (fetched at, content type, text))."""
+
+    search: dict[str, Any] = field(default_factory=dict)
+    private_hosts: frozenset[str] = frozenset()
+    cache: dict[str, tuple[float, str, str]] = field(default_factory=dict)
+
+
 @dataclass(slots=True)
 class ToolContext:
-    """Per-session state handed to every tool call.
+    """Per-session state handed to every tool call: each capability a tool uses is a typed field.
 
     `project_root` bounds the file tools (with `add_dirs`); `shell_cwd` is the Bash working directory, kept
     between calls; `redact` removes secrets from text before it leaves the tool; `sandbox` confines every
@@ -32,13 +80,25 @@ class ToolContext:
     max_output_chars: int = 30_000
     env: dict[str, str] | None = field(default=None, repr=False)  # the environment and the secrets stay out of
     secrets: tuple[str, ...] = field(default=(), repr=False)  # any repr (tracebacks, logs)
-    state: dict[str, Any] = field(default_factory=dict)
     sandbox: Sandbox | None = None
+    # The read-deny checks of the policy in force (set by its `bind`, again when a preset brings another).
+    reads: ReadGuard | None = None
+    # The read tracker: a file's real path → its st_mtime_ns when last read or written by a tool
+    # (agentcli.tools.files), so an edit of a file changed since it was read is refused.
+    read_files: dict[str, int] = field(default_factory=dict)
+    allow_outside: bool = False  # the file tools may work outside the project for the whole session
+    web: WebSettings = field(default_factory=WebSettings)
+    model: ModelInfo | None = None  # None: no model to ask (unit tests of the tools): images are refused
+    tool_lookup: ToolLookup | None = None  # the registry's, for tools its sources hold back
+    shells: dict[str, BackgroundShell] = field(default_factory=dict)  # agentcli.tools.background, by id
+    # Rules (`Bash(make deploy)`) whose commands may run outside the sandbox after asking (agentcli.core.escalation)
+    unsandboxed: list[str] = field(default_factory=list)
+    sandbox_failure_told: bool = False  # a sandbox that turned out not to work is told once, in the first result
     # What finished in the background for the model to hear at its next turn (a background subagent's answer):
     # objects with `text` (and `result`, the subagent's RunResult). The loop drains it.
     inbox: list[Any] = field(default_factory=list)
     # The session's subagent runner (agentcli.agents.runner), for the Task tools; None when subagents are off.
-    subagents: Any = None
+    subagents: SubagentFactory | None = None
     _redactor: Redactor | None = field(default=None, repr=False, compare=False)
 
     def redact(self, text: str, *, shapes: bool = False) -> str:

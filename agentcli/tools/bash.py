@@ -171,9 +171,9 @@ def _sandbox_denial(ctx: ToolContext, out: str, code: int) -> str | None:
 
 def _sandbox_failure(ctx: ToolContext) -> list[str]:
     """Said once, in the first command's result, when the session's sandbox turned out not to work."""
-    if ctx.sandbox is None or not ctx.sandbox.failure or ctx.state.get("sandbox_failure_said"):
+    if ctx.sandbox is None or not ctx.sandbox.failure or ctx.sandbox_failure_told:
         return []
-    ctx.state["sandbox_failure_said"] = True
+    ctx.sandbox_failure_told = True
     return [f"({ctx.sandbox.failure})"]
 
 

@@ -1,6 +1,6 @@
 """File plumbing for Read/Write/Edit: which files were read (and when), decoding (writes: agentcli.atomicfile).
 
-`ctx.state["read_files"]` maps a file's real path (str) to its `st_mtime_ns` when last read or written by a
+`ctx.read_files` (the read tracker) maps a file's real path (str) to its `st_mtime_ns` when last read or written by a
 tool. Write and Edit refuse to change an existing file the model has not read, or that changed since.
 """
 
@@ -11,17 +11,14 @@ from pathlib import Path
 
 from agentcli.tools.base import ToolContext
 
-READ_FILES = "read_files"
-
 
 def record_read(ctx: ToolContext, path: Path, mtime_ns: int) -> None:
-    ctx.state.setdefault(READ_FILES, {})[str(path)] = mtime_ns
+    ctx.read_files[str(path)] = mtime_ns
 
 
 def require_fresh_read(ctx: ToolContext, path: Path, st: os.stat_result) -> str | None:
     """An error message unless `path` was read in this session and has not changed since."""
-    seen: dict[str, int] = ctx.state.get(READ_FILES, {})
-    when = seen.get(str(path))
+    when = ctx.read_files.get(str(path))
     if when is None:
         return f"File {path} has not been read yet. Read it first (the Read tool), then try again."
     if when != st.st_mtime_ns:

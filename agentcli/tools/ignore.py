@@ -23,15 +23,14 @@ if TYPE_CHECKING:
     from pathspec import GitIgnoreSpec
 
 ALWAYS_SKIP = frozenset({".git", "node_modules", ".venv", "__pycache__", ".hg", ".svn"})
-READ_DENIED = "read_denied"  # ctx.state: (path: str | Path) -> bool, set by the permission policy
-READ_DENIED_GLOBS = "read_denied_globs"  # ctx.state: () -> tuple of name patterns (`.env*`) for rg --glob '!…'
 
 
 def read_denied(ctx: ToolContext) -> Callable[[str], bool] | None:
     """The session's "may not be read" test for one search (memoized per path), or None without a policy."""
-    pred = ctx.state.get(READ_DENIED)
-    if not callable(pred):
+    reads = ctx.reads
+    if reads is None:
         return None
+    pred = reads.read_denied
     seen: dict[str, bool] = {}
 
     def denied(path: str) -> bool:
@@ -45,8 +44,7 @@ def read_denied(ctx: ToolContext) -> Callable[[str], bool] | None:
 
 def read_denied_globs(ctx: ToolContext) -> tuple[str, ...]:
     """Name patterns every file of which is denied, cheap to hand to ripgrep as exclusions."""
-    globs = ctx.state.get(READ_DENIED_GLOBS)
-    return tuple(str(g) for g in globs()) if callable(globs) else ()
+    return ctx.reads.read_denied_globs() if ctx.reads is not None else ()
 
 
 class Rule(NamedTuple):

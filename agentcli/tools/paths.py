@@ -4,7 +4,7 @@ Relative paths are taken from the shell's working directory (`ctx.shell_cwd`, el
 expanded, and `..` and symlinks are resolved, so a symlink inside the project that points outside counts as
 outside. The permission layer asks about outside paths; the tools refuse them unless the call was approved:
 the loop runs an approved call inside `with outside_approved():` (a context variable, so it holds for that
-call only, even when read-only calls run concurrently), or sets `ctx.state["allow_outside"]` (session-wide).
+call only, even when read-only calls run concurrently), or sets `ctx.allow_outside` (session-wide).
 """
 
 from __future__ import annotations
@@ -71,7 +71,7 @@ def outside_approved(approved: bool = True) -> Iterator[None]:
 
 
 def outside_allowed(ctx: ToolContext) -> bool:
-    return _OUTSIDE_APPROVED.get() or bool(ctx.state.get("allow_outside"))
+    return _OUTSIDE_APPROVED.get() or ctx.allow_outside
 
 
 def refuse_outside(resolved: ResolvedPath, ctx: ToolContext) -> str | None:

@@ -107,10 +107,8 @@ def _image(path: Path, st: os.stat_result, ctx: ToolContext) -> ToolOutput:
     """An image goes to the model as an image (after the tool results), for models that take images."""
     from agentcli.llm.images import ImageError, load_image
 
-    accepts = ctx.state.get("accepts_images")
-    if not (callable(accepts) and accepts()):
-        name = ctx.state.get("model_name")
-        model = name() if callable(name) else "this model"
+    if ctx.model is None or not ctx.model.accepts_images:
+        model = ctx.model.model if ctx.model is not None else "this model"
         return ToolOutput.error(f"{path} is an image, and {model} does not accept images. Switch to a model that "
                                 "does (Claude, GPT-4.1/5, Gemini), or describe what you need from it otherwise.")
     try:

@@ -12,6 +12,7 @@ from typing import Any
 
 from agentcli.errors import AgentCliError
 from agentcli.tools.base import ToolContext, ToolOutput
+from agentcli.tools.delegation import SubagentFactory
 
 BASE_DESCRIPTION = (
     "Launch a subagent to handle a task on its own, with a fresh context: it gets only your `prompt`, works "
@@ -47,7 +48,7 @@ def describe(agents: Iterable[tuple[str, str]]) -> str:
     return f"{BASE_DESCRIPTION}\n\nAvailable subagent_type values:\n{listing}"
 
 
-def _runner(ctx: ToolContext) -> Any:
+def _runner(ctx: ToolContext) -> SubagentFactory:
     if ctx.subagents is None:
         raise AgentCliError("Subagents are not available in this session.", code="no_subagents")
     return ctx.subagents

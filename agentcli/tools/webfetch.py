@@ -33,8 +33,6 @@ MAX_CHARS = 100_000  # of Markdown handed to the model
 CACHE_S = 15 * 60
 TEXT_TYPES = ("text/", "application/json", "application/xml", "application/xhtml+xml", "application/ld+json",
               "application/javascript", "application/x-yaml")
-PRIVATE_HOSTS_KEY = "webfetch_private_hosts"  # hosts an allow rule names, published by the assembly
-CACHE_KEY = "webfetch_cache"
 
 
 class FetchRefused(Exception):
@@ -194,12 +192,12 @@ class WebFetchTool:
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
         url = str(args["url"]).strip()
-        cache: dict[str, tuple[float, str, str]] = ctx.state.setdefault(CACHE_KEY, {})
+        cache = ctx.web.cache
         hit = cache.get(url)
         if hit is not None and time.monotonic() - hit[0] < CACHE_S:
             final, markdown = hit[1], hit[2]
         else:
-            allowed = frozenset(ctx.state.get(PRIVATE_HOSTS_KEY, ()))
+            allowed = ctx.web.private_hosts
             try:
                 page = await fetch(url, allowed)
             except FetchRefused as err:

@@ -18,7 +18,6 @@ from urllib.parse import urlsplit
 
 from agentcli.tools.base import ToolContext, ToolOutput
 
-CONFIG_KEY = "web_search"  # the [web_search] table, published in ctx.state by the assembly
 MAX_RESULTS = 10
 DEFAULT_URLS = {"brave": "https://api.search.brave.com", "tavily": "https://api.tavily.com"}
 
@@ -116,7 +115,7 @@ class WebSearchTool:
     input_schema: dict[str, Any] = INPUT_SCHEMA
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
-        config = ctx.state.get(CONFIG_KEY) or {}
+        config = ctx.web.search
         try:
             found = await search(config, str(args["query"]), ctx.env or {})
         except SearchError as err:

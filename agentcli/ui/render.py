@@ -30,6 +30,7 @@ from agentcli.core.events import (
     PermissionDecision,
     RedactedThinking,
     RunFinished,
+    SessionChanged,
     SessionStarted,
     SubagentEvent,
     TextDelta,
@@ -180,6 +181,8 @@ class Renderer:
                 self._print_item(Text(inert(f"  ⎿ {name} hook: {why}"), style="dim"))
             case HookFinished():
                 pass
+            case SessionChanged():
+                pass  # the status line shows the state; the command that changed it said so
             case SubagentEvent(_, agent, inner):
                 self._subagent(agent, inner)
             case RunFinished(result):
@@ -211,7 +214,7 @@ class Renderer:
             case (PermissionDecision() | SessionStarted() | AssistantMessage() | ToolFinished() | ToolResultsMessage()
                   | Notice() | RunFinished() | HookStarted() | HookFinished() | TextDelta() | ThinkingDelta()
                   | ThinkingSignature() | RedactedThinking() | ToolCallStart() | ToolCallDelta() | ToolCallEnd()
-                  | UsageReport() | ApiRetry() | MessageStop() | WebSearchResults()):
+                  | UsageReport() | ApiRetry() | MessageStop() | WebSearchResults() | SessionChanged()):
                 pass  # its text and results stay in its transcript; the parent's line shows the outcome
             case SubagentEvent():
                 pass  # unwrapped above

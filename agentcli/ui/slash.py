@@ -10,13 +10,13 @@ from typing import TYPE_CHECKING
 
 from rich.text import Text
 
+from agentcli.core.modes import PERMISSION_MODES
 from agentcli.ui.status import MODE_LABELS
 
 if TYPE_CHECKING:
     from agentcli.ui.host import ReplHost
 
 Handler = Callable[["ReplHost", str], Awaitable[None]]
-PERMISSION_MODES = ("default", "acceptEdits", "plan", "bypassPermissions")
 
 INIT_PROMPT = """Please analyse this codebase and write an AGENTS.md file at the project root for future agents.
 Cover: the commands to build, lint and run the tests (including a single test); the high-level architecture

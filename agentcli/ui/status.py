@@ -4,19 +4,21 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-MODE_LABELS = {
+from agentcli.core.modes import PermissionMode
+
+MODE_LABELS: dict[str, str] = {
     "default": "default mode",
     "acceptEdits": "⏵⏵ accept edits",
     "plan": "⏸ plan mode",
     "bypassPermissions": "⚠ bypass permissions",
 }
-MODE_STYLES = {"default": "", "acceptEdits": "magenta", "plan": "cyan", "bypassPermissions": "red"}
-CYCLE = ("default", "acceptEdits", "plan")
+MODE_STYLES: dict[str, str] = {"default": "", "acceptEdits": "magenta", "plan": "cyan", "bypassPermissions": "red"}
+CYCLE: tuple[PermissionMode, ...] = ("default", "acceptEdits", "plan")
 
 
-def next_mode(mode: str, allow_bypass: bool = False) -> str:
+def next_mode(mode: str, allow_bypass: bool = False) -> PermissionMode:
     """Shift-Tab: default → acceptEdits → plan (→ bypassPermissions when the session started with it) → …"""
-    cycle = (*CYCLE, "bypassPermissions") if allow_bypass else CYCLE
+    cycle: tuple[PermissionMode, ...] = (*CYCLE, "bypassPermissions") if allow_bypass else CYCLE
     return cycle[(cycle.index(mode) + 1) % len(cycle)] if mode in cycle else cycle[0]
 
 

@@ -6,10 +6,9 @@ from pathlib import Path
 
 from agentcli.assembly.runtime import restore_todos
 from agentcli.core.events import TodoItem
-from agentcli.core.toolrun import TODOS_KEY
+from agentcli.core.state import SessionState
 from agentcli.proc.validate import validate_args
 from agentcli.session.store import open_session
-from agentcli.tools.base import ToolContext
 from agentcli.tools.todo import TodoWriteTool
 from tests.cli.helpers import ANTHROPIC, agentcli, provider_env
 from tests.fakes.script import Reply, ToolCall
@@ -38,7 +37,7 @@ def test_todos_stream_and_survive_resume(tmp_path: Path) -> None:
     assert [ln["todos"] for ln in lines if ln.get("subtype") == "todos"] == [TODOS]
     assert "TodoWrite" in lines[0]["tools"]
     opened = open_session(tmp_path, continue_=True, no_persistence=True, checkpoints=False)
-    ctx = ToolContext(project_root=tmp_path)
-    restore_todos(opened, ctx)
-    assert ctx.state[TODOS_KEY] == (TodoItem("Write the test", "completed", "Writing the test"),
+    session = SessionState()
+    restore_todos(opened, session)
+    assert session.todos == (TodoItem("Write the test", "completed", "Writing the test"),
                                     TodoItem("Fix the bug", "in_progress", "Fixing the bug"))

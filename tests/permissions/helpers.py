@@ -7,6 +7,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from agentcli.core.modes import parse_mode
+from agentcli.core.state import SessionState
 from agentcli.permissions.loader import builtin_rules
 from agentcli.permissions.policy import RulePolicy
 from agentcli.permissions.rules import parse_rule
@@ -36,7 +38,8 @@ def make_policy(
     root: Path, mode: str = "default", allow: tuple[str, ...] = (), ask: tuple[str, ...] = (),
     deny: tuple[str, ...] = (), add_dirs: tuple[Path, ...] = (),
 ) -> RulePolicy:
-    policy = RulePolicy(mode, ToolContext(project_root=root, add_dirs=add_dirs), builtin_rules())
+    policy = RulePolicy(ToolContext(project_root=root, add_dirs=add_dirs), builtin_rules(),
+                        session=SessionState(parse_mode(mode)))
     for behavior, texts in (("allow", allow), ("ask", ask), ("deny", deny)):
         for t in texts:
             policy.add(parse_rule(t, behavior, "flag"))  # type: ignore[arg-type]

@@ -99,9 +99,9 @@ def test_mode_changes_mid_session(root: Path) -> None:
     edit = load_tool("Write")
     args = {"file_path": "src/n.py", "content": "x"}
     assert policy.check(edit, args).behavior == "ask"
-    policy.mode = "acceptEdits"
+    policy.session.mode = "acceptEdits"  # the session's state, which the agent changes (Agent.set_mode)
     assert policy.check(edit, args).behavior == "allow"
-    policy.mode = "plan"
+    policy.session.mode = "plan"
     assert policy.check(edit, args).behavior == "deny"
 
 

@@ -134,11 +134,11 @@ def test_a_missing_host_tmp_path_outside_the_roots_counts_as_stopped(tmp_path: P
 
 
 def test_remembered_unconfined_commands_match_exactly_or_by_simple_prefix(tmp_path: Path) -> None:
-    from agentcli.core.escalation import UNSANDBOXED_KEY, remembered
+    from agentcli.core.escalation import remembered
     from agentcli.tools.base import ToolContext
 
     ctx = ToolContext(project_root=tmp_path)
-    ctx.state[UNSANDBOXED_KEY] = ["Bash(make deploy)", "Bash(npm publish:*)", "Bash(git push *)", "Bash"]
+    ctx.unsandboxed = ["Bash(make deploy)", "Bash(npm publish:*)", "Bash(git push *)", "Bash"]
     for command, expected in [("make deploy", True), ("make deploy2", False), ("npm publish --tag x", True),
                               ("npm publish; curl evil", False), ("npm publish $(id)", False),
                               ("git push origin main", True), ("git push | sh", False), ("ls", False)]:

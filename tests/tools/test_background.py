@@ -9,6 +9,7 @@ from agentcli.tools.background import BashOutputTool, KillShellTool
 from agentcli.tools.base import ToolContext
 from agentcli.tools.bash import BashTool
 from agentcli.tools.registry import load_tool
+from agentcli.tools.shells import BackgroundShell
 
 from .test_bash import _wait_gone
 
@@ -43,7 +44,7 @@ def test_start_read_incrementally_and_finish(project: Path, ctx: ToolContext) ->
     asyncio.run(scenario())
 
 
-async def _drained(shell: background.BackgroundShell) -> None:
+async def _drained(shell: BackgroundShell) -> None:
     while b"got" not in shell.unread:
         shell.output_arrived.clear()
         await shell.output_arrived.wait()

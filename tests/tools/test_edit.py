@@ -131,6 +131,6 @@ def test_missing_file_and_outside(project: Path, ctx: ToolContext) -> None:
 def test_binary_file_refused(project: Path, ctx: ToolContext) -> None:
     f = project / "b.bin"
     f.write_bytes(b"abc\0def")
-    ctx.state["read_files"] = {str(f): os.stat(f).st_mtime_ns}
+    ctx.read_files = {str(f): os.stat(f).st_mtime_ns}
     out = run(EditTool(), {"file_path": "b.bin", "old_string": "abc", "new_string": "x"}, ctx)
     assert out.is_error and "binary" in out.content

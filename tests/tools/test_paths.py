@@ -67,7 +67,7 @@ def test_refusal_unless_allowed(project: Path, ctx: ToolContext) -> None:
     r = resolve_in_project("/etc/hosts", ctx)
     msg = refuse_outside(r, ctx)
     assert msg and "outside the project" in msg
-    ctx.state["allow_outside"] = True
+    ctx.allow_outside = True
     assert refuse_outside(r, ctx) is None
 
 

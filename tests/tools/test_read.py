@@ -89,7 +89,7 @@ def test_records_mtime_for_edit(project: Path, ctx: ToolContext) -> None:
     f = project / "m.txt"
     f.write_text("m\n")
     run(ReadTool(), {"file_path": "m.txt"}, ctx)
-    assert ctx.state["read_files"][str(f)] == os.stat(f).st_mtime_ns
+    assert ctx.read_files[str(f)] == os.stat(f).st_mtime_ns
 
 
 def test_path_escapes_refused(project: Path, tmp_path: Path, ctx: ToolContext) -> None:
@@ -100,7 +100,7 @@ def test_path_escapes_refused(project: Path, tmp_path: Path, ctx: ToolContext) -
     (project / "innocent.txt").symlink_to(secret)
     out = run(ReadTool(), {"file_path": "innocent.txt"}, ctx)
     assert out.is_error and "outside the project" in out.content and "top secret" not in out.content
-    ctx.state["allow_outside"] = True
+    ctx.allow_outside = True
     out = run(ReadTool(), {"file_path": "innocent.txt"}, ctx)
     assert "top secret" in out.content
 

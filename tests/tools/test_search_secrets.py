@@ -116,14 +116,15 @@ def test_glob_never_names_denied_files(variant: str, policy: RulePolicy, ctx: To
 
 
 def test_policy_publishes_the_predicate_and_globs(policy: RulePolicy, ctx: ToolContext, secrets_project: Path) -> None:
-    denied = ctx.state["read_denied"]
+    assert ctx.reads is policy
+    denied = policy.read_denied
     assert denied(secrets_project / ".env") and denied(secrets_project / "config" / ".env.local")
     assert denied(Path(".env")) and denied(secrets_project / "settings.txt")
     assert not denied(secrets_project / "app.py")
-    assert ".env*" in ctx.state["read_denied_globs"]()
+    assert ".env*" in policy.read_denied_globs()
     policy.add(policy.rules[0].__class__("Read", "secrets/**", "deny", "project"))
     assert denied(secrets_project / "secrets" / "a.txt")  # live: rules added later count
-    assert "secrets/**" not in ctx.state["read_denied_globs"]()  # paths are left to the predicate
+    assert "secrets/**" not in policy.read_denied_globs()  # paths are left to the predicate
 
 
 def test_rg_gets_the_simple_patterns_as_exclusions(secrets_project: Path) -> None:
@@ -145,8 +146,9 @@ def test_path_rules_are_filtered_from_rg_output(grep: GrepTool, secrets_project:
     (secrets_project / ".agentcli" / "settings.toml").write_text('[permissions]\ndeny = ["Read(private/**)"]\n')
     (secrets_project / "private").mkdir()
     (secrets_project / "private" / "keys.txt").write_text(f"API_KEY={KEY}\n")
-    load_policy(secrets_project, ctx=ctx)
-    assert "private/**" not in ctx.state["read_denied_globs"]()  # so only the output filter can catch it
+    loaded = load_policy(secrets_project, ctx=ctx)
+    assert ctx.reads is loaded
+    assert "private/**" not in loaded.read_denied_globs()  # so only the output filter can catch it
     for mode in ("content", "files_with_matches", "count"):
         out = run(grep, {"pattern": "API_KEY", "output_mode": mode, "-C": 1}, ctx)
         assert KEY not in out.content and "keys.txt" not in out.content and "app.py" in out.content
