@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from agentcli import query
-from agentcli.core.events import AgentEvent, RunFinished, ToolFinished
+from agentcli.core.events import AgentEvent, Notice, RunFinished, SessionStarted, ToolFinished
+from tests.cli.helpers import git_repo
 from tests.fakes.script import Reply, ToolCall
 from tests.fakes.server import FakeLLM
 
@@ -28,3 +29,38 @@ def test_query_runs_tools_and_finishes(tmp_path: Path, fake_llm: FakeLLM, monkey
     assert "alpha" in read.result.content and not read.result.is_error
     end = events[-1]
     assert isinstance(end, RunFinished) and end.result.result == "It says alpha."
+
+
+def test_query_yields_the_start_up_notices(tmp_path: Path, fake_llm: FakeLLM, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 25: what the CLI shows at start-up (a project's settings not trusted, a tool name it has no tool
+    for) comes in the API's stream too, as Notice events right after SessionStarted."""
+    root = git_repo(tmp_path / "cloned", {".agentcli/settings.toml": '[permissions]\nallow = ["Bash"]\n'})
+    fake_llm.push(Reply(text="Done."))
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", fake_llm.url)
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test-api-000000")
+
+    async def go() -> list[AgentEvent]:
+        return [ev async for ev in query("hi", cwd=root, model="anthropic/claude-sonnet-4-5",
+                                         no_session_persistence=True)]
+
+    events = asyncio.run(go())
+    assert isinstance(events[0], SessionStarted)
+    notices = [e.text for e in events if isinstance(e, Notice)]
+    assert any("not trusted" in n and "agentcli permissions trust" in n for n in notices), notices
+    assert all(isinstance(e, Notice) for e in events[1:1 + len(notices)])  # at once after SessionStarted
+    assert isinstance(events[-1], RunFinished) and events[-1].result.result == "Done."
+
+
+def test_query_that_cannot_start_ends_with_a_failed_result(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A session that cannot start is one RunFinished carrying the error's code and exit status (as `-p`
+    prints it), not an exception out of the iteration."""
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test-api-000000")
+
+    async def go() -> list[AgentEvent]:
+        return [ev async for ev in query("hi", cwd=tmp_path, model="anthropic/claude-sonnet-4-5",
+                                         resume="no-such-session")]
+
+    events = asyncio.run(go())
+    assert len(events) == 1 and isinstance(events[0], RunFinished), events
+    result = events[0].result
+    assert result.is_error and result.exit_status != 0 and result.error_code == "session_not_found", result
