@@ -193,7 +193,7 @@ class StreamSession:
         """Build the agent; on failure print the failed result and return the exit status."""
         from agentcli.assembly.runtime import build
         from agentcli.core.permissions import DontAskGate
-        from agentcli.output.headless import HeadlessApprover
+        from agentcli.headless import HeadlessApprover
         from agentcli.sdkio.approver import StdioApprover
 
         # The gate lets set_permission_mode enter and leave dontAsk (agentcli.core.permissions.DontAskGate).
