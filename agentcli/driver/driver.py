@@ -46,6 +46,7 @@ class Driver:
         self._task: asyncio.Task[object] | None = None  # the task running a turn (or the start) now
         self._waiting = False  # that task is waiting inside the driver (the agent, the build): cancel it there
         self._stop: Stop | None = None  # a stop was asked for the turn under way
+        self._cancelled = False  # and it cancelled the turn's task: that cancellation is ours to take
 
     @property
     def agent(self) -> Agent:
@@ -140,6 +141,7 @@ class Driver:
         if self._stop is None:
             self._stop = stop_for(sig)
             if self._waiting:
+                self._cancelled = True
                 self._task.cancel()
         return True
 
@@ -168,10 +170,11 @@ class Driver:
         """The one turn loop: the events with the start-up notices, the turn's tally, and its stop."""
         agent = self.agent
         tally = Tally(agent.total_cost_usd)
+        failure: RunResult | None = None
+        finished = False
         with self._turn():
             events = events_of()
             try:
-                finished = False
                 while (ev := await self._waited(lambda: anext(events, None))) is not None:
                     tally.feed(ev)
                     finished = finished or type(ev) is RunFinished
@@ -179,29 +182,50 @@ class Driver:
                     if type(ev) is SessionStarted and self.notices:
                         for notice in self.take_notices():
                             yield notice
+            except AgentCliError as err:  # a command the loop does not wrap in a result (compaction) failed
+                failure = failed_result(agent.session_id, err.code, err.one_line(), err.exit_status)
             finally:
                 with contextlib.suppress(Exception):  # a failed write (BrokenPipeError) closes the run now
                     await _aclose(events)
-            if self._stop is not None and not finished:
+            if finished:
+                return
+            if failure is not None:
+                yield RunFinished(failure)
+            elif self._stop is not None:
                 yield RunFinished(stopped_result(tally, agent.session_id, agent.total_cost_usd, self._stop))
-            elif success is not None and not finished:
+            elif success is not None:
                 yield RunFinished(success(tally, agent.session_id, agent.total_cost_usd))
 
     async def _waited(self, step: Callable[[], Awaitable[T]]) -> T | None:
         """`await step()` where a stop can reach it; None when the turn was stopped (before, or during it)."""
-        if self._stop is not None:
-            return None
-        self._waiting = True
+        if self._stop is None:
+            self._waiting = True
+            try:
+                value = await step()
+            except asyncio.CancelledError:
+                if self._stop is None or not self._cancelled:
+                    raise  # not ours: the front end's own cancellation goes on
+                self._cancelled = False
+                _uncancel()
+                return None
+            finally:
+                self._waiting = False
+            await self._absorb()
+            return value
+        await self._absorb()
+        return None
+
+    async def _absorb(self) -> None:
+        """The cancel a stop asked for, when the step it was meant for ended without waiting again (the
+        Approver itself said stop, then the loop had nothing left to wait for): taken here, at a yield of our
+        own, so it cannot land in the front end or in the run's closing."""
+        if not self._cancelled:
+            return
+        self._cancelled = False
         try:
-            return await step()
+            await asyncio.sleep(0)
         except asyncio.CancelledError:
-            task = asyncio.current_task()
-            if self._stop is None or task is None:
-                raise  # not ours: the front end's own cancellation goes on
-            task.uncancel()
-            return None
-        finally:
-            self._waiting = False
+            _uncancel()
 
     @contextlib.contextmanager
     def _turn(self) -> Iterator[None]:
@@ -214,6 +238,12 @@ class Driver:
             yield
         finally:
             self._task = outer
+
+
+def _uncancel() -> None:
+    task = asyncio.current_task()
+    if task is not None:
+        task.uncancel()
 
 
 async def _aclose(events: AsyncIterator[AgentEvent]) -> None:
