@@ -42,6 +42,14 @@ class Stop:
     exit_status: int
 
 
+STOPPED = ("interrupted", "terminated")  # the error codes of a stopped turn's result
+
+
+def is_stopped(result: RunResult) -> bool:
+    """The run was stopped (the user's interrupt, a signal), not failed."""
+    return result.is_error and result.error_code in STOPPED
+
+
 def stop_for(sig: int | None) -> Stop:
     """The user's interrupt (Esc, the SDK's `interrupt`): Claude Code's marker text; a signal: `interrupted`
     (SIGINT) or `terminated`, exit status 128+N."""

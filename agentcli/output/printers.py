@@ -40,6 +40,7 @@ from agentcli.core.events import (
     UsageReport,
     WebSearchResults,
 )
+from agentcli.driver.results import is_stopped
 from agentcli.ids import new_uuid
 from agentcli.output import schema
 from agentcli.output.partial import PartialMapper
@@ -68,10 +69,6 @@ def _dump(obj: dict[str, Any]) -> str:
     return json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
 
 
-# A run stopped by the user or a signal: what the model had written so far is still the run's output.
-STOPPED = ("interrupted", "terminated")
-
-
 class TextPrinter:
     """Prints the final answer; with `verbose`, progress goes to stderr. A stopped run prints what the model
     had written so far (the reply under way, else the last reply's text), then its error line."""
@@ -95,7 +92,7 @@ class TextPrinter:
             case TextDelta(text):
                 self._reply.append(text)
             case RunFinished(result):
-                if result.is_error and result.error_code in STOPPED:
+                if is_stopped(result):  # what the model had written so far is still the run's output
                     self._answer("".join(self._reply) or self._last)
                 if result.is_error:
                     self.err.write(self._err_text(f"agentcli: {result.error_message} [{result.error_code}]\n"))
