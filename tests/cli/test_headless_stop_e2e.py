@@ -12,8 +12,10 @@ import sys
 import uuid
 from pathlib import Path
 
-from tests.cli.helpers import ANTHROPIC, git_repo, provider_env
-from tests.fakes.script import Reply, ToolCall
+import pytest
+
+from tests.cli.helpers import ANTHROPIC, agentcli, git_repo, provider_env
+from tests.fakes.script import Fault, Reply, ToolCall
 from tests.fakes.server import FakeLLM
 from tests.sandbox.helpers import Ready, gone, marker_process
 
@@ -57,3 +59,21 @@ def test_sigint_in_text_mode_still_prints_what_the_model_wrote(tmp_path: Path, f
     assert status == 130, err
     assert out == SAID + "\n"
     assert err.strip().endswith("agentcli: run stopped by SIGINT [interrupted]")
+
+
+@pytest.mark.parametrize("fmt", ["json", "text"])
+def test_a_reply_cut_off_shows_nothing_of_it(tmp_path: Path, fmt: str) -> None:
+    """A stream cut mid-reply that fails the run (with no retries left): no part of the reply reaches stdout,
+    only the json result (json) or nothing (text); the error is on stderr."""
+    (Path(os.environ["AGENTCLI_HOME"]) / "config.toml").write_text("max_retries = 0\n")
+    with FakeLLM([Reply(text="half of an answer that never ends", fault=Fault("drop_mid", after_events=4))],
+                 loop=True) as fake:
+        run = agentcli(["-p", "hi", "--model", ANTHROPIC, "--output-format", fmt], tmp_path,
+                       provider_env(fake, ANTHROPIC))
+    assert run.status != 0, run.stderr
+    assert "half of" not in run.stdout and "answer" not in run.stdout
+    if fmt == "json":
+        result = json.loads(run.stdout)
+        assert result["is_error"] and f"[{result['error']['code']}]" in run.stderr
+    else:
+        assert run.stdout == "" and "agentcli: " in run.stderr
