@@ -8,7 +8,15 @@ import signal
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Iterator
 from typing import TYPE_CHECKING, TypeVar
 
-from agentcli.core.events import AgentEvent, Notice, RunFinished, RunResult, SessionStarted
+from agentcli.core.events import (
+    AgentEvent,
+    AssistantMessage,
+    Notice,
+    RunFinished,
+    RunResult,
+    SessionStarted,
+    TurnStarted,
+)
 from agentcli.driver.results import Stop, Tally, compacted_result, failed_result, stop_for, stopped_result
 from agentcli.errors import AgentCliError
 
@@ -107,28 +115,17 @@ class Driver:
 
     # ---- turns --------------------------------------------------------------------------------------------
 
-    async def run(self, prompt: str | Message) -> AsyncGenerator[AgentEvent, None]:
-        """Run one prompt: the agent's events, the start-up notices right after the first SessionStarted, and
-        exactly one `RunFinished` last: the loop's own, the failed start's, or the stopped turn's. Consume it
-        with `contextlib.aclosing`, so a front end that stops reading closes the run."""
-        failed = await self.start()
-        if failed is not None:
-            yield RunFinished(failed)
-            return
-        agent = self.agent
-        async for ev in self._drive(lambda: agent.run(prompt), None):
-            yield ev
+    def run(self, prompt: str | Message) -> AsyncGenerator[AgentEvent, None]:
+        """Run one prompt (starting the session first if need be): the agent's events, the start-up notices right
+        after the first SessionStarted, and exactly one `RunFinished` last: the loop's own, the failed start's,
+        or the stopped turn's. Consume it with `contextlib.aclosing`, so a front end that stops reading closes
+        the run at once."""
+        return self._drive(lambda agent: agent.run(prompt), None)
 
-    async def compact(self, focus: str | None = None) -> AsyncGenerator[AgentEvent, None]:
+    def compact(self, focus: str | None = None) -> AsyncGenerator[AgentEvent, None]:
         """`/compact [focus]` as a turn: the compaction's events, then a `RunFinished` (success, the failure, or
         the stopped result)."""
-        failed = await self.start()
-        if failed is not None:
-            yield RunFinished(failed)
-            return
-        agent = self.agent
-        async for ev in self._drive(lambda: agent.compact(focus), compacted_result):
-            yield ev
+        return self._drive(lambda agent: agent.compact(focus), compacted_result)
 
     def interrupt(self, sig: int | None = None) -> bool:
         """Stop the turn under way (or the start): it ends with the stopped result, the transcript kept valid.
@@ -165,23 +162,45 @@ class Driver:
             for sig in STOP_SIGNALS:
                 loop.remove_signal_handler(sig)
 
-    async def _drive(self, events_of: Callable[[], AsyncIterator[AgentEvent]],
+    async def _drive(self, events_of: Callable[[Agent], AsyncIterator[AgentEvent]],
                      success: Callable[[Tally, str, float], RunResult] | None) -> AsyncGenerator[AgentEvent, None]:
-        """The one turn loop: the events with the start-up notices, the turn's tally, and its stop."""
+        """The one turn loop: the start, the events with the start-up notices, the turn's tally, and its stop."""
+        failed = await self.start()
+        if failed is not None:
+            yield RunFinished(failed)
+            return
         agent = self.agent
         tally = Tally(agent.total_cost_usd)
         failure: RunResult | None = None
         finished = False
         with self._turn():
-            events = events_of()
+            events = events_of(agent)
             try:
-                while (ev := await self._waited(lambda: anext(events, None))) is not None:
-                    tally.feed(ev)
-                    finished = finished or type(ev) is RunFinished
+                # `_waited`'s steps, inline: this loop carries every delta of the stream
+                while self._stop is None:
+                    self._waiting = True
+                    try:
+                        ev = await events.__anext__()
+                    except StopAsyncIteration:
+                        break
+                    except asyncio.CancelledError:
+                        if not self._took_cancel():
+                            raise
+                        break
+                    finally:
+                        self._waiting = False
+                    if self._cancelled:
+                        await self._absorb()
+                    kind = type(ev)
+                    if kind is TurnStarted or kind is AssistantMessage:
+                        tally.feed(ev)
+                    elif kind is RunFinished:
+                        finished = True
                     yield ev
-                    if type(ev) is SessionStarted and self.notices:
+                    if kind is SessionStarted and self.notices:
                         for notice in self.take_notices():
                             yield notice
+                await self._absorb()
             except AgentCliError as err:  # a command the loop does not wrap in a result (compaction) failed
                 failure = failed_result(agent.session_id, err.code, err.one_line(), err.exit_status)
             finally:
@@ -203,10 +222,8 @@ class Driver:
             try:
                 value = await step()
             except asyncio.CancelledError:
-                if self._stop is None or not self._cancelled:
-                    raise  # not ours: the front end's own cancellation goes on
-                self._cancelled = False
-                _uncancel()
+                if not self._took_cancel():
+                    raise
                 return None
             finally:
                 self._waiting = False
@@ -214,6 +231,15 @@ class Driver:
             return value
         await self._absorb()
         return None
+
+    def _took_cancel(self) -> bool:
+        """A CancelledError arrived: True when it was a stop's (then it is taken back), False when it is the
+        front end's own cancellation, which goes on."""
+        if self._stop is None or not self._cancelled:
+            return False
+        self._cancelled = False
+        _uncancel()
+        return True
 
     async def _absorb(self) -> None:
         """The cancel a stop asked for, when the step it was meant for ended without waiting again (the
