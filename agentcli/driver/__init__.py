@@ -26,6 +26,7 @@ What comes in the stream, so a front end has nothing to add by hand:
   is ending (`driver.signal` is set; later runs end at once).
 
 Other parts:
+- One prompt at a time: a `run` while another is under way ends at once with a failed result (code `usage`).
 - `driver.agent` is the session's `Agent` once started, for its command API (set_mode, switch_model, rewind …);
   `adopt(built)` drives an agent built elsewhere (the REPL builds in the background and rebuilds on /clear).
 - `compact(focus)` runs `/compact` as a turn (events, then a success or failed `RunFinished`).

@@ -35,6 +35,8 @@ STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
 
 T = TypeVar("T")
 
+BUSY = "a turn is already running in this session: wait for its result, or interrupt it"
+
 
 class Driver:
     """One session for a front end: `start`, `run` a prompt (events, always ending in one `RunFinished`),
@@ -165,6 +167,10 @@ class Driver:
     async def _drive(self, events_of: Callable[[Agent], AsyncIterator[AgentEvent]],
                      success: Callable[[Tally, str, float], RunResult] | None) -> AsyncGenerator[AgentEvent, None]:
         """The one turn loop: the start, the events with the start-up notices, the turn's tally, and its stop."""
+        if self._task is not None:  # one agent answers one prompt at a time
+            session_id = self.built.agent.session_id if self.built is not None else ""
+            yield RunFinished(failed_result(session_id, "usage", BUSY, 2))
+            return
         failed = await self.start()
         if failed is not None:
             yield RunFinished(failed)

@@ -132,3 +132,31 @@ def test_a_signal_ends_the_session(tmp_path: Path, fake_llm: FakeLLM, monkeypatc
     finished = asyncio.run(go())
     assert front.driver.signal == signal.SIGTERM and fake_llm.requests == []
     assert (finished.result.error_code, finished.result.exit_status) == ("terminated", 143)
+
+
+def test_a_second_prompt_while_one_runs_is_refused(tmp_path: Path, fake_llm: FakeLLM,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """An HTTP or ACP client may send two prompts at once: the second gets a failed result, the first runs on."""
+    root = git_repo(tmp_path / "proj", {"a.txt": "x\n"})
+    marker = f"agentcli-test-{uuid.uuid4().hex}"
+    ready = Ready(root / "ready.fifo")
+    fake_llm.push(Reply(tool_calls=[ToolCall("Bash", {"command": marker_process(marker, 120, ready.path)})]),
+                  Reply(text="Stopped."))
+    front = MiniFrontEnd(settings(root, fake_llm, monkeypatch, permission_mode="bypassPermissions"))
+
+    async def go() -> tuple[RunFinished, list[AgentEvent]]:
+        try:
+            turn = asyncio.create_task(front.prompt("run the slow thing"))
+            assert await asyncio.to_thread(ready.wait, 1), "the command did not start"
+            async with aclosing(front.driver.run("me too")) as events:
+                second = [ev async for ev in events]
+            front.interrupt()
+            return await turn, second
+        finally:
+            ready.close()
+            await front.close()
+
+    first, second = asyncio.run(go())
+    assert len(second) == 1 and isinstance(second[0], RunFinished)
+    assert second[0].result.error_code == "usage" and "already running" in (second[0].result.error_message or "")
+    assert first.result.error_code == "interrupted" and gone(marker)
