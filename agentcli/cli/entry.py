@@ -306,7 +306,7 @@ def run(argv: list[str], *, exit_when_done: bool = False) -> int:
                 from agentcli.telemetry.setup import preload
 
                 preload()
-            from agentcli.output.headless import run_headless
+            from agentcli.headless import run_headless
 
             status = run_headless(settings, _read_prompt(values.get("prompt")), on_ready=started)
             if exit_when_done:

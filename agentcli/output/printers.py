@@ -41,6 +41,7 @@ from agentcli.core.events import (
     UsageReport,
     WebSearchResults,
 )
+from agentcli.driver.results import is_stopped
 from agentcli.ids import new_uuid
 from agentcli.output import schema
 from agentcli.output.partial import PartialMapper
@@ -70,7 +71,8 @@ def _dump(obj: dict[str, Any]) -> str:
 
 
 class TextPrinter:
-    """Prints the final answer; with `verbose`, progress goes to stderr."""
+    """Prints the final answer; with `verbose`, progress goes to stderr. A stopped run prints what the model
+    had written so far (the reply under way, else the last reply's text), then its error line."""
 
     def __init__(self, out: TextIO, err: TextIO, verbose: bool = False) -> None:
         self.out, self.err, self.verbose = out, err, verbose
@@ -78,19 +80,31 @@ class TextPrinter:
         # through a pipe it stays byte for byte what the model said.
         self._out_text = _for(out)
         self._err_text = _for(err)
+        self._reply: list[str] = []  # the main agent's reply under way
+        self._last = ""  # the text of its last complete reply
+
+    def _answer(self, text: str) -> None:
+        if text:
+            text = self._out_text(text)
+            self.out.write(text if text.endswith("\n") else text + "\n")
 
     def feed(self, ev: AgentEvent) -> None:
         match ev:
+            case TextDelta(text):
+                self._reply.append(text)
             case RunFinished(result):
+                if is_stopped(result):  # what the model had written so far is still the run's output
+                    self._answer("".join(self._reply) or self._last)
                 if result.is_error:
                     self.err.write(self._err_text(f"agentcli: {result.error_message} [{result.error_code}]\n"))
-                elif result.result:
-                    text = self._out_text(result.result)
-                    self.out.write(text if text.endswith("\n") else text + "\n")
+                else:
+                    self._answer(result.result)
                 if result.permission_denials:
                     names = ", ".join(sorted({d["tool_name"] for d in result.permission_denials}))
                     self.err.write(f"agentcli: denied tool calls: {names} (see --permission-mode, --allowedTools)\n")
             case ApiRetry(attempt, max_retries, delay, code, message, _, discarded):
+                if discarded:
+                    self._reply = []
                 cut = " (the reply broke off; starting it over)" if discarded else ""
                 self.err.write(f"agentcli: {message} [{code}]{cut} — retry {attempt}/{max_retries} in {delay:.1f}s\n")
             case Notice(level, text):
@@ -102,8 +116,12 @@ class TextPrinter:
             case CompactBoundary(_, reason, pre, post, phases):
                 ran = " + ".join(phases) or "nothing to do"
                 self.err.write(f"agentcli: compacted the conversation ({reason}, {ran}): {pre:,} → {post:,} tokens\n")
-            case (SessionStarted() | TurnStarted() | AssistantMessage() | PermissionDecision() | ToolFinished()
-                  | ToolResultsMessage() | TextDelta() | ThinkingDelta() | ThinkingSignature() | RedactedThinking()
+            case AssistantMessage(message):
+                self._last, self._reply = message.text or self._last, []
+            case TurnStarted():
+                self._reply = []
+            case (SessionStarted() | PermissionDecision() | ToolFinished()
+                  | ToolResultsMessage() | ThinkingDelta() | ThinkingSignature() | RedactedThinking()
                   | ToolCallStart() | ToolCallDelta() | ToolCallEnd() | UsageReport() | MessageStop()
                   | HookStarted() | HookFinished() | SubagentEvent() | WebSearchResults() | CompactionStarted()
                   | TodosUpdated() | SessionChanged()):

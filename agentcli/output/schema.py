@@ -145,20 +145,3 @@ def result_line(r: RunResult) -> dict[str, Any]:
         line["errors"] = [r.error_message or r.error_code]  # where the Agent SDK reads an error result's text
     return line
 
-
-def failed_result(session_id: str, code: str, message: str, exit_status: int) -> RunResult:
-    """The result of a run that could not even start (bad config, no provider)."""
-    return RunResult(
-        subtype="error_during_execution",
-        is_error=True,
-        result=message,
-        session_id=session_id,
-        num_turns=0,
-        duration_ms=0,
-        duration_api_ms=0,
-        total_cost_usd=0.0,
-        usage=Usage(),
-        error_code=code,
-        error_message=message,
-        exit_status=exit_status,
-    )

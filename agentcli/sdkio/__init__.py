@@ -14,8 +14,8 @@ The SDK (`claude-agent-sdk` on PyPI, wire format of version 0.2.x) starts agentc
 Modules:
     channel   `ControlChannel`: the reader task over stdin, `request()` for what agentcli asks the SDK,
               `handle()` to register answers to what the SDK asks agentcli. The one writer of protocol lines.
-    session   the driver: read stdin at once, build the agent when `initialize` (or a user line) comes, then run
-              one turn per user message until stdin closes.
+    session   read stdin at once, build the agent when `initialize` (or a user line) comes, then run one turn
+              per user message through the session's driver (agentcli.driver) until stdin closes.
     handlers  answers to initialize, interrupt, set_permission_mode, set_model, mcp_status, get_context_usage,
               rewind_files (through the Agent's command API).
     approver  `--permission-prompt-tool stdio`: every approval question becomes a `can_use_tool` request.

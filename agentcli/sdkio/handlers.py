@@ -15,14 +15,43 @@ Anything else gets an error response from the channel.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+import asyncio
+from typing import TYPE_CHECKING, Any, Protocol
 
 from agentcli.core.permissions import DontAskGate
 from agentcli.errors import UsageError
-from agentcli.sdkio.channel import Handler
+from agentcli.sdkio.channel import ControlChannel, Handler
 
 if TYPE_CHECKING:
-    from agentcli.sdkio.session import StreamSession
+    from agentcli.assembly.runtime import Built
+    from agentcli.core.loop import Agent
+    from agentcli.settings.config import Settings
+
+
+class StreamSession(Protocol):
+    """What the handlers use of the stream-json session (agentcli.sdkio.session, which registers them)."""
+
+    settings: Settings
+    channel: ControlChannel
+    start_build: asyncio.Event  # set: build now (initialize came, or a request that needs the agent)
+    ready: asyncio.Event  # the agent is built
+    building: bool  # the build has begun: an initialize now comes too late to shape it
+    init_agents: tuple[Any, ...]
+    init_callbacks: list[Any]
+    deferred: list[Any]  # work for between turns, as coroutine functions
+
+    @property
+    def built(self) -> Built | None: ...
+
+    @property
+    def agent(self) -> Agent: ...
+
+    @property
+    def turn_running(self) -> bool: ...
+
+    def warn(self, text: str, code: str) -> None: ...
+
+    def interrupt(self) -> bool: ...
 
 
 def register(session: StreamSession) -> None:
@@ -130,7 +159,7 @@ class _Handlers:
         async def apply() -> None:
             await switch.apply(self.s.agent)
 
-        if self.s.current is None:
+        if not self.s.turn_running:
             await apply()
         else:
             self.s.deferred.append(apply)  # the running turn keeps its provider; the next one uses the new
@@ -164,7 +193,7 @@ class _Handlers:
         target = req.get("user_message_id")
         if not isinstance(target, str) or not target:
             raise UsageError("rewind_files needs user_message_id")
-        if self.s.current is not None:
+        if self.s.turn_running:
             raise UsageError("rewind_files while a turn is running; wait for its result or interrupt it")
         assert self.s.built is not None
         return rewind_files(self.s.built, self.s.settings, target)

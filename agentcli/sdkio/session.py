@@ -4,9 +4,10 @@
 
 Start: the SDK's pipes are moved off fd 0 and 1 (close-on-exec copies), so nothing agentcli starts can read the
 SDK's input or write to its output; fd 0 becomes /dev/null and fd 1 stderr. Then the agent is built, the control
-handlers are registered (agentcli.sdkio.handlers) and stdin is read. Each user message runs as a task that
-`interrupt` cancels (Esc's path: the transcript is repaired and a result line still ends the turn). Messages that
-arrive during a turn wait their turn. At EOF the running turn (and any queued) finishes, then the session closes.
+handlers are registered (agentcli.sdkio.handlers) and stdin is read. Each user message runs as a turn of the
+session's driver (agentcli.driver): start-up notices come after the first init line, and `interrupt` stops the
+turn as Esc does (the transcript is repaired and a result line still ends the turn). Messages that arrive during
+a turn wait their turn. At EOF the running turn (and any queued) finishes, then the session closes.
 
 Exit status: 0, or the last turn's when it failed (not when it was interrupted: the caller asked for that); 2 when
 a stdin line was not valid; 128+N when a signal ended the session.
@@ -17,27 +18,18 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-import signal
 import sys
-import time
-from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from collections.abc import AsyncGenerator, Callable
+from contextlib import aclosing
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, TextIO
 
-from agentcli.core.events import (
-    AgentEvent,
-    AssistantMessage,
-    Notice,
-    RunFinished,
-    RunResult,
-    SessionStarted,
-    TurnStarted,
-)
-from agentcli.core.loop import INTERRUPTED
-from agentcli.errors import AgentCliError, UsageError
-from agentcli.llm.messages import Message, TextBlock, Usage
+from agentcli.core.events import AgentEvent, RunFinished, RunResult, TurnStarted
+from agentcli.driver import Driver
+from agentcli.driver.results import failed_result
+from agentcli.errors import UsageError
+from agentcli.llm.messages import TextBlock
 from agentcli.output.printers import StreamJsonPrinter
-from agentcli.output.schema import failed_result
 from agentcli.sdkio.channel import ControlChannel, UserLine, open_reader
 from agentcli.sdkio.inbound import BadInput, user_message
 
@@ -45,9 +37,8 @@ if TYPE_CHECKING:
     from agentcli.assembly.runtime import Built
     from agentcli.core.hooks import Hooks
     from agentcli.core.loop import Agent
+    from agentcli.core.permissions import Approver
     from agentcli.settings.config import Settings
-
-STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,17 +72,6 @@ def run_stream_session(settings: Settings, permission_prompt_tool: str | None, *
         return 141  # the SDK went away
 
 
-@dataclass(slots=True)
-class _Turn:
-    """What the result of an interrupted turn reports (the loop's own result never comes)."""
-
-    prompt: dict[str, Any]  # the user line's message, as received (what --replay-user-messages echoes)
-    started: float = field(default_factory=time.monotonic)
-    turns: int = 0
-    usage: Usage = field(default_factory=Usage)
-    cost_before: float = 0.0
-
-
 class StreamSession:
     def __init__(self, settings: Settings, pipes: Pipes, permission_prompt_tool: str | None, *,
                  replay: bool = False) -> None:
@@ -101,13 +81,10 @@ class StreamSession:
         self.out = pipes.out
         self.printer = StreamJsonPrinter(self.out, settings.include_partial_messages, settings.include_hook_events)
         self.channel = ControlChannel(self._write, self._problem)
-        self.prompt_tool = permission_prompt_tool
-        self.built: Built | None = None
+        self.driver = Driver(settings, self._approver(permission_prompt_tool), sdk_request=self.channel.request)
         self.current: asyncio.Task[RunResult | None] | None = None
         self.interrupted = False
-        self.signal: int | None = None  # the signal that is ending the session
         self.bad_lines = 0
-        self.pending_notices: list[Notice] = []
         self.deferred: list[Any] = []  # work to do between turns (a model switch), as coroutine functions
         self.start_build = asyncio.Event()  # initialize (or another request) arrived: build now
         self.init_agents: tuple[Any, ...] = ()  # subagents it defines, for the build
@@ -115,11 +92,28 @@ class StreamSession:
         self.ready = asyncio.Event()  # the agent is built
         self.seen_uuids: set[str] = set()  # `uuid`s of the user lines taken so far
         self.building = False  # the build has begun: an initialize now comes too late to shape it
+        self._main: asyncio.Task[Any] | None = None
+
+    def _approver(self, prompt_tool: str | None) -> Approver:
+        from agentcli.core.permissions import DontAskGate
+        from agentcli.headless import HeadlessApprover
+        from agentcli.sdkio.approver import StdioApprover
+
+        # The gate lets set_permission_mode enter and leave dontAsk (agentcli.core.permissions.DontAskGate).
+        return DontAskGate(StdioApprover(self.channel, self.interrupt) if prompt_tool == "stdio"
+                           else HeadlessApprover())
+
+    @property
+    def built(self) -> Built | None:
+        return self.driver.built
 
     @property
     def agent(self) -> Agent:
-        assert self.built is not None
-        return self.built.agent
+        return self.driver.agent
+
+    @property
+    def turn_running(self) -> bool:
+        return self.current is not None
 
     def _write(self, line: str) -> None:
         self.out.write(line)
@@ -139,21 +133,23 @@ class StreamSession:
                            "uuid": _uuid()})
 
     async def main(self) -> int:
-        main = asyncio.current_task()
+        """Serve until stdin closes. A stop signal ends the session: the turn under way still gets its result
+        line (the driver's), then the exit status is 128+N."""
+        self._main = main = asyncio.current_task()
         assert main is not None
-        loop = asyncio.get_running_loop()
-        for sig in STOP_SIGNALS:
-            loop.add_signal_handler(sig, self._stop, main, sig)
         try:
-            return await self._serve()
+            with self.driver.signals(self._signalled):
+                return await self._serve()
         except asyncio.CancelledError:
-            if self.signal is None:
+            if self.driver.signal is None:
                 raise
             main.uncancel()
-            return 128 + self.signal
-        finally:
-            for sig in STOP_SIGNALS:
-                loop.remove_signal_handler(sig)
+            return 128 + self.driver.signal
+
+    def _signalled(self, sig: int) -> None:
+        """Nothing the driver runs to stop (waiting for stdin, between turns): stop waiting."""
+        if not self.driver.running and self._main is not None:
+            self._main.cancel()
 
     async def _serve(self) -> int:
         """Read stdin from the start: the SDK's `initialize` (its subagents shape the agent) comes before the
@@ -186,34 +182,22 @@ class StreamSession:
             await self.channel.aclose()
             with contextlib.suppress(BrokenPipeError, ValueError):
                 self.out.flush()
-            if self.built is not None:
-                await self.agent.aclose()  # it stops its sandbox's proxy too
+            await self.driver.aclose()  # it stops its sandbox's proxy too
 
     async def _build(self) -> int | None:
-        """Build the agent; on failure print the failed result and return the exit status."""
-        from agentcli.assembly.runtime import build
-        from agentcli.core.permissions import DontAskGate
-        from agentcli.output.headless import HeadlessApprover
-        from agentcli.sdkio.approver import StdioApprover
-
-        # The gate lets set_permission_mode enter and leave dontAsk (agentcli.core.permissions.DontAskGate).
-        approver = DontAskGate(StdioApprover(self.channel, self.interrupt) if self.prompt_tool == "stdio"
-                               else HeadlessApprover())
-        settings = self.settings
+        """Build the agent, with what `initialize` brought; on failure print the failed result and return the
+        exit status."""
         if self.init_agents:
-            settings = replace(settings, agents=(*settings.agents, *self.init_agents))
-        try:
-            self.built = await build(settings, approver, self._hooks_in_code() if self.init_callbacks else None,
-                                     sdk_request=self.channel.request)
-        except AgentCliError as err:
-            self.printer.feed(RunFinished(failed_result(self.settings.session_id or "", err.code, err.one_line(),
-                                                        err.exit_status)))
-            sys.stderr.write(f"agentcli: {err.one_line()} [{err.code}]\n")
-            return err.exit_status
-        writer = self.built.session.writer
+            self.driver.settings = replace(self.settings, agents=(*self.settings.agents, *self.init_agents))
+        if self.init_callbacks:
+            self.driver.hooks_in_code = self._hooks_in_code()
+        failed = await self.driver.start()
+        if failed is not None:
+            self.printer.feed(RunFinished(failed))
+            sys.stderr.write(f"agentcli: {failed.error_message} [{failed.error_code}]\n")
+            return failed.exit_status
+        writer = self.driver.built.session.writer if self.driver.built is not None else None
         self.printer.record_id = (lambda: writer.leaf_id) if writer is not None else None
-        self.pending_notices = ([Notice("warning", t) for t in self.built.session.notices]
-                                + [Notice("info", t) for t in self.built.info])
         return None
 
     def _hooks_in_code(self) -> Callable[[Hooks | None], Hooks]:
@@ -230,11 +214,13 @@ class StreamSession:
         return str(writer.path) if writer is not None else None
 
     async def _turns(self, first: asyncio.Future[UserLine | None]) -> int:
-        """One turn per user line until EOF; the exit status."""
+        """One turn per user line until EOF (or a stop signal); the exit status."""
         last: tuple[RunResult | None, bool] = (None, False)  # the last turn's result, and whether interrupted
         item = await first
         while item is not None:
             last = await self._one(item) or last
+            if self.driver.signal is not None:
+                return 128 + self.driver.signal
             item = await self.channel.inbox.get()
         result, interrupted = last
         if self.bad_lines:
@@ -268,9 +254,11 @@ class StreamSession:
         composed = item.data.get("client_composed") is True
         command = message.text.strip() if not composed and all(isinstance(b, TextBlock) for b in message.content) \
             else ""
-        turn = self._compact(command[len("/compact"):].strip()) if command.split(" ")[0] == "/compact" \
-            else self._turn(message, item.data["message"])
-        self.current = asyncio.ensure_future(turn)
+        if command.split(" ")[0] == "/compact":
+            events = self.driver.compact(command[len("/compact"):].strip() or None)
+        else:
+            events = self.driver.run(message)
+        self.current = asyncio.ensure_future(self._turn(events, item.data["message"]))
         try:
             return await self.current, self.interrupted
         finally:
@@ -280,68 +268,24 @@ class StreamSession:
         """Stop the running turn (the `interrupt` request, or a `can_use_tool` answer with interrupt: true)."""
         if self.current is None or self.current.done():
             return False
-        self.interrupted = True
-        self.current.cancel()
-        return True
+        stopped = self.driver.interrupt()
+        self.interrupted = self.interrupted or stopped
+        return stopped
 
-    async def _turn(self, message: Message, raw: dict[str, Any]) -> RunResult | None:
-        seen = _Turn(raw, cost_before=self.agent.total_cost_usd)
-        try:
-            return await self._drive(message, seen)
-        except asyncio.CancelledError:
-            if self.signal is not None:  # the session ends; the turn still gets its result line, as with -p
-                name = signal.Signals(self.signal).name
-                code = "interrupted" if self.signal == signal.SIGINT else "terminated"
-                self.printer.feed(RunFinished(self._stopped_result(seen, code, f"run stopped by {name}")))
-                raise
-            if not self.interrupted:
-                raise
-            result = self._stopped_result(seen, "interrupted", INTERRUPTED)
-            self.printer.feed(RunFinished(result))
-            return result
-
-    async def _drive(self, message: Message, seen: _Turn) -> RunResult | None:
+    async def _turn(self, events: AsyncGenerator[AgentEvent, None], prompt: dict[str, Any]) -> RunResult | None:
+        """Print the turn's events; its result (the driver always ends a turn with one)."""
         result: RunResult | None = None
-        events = self.agent.run(message)
-        try:
-            async for ev in events:
-                self._feed(ev, seen)
+        async with aclosing(events) as stream:
+            async for ev in stream:
+                self._feed(ev, prompt)
                 if isinstance(ev, RunFinished):
                     result = ev.result
-        finally:
-            aclose = getattr(events, "aclose", None)
-            if aclose is not None:
-                await aclose()
         return result
 
-    def _feed(self, ev: AgentEvent, seen: _Turn) -> None:
+    def _feed(self, ev: AgentEvent, prompt: dict[str, Any]) -> None:
         self.printer.feed(ev)
-        if isinstance(ev, SessionStarted) and self.pending_notices:
-            for notice in self.pending_notices:
-                self.printer.feed(notice)
-            self.pending_notices = []
-        elif isinstance(ev, TurnStarted):
-            seen.turns += 1
-            if seen.turns == 1 and self.replay:
-                self._replay(seen.prompt)
-        elif isinstance(ev, AssistantMessage):
-            seen.usage = seen.usage + ev.usage
-
-    async def _compact(self, focus: str) -> RunResult:
-        """`/compact [focus]`, as in Claude Code's SDK sessions: a compact_boundary line, then a result."""
-        started, cost = time.monotonic(), self.agent.total_cost_usd
-        try:
-            async for ev in self.agent.compact(focus or None):
-                self.printer.feed(ev)
-        except AgentCliError as err:
-            failed = failed_result(self.agent.session_id, err.code, err.one_line(), err.exit_status)
-            self.printer.feed(RunFinished(failed))
-            return failed
-        result = RunResult(subtype="success", is_error=False, result="", session_id=self.agent.session_id,
-                           num_turns=0, duration_ms=int((time.monotonic() - started) * 1000), duration_api_ms=0,
-                           total_cost_usd=self.agent.total_cost_usd - cost, usage=Usage())
-        self.printer.feed(RunFinished(result))
-        return result
+        if self.replay and type(ev) is TurnStarted and ev.turn == 1:
+            self._replay(prompt)
 
     def _replay(self, prompt: dict[str, Any]) -> None:
         """`--replay-user-messages`: the prompt, as stored (at the first turn the prompt is the session's newest
@@ -349,20 +293,6 @@ class StreamSession:
         record = self.printer.record_id() if self.printer.record_id is not None else None
         self.channel.send({"type": "user", "message": prompt, "parent_tool_use_id": None,
                            "session_id": self.agent.session_id, "uuid": record or _uuid(), "isReplay": True})
-
-    def _stopped_result(self, seen: _Turn, code: str, text: str) -> RunResult:
-        """Claude Code's shape for an interrupted turn: error_during_execution, is_error (exit status 0 here)."""
-        return RunResult(
-            subtype="error_during_execution", is_error=True, result=text, session_id=self.agent.session_id,
-            num_turns=seen.turns, duration_ms=int((time.monotonic() - seen.started) * 1000), duration_api_ms=0,
-            total_cost_usd=self.agent.total_cost_usd - seen.cost_before, usage=seen.usage,
-            error_code=code, error_message=text, exit_status=130,
-        )
-
-    def _stop(self, task: asyncio.Task[Any], sig: int) -> None:
-        if self.signal is None:
-            self.signal = sig
-            task.cancel()
 
 
 def _uuid() -> str:

@@ -6,7 +6,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -14,7 +15,26 @@ if TYPE_CHECKING:
     from agentcli.assembly.runtime import Built
     from agentcli.core.permissions import Approval, ApprovalRequest, Approver
     from agentcli.settings.config import Settings
-    from agentcli.ui.repl import Repl
+    from agentcli.ui.keys import TurnKeys
+    from agentcli.ui.render import Renderer
+
+
+class Asker(Protocol):
+    """What the REPL's approvers use of the session (agentcli.ui.repl.Repl): its keys, screen and turn."""
+
+    root: Path
+    keys: TurnKeys
+    turn: asyncio.Task[Any] | None
+
+    @property
+    def console(self) -> Console: ...
+
+    @property
+    def renderer(self) -> Renderer: ...
+
+    def show_plan(self, plan: str) -> None: ...
+
+    def cancel_turn(self) -> None: ...
 
 
 async def end(built: Built, reason: str) -> None:
@@ -54,7 +74,7 @@ class PausingApprover:
 
     interactive = True
 
-    def __init__(self, repl: Repl, inner: Approver) -> None:
+    def __init__(self, repl: Asker, inner: Approver) -> None:
         self.repl = repl
         self.inner = inner
 
@@ -75,7 +95,7 @@ class PausingApprover:
                 self.repl.keys.start()
 
 
-def make_approver(repl: Repl) -> Approver:
+def make_approver(repl: Asker) -> Approver:
     """The permissions helper's TerminalApprover (agentcli.ui.approval), or a plain y/n question without it."""
     import importlib
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from agentcli.ui.slash import command
+from agentcli.ui.commands import command
 
 if TYPE_CHECKING:
     from agentcli.core.parts import McpServers

@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from agentcli.assembly.runtime import Built
     from agentcli.core.events import AgentEvent
     from agentcli.core.loop import Agent
+    from agentcli.driver import Driver
     from agentcli.llm.messages import Message
     from agentcli.settings.config import Settings
     from agentcli.ui.render import Renderer
@@ -67,6 +68,7 @@ class Repl:
         self.root = settings.project_root
         self.agent: Agent | None = None
         self.built: Built | None = None
+        self.driver: Driver | None = None  # runs the turns of `agent`
         self._building: asyncio.Task[Built] | None = None
         self._resumed = False  # started with --resume / --continue
         self._showing: asyncio.Task[None] | None = None  # drawing the resumed session
@@ -299,13 +301,20 @@ class Repl:
         self.refresh_status()
 
     async def _consume(self, agent: Agent, message: Message) -> None:
-        await self._render(agent.run(message))
+        assert self.driver is not None and self.driver.agent is agent
+        await self._render(self.driver.run(message))
 
     async def _render(self, events: AsyncIterator[AgentEvent]) -> None:
+        from agentcli.core.events import RunFinished
+        from agentcli.driver.results import is_stopped
+
         renderer = self.renderer
         breath = time.monotonic()
         try:
             async for event in events:
+                if type(event) is RunFinished and is_stopped(event.result):
+                    renderer.interrupted()  # Esc: the driver stopped the turn (its result is for other front ends)
+                    continue
                 renderer.feed(event)
                 # A fast stream can arrive already buffered, so nothing here would suspend: let the loop see
                 # the keyboard (Esc) at least every 10 ms.
@@ -318,7 +327,11 @@ class Repl:
                 await aclose()
 
     def cancel_turn(self) -> None:
-        if self.turn is not None and not self.turn.done():
+        """Esc / Ctrl-C: a turn of the agent is stopped by its driver (the transcript kept valid); anything else
+        the REPL waits on (a build, `!cmd`, /compact) is cancelled."""
+        if self.driver is not None and self.driver.running:
+            self.driver.interrupt()
+        elif self.turn is not None and not self.turn.done():
             self.turn.cancel()
 
     async def shell(self, command: str) -> None:
@@ -402,18 +415,21 @@ class Repl:
 
     def adopt(self, built: Built) -> None:
         """Make `built` this session's agent (after a build, /clear, /resume or /fork)."""
+        from agentcli.driver import Driver
+
         self.built, self.agent = built, built.agent
+        self.driver = Driver(self.settings, built.agent.approver)
+        self.driver.adopt(built)
         if self._mode_chosen:  # chosen here (Shift-Tab, /mode) before this agent existed
             built.agent.set_mode(self._mode)
         self.status.mode = built.agent.mode  # else the policy's, from flags, config and preset
+        # The start-up notices go above the prompt now, not with the first turn's events.
         shown, self._shown_notices = self._shown_notices, []
-        for note in built.session.notices:
-            if note in shown:  # already shown with the resumed transcript
-                shown.remove(note)
+        for notice in self.driver.take_notices():
+            if notice.level == "warning" and notice.text in shown:  # already shown with the resumed transcript
+                shown.remove(notice.text)
                 continue
-            self.renderer.notice(note, style="yellow")
-        for note in built.info:
-            self.renderer.notice(note, style="dim")
+            self.renderer.notice(notice.text, style="yellow" if notice.level == "warning" else "dim")
         self.refresh_status()
 
     def show_plan(self, plan: str) -> None:
@@ -488,7 +504,7 @@ class Repl:
             if task is not None:
                 task.cancel()
         await self.release("other")
-        self.built = self.agent = None
+        self.built = self.agent = self.driver = None
         self.settings, self._resumed, self._showing, self._adopting = settings, True, None, None
         return True
 

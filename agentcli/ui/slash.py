@@ -4,19 +4,19 @@ argument text."""
 
 from __future__ import annotations
 
-import dataclasses
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
 from rich.text import Text
 
 from agentcli.core.modes import PERMISSION_MODES
+from agentcli.ui import mcp_commands
+from agentcli.ui.commands import ALIASES, COMMANDS, command
 from agentcli.ui.status import MODE_LABELS
 
 if TYPE_CHECKING:
     from agentcli.ui.host import ReplHost
 
-Handler = Callable[["ReplHost", str], Awaitable[None]]
 
 INIT_PROMPT = """Please analyse this codebase and write an AGENTS.md file at the project root for future agents.
 Cover: the commands to build, lint and run the tests (including a single test); the high-level architecture
@@ -25,35 +25,13 @@ and specific to this repository, no generic advice. If an AGENTS.md (or CLAUDE.m
 .github/copilot-instructions.md, README.md) exists, build on what it says and improve it."""
 
 
-@dataclasses.dataclass(frozen=True, slots=True)
-class Command:
-    name: str
-    description: str
-    handler: Handler
-    usage: str = ""
-
-
-COMMANDS: dict[str, Command] = {}
-ALIASES = {"quit": "exit", "q": "exit", "?": "help", "new": "clear", "reset": "clear"}
-
-
-def command(name: str, description: str, usage: str = "") -> Callable[[Handler], Handler]:
-    def register(fn: Handler) -> Handler:
-        COMMANDS[name] = Command(name, description, fn, usage)
-        return fn
-
-    return register
-
-
 def command_names(repl: ReplHost) -> list[tuple[str, str]]:
     """(name, description) of every command, built-in first, for completion and /help."""
     from agentcli.settings.custom_commands import load_commands
 
     names = [(c.name, c.description) for c in COMMANDS.values()]
     names.extend((c.name, f"{c.description} ({c.scope})") for c in load_commands(repl.root).values())
-    from agentcli.ui.mcp_commands import prompt_names
-
-    names.extend(prompt_names(repl))
+    names.extend(mcp_commands.prompt_names(repl))
     return names
 
 
@@ -77,11 +55,8 @@ async def dispatch(repl: ReplHost, text: str) -> None:
     if custom is not None:
         await repl.send(custom.expand(args))
         return
-    if name.startswith("mcp__"):
-        from agentcli.ui.mcp_commands import run_prompt
-
-        if await run_prompt(repl, name, args):
-            return
+    if name.startswith("mcp__") and await mcp_commands.run_prompt(repl, name, args):
+        return
     repl.renderer.notice(f"Unknown command /{name} — /help lists the commands", style="yellow")
 
 
@@ -389,5 +364,3 @@ async def _memory(repl: ReplHost, args: str) -> None:
 
     await memory_command(repl, args)
 
-
-from agentcli.ui import mcp_commands  # noqa: E402, F401  (registers /mcp; needs `command` above)

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from agentcli.cli.entry import start_up_done
-from agentcli.output.headless import run_headless
+from agentcli.headless import run_headless
 from agentcli.settings.config import load_settings
 from tests.fakes.script import Reply, ToolCall
 from tests.fakes.server import FakeLLM
