@@ -14,10 +14,7 @@ from __future__ import annotations
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from typer import _click as click
+from typing import Any
 
 DYNAMIC = {"SESSION": "sessions", "SESSION...": "sessions", "MODEL": "models", "PRESET": "presets",
            "PROVIDER": "providers", "TOOL": "tools"}
@@ -45,7 +42,7 @@ class Node:
     choices: list[str] = field(default_factory=list)  # of the first positional argument
 
 
-def _options(cmd: click.Command) -> tuple[list[Option], str, list[str]]:
+def _options(cmd: Any) -> tuple[list[Option], str, list[str]]:
     from typer.core import TyperArgument
 
     opts: list[Option] = []
@@ -64,7 +61,7 @@ def _options(cmd: click.Command) -> tuple[list[Option], str, list[str]]:
     return opts, positional, choices
 
 
-def _walk(path: str, cmd: click.Command, out: list[Node]) -> None:
+def _walk(path: str, cmd: Any, out: list[Node]) -> None:
     from typer.core import TyperGroup
 
     opts, positional, choices = _options(cmd)
@@ -78,7 +75,7 @@ def _walk(path: str, cmd: click.Command, out: list[Node]) -> None:
 def command_tree() -> list[Node]:
     """Every command, root first, with its options, children and first positional."""
     from agentcli.cli.app import load_subcommand, root_command
-    from agentcli.cli.entry import ROOT_FLAGS, SUBCOMMANDS
+    from agentcli.cli.table import ROOT_FLAGS, SUBCOMMANDS
 
     root = root_command()
     opts, _, _ = _options(root)

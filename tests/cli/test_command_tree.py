@@ -13,8 +13,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agentcli.cli.app import dispatch
-from agentcli.cli.entry import ROOT_FLAGS, SUBCOMMANDS, fast_values, settings_flags
+from agentcli.cli.entry import fast_values, settings_flags
 from agentcli.cli.flags import fast_parse
+from agentcli.cli.table import ROOT_FLAGS, SUBCOMMANDS
 from tests.cli.helpers import ANTHROPIC, agentcli, imported_modules, provider_env
 from tests.fakes import FakeLLM, Reply
 

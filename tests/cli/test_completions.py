@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from agentcli.cli.completion import GENERATORS, command_tree
-from agentcli.cli.entry import ROOT_FLAGS, SUBCOMMANDS
+from agentcli.cli.table import ROOT_FLAGS, SUBCOMMANDS
 from tests.cli.helpers import imported_modules
 
 ROOT = Path(__file__).resolve().parents[2]
