@@ -5,7 +5,6 @@ Imported only when a request is about to be sent (it imports httpx)."""
 from __future__ import annotations
 
 import ssl
-from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 import httpx
@@ -23,9 +22,7 @@ from agentcli.net.errors import (
     ProxyFailure,
     TlsError,
 )
-
-if TYPE_CHECKING:
-    from agentcli.net.http import Timeouts
+from agentcli.net.timeouts import Timeouts
 
 _CA_HINT = ("if a proxy or firewall inspects TLS here, point SSL_CERT_FILE (or SSL_CERT_DIR) at its CA bundle; "
             "otherwise check the base URL")
