@@ -30,11 +30,11 @@ function __agentcli_in_list  # inside `--allowedTools A B …`: the nearest opti
     return 1
 end
 complete -c agentcli -f
-complete -c agentcli -n __agentcli_at_root_start -a sessions -d 'list, show, fork, rewind, export and repair stored sessions'
+complete -c agentcli -n __agentcli_at_root_start -a sessions -d 'list, show, tree, rename, fork, rewind, export, rm and repair stored sessions'
 complete -c agentcli -n __agentcli_at_root_start -a models -d 'list models (catalog for hosted providers, live probe for local servers)'
-complete -c agentcli -n __agentcli_at_root_start -a permissions -d 'list, add and remove permission rules'
+complete -c agentcli -n __agentcli_at_root_start -a permissions -d 'list, add, rm and check permission rules; trust a project\'s shared settings'
 complete -c agentcli -n __agentcli_at_root_start -a presets -d 'list and show tool presets'
-complete -c agentcli -n __agentcli_at_root_start -a mcp -d 'add, list, show and remove MCP servers'
+complete -c agentcli -n __agentcli_at_root_start -a mcp -d 'add, list, get and remove MCP servers'
 complete -c agentcli -n __agentcli_at_root_start -a sandbox -d 'run a command under the configured sandbox; show what it allows'
 complete -c agentcli -n __agentcli_at_root_start -a doctor -d 'one screen for a bug report: sandbox, ripgrep, providers, trust'
 complete -c agentcli -n __agentcli_at_root_start -a hooks -d 'list the hooks in force, import them from Claude Code\'s settings'

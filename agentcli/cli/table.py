@@ -12,11 +12,11 @@ from agentcli.cli import compat as cli_compat
 from agentcli.cli.flags import Flag, flag
 
 SUBCOMMANDS: dict[str, str] = {
-    "sessions": "list, show, fork, rewind, export and repair stored sessions",
+    "sessions": "list, show, tree, rename, fork, rewind, export, rm and repair stored sessions",
     "models": "list models (catalog for hosted providers, live probe for local servers)",
-    "permissions": "list, add and remove permission rules",
+    "permissions": "list, add, rm and check permission rules; trust a project's shared settings",
     "presets": "list and show tool presets",
-    "mcp": "add, list, show and remove MCP servers",
+    "mcp": "add, list, get and remove MCP servers",
     "sandbox": "run a command under the configured sandbox; show what it allows",
     "doctor": "one screen for a bug report: sandbox, ripgrep, providers, trust",
     "hooks": "list the hooks in force, import them from Claude Code's settings",
