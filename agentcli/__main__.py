@@ -1,5 +1,5 @@
-"""Entry point. `--version` and the shells' completion callback (`__complete`) are answered before the CLI is
-imported, to keep them instant."""
+"""Entry point. `--version`, `completion SHELL` and the shells' completion callback (`__complete`) are answered
+before the CLI is imported, to keep them instant."""
 
 import sys
 
@@ -10,6 +10,12 @@ def main() -> None:
         from agentcli.version import __version__
 
         sys.stdout.write(f"{__version__} (agentcli)\n")
+        return
+    if len(argv) == 2 and argv[0] == "completion" and argv[1] in ("bash", "zsh", "fish"):
+        # Shells run this at every start (`eval "$(agentcli completion bash)"`): the shipped script, no CLI import.
+        from agentcli.cli.completion import script
+
+        sys.stdout.write(script(argv[1]))
         return
     if argv[:1] == ["__complete"]:
         from agentcli.cli.completion import complete_values

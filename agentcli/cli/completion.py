@@ -1,8 +1,9 @@
 """Shell completion: scripts for bash, zsh and fish generated from the typer command tree, and the values they
 ask for while completing (`agentcli __complete sessions|models|presets|providers|tools`).
 
-`python -m agentcli.cli.completion bash|zsh|fish` prints a script; the committed ones in completions/ are checked
-against this output by a test (tests/cli/test_completions.py). Flags and commands are static in the scripts
+`python -m agentcli.cli.completion bash|zsh|fish` generates a script; the committed ones in completions/ are checked
+against this output by a test (tests/cli/test_completions.py), shipped in the wheel (agentcli/_completions/) and
+printed by `agentcli completion bash|zsh|fish`. Flags and commands are static in the scripts
 (instant); only values that change (session ids and names, models, presets) call back into agentcli, whose
 `__complete` path is answered from agentcli's own data files before the CLI is imported (no typer, no provider).
 
@@ -365,6 +366,27 @@ def complete_values(argv: list[str]) -> int:
     except Exception:  # completion must never print a traceback into the user's command line
         return 0
     return 0
+
+
+SHELLS = ("bash", "zsh", "fish")
+
+
+def shipped(shell: str) -> Path | None:
+    """The script shipped with agentcli: `agentcli/_completions/` in an installed wheel (pyproject.toml puts the
+    repository's `completions/` there), `completions/` in a checkout."""
+    pkg = Path(__file__).resolve().parent.parent
+    for directory in (pkg / "_completions", pkg.parent / "completions"):
+        found = directory / f"agentcli.{shell}"
+        if found.is_file():
+            return found
+    return None
+
+
+def script(shell: str) -> str:
+    """`agentcli completion SHELL`: the shipped script (instant: shells run this at every start), else generated
+    from the tree."""
+    found = shipped(shell)
+    return found.read_text(encoding="utf-8") if found is not None else GENERATORS[shell]()
 
 
 def main(argv: list[str]) -> int:

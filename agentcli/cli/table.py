@@ -22,6 +22,7 @@ SUBCOMMANDS: dict[str, str] = {
     "hooks": "list the hooks in force, import them from Claude Code's settings",
     "agents": "list subagent definitions (.claude/agents, .agentcli/agents, built-ins)",
     "usage": "tokens and cost over time, by day, project, model or provider",
+    "completion": "print the shell completion script: bash, zsh or fish",
 }
 
 PERMISSION_MODES = ("default", "acceptEdits", "plan", "bypassPermissions", "dontAsk")

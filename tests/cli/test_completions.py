@@ -99,3 +99,43 @@ def test_complete_values_never_fails(tmp_path: Path) -> None:
     proc = subprocess.run([sys.executable, "-m", "agentcli", "__complete", "no-such-kind"], cwd=tmp_path,
                           capture_output=True, text=True)
     assert proc.returncode == 0 and proc.stdout == "" and proc.stderr == ""
+
+
+@pytest.mark.parametrize("shell", sorted(GENERATORS))
+def test_completion_command_prints_the_script_without_importing_the_cli(shell: str, tmp_path: Path) -> None:
+    """`agentcli completion SHELL` (as `codex completion`): the committed script, as instant as `--version`, since
+    a shell runs it at every start."""
+    from tests.cli.helpers import agentcli
+
+    run = agentcli(["completion", shell], tmp_path)
+    assert run.status == 0 and run.stdout == (ROOT / "completions" / f"agentcli.{shell}").read_text()
+    heavy = {"typer", "pydantic", "rich", "httpx", "agentcli.cli.entry", "agentcli.cli.app", "agentcli.cli.table"}
+    assert not heavy & imported_modules(["completion", shell], tmp_path, {})
+
+
+def test_completion_command_help_and_bad_shell(tmp_path: Path) -> None:
+    from tests.cli.helpers import agentcli
+
+    assert "completion" in agentcli(["--help"], tmp_path).stdout
+    helped = agentcli(["completion", "--help"], tmp_path)
+    assert helped.status == 0 and "~/.bashrc" in helped.stdout and "$fpath" in helped.stdout
+    bad = agentcli(["completion", "tcsh"], tmp_path)
+    assert bad.status == 2 and bad.stdout == "" and bad.stderr.count("\n") == 1
+    assert bad.stderr.startswith("agentcli completion: invalid choice") and "'bash', 'zsh', 'fish'" in bad.stderr
+    assert agentcli(["completion"], tmp_path).status == 2
+
+
+def test_the_wheel_ships_the_scripts_and_the_installed_package_finds_them(tmp_path: Path) -> None:
+    """`pip install agentcli` brings the scripts (agentcli/_completions/), and an installed agentcli prints the
+    shipped ones, not a checkout's."""
+    import zipfile
+
+    subprocess.run([sys.executable, "-m", "uv", "build", "--wheel", "--offline", "-q", "-o", str(tmp_path / "dist"),
+                    str(ROOT)], check=True, capture_output=True, timeout=300)
+    (wheel,) = (tmp_path / "dist").glob("agentcli-*.whl")
+    zipfile.ZipFile(wheel).extractall(tmp_path / "site")
+    probe = "from agentcli.cli.completion import shipped; print(shipped('zsh'))"
+    found = subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, capture_output=True, text=True, check=True,
+                           env={**os.environ, "PYTHONPATH": str(tmp_path / "site")}).stdout.strip()
+    assert found == str(tmp_path / "site" / "agentcli" / "_completions" / "agentcli.zsh")
+    assert Path(found).read_text() == (ROOT / "completions" / "agentcli.zsh").read_text()
