@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -269,14 +269,3 @@ def _glob_base(pattern: str) -> str:
         if i >= 0:
             cut = min(cut, i)
     return os.path.dirname(pattern[:cut]) or "/"
-
-
-def make_rules(texts: Iterable[str], behavior: RuleBehavior, source: str, origin: str | None = None) -> list[Rule]:
-    """Parse rule texts, skipping invalid ones (the loader reports them)."""
-    out: list[Rule] = []
-    for t in texts:
-        try:
-            out.append(parse_rule(t, behavior, source, origin))
-        except ValueError:
-            continue
-    return out
