@@ -5,9 +5,9 @@ typer app per subcommand (`agentcli.commands.NAME.app`, registered in `agentcli.
 ends at parsing) or an exit status (help, version, a subcommand's own status, a usage error). Every usage error
 is one line on stderr, `agentcli: no such option --modle (did you mean --model?) [usage]`, and exit status 2.
 
-Only typer's public names are used. typer keeps its own copy of click private and exports neither its classes nor
-its exceptions, so click objects are typed `Any` here and a click error is recognised by what it carries
-(`exit_code`, `format_message()`); tests/cli/test_command_tree.py words every kind of usage error through this.
+Only typer's public names are used. typer keeps its own copy of click private, so click objects are typed `Any`
+here; every click error is a `typer.TyperException`, and its kind (no such option, missing, bad value) is read
+from what it carries. tests/cli/test_bad_input_e2e.py and test_command_tree.py word every kind through this.
 """
 
 from __future__ import annotations
@@ -33,18 +33,15 @@ def usage_line(prog: str, message: str, suggestion: str | None = None) -> str:
     return f"{prog}: {message}{hint} [usage]\n"
 
 
-def is_click_error(err: BaseException) -> bool:
-    """A usage error raised while typer parses (click's ClickException and its kinds, typer.BadParameter)."""
-    return isinstance(getattr(err, "exit_code", None), int) and callable(getattr(err, "format_message", None))
-
-
-def click_error_line(err: Any, prog: str = "agentcli") -> str:
+def click_error_line(err: typer.TyperException, prog: str = "agentcli") -> str:
     """A click/typer usage error as the one line every agentcli usage error is."""
     option_name = getattr(err, "option_name", None)
     if isinstance(option_name, str) and hasattr(err, "possibilities"):  # no such option
-        near = err.possibilities[0] if err.possibilities else None
-        if near is None and err.ctx is not None:
-            near = closest(option_name, [o for p in err.ctx.command.params for o in getattr(p, "opts", [])])
+        possibilities: list[str] = getattr(err, "possibilities", None) or []
+        near = possibilities[0] if possibilities else None
+        ctx = getattr(err, "ctx", None)
+        if near is None and ctx is not None:
+            near = closest(option_name, [o for p in ctx.command.params for o in getattr(p, "opts", [])])
         return usage_line(prog, f"no such option {option_name}", near)
     if isinstance(err, typer.BadParameter) and hasattr(err, "param_type"):  # a missing parameter
         return usage_line(prog, _one_line(err.format_message()))
@@ -232,12 +229,9 @@ def invoke(command: Any, args: list[str], prog: str) -> Any:
     except typer.Abort:
         sys.stderr.write(f"{prog}: interrupted\n")
         return 130
-    except Exception as err:
-        if not is_click_error(err):
-            raise
+    except typer.TyperException as err:
         sys.stderr.write(click_error_line(err, prog))
-        exit_code: int = getattr(err, "exit_code", 2)
-        return exit_code
+        return err.exit_code
 
 
 def run_subcommand(app: typer.Typer, argv: Sequence[str], name: str) -> int:

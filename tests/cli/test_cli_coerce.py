@@ -11,7 +11,7 @@ import pytest
 import typer
 from typer.core import TyperArgument, TyperOption
 
-from agentcli.cli.app import is_click_error, load_subcommand, root_command
+from agentcli.cli.app import load_subcommand, root_command
 from agentcli.cli.coerce import PlainArgument, PlainOption
 from agentcli.cli.table import SUBCOMMANDS
 from tests.cli.helpers import git_repo, imported_modules
@@ -31,11 +31,10 @@ def _params(command: Any, parent: Any = None) -> list[tuple[Any, Any]]:
 def _outcome(process: Any, value: Any, ctx: Any) -> tuple[str, Any]:
     try:
         return "ok", process(ctx, value)
-    except Exception as err:
-        if not (is_click_error(err) or isinstance(err, typer.Exit)):
-            raise
-        return type(err).__name__, getattr(err, "exit_code", None), err.format_message() \
-            if is_click_error(err) else ""
+    except typer.TyperException as err:
+        return type(err).__name__, err.exit_code, err.format_message()
+    except typer.Exit as err:
+        return "exit", err.exit_code
 
 
 def test_every_parameter_is_processed_like_typer() -> None:
