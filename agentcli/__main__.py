@@ -11,11 +11,11 @@ def main() -> None:
 
         sys.stdout.write(f"{__version__} (agentcli)\n")
         return
-    if len(argv) == 2 and argv[0] == "completion" and argv[1] in ("bash", "zsh", "fish"):
+    if argv in (["completion"], ["completion", "bash"], ["completion", "zsh"], ["completion", "fish"]):
         # Shells run this at every start (`eval "$(agentcli completion bash)"`): the shipped script, no CLI import.
         from agentcli.cli.completion import script
 
-        sys.stdout.write(script(argv[1]))
+        sys.stdout.write(script(argv[1] if len(argv) == 2 else "bash"))
         return
     if argv[:1] == ["__complete"]:
         from agentcli.cli.completion import complete_values

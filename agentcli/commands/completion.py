@@ -1,5 +1,5 @@
-"""`agentcli completion bash|zsh|fish`: print the shell completion script (as `codex completion`), to be sourced or
-saved where the shell looks for completions (README: Shell completion)."""
+"""`agentcli completion [bash|zsh|fish]`: print the shell completion script (as `codex completion`, bash by default), to
+be sourced or saved where the shell looks for completions (README: Shell completion)."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ app = new_app("print the shell completion script for bash, zsh or fish")
                   "~/.bashrc; zsh: save it as _agentcli in a directory on $fpath; fish: save it as "
                   "~/.config/fish/completions/agentcli.fish")
 def completion(shell: Annotated[Literal["bash", "zsh", "fish"], typer.Argument(
-        metavar="SHELL", show_default=False, help="bash, zsh or fish")]) -> int:
+        metavar="SHELL", show_default=False, help="bash (the default, as codex's), zsh or fish")] = "bash") -> int:
     from agentcli.cli.completion import script
 
     sys.stdout.write(script(shell))

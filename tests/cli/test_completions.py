@@ -122,7 +122,9 @@ def test_completion_command_help_and_bad_shell(tmp_path: Path) -> None:
     bad = agentcli(["completion", "tcsh"], tmp_path)
     assert bad.status == 2 and bad.stdout == "" and bad.stderr.count("\n") == 1
     assert bad.stderr.startswith("agentcli completion: invalid choice") and "'bash', 'zsh', 'fish'" in bad.stderr
-    assert agentcli(["completion"], tmp_path).status == 2
+    default = agentcli(["completion"], tmp_path)  # bash, as `codex completion`
+    assert default.status == 0 and default.stdout == (ROOT / "completions" / "agentcli.bash").read_text()
+    assert agentcli(["completion", "bash", "zsh"], tmp_path).status == 2
 
 
 def test_the_wheel_ships_the_scripts_and_the_installed_package_finds_them(tmp_path: Path) -> None:
