@@ -19,6 +19,7 @@ from agentcli.errors import AgentCliError, UsageError
 if TYPE_CHECKING:
     from agentcli.settings.config import Settings
 
+
 def settings_flags(values: dict[str, Any]) -> dict[str, Any]:
     """Parsed option values (by `Flag.name`, only those given) → the flag layer of Settings; repeatable options
     become tuples."""

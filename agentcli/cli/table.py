@@ -1,6 +1,6 @@
 """The command line as data: the one table of root flags, the subcommands, the examples and exit statuses that
 `--help` shows. Read by the typer tree (agentcli.cli.app), the typer-free reader (agentcli.cli.entry.fast_values)
-and shell completion (agentcli.cli.completion); it imports only the standard library and the flag type.
+and shell completion (agentcli.cli.completion); it imports only agentcli.cli.flags and compat (standard library).
 
 Subcommands (`agentcli sessions …`) are modules agentcli.commands.<name>, registered in `SUBCOMMANDS` and imported
 only when named. Adding a root flag is one `flag(…)` line; adding a subcommand is one module and one line here.
