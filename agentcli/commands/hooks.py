@@ -103,8 +103,10 @@ def _merge_into(dest: Path, hooks: dict[str, Any]) -> int:
     merged: dict[str, list[Any]] = {}
     added = 0
     for event, groups in hooks.items():
-        have = table.get(event)
-        have = have if isinstance(have, list) else []
+        have = table.get(event, [])
+        if not isinstance(have, list):
+            raise ConfigError(f"{dest}: 'hooks.{event}' is not a list of groups",
+                              hint="fix or remove it, then import again")
         new = [g for g in groups if g not in have] if isinstance(groups, list) else []
         if new:
             merged[event] = [*have, *new]
