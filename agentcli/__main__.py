@@ -11,12 +11,14 @@ def main() -> None:
 
         sys.stdout.write(f"{__version__} (agentcli)\n")
         return
-    if argv in (["completion"], ["completion", "bash"], ["completion", "zsh"], ["completion", "fish"]):
+    if argv[:1] == ["completion"] and len(argv) <= 2:
         # Shells run this at every start (`eval "$(agentcli completion bash)"`): the shipped script, no CLI import.
-        from agentcli.cli.completion import script
+        from agentcli.cli.completion import SHELLS, script
 
-        sys.stdout.write(script(argv[1] if len(argv) == 2 else "bash"))
-        return
+        shell = argv[1] if len(argv) == 2 else SHELLS[0]
+        if shell in SHELLS:
+            sys.stdout.write(script(shell))
+            return
     if argv[:1] == ["__complete"]:
         from agentcli.cli.completion import complete_values
 

@@ -368,7 +368,7 @@ def complete_values(argv: list[str]) -> int:
     return 0
 
 
-SHELLS = ("bash", "zsh", "fish")
+SHELLS = tuple(GENERATORS)  # the first is `agentcli completion`'s default, as `codex completion`'s
 
 
 def shipped(shell: str) -> Path | None:

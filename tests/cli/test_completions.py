@@ -141,3 +141,14 @@ def test_the_wheel_ships_the_scripts_and_the_installed_package_finds_them(tmp_pa
                            env={**os.environ, "PYTHONPATH": str(tmp_path / "site")}).stdout.strip()
     assert found == str(tmp_path / "site" / "agentcli" / "_completions" / "agentcli.zsh")
     assert Path(found).read_text() == (ROOT / "completions" / "agentcli.zsh").read_text()
+
+
+def test_the_command_offers_exactly_the_shells_there_are_scripts_for() -> None:
+    from typing import get_args, get_type_hints
+
+    from agentcli.cli.completion import SHELLS
+    from agentcli.commands.completion import completion
+
+    annotated = get_type_hints(completion, include_extras=True)["shell"]
+    assert get_args(get_args(annotated)[0]) == SHELLS == ("bash", "zsh", "fish")
+    assert {p.name for p in (ROOT / "completions").iterdir()} == {f"agentcli.{s}" for s in SHELLS}
