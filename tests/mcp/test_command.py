@@ -66,3 +66,11 @@ def test_add_and_remove_keep_the_rest_of_the_file_as_written(tmp_path: Path) -> 
     (root / ".mcp.json").write_text('{"mcpServers": {"a": {"command": "x"}, "b": {"command": "y"}}}')
     assert agentcli(["mcp", "remove", "a", "-s", "project"], root).status == 0
     assert json.loads((root / ".mcp.json").read_text()) == {"mcpServers": {"b": {"command": "y"}}}
+
+
+def test_removing_from_a_trusted_mcp_json_keeps_the_rest_trusted(tmp_path: Path) -> None:
+    root = git_repo(tmp_path / "proj", {"README.md": "x\n"})
+    for name in ("a", "b"):
+        assert agentcli(["mcp", "add", name, "-s", "project", "--", "npx", name], root).status == 0
+    assert agentcli(["mcp", "remove", "a", "-s", "project"], root).status == 0
+    assert list(load(root).servers) == ["b"] and not load(root).untrusted
