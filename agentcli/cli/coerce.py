@@ -47,10 +47,10 @@ def plain(annotation: Any, info: Any, value: Any, default: Any, multi: bool) -> 
 def _process(param: TyperOption | TyperArgument, ctx: Any, value: Any, typers: Callable[[Any, Any], Any]) -> Any:
     descriptor = param.type_descriptor
     multi = param.multiple or param.nargs == -1
-    done = None if param.required or (multi and isinstance(value, str)) else plain(
+    done = None if multi and isinstance(value, str) else plain(
         descriptor.annotation, descriptor.parameter_info, value, param.default, multi)
-    if done is None:
-        return typers(ctx, value)
+    if done is None or (param.required and param.value_is_missing(done[0])):
+        return typers(ctx, value)  # typer's conversion, or its error
     if param.callback is not None:
         return param.callback(ctx, param, done[0])
     return done[0]

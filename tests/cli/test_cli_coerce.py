@@ -56,8 +56,16 @@ def test_every_parameter_is_processed_like_typer() -> None:
 
 
 def test_sessions_list_imports_no_pydantic(tmp_path: Path) -> None:
+    from agentcli.session.store import open_session
+    from tests.session.helpers import text_turn
+
     proj = git_repo(tmp_path / "proj", {"a.py": "a = 1\n"})
-    for args in (["sessions", "list"], ["sessions", "list", "-n", "3", "--json"], ["sessions", "--help"]):
+    s = open_session(proj, model="m1", provider="anthropic", name="bugfix")
+    assert s.writer is not None
+    text_turn(s.writer, "fix the bug", "fixed")
+    s.close()
+    for args in (["sessions", "list"], ["sessions", "list", "-n", "3", "--json"], ["sessions", "--help"],
+                 ["sessions", "show", "bugfix"], ["completion", "--help"]):
         assert "pydantic" not in imported_modules(args, proj, {}), args
 
 
