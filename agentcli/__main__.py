@@ -1,5 +1,5 @@
-"""Entry point. `--version` and the shells' completion callback (`__complete`) are answered before the CLI is
-imported, to keep them instant."""
+"""Entry point. `--version`, `completion SHELL` and the shells' completion callback (`__complete`) are answered
+before the CLI is imported, to keep them instant."""
 
 import sys
 
@@ -11,6 +11,14 @@ def main() -> None:
 
         sys.stdout.write(f"{__version__} (agentcli)\n")
         return
+    if argv[:1] == ["completion"] and len(argv) <= 2:
+        # Shells run this at every start (`eval "$(agentcli completion bash)"`): the shipped script, no CLI import.
+        from agentcli.cli.completion import SHELLS, script
+
+        shell = argv[1] if len(argv) == 2 else SHELLS[0]
+        if shell in SHELLS:
+            sys.stdout.write(script(shell))
+            return
     if argv[:1] == ["__complete"]:
         from agentcli.cli.completion import complete_values
 

@@ -14,8 +14,7 @@
     │   └── StreamError              stream_error    1   malformed or broken stream after output began
     ├── PermissionDeniedError        permission_denied 3
     ├── LimitReachedError            max_turns / max_budget_usd / max_tool_calls  4
-    ├── SessionError                 session_*       1   (subclasses choose their own code)
-    └── CancelledByUser              cancelled       130
+    └── SessionError                 session_*       1   (subclasses choose their own code)
 
 The CLI maps `exit_status` to the process exit code and prints `message` (plus `hint`), never a traceback.
 """
@@ -144,8 +143,3 @@ class SessionLockedError(SessionError):
 class SessionNotFoundError(SessionError):
     code = "session_not_found"
     exit_status = 2
-
-
-class CancelledByUser(AgentCliError):
-    code = "cancelled"
-    exit_status = 130

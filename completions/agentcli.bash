@@ -9,7 +9,7 @@ _agentcli() {
         w="${COMP_WORDS[i]}"
         [[ -z $cmdpath && $i -gt 1 ]] && break  # after the first word, the root takes no command (it is the prompt)
         case "$cmdpath|$w" in
-            "|sessions"|"|models"|"|permissions"|"|presets"|"|mcp"|"|sandbox"|"|doctor"|"|hooks"|"|agents"|"|usage"|"sessions|list"|"sessions|show"|"sessions|rm"|"sessions|rename"|"sessions|export"|"sessions|tree"|"sessions|doctor"|"sessions|fork"|"sessions|rewind"|"permissions|list"|"permissions|add"|"permissions|rm"|"permissions|trust"|"permissions|check"|"presets|list"|"presets|show"|"mcp|add"|"mcp|add-json"|"mcp|list"|"mcp|get"|"mcp|remove"|"sandbox|run"|"sandbox|show"|"hooks|list"|"hooks|import"|"agents|list") cmdpath="${cmdpath:+$cmdpath }$w";;
+            "|sessions"|"|models"|"|permissions"|"|presets"|"|mcp"|"|sandbox"|"|doctor"|"|hooks"|"|agents"|"|usage"|"|completion"|"sessions|list"|"sessions|show"|"sessions|rm"|"sessions|rename"|"sessions|export"|"sessions|tree"|"sessions|doctor"|"sessions|fork"|"sessions|rewind"|"permissions|list"|"permissions|add"|"permissions|rm"|"permissions|trust"|"permissions|check"|"presets|list"|"presets|show"|"mcp|add"|"mcp|add-json"|"mcp|list"|"mcp|get"|"mcp|remove"|"sandbox|run"|"sandbox|show"|"hooks|list"|"hooks|import"|"agents|list") cmdpath="${cmdpath:+$cmdpath }$w";;
         esac
     done
     for ((i = COMP_CWORD - 1; i >= 1; i--)); do  # inside `--allowedTools A B …`: complete for the option
@@ -139,13 +139,14 @@ _agentcli() {
         "agents") w='-C --directory -h --help';;
         "agents list") w='--json -h --help';;
         "usage") w='--since --by --json -h --help';;
+        "completion") w='-h --help';;
         esac
         COMPREPLY=($(compgen -W "$w" -- "$cur"))
         return
     fi
     [[ -z $cmdpath && $COMP_CWORD -gt 1 ]] && return
     case "$cmdpath" in
-        "") COMPREPLY=($(compgen -W 'sessions models permissions presets mcp sandbox doctor hooks agents usage' -- "$cur"));;
+        "") COMPREPLY=($(compgen -W 'sessions models permissions presets mcp sandbox doctor hooks agents usage completion' -- "$cur"));;
         "sessions") COMPREPLY=($(compgen -W 'list show rm rename export tree doctor fork rewind' -- "$cur"));;
         "sessions show") _agentcli_values sessions;;
         "sessions rm") _agentcli_values sessions;;
@@ -161,6 +162,7 @@ _agentcli() {
         "sandbox") COMPREPLY=($(compgen -W 'run show' -- "$cur"));;
         "hooks") COMPREPLY=($(compgen -W 'list import' -- "$cur"));;
         "agents") COMPREPLY=($(compgen -W 'list' -- "$cur"));;
+        "completion") COMPREPLY=($(compgen -W 'bash zsh fish' -- "$cur"));;
     esac
 }
 complete -o default -F _agentcli agentcli

@@ -7,7 +7,7 @@ function __agentcli_path
             break
         end
         switch "$cmdpath|$words[$i]"
-            case '|sessions' '|models' '|permissions' '|presets' '|mcp' '|sandbox' '|doctor' '|hooks' '|agents' '|usage' 'sessions|list' 'sessions|show' 'sessions|rm' 'sessions|rename' 'sessions|export' 'sessions|tree' 'sessions|doctor' 'sessions|fork' 'sessions|rewind' 'permissions|list' 'permissions|add' 'permissions|rm' 'permissions|trust' 'permissions|check' 'presets|list' 'presets|show' 'mcp|add' 'mcp|add-json' 'mcp|list' 'mcp|get' 'mcp|remove' 'sandbox|run' 'sandbox|show' 'hooks|list' 'hooks|import' 'agents|list'
+            case '|sessions' '|models' '|permissions' '|presets' '|mcp' '|sandbox' '|doctor' '|hooks' '|agents' '|usage' '|completion' 'sessions|list' 'sessions|show' 'sessions|rm' 'sessions|rename' 'sessions|export' 'sessions|tree' 'sessions|doctor' 'sessions|fork' 'sessions|rewind' 'permissions|list' 'permissions|add' 'permissions|rm' 'permissions|trust' 'permissions|check' 'presets|list' 'presets|show' 'mcp|add' 'mcp|add-json' 'mcp|list' 'mcp|get' 'mcp|remove' 'sandbox|run' 'sandbox|show' 'hooks|list' 'hooks|import' 'agents|list'
                 set cmdpath (string trim -- "$cmdpath $words[$i]")
         end
     end
@@ -30,16 +30,17 @@ function __agentcli_in_list  # inside `--allowedTools A B …`: the nearest opti
     return 1
 end
 complete -c agentcli -f
-complete -c agentcli -n __agentcli_at_root_start -a sessions -d 'list, show, fork, rewind, export and repair stored sessions'
+complete -c agentcli -n __agentcli_at_root_start -a sessions -d 'list, show, tree, rename, fork, rewind, export, rm and repair stored sessions'
 complete -c agentcli -n __agentcli_at_root_start -a models -d 'list models (catalog for hosted providers, live probe for local servers)'
-complete -c agentcli -n __agentcli_at_root_start -a permissions -d 'list, add and remove permission rules'
+complete -c agentcli -n __agentcli_at_root_start -a permissions -d 'list, add, rm and check permission rules; trust a project\'s shared settings'
 complete -c agentcli -n __agentcli_at_root_start -a presets -d 'list and show tool presets'
-complete -c agentcli -n __agentcli_at_root_start -a mcp -d 'add, list, show and remove MCP servers'
+complete -c agentcli -n __agentcli_at_root_start -a mcp -d 'add, list, get and remove MCP servers'
 complete -c agentcli -n __agentcli_at_root_start -a sandbox -d 'run a command under the configured sandbox; show what it allows'
 complete -c agentcli -n __agentcli_at_root_start -a doctor -d 'one screen for a bug report: sandbox, ripgrep, providers, trust'
 complete -c agentcli -n __agentcli_at_root_start -a hooks -d 'list the hooks in force, import them from Claude Code\'s settings'
 complete -c agentcli -n __agentcli_at_root_start -a agents -d 'list subagent definitions (.claude/agents, .agentcli/agents, built-ins)'
 complete -c agentcli -n __agentcli_at_root_start -a usage -d 'tokens and cost over time, by day, project, model or provider'
+complete -c agentcli -n __agentcli_at_root_start -a completion -d 'print the shell completion script: bash, zsh or fish'
 complete -c agentcli -n '__agentcli_at ""' -s p -l print -d 'run one task headless and print the result (prompt as argument or on stdin)'
 complete -c agentcli -n '__agentcli_at ""' -l output-format -x -a 'text json stream-json' -d 'with -p: text (default), json or stream-json'
 complete -c agentcli -n '__agentcli_at ""' -l input-format -x -a 'text stream-json' -d 'stream-json: user messages and control requests as JSON lines on stdin (the Claude Agent SDK\'s protocol; needs --output-format stream-json)'
@@ -232,3 +233,5 @@ complete -c agentcli -n '__agentcli_at usage' -l since -x -d 'only requests sinc
 complete -c agentcli -n '__agentcli_at usage' -l by -x -a 'day project model provider' -d 'group by day (default), project, model or provider'
 complete -c agentcli -n '__agentcli_at usage' -l json -d 'rows and total as JSON'
 complete -c agentcli -n '__agentcli_at usage' -s h -l help -d 'show help and exit'
+complete -c agentcli -n '__agentcli_at completion' -s h -l help -d 'show help and exit'
+complete -c agentcli -n '__agentcli_at completion' -x -a 'bash zsh fish'

@@ -12,7 +12,7 @@ _agentcli() {
     w="${words[i]}"
     [[ -z $cmdpath && $i -gt 2 ]] && break
     case "$cmdpath|$w" in
-      "|sessions"|"|models"|"|permissions"|"|presets"|"|mcp"|"|sandbox"|"|doctor"|"|hooks"|"|agents"|"|usage"|"sessions|list"|"sessions|show"|"sessions|rm"|"sessions|rename"|"sessions|export"|"sessions|tree"|"sessions|doctor"|"sessions|fork"|"sessions|rewind"|"permissions|list"|"permissions|add"|"permissions|rm"|"permissions|trust"|"permissions|check"|"presets|list"|"presets|show"|"mcp|add"|"mcp|add-json"|"mcp|list"|"mcp|get"|"mcp|remove"|"sandbox|run"|"sandbox|show"|"hooks|list"|"hooks|import"|"agents|list") cmdpath="${cmdpath:+$cmdpath }$w";;
+      "|sessions"|"|models"|"|permissions"|"|presets"|"|mcp"|"|sandbox"|"|doctor"|"|hooks"|"|agents"|"|usage"|"|completion"|"sessions|list"|"sessions|show"|"sessions|rm"|"sessions|rename"|"sessions|export"|"sessions|tree"|"sessions|doctor"|"sessions|fork"|"sessions|rewind"|"permissions|list"|"permissions|add"|"permissions|rm"|"permissions|trust"|"permissions|check"|"presets|list"|"presets|show"|"mcp|add"|"mcp|add-json"|"mcp|list"|"mcp|get"|"mcp|remove"|"sandbox|run"|"sandbox|show"|"hooks|list"|"hooks|import"|"agents|list") cmdpath="${cmdpath:+$cmdpath }$w";;
     esac
   done
   for ((i = CURRENT - 1; i >= 2; i--)); do
@@ -142,13 +142,14 @@ _agentcli() {
       "agents") items=('-C:the project directory (default\: the current one)' '--directory:the project directory (default\: the current one)' '-h:show help and exit' '--help:show help and exit');;
       "agents list") items=('--json:one JSON document' '-h:show help and exit' '--help:show help and exit');;
       "usage") items=('--since:only requests since then\: 7d, 24h, 90m, 2w or a date (2026-11-01)' '--by:group by day (default), project, model or provider' '--json:rows and total as JSON' '-h:show help and exit' '--help:show help and exit');;
+      "completion") items=('-h:show help and exit' '--help:show help and exit');;
     esac
     _describe option items
     return
   fi
   [[ -z $cmdpath && $CURRENT -gt 2 ]] && { _files; return }
   case "$cmdpath" in
-    "") items=('sessions:list, show, fork, rewind, export and repair stored sessions' 'models:list models (catalog for hosted providers, live probe for local servers)' 'permissions:list, add and remove permission rules' 'presets:list and show tool presets' 'mcp:add, list, show and remove MCP servers' 'sandbox:run a command under the configured sandbox; show what it allows' 'doctor:one screen for a bug report\: sandbox, ripgrep, providers, trust' 'hooks:list the hooks in force, import them from Claude Code'\''s settings' 'agents:list subagent definitions (.claude/agents, .agentcli/agents, built-ins)' 'usage:tokens and cost over time, by day, project, model or provider'); _describe command items;;
+    "") items=('sessions:list, show, tree, rename, fork, rewind, export, rm and repair stored sessions' 'models:list models (catalog for hosted providers, live probe for local servers)' 'permissions:list, add, rm and check permission rules; trust a project'\''s shared settings' 'presets:list and show tool presets' 'mcp:add, list, get and remove MCP servers' 'sandbox:run a command under the configured sandbox; show what it allows' 'doctor:one screen for a bug report\: sandbox, ripgrep, providers, trust' 'hooks:list the hooks in force, import them from Claude Code'\''s settings' 'agents:list subagent definitions (.claude/agents, .agentcli/agents, built-ins)' 'usage:tokens and cost over time, by day, project, model or provider' 'completion:print the shell completion script\: bash, zsh or fish'); _describe command items;;
     "sessions") items=('list:sessions of this project, newest first' 'show:the records of a session'\''s current branch' 'rm:delete sessions' 'rename:name a session (usable with --resume NAME)' 'export:print a session as Markdown or JSON' 'tree:this project'\''s sessions and the forks between them' 'doctor:check every session of this project and repair what can be' 'fork:start a new session branching from any record (assistant ones too)' 'rewind:restore files and/or the conversation to a record'); _describe command items;;
     "sessions show") _agentcli_values sessions;;
     "sessions rm") _agentcli_values sessions;;
@@ -164,6 +165,7 @@ _agentcli() {
     "sandbox") items=('run:run a command under the sandbox (exit status\: the command'\''s)' 'show:the mechanism, mode, and the paths it protects and hides'); _describe command items;;
     "hooks") items=('list:every hook in force, with where it is configured' 'import:copy the hooks of a Claude Code settings.json into agentcli'\''s settings'); _describe command items;;
     "agents") items=('list:every definition, with where it comes from'); _describe command items;;
+    "completion") compadd -- 'bash' 'zsh' 'fish';;
   esac
 }
 _agentcli "$@"

@@ -1,9 +1,13 @@
-"""The command tree, built by typer: the root command from `agentcli.cli.entry.ROOT_FLAGS`, and one lazily imported
-typer app per subcommand (`agentcli.commands.NAME.app`, registered in `agentcli.cli.entry.SUBCOMMANDS`).
+"""The command tree, built by typer: the root command from `agentcli.cli.table.ROOT_FLAGS`, and one lazily imported
+typer app per subcommand (`agentcli.commands.NAME.app`, registered in `agentcli.cli.table.SUBCOMMANDS`).
 
 `dispatch(argv)` parses and either returns the root's option values (the caller runs the session; typer's part
 ends at parsing) or an exit status (help, version, a subcommand's own status, a usage error). Every usage error
 is one line on stderr, `agentcli: no such option --modle (did you mean --model?) [usage]`, and exit status 2.
+
+Only typer's public names are used. typer keeps its own copy of click private, so click objects are typed `Any`
+here; every click error is a `typer.TyperException`, and its kind (no such option, missing, bad value) is read
+from what it carries. tests/cli/test_bad_input_e2e.py and test_command_tree.py word every kind through this.
 """
 
 from __future__ import annotations
@@ -15,11 +19,10 @@ from collections.abc import Callable, Sequence
 from typing import Annotated, Any, Literal
 
 import typer
-from typer import _click as click
-from typer.core import TyperGroup
+from typer.core import TyperArgument, TyperGroup
 
-from agentcli.cli.entry import EXAMPLES, EXIT_STATUSES, ROOT_FLAGS, SUBCOMMANDS
 from agentcli.cli.flags import ArgvError, Flag, closest, normalize
+from agentcli.cli.table import EXAMPLES, EXIT_STATUSES, ROOT_FLAGS, SUBCOMMANDS
 from agentcli.version import __version__
 
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
@@ -30,16 +33,19 @@ def usage_line(prog: str, message: str, suggestion: str | None = None) -> str:
     return f"{prog}: {message}{hint} [usage]\n"
 
 
-def click_error_line(err: click.ClickException, prog: str = "agentcli") -> str:
+def click_error_line(err: typer.TyperException, prog: str = "agentcli") -> str:
     """A click/typer usage error as the one line every agentcli usage error is."""
-    if isinstance(err, click.exceptions.NoSuchOption):
-        near = err.possibilities[0] if err.possibilities else None
-        if near is None and err.ctx is not None:
-            near = closest(err.option_name, [o for p in err.ctx.command.params for o in getattr(p, "opts", [])])
-        return usage_line(prog, f"no such option {err.option_name}", near)
-    if isinstance(err, click.exceptions.MissingParameter):
+    option_name = getattr(err, "option_name", None)
+    if isinstance(option_name, str) and hasattr(err, "possibilities"):  # no such option
+        possibilities: list[str] = getattr(err, "possibilities", None) or []
+        near = possibilities[0] if possibilities else None
+        ctx = getattr(err, "ctx", None)
+        if near is None and ctx is not None:
+            near = closest(option_name, [o for p in ctx.command.params for o in getattr(p, "opts", [])])
+        return usage_line(prog, f"no such option {option_name}", near)
+    if isinstance(err, typer.BadParameter) and hasattr(err, "param_type"):  # a missing parameter
         return usage_line(prog, _one_line(err.format_message()))
-    if isinstance(err, click.exceptions.BadParameter) and err.param is not None:
+    if isinstance(err, typer.BadParameter) and err.param is not None:
         name = (getattr(err.param, "opts", None) or [err.param.name])[0]
         detail = _one_line(err.message.removeprefix("Value error, "))
         kind = "choice" if "is not one of" in detail else "value"
@@ -55,15 +61,15 @@ def _one_line(text: str) -> str:
     return line[:1].lower() + line[1:] if line[1:2].islower() else line
 
 
-def get_command(app: typer.Typer) -> click.Command:
+def get_command(app: typer.Typer) -> Any:
     """typer's click command for `app`, its parameters coerced without pydantic where no coercion is needed
-    (`defer_coercion`)."""
-    from agentcli.cli.coerce import defer_coercion
+    (agentcli.cli.coerce)."""
+    from agentcli.cli.coerce import skip_plain_coercion
 
-    return defer_coercion(typer.main.get_command(app))
+    return skip_plain_coercion(typer.main.get_command(app))
 
 
-def load_subcommand(name: str) -> click.Command:
+def load_subcommand(name: str) -> Any:
     """The click command of `agentcli NAME`: its module's typer `app`, or, for a module that only has
     `main(argv) -> int`, a pass-through command that hands it the rest of argv."""
     module = importlib.import_module(f"agentcli.commands.{name}")
@@ -92,24 +98,26 @@ class RootGroup(TyperGroup):
     allow_interspersed_args = True
     allow_extra_args = False
 
-    def list_commands(self, ctx: click.Context) -> list[str]:
+    def list_commands(self, ctx: Any) -> list[str]:
         return list(SUBCOMMANDS)
 
-    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+    def get_command(self, ctx: Any, cmd_name: str) -> Any:
         return load_subcommand(cmd_name) if cmd_name in SUBCOMMANDS else None
 
-    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
-        # The root's own options and prompt: no word here names a subcommand (dispatch runs those directly).
-        return click.Command.parse_args(self, ctx, args)
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        # The root's own options and prompt: no word here names a subcommand (dispatch runs those directly), so the
+        # plain command's parsing (TyperGroup's base) rather than the group's, which would take one as a command.
+        parse: Callable[[Any, list[str]], list[str]] = super(TyperGroup, self).parse_args
+        return parse(ctx, args)
 
-    def format_options(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+    def format_options(self, ctx: Any, formatter: Any) -> None:
         """Options in their panels, then the commands, examples and exit statuses. Plain text through click's
         formatter: typer's rich help imports rich.markdown (~75 ms), which would put `--help` over its budget."""
         panels: dict[str, list[tuple[str, str]]] = {}
         for param in self.get_params(ctx):
             record = param.get_help_record(ctx)
             if record is not None:
-                panel = "Arguments" if isinstance(param, typer.core.TyperArgument) else (
+                panel = "Arguments" if isinstance(param, TyperArgument) else (
                     getattr(param, "rich_help_panel", None) or "Options")
                 panels.setdefault(panel, []).append(record)
         for title, rows in panels.items():
@@ -192,7 +200,7 @@ def build_app(flags: Sequence[Flag] = ROOT_FLAGS) -> typer.Typer:
     return app
 
 
-def root_command() -> click.Command:
+def root_command() -> Any:
     command = get_command(build_app())
     command.name = "agentcli"
     return command
@@ -214,16 +222,16 @@ def dispatch(argv: Sequence[str]) -> dict[str, Any] | int:
     return outcome
 
 
-def invoke(command: click.Command, args: list[str], prog: str) -> Any:
+def invoke(command: Any, args: list[str], prog: str) -> Any:
     """Run a click command without letting click exit the process or print its multi-line usage block."""
     try:
         return command.main(args=args, prog_name=prog, standalone_mode=False)
-    except click.exceptions.ClickException as err:
-        sys.stderr.write(click_error_line(err, prog))
-        return err.exit_code
     except typer.Abort:
         sys.stderr.write(f"{prog}: interrupted\n")
         return 130
+    except typer.TyperException as err:
+        sys.stderr.write(click_error_line(err, prog))
+        return err.exit_code
 
 
 def run_subcommand(app: typer.Typer, argv: Sequence[str], name: str) -> int:

@@ -1,44 +1,33 @@
-"""Coercing command-line values without pydantic where there is nothing to coerce.
+"""Values that need no conversion skip typer's coercion, and with it pydantic.
 
-typer 0.29 coerces every parameter's value, defaults and `None` included, through a pydantic `TypeAdapter`
-built on first use: the import alone is ~100 ms of CPU, which `agentcli sessions list` paid to turn `0` into `0`.
-`defer_coercion` gives each parameter a coercer that passes through what typer would return unchanged — a
-parameter's own default, a string for a `str` parameter, strings for `list[str]`, a listed `Literal` choice, a
-plain decimal for an `int` without bounds — and hands anything else to typer's own coercion (built then), so
-every error and every conversion beyond these stays typer's. tests/cli/test_cli_coerce.py holds both to the
-same results.
+typer coerces every value of a non-bool parameter, defaults and `None` included, through a pydantic `TypeAdapter`
+built on first use: the import alone is ~100 ms of CPU, which `agentcli sessions list` would pay to turn `0` into
+`0`. `skip_plain_coercion(command)` gives every typer parameter of a tree a `process_value` (click's public hook for
+one parameter's value) that returns what typer would return unchanged — a parameter's own default, a string for a
+`str` parameter, strings for `list[str]`, a listed `Literal` choice, a plain decimal for an `int` without bounds —
+and leaves everything else, every error and every real conversion, to typer's own `process_value`.
+
+This leans on typer's layout in two places: its parameters carry `type_descriptor` (annotation and parameter info)
+and take their value through `process_value`; a command keeps the help option it made. tests/cli/test_cli_coerce.py
+runs every parameter of the tree both ways and checks a subcommand imports no pydantic: it fails loudly the day
+typer changes underneath this.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from collections.abc import Callable
 from typing import Any, Literal, get_args, get_origin
 
-from typer import _click as click
-from typer._coercion import RuntimeParam, TypeDescriptor, build_runtime_param
-from typer.core import TyperOption, _TyperParameter
+from typer.core import TyperArgument, TyperOption
 
 _DECIMAL = re.compile(r"-?[0-9]{1,18}")
 
 
-@dataclass(frozen=True)
-class Deferred(RuntimeParam):
-    """typer's coercion, built only for a value that needs it."""
-
-    descriptor: TypeDescriptor
-
-    def _coerce_value(self, value: Any, param: _TyperParameter, ctx: click.Context) -> Any:
-        done = plain(self.annotation, self.parameter_info, value, param.default)
-        if done is not None:
-            return done[0]
-        real = build_runtime_param(self.descriptor)
-        param._runtime_param = real
-        return real._coerce_value(value, param=param, ctx=ctx)
-
-
-def plain(annotation: Any, info: Any, value: Any, default: Any) -> tuple[Any] | None:
+def plain(annotation: Any, info: Any, value: Any, default: Any, multi: bool) -> tuple[Any] | None:
     """`(value typer would return,)` when no conversion is needed, else None."""
+    if value is None:
+        return ((),) if multi else (None,)
     if type(value) is type(default) and value == default and isinstance(value, str | int | float | bool):
         return (value,)
     if annotation is str and type(value) is str:
@@ -55,26 +44,40 @@ def plain(annotation: Any, info: Any, value: Any, default: Any) -> tuple[Any] | 
     return None
 
 
-def defer_coercion(command: click.Command) -> click.Command:
-    """`command` (and every command under it) with deferred coercion for parameters not yet coerced, the help
-    option included (click makes that one at parse time)."""
-    for param in command.params:
-        _defer(param)
-    make_help = command.get_help_option
+def _process(param: TyperOption | TyperArgument, ctx: Any, value: Any, typers: Callable[[Any, Any], Any]) -> Any:
+    descriptor = param.type_descriptor
+    multi = param.multiple or param.nargs == -1
+    done = None if multi and isinstance(value, str) else plain(
+        descriptor.annotation, descriptor.parameter_info, value, param.default, multi)
+    if done is None or (param.required and param.value_is_missing(done[0])):
+        return typers(ctx, value)  # typer's conversion, or its error
+    if param.callback is not None:
+        return param.callback(ctx, param, done[0])
+    return done[0]
 
-    def get_help_option(ctx: click.Context) -> TyperOption | None:
-        option = make_help(ctx)
-        if option is not None:
-            _defer(option)
-        return option
 
-    command.get_help_option = get_help_option  # type: ignore[method-assign]
+class PlainOption(TyperOption):
+    def process_value(self, ctx: Any, value: Any) -> Any:
+        return _process(self, ctx, value, super().process_value)
+
+
+class PlainArgument(TyperArgument):
+    def process_value(self, ctx: Any, value: Any) -> Any:
+        return _process(self, ctx, value, super().process_value)
+
+
+def skip_plain_coercion(command: Any, parent: Any = None) -> Any:
+    """`command` (a click command typer built) and every command under it, its typer parameters made `Plain…`,
+    the help option included: click makes that one on first use and keeps it, so it is asked for here, in a context
+    made as click makes the command's own."""
+    import typer
+
+    ctx = typer.Context(command, parent=parent, **(command.context_settings or {}))
+    for param in [*command.params, command.get_help_option(ctx)]:
+        if type(param) is TyperOption:
+            param.__class__ = PlainOption
+        elif type(param) is TyperArgument:
+            param.__class__ = PlainArgument
     for sub in getattr(command, "commands", {}).values():
-        defer_coercion(sub)
+        skip_plain_coercion(sub, ctx)
     return command
-
-
-def _defer(param: click.Parameter) -> None:
-    if isinstance(param, _TyperParameter) and param._runtime_param is None:
-        d = param.type_descriptor
-        param._runtime_param = Deferred(d.parameter_info, d.annotation, d)

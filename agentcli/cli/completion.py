@@ -1,8 +1,9 @@
 """Shell completion: scripts for bash, zsh and fish generated from the typer command tree, and the values they
 ask for while completing (`agentcli __complete sessions|models|presets|providers|tools`).
 
-`python -m agentcli.cli.completion bash|zsh|fish` prints a script; the committed ones in completions/ are checked
-against this output by a test (tests/cli/test_completions.py). Flags and commands are static in the scripts
+`python -m agentcli.cli.completion bash|zsh|fish` generates a script; the committed ones in completions/ are checked
+against this output by a test (tests/cli/test_completions.py), shipped in the wheel (agentcli/_completions/) and
+printed by `agentcli completion bash|zsh|fish`. Flags and commands are static in the scripts
 (instant); only values that change (session ids and names, models, presets) call back into agentcli, whose
 `__complete` path is answered from agentcli's own data files before the CLI is imported (no typer, no provider).
 
@@ -14,10 +15,7 @@ from __future__ import annotations
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from typer import _click as click
+from typing import Any
 
 DYNAMIC = {"SESSION": "sessions", "SESSION...": "sessions", "MODEL": "models", "PRESET": "presets",
            "PROVIDER": "providers", "TOOL": "tools"}
@@ -45,7 +43,7 @@ class Node:
     choices: list[str] = field(default_factory=list)  # of the first positional argument
 
 
-def _options(cmd: click.Command) -> tuple[list[Option], str, list[str]]:
+def _options(cmd: Any) -> tuple[list[Option], str, list[str]]:
     from typer.core import TyperArgument
 
     opts: list[Option] = []
@@ -64,7 +62,7 @@ def _options(cmd: click.Command) -> tuple[list[Option], str, list[str]]:
     return opts, positional, choices
 
 
-def _walk(path: str, cmd: click.Command, out: list[Node]) -> None:
+def _walk(path: str, cmd: Any, out: list[Node]) -> None:
     from typer.core import TyperGroup
 
     opts, positional, choices = _options(cmd)
@@ -78,7 +76,7 @@ def _walk(path: str, cmd: click.Command, out: list[Node]) -> None:
 def command_tree() -> list[Node]:
     """Every command, root first, with its options, children and first positional."""
     from agentcli.cli.app import load_subcommand, root_command
-    from agentcli.cli.entry import ROOT_FLAGS, SUBCOMMANDS
+    from agentcli.cli.table import ROOT_FLAGS, SUBCOMMANDS
 
     root = root_command()
     opts, _, _ = _options(root)
@@ -368,6 +366,27 @@ def complete_values(argv: list[str]) -> int:
     except Exception:  # completion must never print a traceback into the user's command line
         return 0
     return 0
+
+
+SHELLS = tuple(GENERATORS)  # the first is `agentcli completion`'s default, as `codex completion`'s
+
+
+def shipped(shell: str) -> Path | None:
+    """The script shipped with agentcli: `agentcli/_completions/` in an installed wheel (pyproject.toml puts the
+    repository's `completions/` there), `completions/` in a checkout."""
+    pkg = Path(__file__).resolve().parent.parent
+    for directory in (pkg / "_completions", pkg.parent / "completions"):
+        found = directory / f"agentcli.{shell}"
+        if found.is_file():
+            return found
+    return None
+
+
+def script(shell: str) -> str:
+    """`agentcli completion SHELL`: the shipped script (instant: shells run this at every start), else generated
+    from the tree."""
+    found = shipped(shell)
+    return found.read_text(encoding="utf-8") if found is not None else GENERATORS[shell]()
 
 
 def main(argv: list[str]) -> int:

@@ -1,6 +1,6 @@
 """The root flags as data, and the small reader that gives their argv shapes one canonical form.
 
-One table (`Flag`s, declared in agentcli.cli) feeds three things: the typer command (help, panels, value checks),
+One table (`Flag`s, declared in agentcli.cli.table) feeds three things: the typer command (help, panels, value checks),
 the shell completion scripts, and `fast_parse`, which lets `agentcli -p` start without importing typer at all
 (typer costs ~20 ms of imports, see bench/RESULTS.md). This module imports nothing beyond the standard library.
 

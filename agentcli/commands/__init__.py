@@ -1,5 +1,5 @@
 """Subcommands: `agentcli NAME …` is the typer app `app` of module `agentcli.commands.NAME`, registered in
-`agentcli.cli.entry.SUBCOMMANDS` and imported only when named. Each module also keeps `main(argv) -> int` (tests and
+`agentcli.cli.table.SUBCOMMANDS` and imported only when named. Each module also keeps `main(argv) -> int` (tests and
 scripts call it in-process): `main = entry(app, "NAME")`.
 
 A new subcommand is this module plus one line in SUBCOMMANDS:

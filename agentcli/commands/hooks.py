@@ -93,37 +93,24 @@ def _import(cwd: Path, source: str | None, scope: str) -> int:
 
 
 def _merge_into(dest: Path, hooks: dict[str, Any]) -> int:
-    """Add each event's groups that `dest` does not have yet, keeping the rest of the file as written."""
-    import tomlkit
+    """Add each event's groups that `dest` does not have yet, keeping the rest of the file as written (the user
+    asked for these hooks: a file they trusted stays trusted)."""
+    from agentcli.settings import writer
 
-    from agentcli.atomicfile import atomic_write
-    from agentcli.settings.writer import keep_local_out_of_git, refuse_linked_project_dir
-
-    refuse_linked_project_dir(dest)
-
-    text = dest.read_text(encoding="utf-8") if dest.exists() else ""
-    doc = tomlkit.parse(text)
-    table = doc.get("hooks")
-    if table is None:
-        table = tomlkit.table()
-        doc["hooks"] = table
-    elif not isinstance(table, dict):
+    table = writer.load(dest).get("hooks", {})
+    if not isinstance(table, dict):
         raise ConfigError(f"{dest}: 'hooks' is not a table", hint="fix or remove it, then import again")
+    merged: dict[str, list[Any]] = {}
     added = 0
     for event, groups in hooks.items():
-        current = table.get(event)
-        have = [g.unwrap() if hasattr(g, "unwrap") else g for g in current] if current is not None else []
+        have = table.get(event, [])
+        if not isinstance(have, list):
+            raise ConfigError(f"{dest}: 'hooks.{event}' is not a list of groups",
+                              hint="fix or remove it, then import again")
         new = [g for g in groups if g not in have] if isinstance(groups, list) else []
-        if not new:
-            continue
-        array = current if current is not None else tomlkit.aot()
-        for group in new:
-            array.append(group)
-        table[event] = array
-        added += len(new)
-    from agentcli.settings.trust import keeping
-
-    with keeping(dest):  # the user asked for these hooks: a file they trusted stays trusted
-        atomic_write(dest, tomlkit.dumps(doc), new_mode=0o600)
-    keep_local_out_of_git(dest)
+        if new:
+            merged[event] = [*have, *new]
+            added += len(new)
+    if merged:
+        writer.update_table(dest, "hooks", merged)
     return added

@@ -21,7 +21,6 @@ from typing import Annotated, Any, Literal
 import typer
 
 from agentcli import paths
-from agentcli.atomicfile import atomic_write
 from agentcli.commands import DirectoryOption, JsonFlag, new_app, project_root, reporting_errors
 from agentcli.commands import entry as command_entry
 from agentcli.errors import UsageError
@@ -125,18 +124,12 @@ def _save(root: Path, name: str, entry: Any, scope: str) -> int:
     # Checked as it will be read (unexpanded: variables may be set only where the server runs).
     config.parse_entry(name, entry, scope, "(new)", _Placeholders())
     if scope == "project":
-        from agentcli.settings import trust
-
         data = _read_mcp_json(root)
-        data.setdefault("mcpServers", {})[name] = entry
-        with trust.keeping(root / config.MCP_JSON):  # the user's own addition needs no second question
-            atomic_write(root / config.MCP_JSON, json.dumps(data, indent=2) + "\n", new_mode=0o644)
+        servers = data.get("mcpServers")
+        data["mcpServers"] = {**(servers if isinstance(servers, dict) else {}), name: entry}
+        writer.write_json(root / config.MCP_JSON, data)  # the user's own addition needs no second question
     else:
-        path = _toml_file(root, scope)
-        data = writer.load(path)
-        servers = data.setdefault("mcp_servers", {})
-        servers[name] = entry
-        writer.write(path, data)
+        writer.update_table(_toml_file(root, scope), "mcp_servers", {name: entry})
     sys.stdout.write(f"Added MCP server '{name}' ({scope}: {_where(root, scope)})\n")
     return 0
 
@@ -218,17 +211,13 @@ def _remove(ns: argparse.Namespace, root: Path) -> int:
     for scope in dict.fromkeys(scopes):
         if scope == "project":
             data = _read_mcp_json(root)
-            if ns.name in data.get("mcpServers", {}):
-                del data["mcpServers"][ns.name]
-                atomic_write(root / config.MCP_JSON, json.dumps(data, indent=2) + "\n", new_mode=0o644)
+            servers = data.get("mcpServers")
+            if isinstance(servers, dict) and ns.name in servers:
+                del servers[ns.name]
+                writer.write_json(root / config.MCP_JSON, data)
                 removed = True
         else:
-            path = _toml_file(root, scope)
-            data = writer.load(path)
-            if ns.name in data.get("mcp_servers", {}):
-                del data["mcp_servers"][ns.name]
-                writer.write(path, data)
-                removed = True
+            removed = writer.remove_key(_toml_file(root, scope), "mcp_servers", ns.name) or removed
     if not removed:
         raise UsageError(f"no MCP server named '{ns.name}'" + (f" in scope {ns.scope}" if ns.scope else ""))
     sys.stdout.write(f"Removed MCP server '{ns.name}'\n")

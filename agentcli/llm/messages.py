@@ -54,7 +54,7 @@ class ToolResultBlock:
 @dataclass(frozen=True, slots=True)
 class ImageBlock:
     """An image. With `path` (and the file's `sha256`) it is stored by reference: sessions keep the path and
-    hash, not the bytes, and read the file again on resume (agentcli.llm.images)."""
+    hash, not the bytes, and read the file again on resume (agentcli.llm.imagefile)."""
 
     media_type: str
     data: str  # base64
@@ -143,10 +143,10 @@ def _image_file(path: str, sha256: Any) -> ContentBlock:
     loads)."""
     from pathlib import Path
 
-    from agentcli.llm.images import ImageError, load_image
+    from agentcli.llm.imagefile import ImageError, read_image
 
     try:
-        return load_image(Path(path), sha256 if isinstance(sha256, str) else None)
+        return ImageBlock(*read_image(Path(path), sha256 if isinstance(sha256, str) else None))
     except ImageError as err:
         return TextBlock(f"[image not available: {err}]")
 

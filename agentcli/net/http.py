@@ -27,13 +27,13 @@ import asyncio
 import json as _json
 import os
 from collections.abc import AsyncIterator, Mapping
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from agentcli.errors import ConfigError
 from agentcli.net.addr import is_loopback, is_loopback_url
 from agentcli.net.proxy import proxy_for
+from agentcli.net.timeouts import Timeouts as Timeouts
 
 if TYPE_CHECKING:
     import ssl
@@ -46,15 +46,6 @@ __all__ = ["HttpClient", "Response", "Timeouts", "is_loopback", "is_loopback_url
 
 USER_AGENT = "agentcli"
 _ERROR_BODY_CAP = 1 << 20
-
-
-@dataclass(frozen=True, slots=True)
-class Timeouts:
-    """Seconds allowed to connect, to receive the response headers, and between two body reads."""
-
-    connect: float = 10.0
-    first_byte: float = 600.0
-    read: float = 600.0
 
 
 class Response:

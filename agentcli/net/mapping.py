@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import socket
 import ssl
-from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 import httpx
@@ -25,9 +24,7 @@ from agentcli.net.errors import (
     ProxyFailure,
     TlsError,
 )
-
-if TYPE_CHECKING:
-    from agentcli.net.http import Timeouts
+from agentcli.net.timeouts import Timeouts
 
 _CA_HINT = ("if a proxy or firewall inspects TLS here, point SSL_CERT_FILE (or SSL_CERT_DIR) at its CA bundle; "
             "otherwise check the base URL")

@@ -314,11 +314,3 @@ class OllamaProvider(HttpProvider):
             yield ev
         if not parser.done:
             raise ConnectionDropped("the Ollama stream ended before the reply was complete")
-
-    async def list_models(self) -> list[dict[str, Any]]:
-        """Installed models, as `/api/tags` lists them."""
-        resp = await self._call("GET", "/api/tags")
-        data = await resp.json()
-        models = data.get("models") if isinstance(data, dict) else None
-        return [m for m in models or () if isinstance(m, dict)]
-

@@ -165,10 +165,6 @@ class TextCallFilter:
         self._out: list[StreamEvent] = []
         self._finished = False
 
-    @property
-    def calls_extracted(self) -> int:
-        return self._calls
-
     def feed(self, event: StreamEvent) -> list[StreamEvent]:
         self._out = []
         match event:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from agentcli.llm.messages import ContentBlock, Message, TextBlock, ToolResultBlock, ToolUseBlock
+from agentcli.llm.messages import ContentBlock, Message, ToolResultBlock, ToolUseBlock
 
 INTERRUPTED = ("Interrupted: the session ended before this tool call returned a result; "
                "its effects, if any, are unknown.")
@@ -86,8 +86,3 @@ def _drop_orphans(content: tuple[ContentBlock, ...], notes: list[str]) -> Messag
 def _results_first(content: tuple[ContentBlock, ...]) -> tuple[ContentBlock, ...]:
     results = tuple(b for b in content if isinstance(b, ToolResultBlock))
     return (*results, *(b for b in content if not isinstance(b, ToolResultBlock)))
-
-
-def is_prompt(m: Message) -> bool:
-    """A user message typed by a person (not only tool results)."""
-    return m.role == "user" and any(isinstance(b, TextBlock) for b in m.content)

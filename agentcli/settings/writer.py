@@ -1,6 +1,6 @@
-"""The one place that writes config and settings TOML files. Edits go through tomlkit, so the user's comments,
-order and layout survive (`agentcli permissions add` changes one array, not the file); every write is atomic
-(agentcli.atomicfile).
+"""The one place that writes config and settings files: agentcli's TOML and the `.mcp.json` shared with Claude
+Code. TOML edits go through tomlkit, so the user's comments, order and layout survive (`agentcli permissions add`
+changes one array, not the file); every write is atomic (agentcli.atomicfile).
 """
 
 from __future__ import annotations
@@ -103,6 +103,35 @@ def update_table(path: Path, table: str, values: Mapping[str, Any]) -> None:
     with keeping(path):  # a file the user trusted stays trusted through agentcli's edit for them
         atomic_write(path, doc.as_string(), new_mode=CONFIG_MODE)
     keep_local_out_of_git(path)
+
+
+def remove_key(path: Path, table: str, key: str) -> bool:
+    """Delete `key` from `[table]` of the file at `path`, keeping every other line; False (the file untouched)
+    when it is not there."""
+    refuse_linked_project_dir(path)
+    if not path.exists():
+        return False
+    doc = _parse(path)
+    current = doc.get(table)
+    if not isinstance(current, dict) or key not in current:
+        return False
+    del current[key]
+    from agentcli.settings.trust import keeping
+
+    with keeping(path):
+        atomic_write(path, doc.as_string(), new_mode=CONFIG_MODE)
+    return True
+
+
+def write_json(path: Path, data: Mapping[str, Any]) -> None:
+    """Replace a JSON config file shared with Claude Code (a project's `.mcp.json`) with `data`, laid out as Claude
+    Code writes it; a file the user trusted stays trusted through the user's own edit."""
+    import json
+
+    from agentcli.settings.trust import keeping
+
+    with keeping(path):
+        atomic_write(path, json.dumps(data, indent=2) + "\n", new_mode=0o644)
 
 
 def _parse(path: Path) -> TOMLDocument:

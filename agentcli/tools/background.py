@@ -58,11 +58,10 @@ async def _watch(shell: BackgroundShell, ctx: ToolContext, absent: list[Path]) -
         shell.finished.set()
 
 
-async def start(command: str, cwd: Path, env: dict[str, str], bash: str, ctx: ToolContext) -> BackgroundShell:
-    """Start `command` in the background; its output collects until BashOutput reads it."""
-    from agentcli.tools.bash import confine
-
-    argv, env = confine(ctx, [bash, "-c", command], cwd, env)
+async def start(command: str, argv: list[str], cwd: Path, env: dict[str, str], bash: str,
+                ctx: ToolContext) -> BackgroundShell:
+    """Start `command` in the background; its output collects until BashOutput reads it. `argv` runs it: `bash -c
+    command`, already confined by the caller (the Bash tool) to the session's sandbox."""
     absent = ctx.sandbox.absent_protected() if ctx.sandbox is not None and ctx.sandbox.confining else []
     r, w = os.pipe()
     try:

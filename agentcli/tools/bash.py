@@ -150,7 +150,9 @@ async def _run_in_background(command: str, ctx: ToolContext) -> ToolOutput:
 
     cwd, notes = _start_dir(ctx)
     try:
-        shell = await background.start(command, cwd, _env(ctx), _bash(), ctx)
+        bash = _bash()
+        argv, env = confine(ctx, [bash, "-c", command], cwd, _env(ctx))
+        shell = await background.start(command, argv, cwd, env, bash, ctx)
     except OSError as e:
         return ToolOutput.error(f"Could not start the command: {e}")
     text = (

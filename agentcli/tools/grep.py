@@ -11,9 +11,10 @@ import os
 import re
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
 from agentcli.tools.base import ToolContext, ToolOutput
+from agentcli.tools.grepoptions import GrepOptions
 from agentcli.tools.ignore import read_denied, read_denied_globs
 from agentcli.tools.listing import RG_AUTO, find_rg
 from agentcli.tools.paths import refuse_outside, resolve_in_project
@@ -34,20 +35,6 @@ Search file contents with a regular expression (ripgrep syntax), honouring .giti
   or `count` (matches per file).
 - `-i` ignores case; `multiline` lets `.` and patterns span lines; `head_limit` keeps the first N lines or entries.
 - Use Grep rather than running grep or rg through Bash."""
-
-
-class GrepOptions(NamedTuple):
-    """The search, independent of the engine that runs it."""
-
-    pattern: str
-    mode: str = "files_with_matches"
-    ignore_case: bool = False
-    line_numbers: bool = True
-    after: int = 0
-    before: int = 0
-    globs: tuple[str, ...] = ()
-    file_type: str | None = None
-    multiline: bool = False
 
 
 _SCHEMA_PROPS: dict[str, Any] = {

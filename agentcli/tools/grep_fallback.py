@@ -14,7 +14,7 @@ from pathlib import Path
 
 from agentcli.settings.projectfiles import read_regular
 from agentcli.tools.globmatch import compile_glob
-from agentcli.tools.grep import GrepOptions
+from agentcli.tools.grepoptions import GrepOptions
 from agentcli.tools.ignore import walk_files
 
 FILE_TYPES: dict[str, tuple[str, ...]] = {

@@ -13,8 +13,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agentcli.cli.app import dispatch
-from agentcli.cli.entry import ROOT_FLAGS, SUBCOMMANDS, fast_values, settings_flags
+from agentcli.cli.entry import fast_values, settings_flags
 from agentcli.cli.flags import fast_parse
+from agentcli.cli.table import ROOT_FLAGS, SUBCOMMANDS
 from tests.cli.helpers import ANTHROPIC, agentcli, imported_modules, provider_env
 from tests.fakes import FakeLLM, Reply
 
@@ -221,3 +222,17 @@ def test_choices_written_as_literals_match_their_source() -> None:
 
     assert get_args(Group) == GROUPS and get_args(Mode) == MODES
     assert next(f for f in ROOT_FLAGS if f.long == "--sandbox").choices == MODES
+
+
+def test_each_command_summary_names_only_its_own_commands() -> None:
+    """The root help's one-line summaries (`mcp: add, list, get and remove …`) use the command names the group
+    has: a verb another group has (`show`, `remove`) but this one does not would send the user to a usage error."""
+    import re
+
+    from agentcli.cli.app import load_subcommand
+
+    groups = {n: set(getattr(load_subcommand(n), "commands", {})) for n in SUBCOMMANDS}
+    verbs = set().union(*groups.values())
+    for name, summary in SUBCOMMANDS.items():
+        if groups[name]:
+            assert set(re.findall(r"[a-z][a-z-]*", summary)) & verbs <= groups[name], (name, summary)

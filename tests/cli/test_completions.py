@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from agentcli.cli.completion import GENERATORS, command_tree
-from agentcli.cli.entry import ROOT_FLAGS, SUBCOMMANDS
+from agentcli.cli.table import ROOT_FLAGS, SUBCOMMANDS
 from tests.cli.helpers import imported_modules
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -99,3 +99,56 @@ def test_complete_values_never_fails(tmp_path: Path) -> None:
     proc = subprocess.run([sys.executable, "-m", "agentcli", "__complete", "no-such-kind"], cwd=tmp_path,
                           capture_output=True, text=True)
     assert proc.returncode == 0 and proc.stdout == "" and proc.stderr == ""
+
+
+@pytest.mark.parametrize("shell", sorted(GENERATORS))
+def test_completion_command_prints_the_script_without_importing_the_cli(shell: str, tmp_path: Path) -> None:
+    """`agentcli completion SHELL` (as `codex completion`): the committed script, as instant as `--version`, since
+    a shell runs it at every start."""
+    from tests.cli.helpers import agentcli
+
+    run = agentcli(["completion", shell], tmp_path)
+    assert run.status == 0 and run.stdout == (ROOT / "completions" / f"agentcli.{shell}").read_text()
+    heavy = {"typer", "pydantic", "rich", "httpx", "agentcli.cli.entry", "agentcli.cli.app", "agentcli.cli.table"}
+    assert not heavy & imported_modules(["completion", shell], tmp_path, {})
+
+
+def test_completion_command_help_and_bad_shell(tmp_path: Path) -> None:
+    from tests.cli.helpers import agentcli
+
+    assert "completion" in agentcli(["--help"], tmp_path).stdout
+    helped = agentcli(["completion", "--help"], tmp_path)
+    assert helped.status == 0 and "~/.bashrc" in helped.stdout and "$fpath" in helped.stdout
+    bad = agentcli(["completion", "tcsh"], tmp_path)
+    assert bad.status == 2 and bad.stdout == "" and bad.stderr.count("\n") == 1
+    assert bad.stderr.startswith("agentcli completion: invalid choice") and "'bash', 'zsh', 'fish'" in bad.stderr
+    default = agentcli(["completion"], tmp_path)  # bash, as `codex completion`
+    assert default.status == 0 and default.stdout == (ROOT / "completions" / "agentcli.bash").read_text()
+    assert agentcli(["completion", "bash", "zsh"], tmp_path).status == 2
+
+
+def test_the_wheel_ships_the_scripts_and_the_installed_package_finds_them(tmp_path: Path) -> None:
+    """`pip install agentcli` brings the scripts (agentcli/_completions/), and an installed agentcli prints the
+    shipped ones, not a checkout's."""
+    import zipfile
+
+    subprocess.run([sys.executable, "-m", "uv", "build", "--wheel", "--offline", "-q", "-o", str(tmp_path / "dist"),
+                    str(ROOT)], check=True, capture_output=True, timeout=300)
+    (wheel,) = (tmp_path / "dist").glob("agentcli-*.whl")
+    zipfile.ZipFile(wheel).extractall(tmp_path / "site")
+    probe = "from agentcli.cli.completion import shipped; print(shipped('zsh'))"
+    found = subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, capture_output=True, text=True, check=True,
+                           env={**os.environ, "PYTHONPATH": str(tmp_path / "site")}).stdout.strip()
+    assert found == str(tmp_path / "site" / "agentcli" / "_completions" / "agentcli.zsh")
+    assert Path(found).read_text() == (ROOT / "completions" / "agentcli.zsh").read_text()
+
+
+def test_the_command_offers_exactly_the_shells_there_are_scripts_for() -> None:
+    from typing import get_args, get_type_hints
+
+    from agentcli.cli.completion import SHELLS
+    from agentcli.commands.completion import completion
+
+    annotated = get_type_hints(completion, include_extras=True)["shell"]
+    assert get_args(get_args(annotated)[0]) == SHELLS == ("bash", "zsh", "fish")
+    assert {p.name for p in (ROOT / "completions").iterdir()} == {f"agentcli.{s}" for s in SHELLS}

@@ -49,3 +49,28 @@ def test_adding_to_a_trusted_project_keeps_it_trusted(tmp_path: Path) -> None:
     assert agentcli(["mcp", "add", "mine", "-s", "project", "--", "npx", "mine"], root).status == 0
     assert list(load(root).servers) == ["mine"] and not load(root).untrusted
     assert "(not trusted" not in agentcli(["mcp", "list"], root).stdout
+
+
+def test_add_and_remove_keep_the_rest_of_the_file_as_written(tmp_path: Path) -> None:
+    """`mcp add|remove` edit one entry through the one config writer: the user's comments and layout stay."""
+    root = git_repo(tmp_path / "proj", {"README.md": "x\n"})
+    config = paths.user_config_file()
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text('# my settings\nmodel = "anthropic/claude-sonnet-4-5"  # the usual one\n\n'
+                      '[mcp_servers.old]\ncommand = "old-server"  # keep me\n')
+    assert agentcli(["mcp", "add", "-s", "user", "new", "--", "new-server"], root).status == 0
+    assert agentcli(["mcp", "remove", "-s", "user", "old"], root).status == 0
+    text = config.read_text()
+    assert text.startswith('# my settings\nmodel = "anthropic/claude-sonnet-4-5"  # the usual one\n'), text
+    assert "old-server" not in text and '[mcp_servers.new]\ncommand = "new-server"' in text
+    (root / ".mcp.json").write_text('{"mcpServers": {"a": {"command": "x"}, "b": {"command": "y"}}}')
+    assert agentcli(["mcp", "remove", "a", "-s", "project"], root).status == 0
+    assert json.loads((root / ".mcp.json").read_text()) == {"mcpServers": {"b": {"command": "y"}}}
+
+
+def test_removing_from_a_trusted_mcp_json_keeps_the_rest_trusted(tmp_path: Path) -> None:
+    root = git_repo(tmp_path / "proj", {"README.md": "x\n"})
+    for name in ("a", "b"):
+        assert agentcli(["mcp", "add", name, "-s", "project", "--", "npx", name], root).status == 0
+    assert agentcli(["mcp", "remove", "a", "-s", "project"], root).status == 0
+    assert list(load(root).servers) == ["b"] and not load(root).untrusted
