@@ -28,13 +28,13 @@ import asyncio
 import json as _json
 import os
 from collections.abc import AsyncIterator, Mapping
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from agentcli.errors import ConfigError
 from agentcli.net.addr import is_loopback, is_loopback_url
 from agentcli.net.proxy import proxy_for
+from agentcli.record import record
 
 if TYPE_CHECKING:
     import ssl
@@ -49,7 +49,7 @@ USER_AGENT = "agentcli"
 _ERROR_BODY_CAP = 1 << 20
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Timeouts:
     """Seconds allowed to connect, to receive the response headers, and between two body reads."""
 
