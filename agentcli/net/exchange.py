@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     import httpx
 
 _NEW_STREAM = ("connection.connect_tcp.complete", "connection.start_tls.complete")
+_AHEAD = 1 << 16  # bytes the worker reads ahead of the consumer before it waits (a slow consumer, a huge reply)
 _current = threading.local()  # .exchange: the exchange this worker thread runs
 
 
@@ -39,7 +40,7 @@ class Exchange:
     joined per network read; `aclose()` stops the worker and releases the connection."""
 
     __slots__ = ("_buf", "_client", "_done", "_error", "_finished", "_head", "_lock", "_loop", "_req", "_resp",
-                 "_stop", "_stream", "_waiter", "_waiting", "_watched")
+                 "_room", "_size", "_stop", "_stream", "_waiter", "_waiting", "_watched")
 
     def __init__(self, client: httpx.Client, req: httpx.Request) -> None:
         self._client = client
@@ -51,6 +52,8 @@ class Exchange:
         self._resp: httpx.Response | None = None
         self._stream: Any = None  # the connection's network stream, once known
         self._buf: list[bytes] = []
+        self._size = 0  # bytes in _buf
+        self._room = threading.Condition(self._lock)  # the consumer took the buffer, or the exchange stops
         self._done = False
         self._stop = False
         self._error: BaseException | None = None
@@ -73,6 +76,9 @@ class Exchange:
             with self._lock:
                 if self._buf:
                     buf, self._buf = self._buf, []
+                    if self._size > _AHEAD:
+                        self._room.notify()
+                    self._size = 0
                     return buf[0] if len(buf) == 1 else b"".join(buf)
                 if self._done:
                     if self._error is not None:
@@ -89,6 +95,7 @@ class Exchange:
         with self._lock:
             self._stop = True
             self._buf = []
+            self._room.notify()
             stream = None if self._done else self._stream  # a body read to its end keeps its connection alive
         _shut(stream)
         if not self._head.done():
@@ -134,6 +141,10 @@ class Exchange:
                     if self._stop:
                         return
                     self._buf.append(piece)
+                    self._size += len(piece)
+                    if self._size > _AHEAD:
+                        self._wait_for_room()
+                        continue
                     if self._watched:
                         continue  # the consumer is woken before the next read (`_watch`)
                     wake, self._waiting = self._waiting, False
@@ -149,6 +160,14 @@ class Exchange:
                 wake, self._waiting = self._waiting, False
             if wake:
                 self._post(self._wake)
+
+    def _wait_for_room(self) -> None:
+        """With the lock held and the buffer full: wake the consumer, then wait until it has taken the buffer."""
+        if self._waiting:
+            self._waiting = False
+            self._post(self._wake)
+        while self._size > _AHEAD and not self._stop:
+            self._room.wait()
 
     def _flush(self) -> None:
         """Wake the consumer if it waits and something has arrived (the worker is about to read again)."""

@@ -106,3 +106,33 @@ def test_cancelled_while_waiting_for_the_head_hangs_up() -> None:
             return (seen[0] - t0) if seen else 99.0
 
     assert asyncio.run(run()) < 4
+
+
+def test_the_worker_reads_at_most_a_bounded_amount_ahead_of_a_slow_consumer() -> None:
+    """A reply larger than the read-ahead limit: the worker waits for the consumer instead of buffering it all
+    (peak memory); every byte still arrives, in order."""
+    from agentcli.net.exchange import _AHEAD
+
+    chunk = b"x" * 4000
+    body = b"".join(b"%x\r\n%b\r\n" % (len(chunk), chunk) for _ in range(1000)) + b"0\r\n\r\n"  # 4 MB
+
+    async def handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, raw: Raw) -> None:
+        await raw.read_request(reader)
+        writer.write(b"HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n" + body)
+        await writer.drain()
+
+    async def run() -> list[int]:
+        async with Raw(handler) as raw:
+            client = HttpClient()
+            resp = await client.send("GET", f"http://127.0.0.1:{raw.port}/")
+            sizes = []
+            async for piece in resp.aiter_bytes():
+                sizes.append(len(piece))
+                if len(sizes) == 1:
+                    await asyncio.sleep(0.3)  # a slow consumer; the bound below holds whatever the timing
+            await client.aclose()
+            return sizes
+
+    sizes = asyncio.run(run())
+    assert sum(sizes) == 4_000_000
+    assert max(sizes) <= _AHEAD + len(chunk), max(sizes)
