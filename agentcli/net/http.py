@@ -157,6 +157,9 @@ class HttpClient:
             req = client.build_request(method, url, headers=hdrs, content=body, timeout=timeout_of(t))
         except Exception as e:
             raise map_httpx_error(e, url, phase="connect", proxy=proxy) from None
+        # A cancellation already requested of this task (an interrupt answered while a tool call was being
+        # approved) is delivered here, before the worker sends anything, as the async client's first await did.
+        await asyncio.sleep(0)
         exchange = Exchange(client, req)
         try:
             if t.first_byte < t.read:

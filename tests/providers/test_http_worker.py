@@ -136,3 +136,32 @@ def test_the_worker_reads_at_most_a_bounded_amount_ahead_of_a_slow_consumer() ->
     sizes = asyncio.run(run())
     assert sum(sizes) == 4_000_000
     assert max(sizes) <= _AHEAD + len(chunk), max(sizes)
+
+
+def test_a_task_cancelled_before_it_sends_sends_nothing() -> None:
+    """An interrupt answered while a tool call was approved cancels the task before its next request: that request
+    must not reach the server (the SDK's deny-with-interrupt: exactly one request)."""
+
+    async def handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, raw: Raw) -> None:
+        while True:
+            await raw.read_request(reader)
+            writer.write(b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok")
+            await writer.drain()
+
+    async def run() -> tuple[bool, int]:
+        async with Raw(handler) as raw:
+            client = HttpClient()
+            await (await client.send("POST", f"http://127.0.0.1:{raw.port}/zeroth", json={})).read()  # kept alive
+
+            async def send_cancelled() -> None:
+                task = asyncio.current_task()
+                assert task is not None
+                task.cancel()  # as the approver's interrupt does, from inside the running turn
+                await client.send("POST", f"http://127.0.0.1:{raw.port}/first", json={})
+
+            results = await asyncio.gather(send_cancelled(), return_exceptions=True)
+            second = await (await client.send("POST", f"http://127.0.0.1:{raw.port}/second", json={})).read()
+            await client.aclose()
+            return isinstance(results[0], asyncio.CancelledError) and second == b"ok", len(raw.heads)
+
+    assert asyncio.run(run()) == (True, 2)
