@@ -29,7 +29,6 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-AGENTCLI = str(ROOT / ".venv" / "bin" / "agentcli")
 
 
 # ---- render ---------------------------------------------------------------------------------------------
@@ -130,11 +129,13 @@ def fake_server(script: list[dict[str, Any]]) -> Iterator[str]:
             proc.wait()
 
 
-def spawn(url: str, home: str, cwd: str) -> Any:
+def spawn(url: str, home: str, cwd: str, tree: Path | None = None) -> Any:
+    """agentcli's REPL in a pseudo-terminal; `tree`: run the package found there (an earlier version) instead."""
     import pexpect
 
     env = {
         **{k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")},
+        **({"PYTHONPATH": str(tree)} if tree else {}),
         "AGENTCLI_HOME": home,
         "TERM": "xterm-256color",
         "OPENAI_BASE_URL": url + "/v1",
@@ -142,19 +143,20 @@ def spawn(url: str, home: str, cwd: str) -> Any:
         "PROMPT_TOOLKIT_NO_CPR": "1",
     }
     child = pexpect.spawn(
-        AGENTCLI, ["--model", "openai/fake-model"], cwd=cwd, env=env, dimensions=(40, 100), encoding="utf-8", timeout=30
+        sys.executable, ["-m", "agentcli", "--model", "openai/fake-model"], cwd=cwd, env=env, dimensions=(40, 100),
+        encoding="utf-8", timeout=30
     )
     child.delaybeforesend = None  # pexpect sleeps 50 ms before every send by default
     return child
 
 
-def bench_startup(runs: int) -> dict[str, float]:
+def bench_startup(runs: int, tree: Path | None = None) -> dict[str, float]:
     drawn: list[float] = []
     echoed: list[float] = []
     with fake_server([{"text": "hi"}]) as url, tempfile.TemporaryDirectory() as tmp:
         for _ in range(runs):
             t0 = time.perf_counter()
-            child = spawn(url, tmp, tmp)
+            child = spawn(url, tmp, tmp, tree)
             child.expect("›")
             drawn.append(time.perf_counter() - t0)
             child.send("z")

@@ -9,7 +9,7 @@ Two layers:
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, Literal, TypeAlias
 
 from agentcli.llm.messages import Message, ToolResultBlock, Usage
@@ -29,11 +29,12 @@ from agentcli.llm.stream import (  # re-exported (see __all__): every stream eve
     UsageReport,
     WebSearchResults,
 )
+from agentcli.record import record
 
 # ---- agent events -----------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class SessionStarted:
     """First event of every run."""
 
@@ -47,14 +48,14 @@ class SessionStarted:
     agents: tuple[str, ...] = ()  # the subagent types the Task tool can start
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class TurnStarted:
     """A model request is about to be sent (turn counts from 1)."""
 
     turn: int
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class AssistantMessage:
     """A complete assistant message, merged from the stream. `partial` when the stream broke or was cancelled."""
 
@@ -65,7 +66,7 @@ class AssistantMessage:
     partial: bool = False
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class PermissionDecision:
     """How a tool call was decided. `by`: rule | mode | user | hook | default."""
 
@@ -79,14 +80,14 @@ class PermissionDecision:
     updated_input: dict[str, Any] | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ToolStarted:
     tool_use_id: str
     name: str
     input: dict[str, Any]
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ToolFinished:
     """A tool call's outcome. `result` is what the model reads; `display` what a person should see
     (e.g. a diff), when different."""
@@ -99,14 +100,14 @@ class ToolFinished:
     display: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ToolResultsMessage:
     """The user-role message carrying every tool result of a turn, as appended to the transcript."""
 
     message: Message
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class CompactionStarted:
     """Compaction begins. `trigger`: auto | manual (Claude Code's words); `reason`: threshold | overflow |
     manual; `pre_tokens`: the estimated size of the next request before compaction."""
@@ -116,7 +117,7 @@ class CompactionStarted:
     pre_tokens: int
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class CompactBoundary:
     """Compaction finished and was recorded: the conversation now continues from its result.
     `phases` ran in order (prune, summarise, truncate); `post_tokens` is the new request size estimate."""
@@ -130,7 +131,7 @@ class CompactBoundary:
     dropped: int = 0
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class TodoItem:
     """One TodoWrite entry (Claude Code's shape). `status`: pending | in_progress | completed."""
 
@@ -139,14 +140,14 @@ class TodoItem:
     active_form: str
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class TodosUpdated:
     """The agent's todo list changed (TodoWrite ran, or it was restored on resume)."""
 
     todos: tuple[TodoItem, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class SessionChanged:
     """The session's permission mode, model or preset changed (`what`), through the agent's command API or an
     approved plan; it carries the state after the change, for whoever shows or records it. Emitted by the run
@@ -159,7 +160,7 @@ class SessionChanged:
     preset: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class HookStarted:
     """A hook command is about to run. `name` is `Event:target` (e.g. `PreToolUse:Bash`), as Claude Code names it."""
 
@@ -169,7 +170,7 @@ class HookStarted:
     command: str
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class HookFinished:
     """A hook command ended. `outcome`: success | blocking (exit 2 or a blocking decision) | error (another exit
     status, or output that is not valid) | timeout | cancelled."""
@@ -185,7 +186,7 @@ class HookFinished:
     duration_ms: int
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class SubagentEvent:
     """An event of a subagent (Task tool), forwarded into its parent's stream while the Task call runs.
     `parent_tool_use_id` is the Task call's id; `event` the child's own event (possibly another SubagentEvent)."""
@@ -195,7 +196,7 @@ class SubagentEvent:
     event: AgentEvent
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ModelUsage:
     """Per-model totals for the result."""
 
@@ -204,7 +205,7 @@ class ModelUsage:
     context_window: int | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class RunResult:
     """The outcome of a run. `subtype`: success | error_max_turns | error_during_execution | error_max_budget_usd
     | error_max_structured_output_retries."""
@@ -226,7 +227,7 @@ class RunResult:
     structured_output: Any = None  # --json-schema: the validated final answer
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class RunFinished:
     """Last event of every run, also when it fails."""
 

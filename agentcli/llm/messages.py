@@ -6,18 +6,20 @@ the stream-json printer emits them in Anthropic message shape, which this mirror
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, Literal, TypeAlias
+
+from agentcli.record import record
 
 Role = Literal["user", "assistant"]
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class TextBlock:
     text: str
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ThinkingBlock:
     """Model reasoning. `signature` (Anthropic) must be sent back verbatim; `provider` says who signed it,
     so another provider's adapter can drop or convert it."""
@@ -27,13 +29,13 @@ class ThinkingBlock:
     provider: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class RedactedThinkingBlock:
     data: str
     provider: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ToolUseBlock:
     """A tool call. `raw_arguments` is set only when the model's argument text was not valid JSON
     (then `input` is empty and the loop answers with an error result)."""
@@ -44,14 +46,14 @@ class ToolUseBlock:
     raw_arguments: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ToolResultBlock:
     tool_use_id: str
     content: str
     is_error: bool = False
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ImageBlock:
     """An image. With `path` (and the file's `sha256`) it is stored by reference: sessions keep the path and
     hash, not the bytes, and read the file again on resume (agentcli.llm.imagefile)."""
@@ -67,7 +69,7 @@ ContentBlock: TypeAlias = (
 )
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Message:
     role: Role
     content: tuple[ContentBlock, ...]
@@ -174,7 +176,7 @@ def block_from_dict(d: dict[str, Any]) -> ContentBlock:
     raise ValueError(f"unknown content block type {t!r}")
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Usage:
     """Token counts for one request (or a sum). `estimated` marks counts we computed, not the provider."""
 
@@ -207,7 +209,7 @@ class Usage:
         }
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ToolSpec:
     """What the model is told about a tool."""
 

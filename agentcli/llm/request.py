@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, Literal, Protocol
 
 from agentcli.llm.messages import Message, ToolSpec
 from agentcli.llm.stream import StreamEvent
+from agentcli.record import record
 
 Effort = Literal["low", "medium", "high"]
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ModelRequest:
     """Everything a provider needs for one call. `model` is the provider's own model name (no prefix)."""
 

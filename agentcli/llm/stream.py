@@ -4,41 +4,41 @@ as part of `AgentEvent` (agentcli.core.events)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Literal, TypeAlias
 
 from agentcli.llm.messages import Usage
+from agentcli.record import record
 
 StopReason = Literal["end_turn", "tool_use", "max_tokens", "stop_sequence", "refusal", "error", "cancelled"]
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class TextDelta:
     """A piece of assistant text."""
 
     text: str
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ThinkingDelta:
     """A piece of reasoning text (Anthropic thinking, OpenAI reasoning summary, Gemini thought, `<think>`)."""
 
     text: str
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ThinkingSignature:
     """The signature that closes a thinking block (Anthropic); must be echoed back on the next request."""
 
     signature: str
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class RedactedThinking:
     data: str
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ToolCallStart:
     """A tool call begins. `index` identifies it among parallel calls in this response."""
 
@@ -47,7 +47,7 @@ class ToolCallStart:
     name: str
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ToolCallDelta:
     """A piece of a tool call's JSON argument text."""
 
@@ -55,19 +55,19 @@ class ToolCallDelta:
     arguments: str
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ToolCallEnd:
     index: int
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class UsageReport:
     """Usage for the current request so far. Adapters send the cumulative figure; the last one wins."""
 
     usage: Usage
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ApiRetry:
     """A request failed in a retryable way and will be retried after `delay_s`. `discarded`: the stream broke
     after some output (text or a tool call); that output is void and the retried response starts over."""
@@ -81,7 +81,7 @@ class ApiRetry:
     discarded: bool = False
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class WebSearchResults:
     """The provider searched the web itself (a server-side tool: Anthropic web_search, OpenAI Responses
     web_search, Gemini google_search grounding): its queries and the sources it found or cited."""
@@ -91,7 +91,7 @@ class WebSearchResults:
     sources: tuple[tuple[str, str], ...]  # (title, url)
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class MessageStop:
     """The model finished this response. `model` is the model the provider says answered."""
 
@@ -99,7 +99,7 @@ class MessageStop:
     model: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Notice:
     """Something the user should know that is not an error: a provider's warning (Ollama's context size), a
     rule that could not be saved, a skipped checkpoint, a mode change. Adapters may yield it mid-stream; it is

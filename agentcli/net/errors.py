@@ -24,7 +24,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from agentcli.errors import (
@@ -37,6 +37,7 @@ from agentcli.errors import (
     RateLimitError,
     UnavailableError,
 )
+from agentcli.record import record
 from agentcli.redact import redact
 
 
@@ -175,7 +176,7 @@ def message_from_body(body: bytes) -> tuple[str, str | None]:
     return str(msg)[:500], str(etype) if etype else None
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ApiIdentity:
     """Who we were talking to, for messages and hints: `label` (Anthropic), `key_env` (ANTHROPIC_API_KEY)."""
 

@@ -1,4 +1,5 @@
-"""The HTTP client every provider request goes through: httpx (`AsyncClient`, HTTP/1.1 framed by h11).
+"""The HTTP client every provider request goes through: httpx (the sync `Client` on a worker thread per request,
+HTTP/1.1 framed by h11; `net/exchange.py` says why not `AsyncClient`).
 
 What agentcli adds around it, and why:
 - one trust store (`net/tls.py`) and one proxy decision (`net/proxy.py`, with `NO_PROXY` CIDR ranges) for
@@ -7,7 +8,7 @@ What agentcli adds around it, and why:
   `retries` only covers connecting, and we leave it at 0), its pool drops a kept-alive connection the server
   closed before reusing it, and the errors raised here are retryable only when the connection never opened;
 - connection refused on a loopback URL fails at once, with a hint to start or check the local server;
-- the body is handed on per network read (`net/reads.py`), not per HTTP chunk, so the stream decoders batch;
+- the body is handed on per network read (`net/exchange.py`), not per HTTP chunk, so the stream decoders batch;
 - errors become members of the agentcli error tree (`net/errors.py`), with keys redacted.
 
 httpx is imported when the first request is sent (or earlier, in the background: `net/preload.py`), so
@@ -40,7 +41,7 @@ if TYPE_CHECKING:
 
     import httpx
 
-    from agentcli.net.reads import ReadAhead
+    from agentcli.net.exchange import Exchange
 
 __all__ = ["HttpClient", "Response", "Timeouts", "is_loopback", "is_loopback_url", "proxy_for"]
 
@@ -51,37 +52,41 @@ _ERROR_BODY_CAP = 1 << 20
 class Response:
     """Status and headers of a response whose body has not been read yet."""
 
-    def __init__(self, resp: httpx.Response, read_timeout: float | None) -> None:
-        self._resp = resp
+    def __init__(self, exchange: Exchange, resp: httpx.Response, read_timeout: float | None) -> None:
+        self._exchange = exchange
+        self._url = str(resp.request.url)
         self._read_timeout = read_timeout  # set when shorter than what httpx was given (the first-byte limit)
         self.status = resp.status_code
         self.reason = resp.reason_phrase
         self.headers: Mapping[str, str] = resp.headers  # case-insensitive; repeated headers joined with ", "
-        self._reader: ReadAhead | None = None
 
     async def aiter_bytes(self) -> AsyncIterator[bytes]:
         """The body, de-chunked, one piece per network read (what arrived together stays together)."""
         from agentcli.net.mapping import map_httpx_error
-        from agentcli.net.reads import ReadAhead
 
-        reader = self._reader = ReadAhead(self._resp.aiter_raw(), self._read_timeout)
         try:
-            async for piece in reader:
-                yield piece
+            if self._read_timeout is None:
+                async for piece in self._exchange:
+                    yield piece
+            else:
+                while True:
+                    async with asyncio.timeout(self._read_timeout):
+                        piece = await anext(self._exchange, b"")
+                    if not piece:  # the exchange never hands on an empty piece
+                        break
+                    yield piece
         except TimeoutError:
             from agentcli.net.errors import NOT_RESENT, NetTimeout
 
             raise NetTimeout(f"the server sent nothing for {self._read_timeout:g}s", phase="read",
                              hint=NOT_RESENT) from None
         except Exception as e:
-            raise map_httpx_error(e, str(self._resp.request.url), phase="read") from None
+            raise map_httpx_error(e, self._url, phase="read") from None
         finally:
             await self.aclose()
 
     async def aclose(self) -> None:
-        if self._reader is not None:
-            await self._reader.aclose()
-        await self._resp.aclose()
+        await self._exchange.aclose()
 
     async def read(self, limit: int = _ERROR_BODY_CAP) -> bytes:
         """The whole body (up to `limit` bytes; the rest is discarded), then close."""
@@ -115,7 +120,7 @@ class HttpClient:
         self.timeouts = timeouts or Timeouts()
         self._env = env
         self._ssl = ssl_context
-        self._clients: dict[tuple[str | None, bool], httpx.AsyncClient] = {}
+        self._clients: dict[tuple[str | None, bool], httpx.Client] = {}
 
     async def send(
         self,
@@ -136,33 +141,42 @@ class HttpClient:
         for k, v in (headers or {}).items():
             hdrs[k.lower()] = _clean_header(k, v)
         client, proxy = self._route(url)
+        from agentcli.net.exchange import Exchange
         from agentcli.net.mapping import map_httpx_error, timeout_of
 
         try:
             req = client.build_request(method, url, headers=hdrs, content=body, timeout=timeout_of(t))
         except Exception as e:
             raise map_httpx_error(e, url, phase="connect", proxy=proxy) from None
+        # A cancellation already requested of this task (an interrupt answered while a tool call was being
+        # approved) is delivered here, before the worker sends anything, as the async client's first await did.
+        await asyncio.sleep(0)
+        exchange = Exchange(client, req)
         try:
             if t.first_byte < t.read:
                 async with asyncio.timeout(t.first_byte):
-                    resp = await client.send(req, stream=True)
+                    resp = await exchange.head()
             else:
-                resp = await client.send(req, stream=True)
+                resp = await exchange.head()
         except TimeoutError:
+            await exchange.aclose()
             from agentcli.net.errors import NOT_RESENT, NetTimeout
 
             raise NetTimeout(f"no response from {_origin(url)} within {t.first_byte:g}s", phase="first_byte",
                              hint=NOT_RESENT) from None
+        except asyncio.CancelledError:
+            await exchange.aclose()
+            raise
         except Exception as e:
             raise map_httpx_error(e, url, phase="first_byte", proxy=proxy) from None
-        return Response(resp, t.read if t.read < t.first_byte else None)
+        return Response(exchange, resp, t.read if t.read < t.first_byte else None)
 
     async def aclose(self) -> None:
         clients, self._clients = self._clients, {}
         for c in clients.values():
-            await c.aclose()
+            c.close()
 
-    def _route(self, url: str) -> tuple[httpx.AsyncClient, str | None]:
+    def _route(self, url: str) -> tuple[httpx.Client, str | None]:
         """The httpx client for `url` and the proxy it goes through (None: direct)."""
         env = os.environ if self._env is None else self._env
         try:

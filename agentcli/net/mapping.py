@@ -37,13 +37,13 @@ def timeout_of(t: Timeouts) -> httpx.Timeout:
     return httpx.Timeout(connect=t.connect, read=slow, write=slow, pool=t.connect)
 
 
-def new_client(proxy: str | None, ctx: ssl.SSLContext, t: Timeouts) -> httpx.AsyncClient:
+def new_client(proxy: str | None, ctx: ssl.SSLContext, t: Timeouts) -> httpx.Client:
     """An httpx client for one route: direct (`proxy` None) or through `proxy`, trusting `ctx`."""
     try:
         via = None
         if proxy:  # the proxy's own certificate is checked with the same store (httpcore refuses one for http://)
             via = httpx.Proxy(proxy, ssl_context=ctx) if proxy.lower().startswith("https:") else httpx.Proxy(proxy)
-        return httpx.AsyncClient(proxy=via, verify=ctx, trust_env=False, follow_redirects=False,
+        return httpx.Client(proxy=via, verify=ctx, trust_env=False, follow_redirects=False,
                                  timeout=timeout_of(t))
     except ImportError:
         raise ConfigError("a SOCKS proxy is configured, but the socksio package is not installed",

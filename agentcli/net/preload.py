@@ -44,12 +44,10 @@ def ensure() -> None:
         return
     with _lock:
         if not _ready:
-            import anyio._backends._asyncio  # noqa: F401 - what httpcore loads at its first connection
-
             _import_httpcore()
 
+            import agentcli.net.exchange
             import agentcli.net.mapping  # httpx itself
-            import agentcli.net.reads
             import agentcli.net.tls  # noqa: F401
 
             _ready = True

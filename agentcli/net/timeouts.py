@@ -3,10 +3,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from agentcli.record import record
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Timeouts:
     """Seconds allowed to connect, to receive the response headers, and between two body reads."""
 

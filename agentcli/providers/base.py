@@ -7,7 +7,7 @@ Nothing here imports tools/, session/, ui/ or output/.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING, Any
 
 from agentcli.errors import AuthError
@@ -15,12 +15,13 @@ from agentcli.llm.messages import ToolSpec
 from agentcli.llm.request import Effort as Effort
 from agentcli.llm.request import ModelRequest as ModelRequest
 from agentcli.llm.request import Provider as Provider
+from agentcli.record import record
 
 if TYPE_CHECKING:
     from agentcli.net.http import HttpClient
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ProviderConfig:
     """How to reach a provider. `api_key` is a secret: never log or store it."""
 

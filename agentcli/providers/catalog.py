@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -20,6 +19,7 @@ from typing import Any
 from agentcli.errors import UsageError
 from agentcli.llm.messages import Usage
 from agentcli.providers.datafile import load_builtin_toml
+from agentcli.record import record
 
 KNOWN_PROVIDERS = frozenset(
     {"anthropic", "openai", "google", "gemini", "ollama", "openai-responses", "responses", "openai-chat", "azure",
@@ -32,7 +32,7 @@ _DATED = re.compile(r"(-\d{8}|-\d{4}-\d{2}-\d{2}|-latest)$")
 Overrides = Mapping[str, Mapping[str, Any]]
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ModelInfo:
     """One catalog entry. Prices are USD per million tokens."""
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, replace
 from typing import Any
 
 from agentcli import paths
@@ -19,6 +19,7 @@ from agentcli.atomicfile import atomic_write
 from agentcli.net.api import join_url, open_stream
 from agentcli.net.errors import ApiIdentity, ConnectError
 from agentcli.net.http import HttpClient, Timeouts
+from agentcli.record import record
 
 PROBE_TOOL = {
     "type": "function",
@@ -31,7 +32,7 @@ PROBE_TOOL = {
 PROBE_PROMPT = "What time is it in Paris? Use the get_time tool."
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ModelEntry:
     """One listed model. Prices are USD per million tokens (0 for local models); `source`: catalog | live."""
 
@@ -46,7 +47,7 @@ class ModelEntry:
         return asdict(self)
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ProbeResult:
     """`tool_calling`: native | text (written as text, extractable) | none | unknown. `tools_in_prompt`: what a
     request's prompt token count showed (None: not checked yet); `llamacpp`: whether `/props` answered."""

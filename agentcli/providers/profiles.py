@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field, fields
+from dataclasses import field, fields
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -17,11 +17,12 @@ from urllib.parse import urlsplit, urlunsplit
 from agentcli.errors import AuthError, ConfigError
 from agentcli.providers.base import ProviderConfig
 from agentcli.providers.datafile import load_builtin_toml
+from agentcli.record import record
 
 _DATA = Path(__file__).with_name("profiles.toml")
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Profile:
     """One OpenAI-compatible host and its quirks (field meanings are documented in profiles.toml)."""
 

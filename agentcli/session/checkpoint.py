@@ -26,6 +26,7 @@ from functools import cache
 from pathlib import Path
 
 from agentcli.errors import SessionError
+from agentcli.record import record
 
 MAX_FILE_BYTES = 5 * 1024 * 1024
 MAX_CHANGED_FILES = 50_000
@@ -63,14 +64,14 @@ def oid(text: str) -> str:
     return text
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Snapshot:
     tree: str
     hashed: int  # files re-read for this snapshot
     skipped: tuple[str, ...] = ()  # too large, or holding a secret
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Change:
     status: str  # A (only in the target: will be created) | D (will be deleted) | M | T (type change)
     path: str

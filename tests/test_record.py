@@ -1,0 +1,110 @@
+"""`@record` (agentcli/record.py) behaves as `@dataclass(frozen=True, slots=True)` for everything agentcli and its
+users do with events, stream events and messages, without compiling code per class."""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import pickle
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+
+from agentcli.record import record
+
+
+@record
+class Point:
+    """A record with every kind of field."""
+
+    x: int
+    y: int = 0
+    tags: tuple[str, ...] = ()
+    meta: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+
+
+@dataclass(frozen=True, slots=True)
+class PointDc:
+    """The same, as the dataclass it replaces."""
+
+    x: int
+    y: int = 0
+    tags: tuple[str, ...] = ()
+    meta: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+
+
+@record
+class Checked:
+    """A record whose `__post_init__` validates."""
+
+    n: int
+
+    def __post_init__(self) -> None:
+        if self.n < 0:
+            raise ValueError("negative")
+
+
+@pytest.mark.parametrize("args, kwargs", [((1,), {}), ((1, 2), {}), ((), {"x": 1, "y": 2}),
+                                          ((1,), {"tags": ("a",), "meta": {"k": 1}})])
+def test_construction_eq_hash_repr_match_the_dataclass(args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+    a, b = Point(*args, **kwargs), PointDc(*args, **kwargs)
+    assert repr(a).replace("Point(", "") == repr(b).replace("PointDc(", "")
+    assert dataclasses.astuple(a) == dataclasses.astuple(b) and dataclasses.asdict(a) == dataclasses.asdict(b)
+    assert a == Point(*args, **kwargs) and hash(a) == hash(Point(*args, **kwargs))
+    assert a != b  # another class, as two dataclasses with the same fields
+    assert Point(1, meta={"a": 1}) == Point(1, meta={"b": 2})  # compare=False is honoured
+
+
+def test_frozen_slotted_and_a_dataclass() -> None:
+    p = Point(1)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        p.x = 2  # type: ignore[misc]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        del p.x  # type: ignore[misc]
+    assert not hasattr(p, "__dict__") and Point.__slots__ == ("x", "y", "tags", "meta")
+    assert dataclasses.is_dataclass(p) and [f.name for f in dataclasses.fields(p)] == ["x", "y", "tags", "meta"]
+    assert dataclasses.replace(p, y=5) == Point(1, 5)
+    assert Point.__match_args__ == ("x", "y", "tags", "meta")
+    match p:
+        case Point(1, y):
+            assert y == 0
+        case _:
+            pytest.fail("no match")
+
+
+def test_defaults_are_not_shared_and_copies_and_pickles_work() -> None:
+    a, b = Point(1), Point(1)
+    assert a.meta is not b.meta
+    c = Point(1, 2, ("t",), {"k": [1]})
+    for twin in (copy.copy(c), copy.deepcopy(c), pickle.loads(pickle.dumps(c))):
+        assert twin == c and twin.meta == {"k": [1]}
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda: Point(), "missing required argument: 'x'"),
+    (lambda: Point(1, 2, (), {}, 5), "takes 4 positional arguments but 5 were given"),
+    (lambda: Point(1, x=2), "multiple values for argument 'x'"),
+    (lambda: Point(1, z=2), "unexpected keyword argument 'z'"),
+])
+def test_wrong_arguments_are_type_errors(call: Any, message: str) -> None:
+    with pytest.raises(TypeError, match=message):
+        call()
+
+
+def test_post_init_runs() -> None:
+    assert Checked(1).n == 1
+    with pytest.raises(ValueError, match="negative"):
+        Checked(-1)
+
+
+def test_the_vocabulary_is_made_of_records() -> None:
+    """Events, stream events and messages compile no code per class: none of them has a generated `__init__`."""
+    from agentcli.core import events
+    from agentcli.llm import messages, stream
+
+    classes = [c for m in (events, stream, messages) for c in vars(m).values()
+               if isinstance(c, type) and dataclasses.is_dataclass(c) and c.__module__ == m.__name__]
+    assert len(classes) >= 30
+    assert all(c.__init__.__module__ == "agentcli.record" for c in classes), [
+        c.__name__ for c in classes if c.__init__.__module__ != "agentcli.record"]
