@@ -244,7 +244,7 @@ class McpManager:
             return []
         from agentcli.mcp.mentions import resource_blocks
 
-        return await resource_blocks(self, text, self.accepts_images())
+        return await resource_blocks(self.connections, text, self.accepts_images())
 
     def notices(self) -> list[tuple[str, str]]:
         out, self._notices = self._notices, []

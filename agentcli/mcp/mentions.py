@@ -8,17 +8,21 @@ from __future__ import annotations
 
 import re
 import shlex
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping
+from typing import Any, Protocol
 
 from agentcli.llm.messages import ContentBlock, ImageBlock, TextBlock
 from agentcli.mcp.tool import IMAGE_TYPES
 
-if TYPE_CHECKING:
-    from agentcli.mcp.manager import McpManager
-
 MENTION = re.compile(r"(?<![\w@])@([A-Za-z0-9-]+(?:_[A-Za-z0-9-]+)*):(\S+)")
 MAX_RESOURCE_CHARS = 100_000
 TIMEOUT_S = 30.0
+
+
+class ResourceServer(Protocol):
+    """A server whose resources can be read (agentcli.mcp.connection.Connection)."""
+
+    async def read_resource(self, uri: str, timeout_s: float) -> dict[str, Any]: ...
 
 
 def mentions(text: str, servers: set[str]) -> list[tuple[str, str]]:
@@ -31,11 +35,11 @@ def mentions(text: str, servers: set[str]) -> list[tuple[str, str]]:
     return out
 
 
-async def resource_blocks(manager: McpManager, text: str, images_ok: bool) -> list[ContentBlock]:
+async def resource_blocks(servers: Mapping[str, ResourceServer], text: str, images_ok: bool) -> list[ContentBlock]:
     """The blocks `@server:uri` mentions in `text` attach; a resource that cannot be read says why."""
     blocks: list[ContentBlock] = []
-    for server, uri in mentions(text, set(manager.connections)):
-        conn = manager.connections[server]
+    for server, uri in mentions(text, set(servers)):
+        conn = servers[server]
         try:
             result = await conn.read_resource(uri, TIMEOUT_S)
         except Exception as err:  # the prompt still goes; the model reads why the resource is missing
