@@ -349,8 +349,10 @@ class Repl:
         self._show_branch()
         from agentcli.assembly.runtime import build
 
-        # MCP servers start once the prompt is up (the SDK import and server processes take CPU)
-        settings = dataclasses.replace(self.settings, mcp_start_delay_s=MCP_START_DELAY_S)
+        # MCP servers start once the prompt is up (the SDK import and server processes take CPU), and no prompt
+        # waits for them unless the user set a grace: their tools arrive when they are ready
+        grace = 0.0 if self.settings.mcp_grace_s is None else self.settings.mcp_grace_s
+        settings = dataclasses.replace(self.settings, mcp_start_delay_s=MCP_START_DELAY_S, mcp_grace_s=grace)
         return await build(settings, PausingApprover(self, make_approver(self)))
 
     async def ensure_agent(self) -> Agent | None:
