@@ -303,6 +303,26 @@ class McpManager:
 
         return await resource_blocks(self.connections, text, self.accepts_images())
 
+    async def expand(self, text: str) -> str | None:
+        """`/mcp__server__prompt args` → what that server prompt asks (`prompts/get`), as Claude Code runs MCP
+        prompts in every mode; None for any other text."""
+        if not text.startswith("/mcp__"):
+            return None
+        from agentcli.mcp.mentions import expand_prompt
+
+        return await expand_prompt(text, self.prompts(), self._state_of)
+
+    def _state_of(self, server: str) -> str | None:
+        """Why a configured server offers no prompts now (None: no such server)."""
+        conn = self.connections.get(server)
+        if conn is not None:
+            return conn.unavailable() if conn.status != "connected" else f"MCP server '{server}' has no such prompt"
+        if server in self.config.untrusted:
+            return f"MCP server '{server}' was not started: the project's MCP servers are not trusted"
+        if server in self.config.servers:
+            return f"MCP server '{server}' is not connected"
+        return None
+
     def notices(self) -> list[tuple[str, str]]:
         out, self._notices = self._notices, []
         return out
