@@ -81,6 +81,7 @@ class McpConfig:
     servers: dict[str, ServerConfig] = field(default_factory=dict)
     untrusted: dict[str, ServerConfig] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
+    invalid: dict[str, str] = field(default_factory=dict)  # name → why its entry could not be used
 
 
 def safe_url(url: str) -> str:
@@ -195,6 +196,7 @@ def parse_servers(data: Any, scope: str, origin: str, environ: Mapping[str, str]
             into[str(name)] = parse_entry(str(name), raw, scope, origin, environ)
         except ConfigError as err:
             out.problems.append(f"MCP server '{name}' ({origin}): {err.message}")
+            out.invalid[str(name)] = err.message
             into.pop(str(name), None)
 
 

@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import json
+import sys
+import time
 from pathlib import Path
 
 from agentcli import paths
 from agentcli.mcp.config import load
 from tests.cli.helpers import agentcli, git_repo
+
+SERVERS = Path(__file__).parent / "servers"
 
 
 def test_add_list_get_remove(tmp_path: Path) -> None:
@@ -21,7 +25,8 @@ def test_add_list_get_remove(tmp_path: Path) -> None:
                     root).status == 0
     listed = agentcli(["mcp", "list"], root).stdout
     assert "time  [local]  mcp-server-time --local-timezone UTC" in listed
-    assert "web  [user]  http://127.0.0.1:3001/mcp\n" in listed  # no query string shown
+    # no query string shown; ${TOK} is not set here, so it cannot start
+    assert "web  [user]  http://127.0.0.1:3001/mcp  ✗ invalid (environment variable TOK is not set)" in listed
     assert "shared  [project]  npx s (not trusted" in listed
     got = json.loads(agentcli(["mcp", "get", "web"], root).stdout)
     assert got["headers"] == {"Authorization": "…"} and got["scope"] == "user"
@@ -49,3 +54,29 @@ def test_adding_to_a_trusted_project_keeps_it_trusted(tmp_path: Path) -> None:
     assert agentcli(["mcp", "add", "mine", "-s", "project", "--", "npx", "mine"], root).status == 0
     assert list(load(root).servers) == ["mine"] and not load(root).untrusted
     assert "(not trusted" not in agentcli(["mcp", "list"], root).stdout
+
+
+def test_list_checks_each_servers_health(tmp_path: Path, time_server: list[str]) -> None:
+    """As `claude mcp list`: each server that would start is connected once; a trusted one that works shows its
+    tools, a broken one why (with its stderr), a silent one costs MCP_TIMEOUT; an untrusted one is not started."""
+    root = git_repo(tmp_path / "proj", {"README.md": "x\n"})
+    for name, argv in (("time", time_server), ("crashing", [sys.executable, str(SERVERS / "crashing.py")]),
+                       ("silent", [sys.executable, str(SERVERS / "silent.py")])):
+        assert agentcli(["mcp", "add", name, "--", *argv], root).status == 0
+    marker = tmp_path / "started"
+    (root / ".mcp.json").write_text(json.dumps({"mcpServers": {"theirs": {
+        "command": sys.executable, "args": ["-c", f"open({str(marker)!r}, 'w')"]}}}))
+    t0 = time.monotonic()
+    run = agentcli(["mcp", "list"], root, {"MCP_TIMEOUT": "10000"}, timeout=120)
+    took = time.monotonic() - t0
+    assert run.status == 0, run.stderr
+    lines = {ln.split("  ")[0]: ln for ln in run.stdout.splitlines()}
+    assert "✓ connected (2 tools)" in lines["time"]
+    assert "✗ failed" in lines["crashing"] and "DATABASE_URL is not set" in lines["crashing"]
+    assert "✗ failed (did not connect within 10 s (MCP_TIMEOUT))" in lines["silent"]
+    assert "(not trusted" in lines["theirs"] and "✓" not in lines["theirs"] and "✗" not in lines["theirs"]
+    assert not marker.exists()
+    assert took < 10 + 20, took
+    rows = {r["name"]: r for r in json.loads(agentcli(["mcp", "list", "--json"], root, {"MCP_TIMEOUT": "10000"},
+                                                             timeout=120).stdout)}
+    assert rows["time"]["status"] == "connected" and "status" not in rows["theirs"]
