@@ -278,6 +278,25 @@ def load(root: Path, flag_configs: Iterable[str] = (), strict: bool = False,
     return out
 
 
+def add_source(out: McpConfig, data: Any, *, scope: str, origin: str, trusted: bool,
+               environ: Mapping[str, str] | None = None) -> None:
+    """Servers from one more place a user keeps them (Claude Code's `~/.claude.json`: its `mcpServers`, its
+    per-project entries), as a layer above those already in `out`. `data` is a `{name: entry}` mapping; `scope` is
+    Claude Code's (user, project, local: a `project` source is the repository's, so it may not expand provider keys
+    and its annotations are not believed); `origin` names the file in notices. A trusted source's servers may start
+    (replacing one of the same name); an untrusted one's wait in `out.untrusted` (a server already allowed keeps
+    its place) until the user trusts them. A bad entry is one line in `out.problems`, never an exception."""
+    env = os.environ if environ is None else environ
+    found: dict[str, ServerConfig] = {}
+    parse_servers(data, scope, origin, env, out, found)
+    if trusted:
+        out.servers.update(found)
+        for name in found:
+            out.untrusted.pop(name, None)
+    else:
+        out.untrusted.update({n: s for n, s in found.items() if n not in out.servers})
+
+
 def describe(servers: Iterable[ServerConfig]) -> list[str]:
     """What starting these servers would do, in words (the trust question shows it)."""
     out: list[str] = []
