@@ -9,7 +9,7 @@ import functools
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from agentcli.mcp.config import McpConfig
+from agentcli.mcp.config import McpConfig, ServerConfig
 
 if TYPE_CHECKING:
     from agentcli.settings.config import Settings
@@ -51,3 +51,37 @@ async def check(config: McpConfig, settings: Settings) -> dict[str, Health]:
         return out
     finally:
         await manager.aclose()
+
+
+def doctor_lines(settings: Settings) -> list[str]:
+    """`agentcli doctor`'s MCP section: every server of this project with its health (checked now), each one that
+    waits for trust or whose entry cannot be used, and each MCP_* variable that is not understood."""
+    import asyncio
+    import os
+
+    from agentcli.mcp.config import load
+    from agentcli.mcp.limits import resolve
+
+    config = load(settings.project_root, settings.mcp_config, settings.strict_mcp_config)
+    limits = resolve(os.environ, settings.mcp_connect_timeout_s, settings.mcp_tool_timeout_s)
+    if not (config.servers or config.untrusted or config.problems or limits.problems):
+        return ["MCP servers: none configured"]
+    found = asyncio.run(check(config, settings)) if config.servers else {}
+    out = [f"MCP servers: {len(config.servers)} to start, {len(config.untrusted)} waiting for trust "
+           f"(connect timeout {limits.connect_timeout_s:g} s{limits.connect_source()})"]
+    for name, cfg in config.servers.items():
+        health = found.get(name)
+        state = f"{health.status} ({health.detail})" if health is not None else "not checked"
+        out.append(f"  {name} [{cfg.scope}] {_shown(cfg)}: {state}")
+    out += [f"  {name} [{cfg.scope}] {_shown(cfg)}: not started, the project is not trusted (agentcli "
+            "permissions trust)" for name, cfg in config.untrusted.items()]
+    out += [f"  problem: {p}" for p in (*config.problems, *limits.problems)]
+    return out
+
+
+def _shown(cfg: ServerConfig) -> str:
+    """What a server runs, fit for a bug report: its own secrets and any key written into its arguments removed."""
+    from agentcli.redact import redact
+    from agentcli.settings.trust import printable
+
+    return printable(redact(cfg.target, cfg.secrets()))

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import sys
-import time
 from pathlib import Path
 
 from agentcli import paths
@@ -58,7 +57,8 @@ def test_adding_to_a_trusted_project_keeps_it_trusted(tmp_path: Path) -> None:
 
 def test_list_checks_each_servers_health(tmp_path: Path, time_server: list[str]) -> None:
     """As `claude mcp list`: each server that would start is connected once; a trusted one that works shows its
-    tools, a broken one why (with its stderr), a silent one costs MCP_TIMEOUT; an untrusted one is not started."""
+    tools, a broken one why (with its stderr), a silent one is given up after MCP_TIMEOUT; an untrusted one is not
+    started."""
     root = git_repo(tmp_path / "proj", {"README.md": "x\n"})
     for name, argv in (("time", time_server), ("crashing", [sys.executable, str(SERVERS / "crashing.py")]),
                        ("silent", [sys.executable, str(SERVERS / "silent.py")])):
@@ -66,9 +66,7 @@ def test_list_checks_each_servers_health(tmp_path: Path, time_server: list[str])
     marker = tmp_path / "started"
     (root / ".mcp.json").write_text(json.dumps({"mcpServers": {"theirs": {
         "command": sys.executable, "args": ["-c", f"open({str(marker)!r}, 'w')"]}}}))
-    t0 = time.monotonic()
     run = agentcli(["mcp", "list"], root, {"MCP_TIMEOUT": "10000"}, timeout=120)
-    took = time.monotonic() - t0
     assert run.status == 0, run.stderr
     lines = {ln.split("  ")[0]: ln for ln in run.stdout.splitlines()}
     assert "✓ connected (2 tools)" in lines["time"]
@@ -76,7 +74,23 @@ def test_list_checks_each_servers_health(tmp_path: Path, time_server: list[str])
     assert "✗ failed (did not connect within 10 s (MCP_TIMEOUT))" in lines["silent"]
     assert "(not trusted" in lines["theirs"] and "✓" not in lines["theirs"] and "✗" not in lines["theirs"]
     assert not marker.exists()
-    assert took < 10 + 20, took
     rows = {r["name"]: r for r in json.loads(agentcli(["mcp", "list", "--json"], root, {"MCP_TIMEOUT": "10000"},
                                                              timeout=120).stdout)}
     assert rows["time"]["status"] == "connected" and "status" not in rows["theirs"]
+
+
+def test_doctor_has_a_line_for_each_server(tmp_path: Path, time_server: list[str]) -> None:
+    root = git_repo(tmp_path / "proj", {"README.md": "x\n"})
+    assert agentcli(["mcp", "add", "time", "--", *time_server], root).status == 0
+    assert agentcli(["mcp", "add", "crashing", "-e", "TOKEN=s3cret-token-value", "--", sys.executable,
+                     str(SERVERS / "crashing.py"), "--token", "s3cret-token-value"], root).status == 0
+    (root / ".mcp.json").write_text('{"mcpServers": {"theirs": {"command": "x"}}}')
+    run = agentcli(["doctor"], root, {"MCP_TIMEOUT": "20000", "MCP_TOOL_TIMEOUT": "-1"}, timeout=120)
+    assert run.status == 0, run.stderr
+    out = run.stdout
+    assert "MCP servers: 2 to start, 1 waiting for trust (connect timeout 20 s (MCP_TIMEOUT))" in out
+    assert "  time [local] " in out and ": connected (2 tools)" in out
+    assert "crashing.py --token" in out and "s3cret-token-value" not in out
+    assert "DATABASE_URL is not set" in out
+    assert "  theirs [project] x: not started, the project is not trusted" in out
+    assert "problem: MCP_TOOL_TIMEOUT='-1' is not a positive number" in out
