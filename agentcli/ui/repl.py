@@ -380,6 +380,9 @@ class Repl:
     def adopt(self, built: Built) -> None:
         """Make `built` this session's agent (after a build, /clear, /resume or /fork)."""
         self.built, self.agent = built, built.agent
+        from agentcli.ui.mcp_commands import attach_elicitor
+
+        attach_elicitor(built.agent)  # MCP servers' questions are asked here, not declined
         if self._mode_chosen:  # chosen here (Shift-Tab, /mode) before this agent existed
             built.agent.set_mode(self._mode)
         self.status.mode = built.agent.mode  # else the policy's, from flags, config and preset

@@ -87,3 +87,23 @@ def test_prompt_arguments() -> None:
 def test_mentions_only_name_configured_servers() -> None:
     text = "read @docs:file:///a.md, and @other:x and mail@docs:y and @docs:file:///a.md"
     assert mentions(text, {"docs"}) == [("docs", "file:///a.md")]
+
+
+def test_elicitation_form_fields_and_typed_answers() -> None:
+    import pytest
+
+    from agentcli.mcp.elicit import form_fields, parse
+
+    request = {"message": "m", "requestedSchema": {"type": "object", "required": ["n"], "properties": {
+        "n": {"type": "integer", "title": "How many"}, "ok": {"type": "boolean", "default": True},
+        "size": {"type": "string", "enum": ["S", "M"]}, "w": {"type": "number"}}}}
+    fields = form_fields(request)
+    assert fields is not None
+    n, ok, size, w = fields
+    assert n.prompt() == "How many: " and ok.default == "true" and size.prompt() == "size [S/M] (optional): "
+    assert parse(n, " 3 ") == 3 and parse(ok, "no") is False and parse(size, "M") == "M" and parse(w, "2.5") == 2.5
+    for asked, bad in ((n, "x"), (ok, "maybe"), (size, "XL"), (w, "?")):
+        with pytest.raises(ValueError):
+            parse(asked, bad)
+    assert form_fields({"mode": "url", "url": "https://x"}) is None
+    assert form_fields({"requestedSchema": {"properties": {"o": {"type": "object"}}}}) is None
