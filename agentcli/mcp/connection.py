@@ -29,6 +29,7 @@ from agentcli.mcp.config import ServerConfig
 from agentcli.mcp.spawn import open_transport
 from agentcli.redact import redact
 from agentcli.version import __version__
+from agentcli.visible import one_line
 
 if TYPE_CHECKING:
     from agentcli.mcp.sdk_transport import SdkRequest
@@ -265,7 +266,7 @@ class Connection:
             return ""
         lines = [" ".join(ln.split()) for ln in raw.decode("utf-8", "replace").splitlines()]
         text = " | ".join([ln for ln in lines if ln][-TAIL_LINES:])
-        text = redact(text, self.cfg.secrets())
+        text = one_line(redact(text, self.cfg.secrets()))  # a server's bytes must not act on the terminal
         return text if len(text) <= TAIL_CHARS else "…" + text[-TAIL_CHARS:]
 
     def _fail(self, error: str) -> None:
@@ -358,5 +359,5 @@ def describe_error(err: BaseException, cfg: ServerConfig) -> str:
     text = err.error.message if isinstance(err, MCPError) else (str(err) or type(err).__name__)
     if cfg.url:
         text = text.replace(cfg.url, cfg.target)
-    text = redact(text, cfg.secrets())
+    text = one_line(redact(text, cfg.secrets()))
     return " ".join(text.split())[:300]

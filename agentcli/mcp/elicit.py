@@ -23,8 +23,11 @@ class Field:
     default: str = ""
 
     def prompt(self) -> str:
+        """The question, with what the server wrote made inert (it must not act on the terminal)."""
+        from agentcli.visible import one_line
+
         hint = f" [{'/'.join(self.choices)}]" if self.choices else " [y/n]" if self.kind == "boolean" else ""
-        return f"{self.title}{hint}{'' if self.required else ' (optional)'}: "
+        return one_line(f"{self.title}{hint}{'' if self.required else ' (optional)'}: ")
 
 
 def form_fields(request: dict[str, Any]) -> list[Field] | None:

@@ -140,7 +140,9 @@ class McpManager:
     async def _elicit(self, server: str, request: dict[str, Any]) -> dict[str, Any]:
         if self.elicitor is not None:
             return await self.elicitor(server, request)
-        asked = " ".join(str(request.get("message", "")).split())[:200]
+        from agentcli.visible import one_line
+
+        asked = one_line(" ".join(str(request.get("message", "")).split()))[:200]
         self._notices.append(("warning", f"MCP server '{server}' asked for input ({asked!r}); declined: nobody can "
                                          "answer in a non-interactive run"))
         return {"action": "decline"}

@@ -35,6 +35,7 @@ def test_crash_notices_carry_the_servers_stderr(tmp_path: Path, fake_llm: FakeLL
     assert len(lines) == 2, run.stderr
     crashed = next(ln for ln in lines if "'crashing' failed" in ln)
     assert "its stderr ended: crashing: starting | crashing: DATABASE_URL is not set; cannot start" in crashed
+    assert "\\x1b]0;pwned" in crashed and "\x1b" not in run.stderr  # shown, never acting on the terminal
     died = next(ln for ln in lines if "'dying' failed" in ln)
     assert "its stderr ended: dying: crash requested, giving up" in died
     assert "starting dying" not in died  # our own log header is not the server's stderr
