@@ -34,6 +34,9 @@ def _report() -> int:
     lines.append(f"ripgrep: {_ripgrep()}")
     lines.append(f"providers: {_providers(settings)}")
     lines += _project_lines(settings)
+    from agentcli.mcp.health import doctor_lines
+
+    lines += doctor_lines(settings)
     sys.stdout.write("\n".join(lines) + "\n")
     return 0
 

@@ -6,7 +6,8 @@
     agentcli mcp list [--json]      agentcli mcp get NAME      agentcli mcp remove NAME [--scope …]
 
 Scopes: local (default: .agentcli/settings.local.toml, yours, this project), project (.mcp.json, shared with the
-repository; others must trust it), user (~/.agentcli/config.toml, every project). Nothing here connects.
+repository; others must trust it), user (~/.agentcli/config.toml, every project). Only `list` connects: it checks
+each server that would start here (agentcli.mcp.health).
 """
 
 from __future__ import annotations
@@ -68,7 +69,7 @@ def add_json(ctx: typer.Context, name: NameArg, text: Annotated[str, typer.Argum
     return _call(ctx, _add_json, name=name, json=text, scope=scope)
 
 
-@app.command("list", help="every configured server and where it is configured")
+@app.command("list", help="every configured server, where it is configured, and whether it connects")
 def list_(ctx: typer.Context, as_json: JsonFlag = False) -> int:
     return _call(ctx, _list, json=as_json)
 
@@ -177,13 +178,20 @@ def _list(ns: argparse.Namespace, root: Path) -> int:
     from agentcli.settings import trust
 
     trusted = {"project": trust.is_mcp_trusted(root), "local": trust.is_trusted(root)}
+    health = _health(root)
     rows = []
     for scope, name, entry in _raw_entries(root):
         target = " ".join([str(entry.get("command", "")), *map(str, entry.get("args", []))]).strip() or \
             config.safe_url(str(entry.get("url", "")))
         target, ok = trust.printable(target), trusted.get(scope, True)
         note = "" if ok else " (not trusted: starts after agentcli permissions trust)"
-        rows.append({"name": name, "scope": scope, "target": target, "trusted": ok})
+        found = health.get((name, scope))
+        row: dict[str, Any] = {"name": name, "scope": scope, "target": target, "trusted": ok}
+        if found is not None:
+            row |= {"status": found.status, "detail": found.detail}
+            mark = "✓" if found.status == "connected" else "✗"
+            note += f"  {mark} {found.status} ({trust.printable(found.detail)})"
+        rows.append(row)
         if not ns.json:
             sys.stdout.write(f"{name}  [{scope}]  {target}{note}\n")
     if ns.json:
@@ -191,6 +199,25 @@ def _list(ns: argparse.Namespace, root: Path) -> int:
     elif not rows:
         sys.stdout.write("No MCP servers configured. Add one: agentcli mcp add NAME -- COMMAND [ARG…]\n")
     return 0
+
+
+def _health(root: Path) -> dict[tuple[str, str], Any]:
+    """(name, scope) → agentcli.mcp.health.Health of each server that would start here (Claude Code's `mcp list`
+    checks them too); a configuration that cannot load is reported by the list as it stands."""
+    import asyncio
+
+    from agentcli.mcp.health import Health, check
+    from agentcli.settings.config import load_settings
+
+    loaded = config.load(root)
+    out: dict[tuple[str, str], Any] = {}
+    if loaded.servers:
+        found = asyncio.run(check(loaded, load_settings(root, {})))
+        out = {(name, loaded.servers[name].scope): h for name, h in found.items() if name in loaded.servers}
+    for scope, name, _ in _raw_entries(root):
+        if name in loaded.invalid and name not in loaded.servers:
+            out[(name, scope)] = Health("invalid", loaded.invalid[name])
+    return out
 
 
 def _get(ns: argparse.Namespace, root: Path) -> int:

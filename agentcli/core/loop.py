@@ -250,7 +250,11 @@ class Agent:
             yield change
         for problem in self.sink.take_problems():  # e.g. the last run's closing snapshot failed
             yield Notice("warning", problem)
-        message = await self.registry.attach(prompt if isinstance(prompt, Message) else Message.user(prompt))
+        try:  # an MCP prompt run as a command (`/mcp__server__prompt`) may fail: the run's result says why
+            message = await self.registry.attach(prompt if isinstance(prompt, Message) else Message.user(prompt))
+        except AgentCliError as failed:
+            yield self._finish(st, runner, subtype_for(failed), failed)
+            return
         hooked: list[HookOutcome] = []
         source, self._session_start = self._session_start, None
         async for hev in runhooks.prompt_hooks(self, source, message, hooked):

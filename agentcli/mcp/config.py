@@ -81,6 +81,7 @@ class McpConfig:
     servers: dict[str, ServerConfig] = field(default_factory=dict)
     untrusted: dict[str, ServerConfig] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
+    invalid: dict[str, str] = field(default_factory=dict)  # name → why its entry could not be used
 
 
 def safe_url(url: str) -> str:
@@ -195,6 +196,7 @@ def parse_servers(data: Any, scope: str, origin: str, environ: Mapping[str, str]
             into[str(name)] = parse_entry(str(name), raw, scope, origin, environ)
         except ConfigError as err:
             out.problems.append(f"MCP server '{name}' ({origin}): {err.message}")
+            out.invalid[str(name)] = err.message
             into.pop(str(name), None)
 
 
@@ -274,6 +276,25 @@ def load(root: Path, flag_configs: Iterable[str] = (), strict: bool = False,
         out.untrusted.pop(name, None)
     out.servers = merged
     return out
+
+
+def add_source(out: McpConfig, data: Any, *, scope: str, origin: str, trusted: bool,
+               environ: Mapping[str, str] | None = None) -> None:
+    """Servers from one more place a user keeps them (Claude Code's `~/.claude.json`: its `mcpServers`, its
+    per-project entries), as a layer above those already in `out`. `data` is a `{name: entry}` mapping; `scope` is
+    Claude Code's (user, project, local: a `project` source is the repository's, so it may not expand provider keys
+    and its annotations are not believed); `origin` names the file in notices. A trusted source's servers may start
+    (replacing one of the same name); an untrusted one's wait in `out.untrusted` (a server already allowed keeps
+    its place) until the user trusts them. A bad entry is one line in `out.problems`, never an exception."""
+    env = os.environ if environ is None else environ
+    found: dict[str, ServerConfig] = {}
+    parse_servers(data, scope, origin, env, out, found)
+    if trusted:
+        out.servers.update(found)
+        for name in found:
+            out.untrusted.pop(name, None)
+    else:
+        out.untrusted.update({n: s for n, s in found.items() if n not in out.servers})
 
 
 def describe(servers: Iterable[ServerConfig]) -> list[str]:

@@ -13,7 +13,7 @@ import asyncio
 import contextlib
 import math
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
@@ -29,11 +29,22 @@ from agentcli.mcp.config import ServerConfig
 from agentcli.mcp.spawn import open_transport
 from agentcli.redact import redact
 from agentcli.version import __version__
+from agentcli.visible import one_line
 
 if TYPE_CHECKING:
     from agentcli.mcp.sdk_transport import SdkRequest
 
 CLOSE_TIMEOUT_S = 3.0
+TAIL_BYTES = 4096
+TAIL_LINES = 5
+TAIL_CHARS = 400
+
+
+Elicit = Callable[[str, dict[str, Any]], Awaitable[dict[str, Any]]]
+
+
+async def _decline(server: str, request: dict[str, Any]) -> dict[str, Any]:
+    return {"action": "decline"}
 
 
 class ToolCallError(Exception):
@@ -52,7 +63,7 @@ class Connection:
         self.cwd = cwd
         self.log_path = log_path
         self.connect_timeout_s = connect_timeout_s
-        self.on_event = on_event  # (kind, text): "connected" | "failed" | "tools" | "prompts"
+        self.on_event = on_event  # (kind, text): "connected" | "failed" | "tools" | "warning" | "withheld"
         self.status = "pending"
         self.error: str | None = None
         self.tools: list[dict[str, Any]] = []
@@ -60,6 +71,10 @@ class Connection:
         self.instructions: str | None = None
         self.server_info: dict[str, str] | None = None  # the server's own name and version, once connected
         self.changes = 0  # tool-list refreshes after a list_changed notification
+        self.timeout_source = ""  # " (MCP_TIMEOUT)" when the connect timeout came from there
+        self.withheld: list[str] = []  # tools listed but not offered (agentcli.mcp.connection._offerable)
+        # (server, `elicitation/create` params) → an ElicitResult as a dict; the manager's (decline by default)
+        self.elicit: Elicit = _decline
         self.client: Client | None = None
         self.settled = asyncio.Event()
         self._stop = asyncio.Event()
@@ -67,9 +82,11 @@ class Connection:
         self._refresh: asyncio.Task[None] | None = None
         self._started = 0.0
         self._dirty = False
+        self._gave_up = False
+        self._log_start = 0  # where this start's part of the log file begins
 
     def start(self) -> None:
-        self.status, self.error, self._started = "pending", None, time.monotonic()
+        self.status, self.error, self._started, self._gave_up = "pending", None, time.monotonic(), False
         self.settled.clear()
         self._stop.clear()
         self._task = asyncio.create_task(self._run(), name=f"mcp:{self.cfg.name}")
@@ -81,6 +98,7 @@ class Connection:
             log = self.log_path.open("a", encoding="utf-8", errors="replace")
             log.write(f"--- {time.strftime('%Y-%m-%d %H:%M:%S')} starting {self.cfg.name}\n")
             log.flush()
+            self._log_start = log.tell()
             try:
                 await self._serve(log, "auto")
             except Exception as err:
@@ -91,7 +109,8 @@ class Connection:
                 log.write(f"discover failed ({describe_error(err, self.cfg)}); retrying with initialize\n")
                 await self._serve(log, "auto")
         except Exception as err:  # every failure is one line for the user and an error for the model
-            self._fail(describe_error(err, self.cfg))
+            if not self._gave_up:
+                self._fail(describe_error(err, self.cfg))
         finally:
             self.client = None
             if self.status == "connected" and not self._stop.is_set():
@@ -102,29 +121,29 @@ class Connection:
 
     async def _serve(self, log: TextIO, mode: str) -> None:
         client = Client(open_transport(self.cfg, self.cwd, log, self.sdk()), message_handler=self._on_message,
-                        list_roots_callback=self._roots, cache=None, mode=mode,
+                        list_roots_callback=self._roots, elicitation_callback=self._elicit, cache=None, mode=mode,
                         client_info=types.Implementation(name="agentcli", version=__version__))
         # One scope for connect and serve: a deadline while connecting, none after (anyio scopes must nest).
         with anyio.CancelScope(deadline=anyio.current_time() + self.connect_timeout_s) as scope:
-            async with client:
+            async with client, anyio.create_task_group() as tg:
+                if self._modern(client):
+                    # Subscribed before the first listing: a 2026-era server publishes changes to live
+                    # subscriptions only, so one made between a listing and a later subscription would be lost.
+                    await tg.start(self._listen, client)
                 await self._list(client)
-                async with anyio.create_task_group() as tg:
-                    if self._modern(client):
-                        # subscribed before "connected": a change right after connect is not missed
-                        await tg.start(self._listen, client)
-                    scope.deadline = math.inf
-                    self.client, self.instructions = client, client.instructions
-                    info = client.server_info
-                    self.server_info = {"name": info.name, "version": info.version} if info else None
-                    self.status = "connected"
-                    self.settled.set()
-                    if self._dirty:  # a change notification arrived while connecting
-                        self._refresh = asyncio.get_running_loop().create_task(self._relist())
-                    self.on_event("connected", None)
-                    await self._stop.wait()
-                    tg.cancel_scope.cancel()
+                scope.deadline = math.inf
+                self.client, self.instructions = client, client.instructions
+                info = client.server_info
+                self.server_info = {"name": info.name, "version": info.version} if info else None
+                self.status = "connected"
+                self.settled.set()
+                if self._dirty:  # a change notification arrived while connecting
+                    self._refresh = asyncio.get_running_loop().create_task(self._relist())
+                self.on_event("connected", None)
+                await self._stop.wait()
+                tg.cancel_scope.cancel()
         if scope.cancelled_caught and self.status == "pending":
-            raise TimeoutError(f"no answer to initialize within {self.connect_timeout_s:.0f} s")
+            raise TimeoutError(f"did not connect within {self.connect_timeout_s:g} s{self.timeout_source}")
 
     def _modern(self, client: Client) -> bool:
         caps = client.server_capabilities
@@ -139,7 +158,7 @@ class Connection:
                 task_status.started()
                 started = True
                 async for _event in sub:
-                    await self._relist()
+                    self._changed()
         except Exception:  # a server that cannot listen simply sends no changes
             if not started:
                 task_status.started()
@@ -154,6 +173,7 @@ class Connection:
             cursor = page.next_cursor
             if not cursor:
                 break
+        tools = self._offerable(tools)
         prompts: list[dict[str, Any]] = []
         if caps.prompts is not None:
             with contextlib.suppress(MCPError):
@@ -161,14 +181,39 @@ class Connection:
                 prompts = [p.model_dump(by_alias=True, exclude_none=True, mode="json") for p in listed.prompts]
         self.tools, self.prompts = tools, prompts
 
+    def _offerable(self, tools: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """The tools agentcli can call: not those that only run as a task (`execution.taskSupport: required`,
+        2025-11-25), a capability agentcli does not implement; each withheld tool is said once."""
+        withheld = [str(t.get("name")) for t in tools if (t.get("execution") or {}).get("taskSupport") == "required"]
+        new = [n for n in withheld if n not in self.withheld]
+        if new:
+            self.withheld += new
+            self.on_event("withheld", ", ".join(new))
+        return [t for t in tools if str(t.get("name")) not in withheld]
+
+    async def _elicit(self, context: ClientRequestContext,
+                      params: types.ElicitRequestParams) -> types.ElicitResult:
+        """A server asks the user for input (`elicitation/create`): the front end's answer, or a decline."""
+        request = params.model_dump(by_alias=True, exclude_none=True, mode="json")
+        try:
+            answer = await self.elicit(self.cfg.name, request)
+            return types.ElicitResult.model_validate(answer)
+        except Exception:  # a broken answer is a cancel, never a failed session
+            return types.ElicitResult(action="cancel")
+
     async def _on_message(self, message: Any) -> None:
         method = getattr(message, "method", None)
         if method in ("notifications/tools/list_changed", "notifications/prompts/list_changed"):
-            if self._refresh is not None and not self._refresh.done():
-                self._dirty = True  # one more re-list when this one ends: a burst costs two, not one each
-                return
-            # Re-list outside the dispatcher's task: a request sent from inside its handler would wait on itself.
-            self._refresh = asyncio.get_running_loop().create_task(self._relist())
+            self._changed()
+
+    def _changed(self) -> None:
+        """A list changed (a loose notification, or an event of the `listen` stream; the SDK hands a 2026-era
+        event to both): one re-list, tracked, so the next request waits for it (`wait_refreshed`)."""
+        if self.client is None or (self._refresh is not None and not self._refresh.done()):
+            self._dirty = True  # one more re-list when this one ends (or once connected): a burst costs two
+            return
+        # Re-list outside the dispatcher's task: a request sent from inside its handler would wait on itself.
+        self._refresh = asyncio.get_running_loop().create_task(self._relist())
 
     async def _relist(self) -> None:
         client = self.client
@@ -197,6 +242,32 @@ class Connection:
         if self.status == "connected":
             self._fail(error)
         self._stop.set()
+
+    def give_up(self, why: str) -> None:
+        """A connect that took too long for the run waiting on it: failed now, its attempt stopped."""
+        if self.status != "pending":
+            return
+        self._gave_up = True
+        self._fail(why)
+        task = self._task
+        if task is not None and not task.done():
+            task.cancel()
+
+    def stderr_tail(self) -> str:
+        """The last lines a stdio server wrote to its stderr since it was started (secrets redacted), for the
+        notice that says it failed; "" when it wrote none."""
+        if self.cfg.transport != "stdio":
+            return ""
+        try:
+            with self.log_path.open("rb") as f:
+                f.seek(max(self._log_start, f.seek(0, 2) - TAIL_BYTES))
+                raw = f.read(TAIL_BYTES)
+        except OSError:
+            return ""
+        lines = [" ".join(ln.split()) for ln in raw.decode("utf-8", "replace").splitlines()]
+        text = " | ".join([ln for ln in lines if ln][-TAIL_LINES:])
+        text = one_line(redact(text, self.cfg.secrets()))  # a server's bytes must not act on the terminal
+        return text if len(text) <= TAIL_CHARS else "…" + text[-TAIL_CHARS:]
 
     def _fail(self, error: str) -> None:
         self.status, self.error, self.tools, self.prompts = "failed", error, [], []
@@ -288,5 +359,5 @@ def describe_error(err: BaseException, cfg: ServerConfig) -> str:
     text = err.error.message if isinstance(err, MCPError) else (str(err) or type(err).__name__)
     if cfg.url:
         text = text.replace(cfg.url, cfg.target)
-    text = redact(text, cfg.secrets())
+    text = one_line(redact(text, cfg.secrets()))
     return " ".join(text.split())[:300]

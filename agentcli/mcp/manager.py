@@ -1,9 +1,11 @@
 """Every configured MCP server of a session, as one source of tools for the registry.
 
 Start-up never waits: `start()` schedules a background task that imports the SDK in a worker thread and connects
-all servers in parallel. The loop calls `refresh()` before each request; the first one waits for servers still
-connecting until `grace_s` after start, later ones only for a re-list a change notification started. A server
-that fails becomes one notice line, and calling one of its tools an error the model reads.
+all servers in parallel. The loop calls `refresh()` before each request. The first one waits, as Claude Code does:
+a headless run (`grace_s` None) for every server to connect or fail, each bounded by MCP_TIMEOUT (a server still
+silent then is given up, with one notice); the REPL (`grace_s` 0) not at all, its servers' tools arriving when they
+are ready; an explicit grace for that long. Later refreshes wait only for a re-list a change notification started.
+A server that fails becomes one notice line, and calling one of its tools an error the model reads.
 """
 
 from __future__ import annotations
@@ -11,38 +13,42 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import importlib
+import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agentcli import paths
 from agentcli.llm.messages import ContentBlock
 from agentcli.mcp.config import McpConfig, ServerConfig
+from agentcli.mcp.limits import resolve
 from agentcli.mcp.search import SEARCH_TOOL, DeferredTools
 from agentcli.tools.base import Tool
 
 if TYPE_CHECKING:
-    from agentcli.mcp.connection import Connection
+    from agentcli.mcp.connection import Connection, Elicit
     from agentcli.mcp.sdk_transport import SdkRequest
     from agentcli.mcp.spawn import Wrap
 
 DEFAULT_WINDOW = 128_000
 REFRESH_WAIT_S = 2.0
+SETTLE_MARGIN_S = 0.5  # past a server's own connect deadline, for its transport to report the timeout
 
 
 class McpManager:
     """Implements agentcli.tools.base.ToolSource."""
 
-    def __init__(self, config: McpConfig, cwd: Path, *, grace_s: float = 2.0, connect_timeout_s: float = 30.0,
-                 tool_timeout_s: float = 120.0, budget: float = 0.10,
+    def __init__(self, config: McpConfig, cwd: Path, *, grace_s: float | None = None,
+                 connect_timeout_s: float = 30.0, tool_timeout_s: float = 120.0, budget: float = 0.10,
                  window: Callable[[], int | None] = lambda: None, wrap: Wrap | None = None,
-                 sandbox_all: bool = False) -> None:
+                 sandbox_all: bool = False, environ: Mapping[str, str] | None = None) -> None:
         self.config = config
         self.cwd = cwd
-        self.grace_s = grace_s
-        self.connect_timeout_s = connect_timeout_s
-        self.tool_timeout_s = tool_timeout_s
+        self.grace_s = grace_s  # None: wait for every server (headless); 0: never wait (the REPL)
+        self.limits = resolve(os.environ if environ is None else environ, connect_timeout_s, tool_timeout_s)
+        self.connect_timeout_s = self.limits.connect_timeout_s
+        self.tool_timeout_s = self.limits.tool_timeout_s
         self.connections: dict[str, Connection] = {}
         self.deferred = DeferredTools(budget, window, DEFAULT_WINDOW)
         self.accepts_images: Callable[[], bool] = lambda: False  # does the session's model take images?
@@ -50,8 +56,12 @@ class McpManager:
         self.sandbox_all = sandbox_all
         # Where the Claude Agent SDK's control channel is found when one drives this run (asked at connect time).
         self.sdk: Callable[[], SdkRequest | None] = lambda: None
-        self._notices: list[tuple[str, str]] = [("warning", p) for p in config.problems]
+        # How a server's question (`elicitation/create`) reaches the user: the REPL sets it; None: nobody can
+        # answer (a headless run), so the server is told "decline" and the user sees one notice.
+        self.elicitor: Elicit | None = None
+        self._notices: list[tuple[str, str]] = [("warning", p) for p in (*config.problems, *self.limits.problems)]
         self._started = 0.0
+        self._launched: float | None = None  # when the first servers' connections started (the SDK loaded)
         self._boot: asyncio.Task[None] | None = None
         self._first_refresh = True
         self._skipped: set[str] = set()  # servers that could not be started (their notice is out)
@@ -96,8 +106,12 @@ class McpManager:
                     continue
                 conn: Connection = mod.Connection(run_cfg, self.cwd, log_file(cfg.name), self.connect_timeout_s,
                                                   self._event_handler(cfg), lambda: self.sdk())
+                conn.elicit = self._elicit
+                conn.timeout_source = self.limits.connect_source()
                 self.connections[cfg.name] = conn
                 conn.start()
+            if self._launched is None:
+                self._launched = time.monotonic()
 
     def _unstarted(self) -> list[ServerConfig]:
         return [c for n, c in self.config.servers.items() if n not in self.connections and n not in self._skipped]
@@ -123,29 +137,47 @@ class McpManager:
 
         return await asyncio.to_thread(sandboxed, cfg, self.cwd, self.wrap)
 
+    async def _elicit(self, server: str, request: dict[str, Any]) -> dict[str, Any]:
+        if self.elicitor is not None:
+            return await self.elicitor(server, request)
+        from agentcli.visible import one_line
+
+        asked = one_line(" ".join(str(request.get("message", "")).split()))[:200]
+        self._notices.append(("warning", f"MCP server '{server}' asked for input ({asked!r}); declined: nobody can "
+                                         "answer in a non-interactive run"))
+        return {"action": "decline"}
+
     def _event_handler(self, cfg: ServerConfig) -> Callable[[str, str | None], None]:
         def on_event(kind: str, text: str | None) -> None:
             conn = self.connections.get(cfg.name)
             if kind == "failed":
+                tail = conn.stderr_tail() if conn is not None else ""
+                said = f"; its stderr ended: {tail}" if tail else ""
                 where = f" (log: {log_file(cfg.name)})" if cfg.transport == "stdio" else ""
-                self._notices.append(("warning", f"MCP server '{cfg.name}' failed: {text}{where}"))
+                self._notices.append(("warning", f"MCP server '{cfg.name}' failed: {text}{said}{where}"))
             elif kind == "connected" and conn is not None and not self._first_refresh:
                 self._notices.append(("info", f"MCP server '{cfg.name}' connected ({len(conn.tools)} tools)"))
             elif kind == "tools" and conn is not None:
                 self._notices.append(("info", f"MCP server '{cfg.name}' changed its tools ({len(conn.tools)} now)"))
             elif kind == "warning":
                 self._notices.append(("warning", f"MCP server '{cfg.name}' {text}"))
+            elif kind == "withheld":  # not the user's to fix: shown in verbose runs and stream-json
+                self._notices.append(("info", f"MCP server '{cfg.name}': tools not offered: {text} (they run only "
+                                              "as tasks, which agentcli does not support)"))
         return on_event
 
     async def refresh(self) -> None:
-        """Before a request: the first waits out the grace for servers still connecting, later ones for
-        re-lists in flight (bounded)."""
+        """Before a request: the first waits for servers still connecting (see the module docstring), later ones
+        for re-lists in flight (bounded)."""
         if self._boot is None:
             return
         if self._first_refresh:
-            left = self._started + self.grace_s - time.monotonic()
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._settle(), max(0.0, left))
+            if self.grace_s is None:
+                await self._wait_connected()
+            else:
+                left = self._started + self.grace_s - time.monotonic()
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._settle(), max(0.0, left))
             # The SDK application's own servers answer as fast as it does: worth waiting for (its first turn
             # expects their tools), bounded by the connect timeout; under load the `mcp` import alone can take
             # longer than the grace.
@@ -153,10 +185,36 @@ class McpManager:
                 await asyncio.wait_for(self._settle("sdk"), self.connect_timeout_s)
             self._first_refresh = False
             slow = [n for n, status in self.servers() if status == "pending"]
-            self._notices += [("warning", f"MCP server '{n}' is still connecting after {self.grace_s:g} s; going on "
-                                          "without it (its tools appear when it is ready)") for n in slow]
+            if self.grace_s is None:
+                self._give_up(slow)
+            elif self.grace_s > 0:
+                self._notices += [("warning", f"MCP server '{n}' is still connecting after {self.grace_s:g} s; "
+                                              "going on without it (its tools appear when it is ready)")
+                                  for n in slow]
             return
         await asyncio.gather(*(c.wait_refreshed(REFRESH_WAIT_S) for c in self.connections.values()))
+
+    async def _wait_connected(self) -> None:
+        """Until every server has connected or failed: each has MCP_TIMEOUT from its start (after the SDK has
+        loaded), and the wait never runs past that by more than a margin."""
+        assert self._boot is not None
+        bound = self.connect_timeout_s + SETTLE_MARGIN_S
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(asyncio.shield(self._boot), bound)
+        left = (self._launched or time.monotonic()) + bound - time.monotonic()
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._settle(), max(0.0, left))
+
+    def _give_up(self, names: list[str]) -> None:
+        """Servers a headless run waited for in vain: failed now (one notice each), their connect stopped."""
+        why = f"did not connect within {self.connect_timeout_s:g} s{self.limits.connect_source()}"
+        for name in names:
+            conn = self.connections.get(name)
+            if conn is not None:
+                conn.give_up(why)
+            else:  # never started (the SDK import itself did not finish)
+                self._notices.append(("warning", f"MCP server '{name}' failed: {why}"))
+                self._skipped.add(name)
 
     async def _settle(self, transport: str | None = None) -> None:
         """Until every server (of `transport`) has connected or failed."""
@@ -207,9 +265,10 @@ class McpManager:
             out: list[Tool] = []
             for conn in self.connections.values():
                 for info in conn.tools:
-                    tool = McpTool(conn, info, self.tool_timeout_s)
+                    tool = McpTool(conn, info, self.tool_timeout_s, self.limits.max_output_chars)
                     if tool.name in seen:  # `a.b` beside `a_b`: the second keeps its own, distinct name
-                        tool = McpTool(conn, info, self.tool_timeout_s, unique=True)
+                        tool = McpTool(conn, info, self.tool_timeout_s, self.limits.max_output_chars,
+                                       unique=True)
                     if tool.name not in seen:  # (a server listing one name twice offers it once)
                         seen.add(tool.name)
                         out.append(tool)
@@ -244,7 +303,27 @@ class McpManager:
             return []
         from agentcli.mcp.mentions import resource_blocks
 
-        return await resource_blocks(self, text, self.accepts_images())
+        return await resource_blocks(self.connections, text, self.accepts_images())
+
+    async def expand(self, text: str) -> str | None:
+        """`/mcp__server__prompt args` → what that server prompt asks (`prompts/get`), as Claude Code runs MCP
+        prompts in every mode; None for any other text."""
+        if not text.startswith("/mcp__"):
+            return None
+        from agentcli.mcp.mentions import expand_prompt
+
+        return await expand_prompt(text, self.prompts(), self._state_of)
+
+    def _state_of(self, server: str) -> str | None:
+        """Why a configured server offers no prompts now (None: no such server)."""
+        conn = self.connections.get(server)
+        if conn is not None:
+            return conn.unavailable() if conn.status != "connected" else f"MCP server '{server}' has no such prompt"
+        if server in self.config.untrusted:
+            return f"MCP server '{server}' was not started: the project's MCP servers are not trusted"
+        if server in self.config.servers:
+            return f"MCP server '{server}' is not connected"
+        return None
 
     def notices(self) -> list[tuple[str, str]]:
         out, self._notices = self._notices, []
@@ -253,7 +332,8 @@ class McpManager:
     def servers(self) -> list[tuple[str, str]]:
         """(name, status) for every configured server, in Claude Code's vocabulary plus `untrusted`."""
         out = [(n, c.status) for n, c in self.connections.items()]
-        out += [(n, "pending") for n in self.config.servers if n not in self.connections]
+        out += [(n, "failed" if n in self._skipped else "pending") for n in self.config.servers
+                if n not in self.connections]
         out += [(n, "untrusted") for n in self.config.untrusted]
         return out
 

@@ -1,24 +1,39 @@
 """Resources and prompts of MCP servers, as the user reaches them.
 
 - `@server:uri` in a prompt attaches that resource (`resources/read`), before the prompt, as `@file` does.
-- `/mcp__server__prompt arg…` runs a server's prompt (`prompts/get`) and sends what it returns.
+- `/mcp__server__prompt arg…` runs a server's prompt (`prompts/get`) and sends what it returns, in every mode
+  (`expand_prompt`, through the registry; the REPL's own command uses the same parts).
 """
 
 from __future__ import annotations
 
 import re
 import shlex
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Protocol
 
+from agentcli.errors import AgentCliError, UsageError
 from agentcli.llm.messages import ContentBlock, ImageBlock, TextBlock
 from agentcli.mcp.tool import IMAGE_TYPES
-
-if TYPE_CHECKING:
-    from agentcli.mcp.manager import McpManager
 
 MENTION = re.compile(r"(?<![\w@])@([A-Za-z0-9-]+(?:_[A-Za-z0-9-]+)*):(\S+)")
 MAX_RESOURCE_CHARS = 100_000
 TIMEOUT_S = 30.0
+
+
+class ResourceServer(Protocol):
+    """A server whose resources can be read (agentcli.mcp.connection.Connection)."""
+
+    async def read_resource(self, uri: str, timeout_s: float) -> dict[str, Any]: ...
+
+
+class PromptServer(Protocol):
+    """A server whose prompts can be run (agentcli.mcp.connection.Connection)."""
+
+    async def get_prompt(self, name: str, args: dict[str, str], timeout_s: float) -> dict[str, Any]: ...
+
+
+COMMAND = re.compile(r"/(mcp__\S+)(?:\s+(.*))?", re.S)
 
 
 def mentions(text: str, servers: set[str]) -> list[tuple[str, str]]:
@@ -31,11 +46,11 @@ def mentions(text: str, servers: set[str]) -> list[tuple[str, str]]:
     return out
 
 
-async def resource_blocks(manager: McpManager, text: str, images_ok: bool) -> list[ContentBlock]:
+async def resource_blocks(servers: Mapping[str, ResourceServer], text: str, images_ok: bool) -> list[ContentBlock]:
     """The blocks `@server:uri` mentions in `text` attach; a resource that cannot be read says why."""
     blocks: list[ContentBlock] = []
-    for server, uri in mentions(text, set(manager.connections)):
-        conn = manager.connections[server]
+    for server, uri in mentions(text, set(servers)):
+        conn = servers[server]
         try:
             result = await conn.read_resource(uri, TIMEOUT_S)
         except Exception as err:  # the prompt still goes; the model reads why the resource is missing
@@ -100,3 +115,35 @@ def prompt_text(result: dict[str, Any]) -> str:
             continue
         parts.append(text if msg.get("role") == "user" else f"(assistant) {text}")
     return "\n\n".join(p for p in parts if p)
+
+
+async def expand_prompt(text: str, prompts: Sequence[tuple[str, PromptServer, dict[str, Any]]],
+                        state_of: Callable[[str], str | None]) -> str | None:
+    """`/mcp__server__prompt args` → the user message the prompt makes; None when `text` names no configured
+    server's prompt (it goes to the model as typed). A prompt that cannot run is an error saying why (a missing
+    argument, a server not connected, the server's own error), never the literal command sent as a question."""
+    m = COMMAND.fullmatch(text.strip())
+    if m is None:
+        return None
+    name, args = m.group(1), m.group(2) or ""
+    for full, server, prompt in prompts:
+        if full != name:
+            continue
+        values = prompt_arguments(prompt, args)
+        missing = missing_arguments(prompt, values)
+        if missing:
+            raise UsageError(f"/{name} needs: {', '.join(missing)}", hint=f"/{name} {' '.join(missing).upper()}",
+                             code="mcp_prompt")
+        try:
+            result = await server.get_prompt(str(prompt.get("name")), values, TIMEOUT_S)
+        except Exception as err:
+            raise AgentCliError(f"/{name} failed: {type(err).__name__}: {err}", code="mcp_prompt") from err
+        expanded = prompt_text(result)
+        if not expanded:
+            raise AgentCliError(f"/{name} returned no text to send", code="mcp_prompt")
+        return expanded
+    why = state_of(name[5:].split("__", 1)[0])
+    if why is None:
+        return None
+    raise UsageError(f"/{name}: {why}", code="mcp_prompt",
+                     hint="`agentcli mcp list` (or /mcp) shows the servers and their state")

@@ -24,10 +24,10 @@ import anyio
 import anyio.abc
 import mcp_types as types
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
-from mcp.client._transport import TransportStreams
 from mcp.shared.message import SessionMessage
 from mcp_types.jsonrpc import INTERNAL_ERROR
 
+Streams = tuple[MemoryObjectReceiveStream[SessionMessage | Exception], MemoryObjectSendStream[SessionMessage]]
 SdkRequest = Callable[[str, dict[str, Any]], Awaitable[dict[str, Any]]]
 """`request(subtype, payload) -> response`: one control request to the SDK and the `response` of its
 `control_response` (raises when the SDK answers with an error or the channel closes)."""
@@ -41,7 +41,7 @@ class SdkReplyError(Exception):
 
 
 @asynccontextmanager
-async def sdk_transport(server_name: str, request: SdkRequest) -> AsyncIterator[TransportStreams]:
+async def sdk_transport(server_name: str, request: SdkRequest) -> AsyncIterator[Streams]:
     """An un-entered `mcp` transport whose messages travel as `mcp_message` control requests."""
     to_session, from_carrier = anyio.create_memory_object_stream[SessionMessage | Exception](16)
     to_carrier, from_session = anyio.create_memory_object_stream[SessionMessage](16)

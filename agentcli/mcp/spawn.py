@@ -13,11 +13,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
-from mcp.client._transport import Transport
+import httpx2
+from mcp.client import Transport
 from mcp.client.sse import sse_client
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
-from mcp.shared._httpx_utils import create_mcp_http_client
 
 from agentcli.mcp.config import ServerConfig
 
@@ -64,4 +64,14 @@ def open_transport(cfg: ServerConfig, cwd: Path, errlog: TextIO, sdk: SdkRequest
         return stdio_client(stdio_parameters(cfg, cwd), errlog=errlog)
     if cfg.transport == "sse":
         return sse_client(cfg.url, headers=dict(cfg.headers))
-    return streamable_http_client(cfg.url, http_client=create_mcp_http_client(headers=dict(cfg.headers)))
+    return streamable_http_client(cfg.url, http_client=http_client(dict(cfg.headers)))
+
+
+CONNECT_S = 30.0
+READ_S = 300.0  # a server may hold a response stream open this long between events
+
+
+def http_client(headers: dict[str, str]) -> httpx2.AsyncClient:
+    """The HTTP client of a streamable-HTTP server, with the timeouts the SDK's transports use by default (its own
+    factory for them is not public); redirects are left to the transport, which follows them within the origin."""
+    return httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(CONNECT_S, read=READ_S))

@@ -14,6 +14,7 @@ import json
 import re
 from typing import TYPE_CHECKING, Any
 
+from agentcli.mcp.limits import CHARS_PER_TOKEN
 from agentcli.tools.base import ToolContext, ToolOutput
 
 if TYPE_CHECKING:
@@ -57,7 +58,8 @@ class McpTool:
 
     edits_files = False
 
-    def __init__(self, conn: Connection, info: dict[str, Any], timeout_s: float, *, unique: bool = False) -> None:
+    def __init__(self, conn: Connection, info: dict[str, Any], timeout_s: float, max_output_chars: int = 100_000, *,
+                 unique: bool = False) -> None:
         self.conn = conn
         self.remote_name = str(info.get("name", ""))
         self.name = tool_name(conn.cfg.name, self.remote_name, unique=unique)
@@ -68,6 +70,7 @@ class McpTool:
         self.read_only = believed_read_only(self.annotations, conn.cfg.trust_annotations)
         self.destructive = not self.read_only and self.annotations.get("destructiveHint") is not False
         self.timeout_s = conn.cfg.timeout_s or timeout_s
+        self.max_output_chars = max_output_chars  # MAX_MCP_OUTPUT_TOKENS (agentcli.mcp.limits)
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
         from agentcli.mcp.connection import ToolCallError
@@ -77,7 +80,7 @@ class McpTool:
         except ToolCallError as err:
             return ToolOutput.error(str(err))
         images_ok = ctx.model is not None and ctx.model.accepts_images  # the session's model, asked now
-        return result_output(result, ctx.max_output_chars, images_ok)
+        return result_output(result, self.max_output_chars, images_ok)
 
 
 def result_output(result: dict[str, Any], limit: int, images_ok: bool) -> ToolOutput:
@@ -93,7 +96,8 @@ def result_output(result: dict[str, Any], limit: int, images_ok: bool) -> ToolOu
         parts.append(json.dumps(structured, ensure_ascii=False))
     text = "\n".join(p for p in parts if p) or "(no output)"
     if len(text) > limit:
-        text = text[:limit] + f"\n… [truncated: the result had {len(text)} characters]"
+        text = (text[:limit] + f"\n… [truncated: the result had {len(text)} characters, more than the "
+                f"{limit // CHARS_PER_TOKEN} tokens MAX_MCP_OUTPUT_TOKENS allows]")
     from agentcli.llm.messages import ImageBlock
 
     meta: dict[str, Any] = {"attachments": [ImageBlock(m, d) for m, d in images]} if images else {}

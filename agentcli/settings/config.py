@@ -111,7 +111,9 @@ class Settings:
     secrets: tuple[str, ...] = ()
     mcp_config: tuple[str, ...] = ()  # --mcp-config values (files or JSON), see agentcli.mcp.config
     strict_mcp_config: bool = False
-    mcp_grace_s: float = 2.0  # how long the first request waits for MCP servers still connecting
+    # how long the first request waits for MCP servers still connecting; None: until each connects or fails
+    # (bounded by MCP_TIMEOUT, as Claude Code's headless runs do); the REPL sets 0 (it never blocks on them)
+    mcp_grace_s: float | None = None
     mcp_connect_timeout_s: float = 30.0
     mcp_tool_timeout_s: float = 120.0
     mcp_schema_budget: float = 0.10  # share of the context window MCP tool schemas may take before deferral

@@ -158,4 +158,8 @@ class ToolSource(Protocol):
     async def attachments(self, text: str) -> list[ContentBlock]:
         """Blocks a user prompt's mentions attach (MCP `@server:uri` resources)."""
 
+    async def expand(self, text: str) -> str | None:
+        """A user prompt that is one of this source's commands (`/mcp__server__prompt args`) as what it asks;
+        None for any other prompt. An AgentCliError says why the command cannot run."""
+
     async def aclose(self) -> None: ...

@@ -9,7 +9,7 @@ from __future__ import annotations
 import importlib
 from collections.abc import Iterable
 
-from agentcli.llm.messages import Message
+from agentcli.llm.messages import Message, TextBlock
 from agentcli.tools.base import Tool, ToolSource
 
 BUILTIN_TOOLS: dict[str, str] = {
@@ -87,7 +87,15 @@ class ToolRegistry:
         return None
 
     async def attach(self, message: Message) -> Message:
-        """`message` with what its mentions attach (MCP resources) placed before its own text."""
+        """`message` with a source's command in it expanded (an MCP prompt), and with what its mentions attach
+        (MCP resources) placed before its own text."""
+        if message.text.startswith("/"):
+            for source in self.sources:
+                expanded = await source.expand(message.text)
+                if expanded is not None:
+                    others = tuple(b for b in message.content if not isinstance(b, TextBlock))
+                    message = Message(message.role, (*others, TextBlock(expanded)))
+                    break
         extra = [b for source in self.sources for b in await source.attachments(message.text)]
         return Message(message.role, (*extra, *message.content)) if extra else message
 

@@ -1,8 +1,10 @@
-"""`/mcp` (servers, their tools, reconnect) and `/mcp__server__prompt` (a server's prompt) in the REPL."""
+"""`/mcp` (servers, their tools, reconnect), `/mcp__server__prompt` (a server's prompt) and a server's questions
+(`elicitation/create`) in the REPL."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import contextlib
+from typing import TYPE_CHECKING, Any
 
 from agentcli.ui.commands import command
 
@@ -84,3 +86,51 @@ async def run_prompt(repl: Repl, name: str, args: str) -> bool:
             await repl.send(text)
         return True
     return False
+
+
+def attach_elicitor(agent: Any) -> None:
+    """A server's question (`elicitation/create`) during this agent's turns is asked at the terminal, through the
+    approver's pause-and-ask (as a permission question is); without one it is declined (agentcli.mcp.manager)."""
+    from agentcli.mcp.manager import McpManager
+
+    manager, approver = agent.mcp, agent.approver
+    inner = getattr(approver, "inner", approver)
+    if not isinstance(manager, McpManager) or not callable(getattr(inner, "ask", None)) or \
+            not callable(getattr(inner, "choose", None)):
+        return
+    paused = getattr(approver, "paused", contextlib.nullcontext)
+
+    async def elicit(server: str, request: dict[str, Any]) -> dict[str, Any]:
+        with paused():
+            try:
+                return await _ask_form(inner, server, request)
+            except (KeyboardInterrupt, EOFError):
+                return {"action": "cancel"}
+
+    manager.elicitor = elicit
+
+
+async def _ask_form(inner: Any, server: str, request: dict[str, Any]) -> dict[str, Any]:
+    from agentcli.mcp.elicit import form_fields, parse
+    from agentcli.settings.trust import printable
+
+    fields = form_fields(request)
+    inner.say(f"MCP server '{server}' asks: {printable(str(request.get('message', '')))}")
+    if fields is None:
+        inner.say("(a kind of question agentcli cannot show; declined)")
+        return {"action": "decline"}
+    choice = await inner.choose("Answer it?", ["Answer", "Decline", "Cancel"])
+    if choice != 0:
+        return {"action": "decline" if choice == 1 else "cancel"}
+    content: dict[str, Any] = {}
+    for field in fields:
+        while True:
+            text = await inner.ask(field.prompt(), default=field.default)
+            if not text.strip() and not field.required:
+                break
+            try:
+                content[field.name] = parse(field, text)
+                break
+            except ValueError as err:
+                inner.say(f"  expected {err}")
+    return {"action": "accept", "content": content}

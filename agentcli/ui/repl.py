@@ -387,8 +387,10 @@ class Repl:
         self._show_branch()
         from agentcli.assembly.runtime import build
 
-        # MCP servers start once the prompt is up (the SDK import and server processes take CPU)
-        settings = dataclasses.replace(self.settings, mcp_start_delay_s=MCP_START_DELAY_S)
+        # MCP servers start once the prompt is up (the SDK import and server processes take CPU), and no prompt
+        # waits for them unless the user set a grace: their tools arrive when they are ready
+        grace = 0.0 if self.settings.mcp_grace_s is None else self.settings.mcp_grace_s
+        settings = dataclasses.replace(self.settings, mcp_start_delay_s=MCP_START_DELAY_S, mcp_grace_s=grace)
         return await build(settings, PausingApprover(self, make_approver(self)))
 
     async def ensure_agent(self) -> Agent | None:
@@ -420,6 +422,9 @@ class Repl:
         self.built, self.agent = built, built.agent
         self.driver = Driver(self.settings, built.agent.approver)
         self.driver.adopt(built)
+        from agentcli.ui.mcp_commands import attach_elicitor
+
+        attach_elicitor(built.agent)  # MCP servers' questions are asked here, not declined
         if self._mode_chosen:  # chosen here (Shift-Tab, /mode) before this agent existed
             built.agent.set_mode(self._mode)
         self.status.mode = built.agent.mode  # else the policy's, from flags, config and preset

@@ -1,5 +1,6 @@
-"""Real MCP servers for the MCP tests: `mcp-server-time` (PyPI, test extras) and
-`@modelcontextprotocol/server-everything` (npm, installed by scripts/test into .cache/npm-mcp)."""
+"""Real MCP servers for the MCP tests: `mcp-server-time` (PyPI, test extras),
+`@modelcontextprotocol/server-everything` and `@modelcontextprotocol/server-memory` (npm, installed by scripts/test
+into .cache/npm-mcp)."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 NPM_PREFIX = ROOT / ".cache" / "npm-mcp"
 EVERYTHING = NPM_PREFIX / "node_modules" / "@modelcontextprotocol" / "server-everything" / "dist" / "index.js"
+MEMORY = NPM_PREFIX / "node_modules" / "@modelcontextprotocol" / "server-memory" / "dist" / "index.js"
 TIME_SERVER = Path(sys.executable).with_name("mcp-server-time")
 
 
@@ -38,6 +40,12 @@ def node() -> str:
 def everything(node: str) -> list[str]:
     """The command line of server-everything over stdio."""
     return [node, str(require(EVERYTHING)), "stdio"]
+
+
+@pytest.fixture(scope="session")
+def memory_server(node: str) -> list[str]:
+    """The command line of server-memory over stdio (its knowledge graph file: MEMORY_FILE_PATH)."""
+    return [node, str(require(MEMORY))]
 
 
 @pytest.fixture(scope="session")
@@ -89,3 +97,16 @@ def _serve(node: str, transport: str, path: str) -> Iterator[str]:
             drain.join(10)  # ends at EOF, now that the server is gone
         assert proc.stderr is not None
         proc.stderr.close()
+
+
+@pytest.fixture
+def busy_machine() -> Iterator[None]:
+    """The machine under load: two busy loops for the test's length (each also ends by itself after 5 minutes)."""
+    code = "import time\nend = time.monotonic() + 300\nwhile time.monotonic() < end:\n    pass\n"
+    procs = [subprocess.Popen([sys.executable, "-c", code]) for _ in range(2)]
+    try:
+        yield
+    finally:
+        for proc in procs:
+            proc.kill()
+            proc.wait(timeout=10)

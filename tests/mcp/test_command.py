@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 from agentcli import paths
 from agentcli.mcp.config import load
 from tests.cli.helpers import agentcli, git_repo
+
+SERVERS = Path(__file__).parent / "servers"
 
 
 def test_add_list_get_remove(tmp_path: Path) -> None:
@@ -21,7 +24,8 @@ def test_add_list_get_remove(tmp_path: Path) -> None:
                     root).status == 0
     listed = agentcli(["mcp", "list"], root).stdout
     assert "time  [local]  mcp-server-time --local-timezone UTC" in listed
-    assert "web  [user]  http://127.0.0.1:3001/mcp\n" in listed  # no query string shown
+    # no query string shown; ${TOK} is not set here, so it cannot start
+    assert "web  [user]  http://127.0.0.1:3001/mcp  ✗ invalid (environment variable TOK is not set)" in listed
     assert "shared  [project]  npx s (not trusted" in listed
     got = json.loads(agentcli(["mcp", "get", "web"], root).stdout)
     assert got["headers"] == {"Authorization": "…"} and got["scope"] == "user"
@@ -74,3 +78,44 @@ def test_removing_from_a_trusted_mcp_json_keeps_the_rest_trusted(tmp_path: Path)
         assert agentcli(["mcp", "add", name, "-s", "project", "--", "npx", name], root).status == 0
     assert agentcli(["mcp", "remove", "a", "-s", "project"], root).status == 0
     assert list(load(root).servers) == ["b"] and not load(root).untrusted
+
+
+def test_list_checks_each_servers_health(tmp_path: Path, time_server: list[str]) -> None:
+    """As `claude mcp list`: each server that would start is connected once; a trusted one that works shows its
+    tools, a broken one why (with its stderr), a silent one is given up after MCP_TIMEOUT; an untrusted one is not
+    started."""
+    root = git_repo(tmp_path / "proj", {"README.md": "x\n"})
+    for name, argv in (("time", time_server), ("crashing", [sys.executable, str(SERVERS / "crashing.py")]),
+                       ("silent", [sys.executable, str(SERVERS / "silent.py")])):
+        assert agentcli(["mcp", "add", name, "--", *argv], root).status == 0
+    marker = tmp_path / "started"
+    (root / ".mcp.json").write_text(json.dumps({"mcpServers": {"theirs": {
+        "command": sys.executable, "args": ["-c", f"open({str(marker)!r}, 'w')"]}}}))
+    run = agentcli(["mcp", "list"], root, {"MCP_TIMEOUT": "10000"}, timeout=120)
+    assert run.status == 0, run.stderr
+    lines = {ln.split("  ")[0]: ln for ln in run.stdout.splitlines()}
+    assert "✓ connected (2 tools)" in lines["time"]
+    assert "✗ failed" in lines["crashing"] and "DATABASE_URL is not set" in lines["crashing"]
+    assert "✗ failed (did not connect within 10 s (MCP_TIMEOUT))" in lines["silent"]
+    assert "(not trusted" in lines["theirs"] and "✓" not in lines["theirs"] and "✗" not in lines["theirs"]
+    assert not marker.exists()
+    rows = {r["name"]: r for r in json.loads(agentcli(["mcp", "list", "--json"], root, {"MCP_TIMEOUT": "10000"},
+                                                             timeout=120).stdout)}
+    assert rows["time"]["status"] == "connected" and "status" not in rows["theirs"]
+
+
+def test_doctor_has_a_line_for_each_server(tmp_path: Path, time_server: list[str]) -> None:
+    root = git_repo(tmp_path / "proj", {"README.md": "x\n"})
+    assert agentcli(["mcp", "add", "time", "--", *time_server], root).status == 0
+    assert agentcli(["mcp", "add", "crashing", "-e", "TOKEN=s3cret-token-value", "--", sys.executable,
+                     str(SERVERS / "crashing.py"), "--token", "s3cret-token-value"], root).status == 0
+    (root / ".mcp.json").write_text('{"mcpServers": {"theirs": {"command": "x"}}}')
+    run = agentcli(["doctor"], root, {"MCP_TIMEOUT": "20000", "MCP_TOOL_TIMEOUT": "-1"}, timeout=120)
+    assert run.status == 0, run.stderr
+    out = run.stdout
+    assert "MCP servers: 2 to start, 1 waiting for trust (connect timeout 20 s (MCP_TIMEOUT))" in out
+    assert "  time [local] " in out and ": connected (2 tools)" in out
+    assert "crashing.py --token" in out and "s3cret-token-value" not in out
+    assert "DATABASE_URL is not set" in out
+    assert "  theirs [project] x: not started, the project is not trusted" in out
+    assert "problem: MCP_TOOL_TIMEOUT='-1' is not a positive number" in out

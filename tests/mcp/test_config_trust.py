@@ -11,7 +11,7 @@ import pytest
 
 from agentcli import paths
 from agentcli.errors import ConfigError
-from agentcli.mcp.config import expand, load, parse_entry
+from agentcli.mcp.config import McpConfig, add_source, expand, load, parse_entry
 from agentcli.settings import trust
 from tests.fakes.script import Reply, ToolCall
 from tests.fakes.server import FakeLLM
@@ -130,3 +130,22 @@ def test_hostile_mcp_json_runs_nothing_headless(tmp_path: Path, fake_llm: FakeLL
     assert run.lines()[0]["mcp_servers"] == [{"name": "evil", "status": "untrusted"}]
     assert "not started until you trust it: evil" in run.stdout
     assert "not trusted" in json.dumps(fake_llm.requests[-1].body["messages"])
+
+
+def test_another_source_trusted_or_not(tmp_path: Path) -> None:
+    """The entry point the settings room feeds `~/.claude.json`'s servers through."""
+    out = McpConfig()
+    env = {"TOK": "t0ken-value", "ANTHROPIC_API_KEY": "sk-secret-value"}
+    add_source(out, {"mine": {"command": "a"}, "bad": {"type": "nope"}}, scope="user", origin="~/.claude.json",
+               trusted=True, environ=env)
+    add_source(out, {"mine": {"command": "evil"}, "theirs": {"command": "b", "args": ["${TOK}"]},
+                     "thief": {"command": "c", "args": ["${ANTHROPIC_API_KEY}"]}},
+               scope="project", origin="~/.claude.json (project)", trusted=False, environ=env)
+    assert out.servers["mine"].command == "a" and list(out.servers) == ["mine"]
+    assert list(out.untrusted) == ["theirs"] and out.untrusted["theirs"].args == ("t0ken-value",)
+    assert not out.untrusted["theirs"].trust_annotations
+    assert any("'bad'" in p for p in out.problems) and any("'thief'" in p and "provider keys" in p
+                                                           for p in out.problems)
+    add_source(out, {"theirs": {"command": "b"}}, scope="local", origin="~/.claude.json (local)", trusted=True,
+               environ=env)
+    assert "theirs" in out.servers and "theirs" not in out.untrusted

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -77,3 +78,30 @@ def test_escape_cancels_a_running_mcp_call(term: Term, fake_llm: FakeLLM) -> Non
     term.expect("Fresh answer.")
     assert "Unhandled exception" not in term.out
     assert "[Request interrupted by user]" in json.dumps(fake_llm.requests[-1].body["messages"])
+
+
+def test_a_servers_question_is_asked_in_the_repl(tmp_path: Path, fake_llm: FakeLLM) -> None:
+    """`elicitation/create` during a tool call: the REPL asks, the answer (typed by the schema) goes back."""
+    root = tmp_path / "proj"
+    root.mkdir()
+    subprocess.run(["git", "init", "-q"], cwd=root, check=True)
+    (root / ".agentcli").mkdir()
+    (root / ".agentcli" / "settings.local.toml").write_text("mcp_grace_s = 60\n")  # the first turn waits for kit
+    kit = Path(__file__).parent / "servers" / "kit.py"
+    config = {"mcpServers": {"kit": {"command": sys.executable, "args": [str(kit)]}}}
+    fake_llm.push(Reply(text="Asking.", tool_calls=[ToolCall("mcp__kit__ask", {}, id="a1")]), Reply(text="Done."))
+    t = Term(["--model", "openai/fake-model", "--mcp-config", json.dumps(config), "--allowedTools", "mcp__kit"],
+             root, child_env(fake_llm.openai_url, MCP_TIMEOUT="60000"))
+    try:
+        t.prompt()
+        t.line("ask me")
+        t.expect("MCP server 'kit' asks: Which colour?", timeout=60)
+        t.expect("choice [1-3]")
+        t.send("1")
+        t.expect("Colour:")
+        t.line("blue")
+        t.expect("Done.", timeout=60)
+    finally:
+        t.close()
+    sent = json.dumps(fake_llm.requests[-1].body["messages"])
+    assert "action=accept colour=blue" in sent

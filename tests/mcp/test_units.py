@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
+from agentcli import paths
 from agentcli.llm.messages import ImageBlock
 from agentcli.mcp.mentions import mentions, missing_arguments, prompt_arguments, prompt_text
 from agentcli.mcp.search import SEARCH_TOOL, DeferredTools, schema_tokens
@@ -87,3 +89,57 @@ def test_prompt_arguments() -> None:
 def test_mentions_only_name_configured_servers() -> None:
     text = "read @docs:file:///a.md, and @other:x and mail@docs:y and @docs:file:///a.md"
     assert mentions(text, {"docs"}) == [("docs", "file:///a.md")]
+
+
+def test_elicitation_form_fields_and_typed_answers() -> None:
+    import pytest
+
+    from agentcli.mcp.elicit import form_fields, parse
+
+    request = {"message": "m", "requestedSchema": {"type": "object", "required": ["n"], "properties": {
+        "n": {"type": "integer", "title": "How many"}, "ok": {"type": "boolean", "default": True},
+        "size": {"type": "string", "enum": ["S", "M"]}, "w": {"type": "number"}}}}
+    fields = form_fields(request)
+    assert fields is not None
+    n, ok, size, w = fields
+    assert n.prompt() == "How many: " and ok.default == "true" and size.prompt() == "size [S/M] (optional): "
+    assert parse(n, " 3 ") == 3 and parse(ok, "no") is False and parse(size, "M") == "M" and parse(w, "2.5") == 2.5
+    for asked, bad in ((n, "x"), (ok, "maybe"), (size, "XL"), (w, "?")):
+        with pytest.raises(ValueError):
+            parse(asked, bad)
+    assert form_fields({"mode": "url", "url": "https://x"}) is None
+    assert form_fields({"requestedSchema": {"properties": {"o": {"type": "object"}}}}) is None
+
+
+def test_first_refresh_waits_as_the_front_end_asks(tmp_path: Path) -> None:
+    """The REPL (grace 0) never waits for a server; a headless run (no grace) waits until MCP_TIMEOUT, then gives
+    the silent server up with one notice."""
+    import asyncio
+    import sys
+    import time
+
+    from agentcli.mcp.config import McpConfig, ServerConfig
+    from agentcli.mcp.manager import McpManager
+
+    silent = ServerConfig("silent", "stdio", "flag", "test", sys.executable,
+                          (str(Path(__file__).parent / "servers" / "silent.py"),))
+
+    async def first_refresh(grace: float | None) -> tuple[float, McpManager]:
+        manager = McpManager(McpConfig(servers={"silent": silent}), tmp_path, grace_s=grace,
+                             environ={"MCP_TIMEOUT": "1500"})
+        manager.start()
+        t0 = time.monotonic()
+        try:
+            await manager.refresh()
+            return time.monotonic() - t0, manager
+        finally:
+            await manager.aclose()
+
+    took, repl = asyncio.run(first_refresh(0.0))
+    assert took < 1.0 and dict(repl.servers())["silent"] in ("pending", "failed") and not repl.notices()
+    took, headless = asyncio.run(first_refresh(None))
+    assert 1.5 <= took < 1.5 + 15
+    assert dict(headless.servers())["silent"] == "failed"
+    assert [n for _, n in headless.notices()] == [
+        "MCP server 'silent' failed: did not connect within 1.5 s (MCP_TIMEOUT) "
+        f"(log: {paths.home() / 'logs' / 'mcp' / 'silent.log'})"]
