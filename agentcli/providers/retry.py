@@ -20,10 +20,10 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 from agentcli.errors import ProviderError
-from agentcli.net.errors import ConnectionDropped, NetTimeout
-from agentcli.redact import redact
 from agentcli.llm.stream import ApiRetry, Notice, StreamEvent, UsageReport
+from agentcli.net.errors import ConnectionDropped, NetTimeout
 from agentcli.providers.base import ModelRequest, Provider, ProviderConfig
+from agentcli.redact import redact
 
 Sleep = Callable[[float], Awaitable[Any]]
 
