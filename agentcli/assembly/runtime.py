@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     from agentcli.settings.presets import Preset
     from agentcli.telemetry.setup import DeferredRecorder
 from agentcli.tools.base import ToolContext
-from agentcli.tools.registry import DEFAULT_TOOLS, ToolRegistry
+from agentcli.tools.registry import DEFAULT_TOOLS, ToolRegistry, resolve_tools, unknown_tool_notices
 
 SDK_REQUEST = "sdk_request"  # the tool context's slot for the Agent SDK's channel, read when MCP servers attach
 
@@ -272,7 +272,7 @@ def tool_names(preset: Preset | None, mode: str, exact: tuple[str, ...] | None =
     """The tools of the session: `exact` (--tools) when given, else the preset's, else agentcli's default."""
     if exact is not None:
         return sdkparts.exact_tools(exact, mode)
-    names = list(preset.tools) if preset else list(DEFAULT_TOOLS)
+    names = resolve_tools(preset.tools)[0] if preset else list(DEFAULT_TOOLS)
     if mode == "plan" and "ExitPlanMode" not in names:
         names.append("ExitPlanMode")
     return names
@@ -455,6 +455,8 @@ async def build(settings: Settings, approver: Approver,
     )
     registry = ToolRegistry(sdkparts.without_denied(tool_names(preset, policy.mode, settings.tools), policy))
     opened.notices.extend(sdkparts.attach_structured_output(registry, options, settings))
+    if preset is not None:
+        opened.notices.extend(unknown_tool_notices(f"preset {preset.name}", resolve_tools(preset.tools)[1]))
     agent = Agent(
         provider=provider, registry=registry, policy=policy,
         approver=approver, ctx=ctx, options=options, sink=opened.sink, history=opened.history, hooks=hooks,

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from agentcli.agents.definitions import AgentDefinition, load_definitions
+from agentcli.agents.definitions import AgentDefinition, load_definitions, with_known_tools
 from agentcli.agents.runner import SubagentRunner
 from agentcli.assembly import selection
 from agentcli.assembly.toolsseen import known_dropped
@@ -72,7 +72,8 @@ def attach(agent: Agent, settings: Settings, sel: selection.Selection, approver:
         definitions = {n: d for n, d in definitions.items() if d.source in ("builtin", *settings.setting_sources)}
     for d in settings.agents:
         if isinstance(d, AgentDefinition):
-            definitions[d.name] = d
+            definitions[d.name], unknown = with_known_tools(d)
+            warnings += unknown
     agent.registry.add(task_tool(definitions))
     family = Family(settings, sel, definitions, approver, agent.hooks, parent_session)
     runner: Subagents = make_runner(family, agent.policy, agent.ctx, agent.registry.tools, 0)  # Agent.subagents

@@ -34,6 +34,7 @@ def _report() -> int:
     lines.append(f"ripgrep: {_ripgrep()}")
     lines.append(f"providers: {_providers(settings)}")
     lines += _project_lines(settings)
+    lines += _agent_lines(settings.project_root)
     sys.stdout.write("\n".join(lines) + "\n")
     return 0
 
@@ -112,6 +113,12 @@ def _providers(settings) -> str:  # type: ignore[no-untyped-def]
     if settings.provider or settings.model:
         parts.append(f"selected: {settings.provider or '-'} / {settings.model or '-'}")
     return "; ".join(parts) or "none configured (see agentcli --help)"
+
+
+def _agent_lines(root: Path) -> list[str]:
+    from agentcli.agents.checks import unknown_tool_lines
+
+    return [f"agents and presets: {line}" for line in unknown_tool_lines(root)]
 
 
 def _project_lines(settings) -> list[str]:  # type: ignore[no-untyped-def]
