@@ -217,14 +217,15 @@ def make_policy(settings: Settings, ctx: ToolContext, preset: Preset | None, ses
     )
 
 
-def make_hooks(settings: Settings, ctx: ToolContext, opened: OpenedSession) -> tuple[Hooks | None, list[str]]:
+def make_hooks(settings: Settings, ctx: ToolContext, opened: OpenedSession,
+               approver: Approver | None = None) -> tuple[Hooks | None, list[str]]:
     """The hook runner, or None (and nothing imported) when no hooks are configured; plus load warnings."""
     if not settings.hooks:
         return None, []
     from agentcli.hooks.setup import make_engine
 
     path = opened.writer.path if opened.writer is not None else None
-    return make_engine(settings, ctx, str(path) if path else None)
+    return make_engine(settings, ctx, str(path) if path else None, approver)
 
 
 def publish_web(ctx: ToolContext, policy: Policy, settings: Settings) -> None:
@@ -427,7 +428,7 @@ async def build(settings: Settings, approver: Approver,
             policy.mode = "default"
         restore_todos(opened, ctx)
         sandbox_notice = attach_sandbox(settings, ctx, policy, preset)
-        hooks, hook_warnings = make_hooks(settings, ctx, opened)
+        hooks, hook_warnings = make_hooks(settings, ctx, opened, approver)
         hooks = hooks_in_code(hooks) if hooks_in_code is not None else hooks
     except BaseException:
         opened.close()

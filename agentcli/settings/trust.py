@@ -211,6 +211,12 @@ def _files(root: Path) -> tuple[Path, ...]:
     return (shared_settings_file(root), local_settings_file(root), mcp_json_file(root), presets_dir(root))
 
 
+def pin(root: Path, files: list[Path]) -> None:
+    """Record these files under `root` (the scripts hooks run, agentcli.hooks.scripts) as trusted as they are
+    now; `pinned` then holds while they stay so."""
+    _record(root, tuple(files))
+
+
 def trust(root: Path) -> None:
     """Record every one of the project's own files as it is now as trusted."""
     _record(root, _files(root))
