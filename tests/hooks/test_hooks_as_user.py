@@ -33,7 +33,7 @@ PY = sys.executable
 class Notifier(http.server.BaseHTTPRequestHandler):
     bodies: list[bytes]
 
-    def do_POST(self) -> None:  # noqa: N802 (the http.server name)
+    def do_POST(self) -> None:
         self.bodies.append(self.rfile.read(int(self.headers["Content-Length"])))
         self.send_response(204)
         self.end_headers()
