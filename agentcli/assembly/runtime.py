@@ -453,6 +453,7 @@ async def build(settings: Settings, approver: Approver,
         provider_label=await provider_label(sel),
         tools_unseen=known_dropped(sel),
         accepts_images_fn=lambda model: catalog.accepts_images(model, settings.prices),
+        await_background=not getattr(approver, "interactive", True),  # -p, the SDK: nobody hears a later answer
     )
     registry = ToolRegistry(sdkparts.without_denied(tool_names(preset, policy.mode, settings.tools), policy))
     opened.notices.extend(sdkparts.attach_structured_output(registry, options, settings))

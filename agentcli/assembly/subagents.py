@@ -123,6 +123,7 @@ async def build_child(
         cost_fn=runtime.cost_fn(settings.prices, sel.pricing_provider),
         context_window_fn=runtime.context_window_fn(settings.prices),
         subagent=True,
+        await_background=True,  # its background children end with it: it waits for their answers
         tools_unseen=known_dropped(sel),
     )
     return Agent(provider=runtime.make_provider(sel), registry=registry, policy=policy,

@@ -97,7 +97,7 @@ class HookEngine:
         if not changed:
             return None
         names = ", ".join(trust.printable(str(f.relative_to(root))) for f in changed)
-        if self.approver is None or not self.approver.interactive:
+        if self.approver is None or not getattr(self.approver, "interactive", False):
             return (f"it runs {names} from the project, which changed since you trusted it (or was never "
                     f"trusted); read it, then: agentcli hooks trust")
         async with self._asking:
