@@ -221,3 +221,31 @@ def test_interactive_sessions_ask_about_a_changed_script_and_a_yes_pins_it(tmp_p
     (proj / "hook.sh").write_text("echo two > out.txt\n")
     fire()
     assert len(approver.asked) == 2
+
+
+def test_tool_response_has_claude_codes_shape_per_tool(tmp_path: Path, fake_llm: FakeLLM) -> None:
+    proj = git_repo(tmp_path / "proj", {"a.py": "x = 1\ny = 2\n"})
+    seen = tmp_path / "seen.jsonl"
+    logger = tmp_path / "log.py"
+    logger.write_text(f"import sys\nopen({str(seen)!r}, 'a').write(sys.stdin.read().replace('\\n', ' ') + '\\n')\n")
+    fake_llm.push(
+        Reply(tool_calls=[ToolCall("Bash", {"command": "echo out; echo err >&2"})]),
+        Reply(tool_calls=[ToolCall("Read", {"file_path": "a.py"})]),
+        Reply(tool_calls=[ToolCall("Edit", {"file_path": "a.py", "old_string": "x = 1", "new_string": "x = 3"})]),
+        Reply(tool_calls=[ToolCall("Write", {"file_path": "b.py", "content": "z = 1\n"})]),
+        Reply(text="done"),
+    )
+    run_stream(proj, fake_llm, "--permission-mode", "bypassPermissions", "--settings", json.dumps({"hooks": {
+        "PostToolUse": [{"hooks": [{"type": "command", "command": f"{PY} {logger}"}]}]}}))
+    got = {d["tool_name"]: d["tool_response"] for d in map(json.loads, seen.read_text().splitlines())}
+    bash = got["Bash"]
+    assert "out" in bash["stdout"] and "err" in bash["stdout"] and bash["stderr"] == ""
+    assert bash["interrupted"] is False and bash["isImage"] is False
+    read = got["Read"]
+    assert read["type"] == "text" and read["file"]["filePath"] == str(proj / "a.py")
+    assert read["file"]["startLine"] == 1 and read["file"]["numLines"] == 2 and read["file"]["totalLines"] == 2
+    edit = got["Edit"]
+    assert edit["filePath"] == str(proj / "a.py") and edit["oldString"] == "x = 1" and edit["newString"] == "x = 3"
+    assert edit["replaceAll"] is False and edit["userModified"] is False
+    write = got["Write"]
+    assert write["type"] == "create" and write["filePath"] == str(proj / "b.py") and write["content"] == "z = 1\n"

@@ -81,7 +81,7 @@ open(path, "w").write(text.replace("x=2", "x = 2"))
     assert data["hook_event_name"] == "PostToolUse"
     assert data["tool_name"] == "Write"
     assert data["tool_input"] == {"file_path": "a.py", "content": "x=2\n"}
-    assert data["tool_response"]["success"] is True and data["tool_response"]["filePath"] == "a.py"
+    assert data["tool_response"]["success"] is True and data["tool_response"]["filePath"] == str(proj / "a.py")
     assert data["tool_use_id"] and data["session_id"] == run.json()["session_id"]
     assert data["cwd"] == str(proj) and data["permission_mode"] == "acceptEdits"
     assert data["transcript_path"].endswith(".jsonl") and Path(data["transcript_path"]).exists()
