@@ -238,7 +238,8 @@ def _from_env(settings: Settings) -> Settings:
         env["provider"] = os.environ["AGENTCLI_PROVIDER"]
     if os.environ.get("AGENTCLI_HOST"):
         env["base_url"] = os.environ["AGENTCLI_HOST"]
-    if os.environ.get("AGENTCLI_ENABLE_TELEMETRY", "").lower() in ("1", "true", "yes"):
+    if any(os.environ.get(v, "").lower() in ("1", "true", "yes")
+           for v in ("AGENTCLI_ENABLE_TELEMETRY", "CLAUDE_CODE_ENABLE_TELEMETRY")):  # Claude Code's name too
         env["telemetry"] = True
     return _apply(settings, env, "environment")
 
