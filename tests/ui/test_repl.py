@@ -168,3 +168,27 @@ def test_thinking_can_be_hidden_by_setting(tmp_path: Path, monkeypatch: pytest.M
     repl.renderer.feed(ThinkingDelta("secret musings"))
     repl.renderer.flush()
     assert "secret musings" not in out.getvalue()
+
+
+def test_slash_todos_shows_the_list_todowrite_set(tmp_path: Path) -> None:
+    """Issue 28: /todos shows the todo list."""
+    todos = ('{"todos": [{"content": "Write the parser", "status": "completed", "activeForm": "Writing"},'
+             ' {"content": "Run the tests", "status": "in_progress", "activeForm": "Running the tests"}]}')
+    call: Script = [ToolCallStart(0, "c1", "TodoWrite"), ToolCallDelta(0, todos), ToolCallEnd(0),
+                    MessageStop("tool_use")]
+    provider = ScriptedProvider([call, text_reply("planned")])
+    repl, out = make_repl(tmp_path, provider)
+    assert repl.agent is not None
+    repl.agent.registry.enabled.append("TodoWrite")
+
+    async def go() -> None:
+        await repl.submit("/todos")
+        assert "No todos yet" in out.getvalue()
+        await repl.submit("plan it")
+        out.truncate(0)
+        out.seek(0)
+        await repl.submit("/todos")
+
+    asyncio.run(go())
+    text = out.getvalue()
+    assert "Todos" in text and "Write the parser" in text and "Running the tests" in text
