@@ -21,6 +21,17 @@ from pathlib import Path
 _VAR = re.compile(r"\$(?:\{(\w+)\}|(\w+))")
 _SEPARATORS = frozenset({";", "&&", "||", "|", "&", "(", ")", "|&", ";;", "!", "{", "}"})
 _PREFIXES = frozenset({"exec", "command", "env", "nohup", "time", "sudo", "xargs", "then", "do", "else"})
+# What a task runner runs from the working directory without naming it: its recipe file, and the tools it
+# installed in the project (`npx prettier` runs node_modules/.bin/prettier, `uv run ruff` .venv/bin/ruff).
+_RUNNER_FILES: dict[str, tuple[str, ...]] = {
+    "make": ("Makefile", "makefile", "GNUmakefile"), "just": ("justfile", "Justfile", ".justfile"),
+    "task": ("Taskfile.yml", "Taskfile.yaml"), "npm": ("package.json",), "npx": ("package.json",),
+    "pnpm": ("package.json",), "yarn": ("package.json",), "bun": ("package.json",), "uv": ("pyproject.toml",),
+    "poetry": ("pyproject.toml",), "pdm": ("pyproject.toml",), "hatch": ("pyproject.toml",),
+    "tox": ("tox.ini",), "nox": ("noxfile.py",), "pre-commit": (".pre-commit-config.yaml",),
+    "cargo": ("Cargo.toml", "build.rs"), "rake": ("Rakefile",), "gradle": ("build.gradle", "build.gradle.kts"),
+}
+_TOOL_DIRS = ("node_modules/.bin", ".venv/bin", "venv/bin")
 
 
 def project_files(command: str, project_dir: Path, env: dict[str, str]) -> list[Path]:
@@ -29,12 +40,37 @@ def project_files(command: str, project_dir: Path, env: dict[str, str]) -> list[
     root = Path(os.path.abspath(project_dir))
     real_root = root.resolve()
     found: dict[Path, None] = {}
-    for word, at_command in _words(command):
-        for candidate in _candidates(_expand(word, env), root, env, at_command):
+    words = [(_expand(word, env), at_command) for word, at_command in _words(command)]
+    for word, at_command in words:
+        for candidate in _candidates(word, root, env, at_command):
             inside = _inside(candidate, root, real_root)
             if inside is not None:
                 found[inside] = None
+    for candidate in _implied(words, root):
+        inside = _inside(candidate, root, real_root)
+        if inside is not None:
+            found[inside] = None
     return list(found)
+
+
+def _implied(words: list[tuple[str, bool]], root: Path) -> list[Path]:
+    """Files run without being named: a runner's recipe file and project-installed tools after it, and the
+    module `python -m NAME` imports from the working directory."""
+    out: list[Path] = []
+    runner = False
+    for i, (word, at_command) in enumerate(words):
+        name = os.path.basename(word)
+        if at_command and name in _RUNNER_FILES:
+            out += [root / f for f in _RUNNER_FILES[name]]
+            runner = True
+        elif runner and "/" not in word and not word.startswith("-"):
+            out += [root / d / word for d in _TOOL_DIRS]
+        if word == "-m" and i + 1 < len(words):
+            module = words[i + 1][0].split(".")[0]
+            out += [root / f"{module}.py", root / module / "__init__.py", root / module / "__main__.py"]
+        if at_command and name not in _RUNNER_FILES:
+            runner = False
+    return out
 
 
 def _words(command: str) -> list[tuple[str, bool]]:

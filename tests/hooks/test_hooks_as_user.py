@@ -249,3 +249,20 @@ def test_tool_response_has_claude_codes_shape_per_tool(tmp_path: Path, fake_llm:
     assert edit["replaceAll"] is False and edit["userModified"] is False
     write = got["Write"]
     assert write["type"] == "create" and write["filePath"] == str(proj / "b.py") and write["content"] == "z = 1\n"
+
+
+def test_files_a_runner_runs_without_naming_them_count(tmp_path: Path) -> None:
+    proj = tmp_path / "p"
+    for f in ("Makefile", "package.json", "node_modules/.bin/prettier", "black.py", ".venv/bin/ruff"):
+        (proj / f).parent.mkdir(parents=True, exist_ok=True)
+        (proj / f).write_text("x")
+    env = hook_env({"PATH": "/usr/bin:/bin"}, proj, (), ())
+
+    def named(command: str) -> list[str]:
+        return [str(p.relative_to(proj)) for p in project_files(command, proj, env)]
+
+    assert named("make fmt") == ["Makefile"]
+    assert named("npx prettier --write x") == ["package.json", "node_modules/.bin/prettier"]
+    assert named("python3 -m black .") == ["black.py"]
+    assert named("uv run ruff format") == [".venv/bin/ruff"]
+    assert named("echo make") == []
