@@ -266,3 +266,14 @@ def test_files_a_runner_runs_without_naming_them_count(tmp_path: Path) -> None:
     assert named("python3 -m black .") == ["black.py"]
     assert named("uv run ruff format") == [".venv/bin/ruff"]
     assert named("echo make") == []
+
+
+def test_trusting_the_project_trusts_the_scripts_its_hooks_run(tmp_path: Path, fake_llm: FakeLLM) -> None:
+    proj = git_repo(tmp_path / "proj", {"hook.sh": "touch ran.txt\n", ".agentcli/settings.toml": (
+        '[[hooks.UserPromptSubmit]]\n[[hooks.UserPromptSubmit.hooks]]\ntype = "command"\n'
+        'command = "bash hook.sh"\n')})
+    assert agentcli(["permissions", "trust"], proj).status == 0
+    fake_llm.push(Reply(text="hi"))
+    lines = run_stream(proj, fake_llm)
+    assert (proj / "ran.txt").exists(), notices(lines)
+    assert [r["outcome"] for r in responses(lines)] == ["success"]
