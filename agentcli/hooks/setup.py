@@ -43,6 +43,26 @@ def make_engine(settings: Settings, ctx: ToolContext, transcript_path: str | Non
     return engine, warnings
 
 
+def untrusted_scripts(settings: Settings) -> list[str]:
+    """One line per configured hook that runs a project file not trusted as it is now (`agentcli doctor`)."""
+    import os
+
+    from agentcli.hooks.scripts import project_files
+    from agentcli.settings import trust
+
+    specs, _ = load_specs(settings)
+    root = settings.project_root
+    env = hook_env(dict(os.environ), root, (), ())
+    lines: list[str] = []
+    for spec in specs:
+        changed = [str(f.relative_to(root)) for f in project_files(spec.command, root, env)
+                   if not trust.pinned(root, f)]
+        if changed:
+            lines.append(f"{spec.event} hook {trust.printable(spec.command)!r} runs {', '.join(changed)}, not "
+                         f"trusted as it is now: it will not run unasked (agentcli hooks trust)")
+    return lines
+
+
 def pin_scripts(settings: Settings) -> list[str]:
     """Trust the project files every configured hook runs as they are now (`agentcli hooks trust`, `hooks
     import`, `permissions trust`); returns their paths relative to the project."""

@@ -145,6 +145,9 @@ def test_a_never_trusted_project_script_is_refused_in_p_with_a_notice(tmp_path: 
     assert not (proj / "ran.txt").exists()
     assert [r["outcome"] for r in responses(lines)] == ["error"]
     assert any("hook.sh" in n and "was not run" in n for n in notices(lines))
+    user_hooks({"Stop": [{"hooks": [{"type": "command", "command": "bash hook.sh"}]}]})
+    doctor = agentcli(["doctor"], proj)
+    assert "hooks: Stop hook 'bash hook.sh' runs hook.sh, not trusted" in doctor.stdout, doctor.stdout
 
 
 @pytest.mark.parametrize(("command", "says"), [
