@@ -192,3 +192,16 @@ def test_slash_todos_shows_the_list_todowrite_set(tmp_path: Path) -> None:
     asyncio.run(go())
     text = out.getvalue()
     assert "Todos" in text and "Write the parser" in text and "Running the tests" in text
+
+
+def test_switching_to_a_preset_with_unknown_tools_says_so(tmp_path: Path) -> None:
+    from agentcli.paths import home
+
+    (home() / "presets").mkdir(parents=True, exist_ok=True)
+    (home() / "presets" / "odd.toml").write_text('tools = ["Read", "LS", "Frobnicate"]\n')
+    provider = ScriptedProvider([text_reply("ok")])
+    repl, out = make_repl(tmp_path, provider)
+    asyncio.run(repl.submit("/preset odd"))
+    text = out.getvalue()
+    assert "agentcli has no tool named 'Frobnicate'" in text and "'LS'" not in text
+    assert repl.agent is not None and repl.agent.registry.enabled[:2] == ["Read", "Glob"]
