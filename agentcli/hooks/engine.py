@@ -105,7 +105,7 @@ class HookEngine:
                 call.hook_id, "Hook", {"command": call.command, "files": names}, read_only=False,
                 reason=f"The {call.name} hook runs {names} from the project, changed since you trusted it (or "
                        f"never trusted). Run it as it is now, as you, outside the sandbox?"))
-        if answer.behavior != "allow":
+        if answer.behavior != "allow" or answer.updated_input is not None:  # a hook is not edited at a question
             return f"you did not trust {names} as it is now"
         trust.pin(root, changed)
         return None
