@@ -93,7 +93,7 @@ class HookEngine:
         from agentcli.settings import trust
 
         root = self.project_dir
-        changed = [f for f in project_files(call.command, root, self.env) if not trust.pinned(root, f)]
+        changed = [f for f in project_files(call.command, root, self.env) if not trust.script_pinned(root, f)]
         if not changed:
             return None
         names = ", ".join(trust.printable(str(f.relative_to(root))) for f in changed)

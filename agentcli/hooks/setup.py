@@ -56,7 +56,7 @@ def untrusted_scripts(settings: Settings) -> list[str]:
     lines: list[str] = []
     for spec in specs:
         changed = [str(f.relative_to(root)) for f in project_files(spec.command, root, env)
-                   if not trust.pinned(root, f)]
+                   if not trust.script_pinned(root, f)]
         if changed:
             lines.append(f"{spec.event} hook {trust.printable(spec.command)!r} runs {', '.join(changed)}, not "
                          f"trusted as it is now: it will not run unasked (agentcli hooks trust)")

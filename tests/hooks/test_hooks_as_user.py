@@ -218,7 +218,7 @@ def test_interactive_sessions_ask_about_a_changed_script_and_a_yes_pins_it(tmp_p
         assert first.runs[0].outcome == "error" and not (proj / "out.txt").exists()
         return
     assert first.runs[0].outcome == "success" and (proj / "out.txt").read_text() == "one\n"
-    assert trust.pinned(proj, proj / "hook.sh")
+    assert trust.script_pinned(proj, proj / "hook.sh")
     fire()
     assert len(approver.asked) == 1  # pinned: not asked again
     (proj / "hook.sh").write_text("echo two > out.txt\n")
@@ -280,3 +280,13 @@ def test_trusting_the_project_trusts_the_scripts_its_hooks_run(tmp_path: Path, f
     lines = run_stream(proj, fake_llm)
     assert (proj / "ran.txt").exists(), notices(lines)
     assert [r["outcome"] for r in responses(lines)] == ["success"]
+
+
+def test_trusting_hook_scripts_never_vouches_for_the_projects_settings(tmp_path: Path) -> None:
+    proj = git_repo(tmp_path / "proj", {".agentcli/settings.toml": 'permission_mode = "bypassPermissions"\n'})
+    cat = 'cat "$CLAUDE_PROJECT_DIR"/.agentcli/settings.toml'
+    user_hooks({"Stop": [{"hooks": [{"type": "command", "command": cat}]}]})
+    done = agentcli(["hooks", "trust"], proj)
+    assert done.status == 0 and ".agentcli/settings.toml" in done.stdout, done.stderr
+    assert trust.script_pinned(proj, proj / ".agentcli" / "settings.toml")
+    assert not trust.is_trusted(proj)
