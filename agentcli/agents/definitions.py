@@ -9,7 +9,7 @@ does not parse is skipped with a warning naming it; it never stops a session.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -79,8 +79,20 @@ def load_definitions(project_root: Path) -> tuple[dict[str, AgentDefinition], li
             except ValueError as err:
                 warnings.append(f"agent definition {f} skipped: {err}")
                 continue
-            found[d.name] = d
+            found[d.name], unknown = with_known_tools(d)
+            warnings += unknown
     return found, warnings
+
+
+def with_known_tools(d: AgentDefinition) -> tuple[AgentDefinition, list[str]]:
+    """`d` with its tool list in agentcli's names (Claude Code's aliases mapped, MCP tools kept), and one notice
+    per name agentcli has no tool for. A list left empty stays empty: the agent was meant to have only those."""
+    if d.tools is None:
+        return d, []
+    from agentcli.tools.names import resolve_tools, unknown_tool_notices
+
+    found, unknown = resolve_tools(d.tools, keep_mcp=True)
+    return replace(d, tools=tuple(found)), unknown_tool_notices(f"agent {d.name} ({d.path or d.source})", unknown)
 
 
 AGENT_JSON_KEYS = {"description", "prompt", "tools", "model", "maxTurns"}

@@ -94,6 +94,15 @@ class SubagentRunner:
             job.status = "stopped"
         return job
 
+    async def settle(self) -> bool:
+        """Wait until a background child's note is in the inbox (True) or no child runs any more (False)."""
+        while not self.inbox:
+            running = [j.task for j in self.background.values() if j.task is not None and not j.task.done()]
+            if not running:
+                return False
+            await asyncio.wait(running, return_when=asyncio.FIRST_COMPLETED)
+        return True
+
     async def aclose(self) -> None:
         """The session ends: background children end with it, never beyond."""
         for task_id in list(self.background):
@@ -115,8 +124,11 @@ class SubagentRunner:
         return result
 
     def _note(self, job: BackgroundTask) -> str:
-        return (f"<task-notification>Background task {job.task_id} ({job.definition.name}: {job.description}) "
-                f"{job.status}:\n{job.answer}</task-notification>")
+        """Claude Code's shape for a finished background agent, as the user message that re-enters the loop."""
+        return (f"<task-notification>\n<task-id>{job.task_id}</task-id>\n<tool-use-id>{job.task_id}</tool-use-id>\n"
+                f"<status>{job.status}</status>\n"
+                f"<summary>Agent \"{job.description}\" ({job.definition.name}) {job.status}</summary>\n"
+                f"<result>{job.answer}</result>\n</task-notification>")
 
     async def _run_child(
         self, definition: AgentDefinition, tool_use_id: str, prompt: str, forward: Callable[[AgentEvent], None]

@@ -37,7 +37,7 @@ if TYPE_CHECKING:
     from agentcli.settings.presets import Preset
     from agentcli.telemetry.setup import DeferredRecorder
 from agentcli.tools.base import ToolContext
-from agentcli.tools.registry import DEFAULT_TOOLS, ToolRegistry
+from agentcli.tools.registry import DEFAULT_TOOLS, ToolRegistry, resolve_tools, unknown_tool_notices
 
 
 async def select_provider(settings: Settings) -> selection.Selection:
@@ -148,14 +148,15 @@ def make_policy(settings: Settings, ctx: ToolContext, preset: Preset | None, ses
     )
 
 
-def make_hooks(settings: Settings, ctx: ToolContext, opened: OpenedSession) -> tuple[Hooks | None, list[str]]:
+def make_hooks(settings: Settings, ctx: ToolContext, opened: OpenedSession,
+               approver: Approver | None = None) -> tuple[Hooks | None, list[str]]:
     """The hook runner, or None (and nothing imported) when no hooks are configured; plus load warnings."""
     if not settings.hooks:
         return None, []
     from agentcli.hooks.setup import make_engine
 
     path = opened.writer.path if opened.writer is not None else None
-    return make_engine(settings, ctx, str(path) if path else None)
+    return make_engine(settings, ctx, str(path) if path else None, approver)
 
 
 def publish_web(ctx: ToolContext, policy: Policy, settings: Settings) -> None:
@@ -202,7 +203,7 @@ def tool_names(preset: Preset | None, mode: str, exact: tuple[str, ...] | None =
     """The tools of the session: `exact` (--tools) when given, else the preset's, else agentcli's default."""
     if exact is not None:
         return sdkparts.exact_tools(exact, mode)
-    names = list(preset.tools) if preset else list(DEFAULT_TOOLS)
+    names = resolve_tools(preset.tools)[0] if preset else list(DEFAULT_TOOLS)
     if mode == "plan" and "ExitPlanMode" not in names:
         names.append("ExitPlanMode")
     return names
@@ -332,9 +333,11 @@ def untrusted_notice(settings: Settings) -> str:
 
 
 async def agent_options(settings: Settings, sel: selection.Selection, preset: Preset | None,
-                        window_fn: Callable[[str], int | None], limit: int | None) -> AgentOptions:
+                        window_fn: Callable[[str], int | None], limit: int | None, *,
+                        await_background: bool = False) -> AgentOptions:
     """What the session's agent is configured with: its model, prompt, limits, prices and windows (`window_fn`
-    and `limit` checked before the session file was opened)."""
+    and `limit` checked before the session file was opened). `await_background`: -p and the SDK, where nobody
+    hears a background subagent's later answer, wait for it before the run ends."""
     from agentcli.assembly.served import provider_label
 
     return AgentOptions(
@@ -354,6 +357,7 @@ async def agent_options(settings: Settings, sel: selection.Selection, preset: Pr
         provider_label=await provider_label(sel),
         tools_unseen=known_dropped(sel),
         accepts_images_fn=lambda model: catalog.accepts_images(model, settings.prices),
+        await_background=await_background,
     )
 
 
@@ -382,16 +386,19 @@ async def build(settings: Settings, approver: Approver,
         policy.session.preset = settings.preset or None
         restore_todos(opened, policy.session)
         sandbox_notice = attach_sandbox(settings, ctx, policy.session, preset)
-        hooks, hook_warnings = make_hooks(settings, ctx, opened)
+        hooks, hook_warnings = make_hooks(settings, ctx, opened, approver)
         hooks = hooks_in_code(hooks) if hooks_in_code is not None else hooks
     except BaseException:
         opened.close()
         raise
     note = await probe_note(sel, opened)
     provider = watch_tools(provider, sel)  # after the first-use probe, which may have told already
-    options = await agent_options(settings, sel, preset, window_fn, limit)
+    options = await agent_options(settings, sel, preset, window_fn, limit,
+                                  await_background=not getattr(approver, "interactive", True))
     registry = ToolRegistry(sdkparts.without_denied(tool_names(preset, policy.mode, settings.tools), policy))
     opened.notices.extend(sdkparts.attach_structured_output(registry, options, settings))
+    if preset is not None:
+        opened.notices.extend(unknown_tool_notices(f"preset {preset.name}", resolve_tools(preset.tools)[1]))
     agent = Agent(
         provider=provider, registry=registry, policy=policy,
         approver=approver, ctx=ctx, options=options, sink=opened.sink, history=opened.history, hooks=hooks,

@@ -8,35 +8,13 @@ from typing import TYPE_CHECKING, Any
 
 from agentcli.core.permissions import Approver
 from agentcli.llm.request import Provider
-from agentcli.tools.registry import BUILTIN_TOOLS, SUBAGENT_TOOLS, ToolRegistry
+from agentcli.tools.registry import ToolRegistry, resolve_tools
 
 if TYPE_CHECKING:
     from agentcli.assembly.selection import Selection
     from agentcli.core.loop import Agent, AgentOptions
     from agentcli.mcp.config import McpConfig
     from agentcli.settings.config import Settings
-
-# Claude Code's names for tools agentcli has under another name (or as a family).
-ALIASES: dict[str, tuple[str, ...]] = {
-    "Agent": SUBAGENT_TOOLS,
-    "Task": SUBAGENT_TOOLS,
-    "KillBash": ("KillShell",),
-}
-
-
-def resolve_tools(names: tuple[str, ...]) -> tuple[list[str], list[str]]:
-    """(agentcli's tool names, the names it has no tool for), in the order given."""
-    found: list[str] = []
-    unknown: list[str] = []
-    for name in names:
-        if name in ALIASES:
-            found.extend(ALIASES[name])
-        elif name in BUILTIN_TOOLS:
-            found.append(name)
-        else:
-            unknown.append(name)
-    return list(dict.fromkeys(found)), unknown
-
 
 def exact_tools(names: tuple[str, ...], mode: str) -> list[str]:
     """`--tools`: exactly these built-in tools (plan mode still brings ExitPlanMode, its way out)."""

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from agentcli.agents.definitions import AgentDefinition, load_definitions
+from agentcli.agents.definitions import AgentDefinition, load_definitions, with_known_tools
 from agentcli.agents.runner import SubagentRunner
 from agentcli.assembly import selection
 from agentcli.assembly.toolsseen import known_dropped
@@ -71,7 +71,8 @@ def attach(agent: Agent, settings: Settings, sel: selection.Selection, approver:
         definitions = {n: d for n, d in definitions.items() if d.source in ("builtin", *settings.setting_sources)}
     for d in settings.agents:
         if isinstance(d, AgentDefinition):
-            definitions[d.name] = d
+            definitions[d.name], unknown = with_known_tools(d)
+            warnings += unknown
     agent.registry.add(task_tool(definitions))
     family = Family(settings, sel, definitions, approver, agent.hooks, parent_session)
     # the policy in force when a child starts: a /preset switch brings another
@@ -124,6 +125,7 @@ async def build_child(
         cost_fn=models.cost_fn(settings.prices, sel.pricing_provider),
         context_window_fn=models.context_window_fn(settings.prices),
         subagent=True,
+        await_background=True,  # its background children end with it: it waits for their answers
         tools_unseen=known_dropped(sel),
     )
     child = Agent(provider=models.make_provider(sel), registry=registry, policy=policy,

@@ -37,6 +37,8 @@ def _report() -> int:
     from agentcli.mcp.health import doctor_lines
 
     lines += doctor_lines(settings)
+    lines += _agent_lines(settings.project_root)
+    lines += _hook_lines(settings)
     sys.stdout.write("\n".join(lines) + "\n")
     return 0
 
@@ -115,6 +117,20 @@ def _providers(settings) -> str:  # type: ignore[no-untyped-def]
     if settings.provider or settings.model:
         parts.append(f"selected: {settings.provider or '-'} / {settings.model or '-'}")
     return "; ".join(parts) or "none configured (see agentcli --help)"
+
+
+def _hook_lines(settings) -> list[str]:  # type: ignore[no-untyped-def]
+    if not settings.hooks:
+        return []
+    from agentcli.hooks.setup import untrusted_scripts
+
+    return [f"hooks: {line}" for line in untrusted_scripts(settings)]
+
+
+def _agent_lines(root: Path) -> list[str]:
+    from agentcli.agents.checks import unknown_tool_lines
+
+    return [f"agents and presets: {line}" for line in unknown_tool_lines(root)]
 
 
 def _project_lines(settings) -> list[str]:  # type: ignore[no-untyped-def]

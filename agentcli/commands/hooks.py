@@ -1,4 +1,5 @@
-"""`agentcli hooks list|import`: the hooks in force, and copying hooks from Claude Code's settings.json."""
+"""`agentcli hooks list|import|trust`: the hooks in force, copying hooks from Claude Code's settings.json, and
+trusting the project files hooks run (agentcli.hooks.scripts)."""
 
 from __future__ import annotations
 
@@ -38,7 +39,24 @@ def import_(ctx: typer.Context,
     return reporting_errors(lambda: _import(ctx.obj, source, scope))
 
 
+@app.command("trust", help="trust the project files the hooks in force run (scripts), as they are now")
+def trust_(ctx: typer.Context) -> int:
+    return reporting_errors(lambda: _trust(ctx.obj))
+
+
 main = entry(app, "hooks")
+
+
+def _trust(cwd: Path) -> int:
+    from agentcli.hooks.setup import pin_scripts
+    from agentcli.settings.config import load_settings
+
+    files = pin_scripts(load_settings(cwd, {}))
+    if not files:
+        sys.stdout.write("No hook runs a file of this project: nothing to trust.\n")
+        return 0
+    sys.stdout.write("Trusted, as they are now: " + ", ".join(files) + "\nA changed file asks again.\n")
+    return 0
 
 
 def _list(cwd: Path, as_json: bool) -> int:
@@ -87,6 +105,8 @@ def _import(cwd: Path, source: str | None, scope: str) -> int:
     for w in warnings:
         sys.stderr.write(f"agentcli: {w}\n")
     sys.stdout.write(f"Imported {len(specs)} hook command(s) from {src} into {dest} ({added} new group(s)).\n")
+    if scope != "project":  # what the user imports for themselves, they vouch for; a shared file waits for trust
+        _trust(cwd)
     if scope == "project":
         sys.stdout.write("Project hooks run once you trust the file: agentcli permissions trust\n")
     return 0

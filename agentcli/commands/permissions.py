@@ -100,6 +100,14 @@ def _cmd_list(root: Path, as_json: bool) -> int:
     return 0
 
 
+def _pin_hook_scripts(root: Path) -> None:
+    """The project files its hooks run are trusted with it (agentcli.hooks.scripts)."""
+    from agentcli.hooks.setup import pin_scripts
+    from agentcli.settings.config import load_settings
+
+    pin_scripts(load_settings(root, {}))
+
+
 def _cmd_trust(root: Path) -> int:
     from agentcli.settings import trust, writer
 
@@ -115,6 +123,7 @@ def _cmd_trust(root: Path) -> int:
 
         found += describe(load(root).untrusted.values())
     trust.trust(root)
+    _pin_hook_scripts(root)
     what = "\n".join(f"  - {trust.printable(g)}" for g in dict.fromkeys(found)) or "  (nothing that needs trust)"
     names = " and ".join(str(p) for p in files) or str(trust.presets_dir(root))
     if trust.presets_dir(root).is_dir() and files:

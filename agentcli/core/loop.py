@@ -329,6 +329,8 @@ class Agent:
         if reminder is not None:
             self.append(Message.user(reminder))
             return
+        if self.options.await_background and self.subagents is not None and await self.subagents.settle():
+            return  # a background subagent's answer is the next turn's input
         yield self._finish(st, runner, "success")
 
     async def _run_tools(self, st: RunState, runner: ToolRunner, calls: list[ToolUseBlock], tools: list[Any]

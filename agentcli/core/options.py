@@ -56,3 +56,6 @@ class AgentOptions:
     provider_label: str | None = None  # what SessionStarted names: a local host ("llamacpp") or profile, not the wire
     tools_unseen: bool = False  # the server's chat template drops the tools: the context meter leaves them out
     accepts_images_fn: Callable[[str], bool] = lambda model: False  # does this model take images (the catalog)?
+    # The run does not end while a background subagent it started still runs (nobody is there to hear of it
+    # later: `-p`, the SDK); its answer is the next turn's input, as Claude Code's <task-notification>.
+    await_background: bool = False

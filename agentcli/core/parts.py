@@ -65,6 +65,10 @@ class Subagents(Protocol):
 
     async def stop(self, task_id: str) -> Any: ...
 
+    async def settle(self) -> bool:
+        """Wait until a background subagent's answer is waiting to be told (True), or none runs (False)."""
+        ...
+
     async def aclose(self) -> None: ...
 
 

@@ -22,6 +22,7 @@ from agentcli.core.state import SessionState
 from agentcli.llm.messages import ContentBlock, ToolResultBlock, ToolUseBlock
 from agentcli.proc.validate import unusable_strings, validate_args
 from agentcli.tools.base import Tool, ToolContext, ToolOutput
+from agentcli.tools.hookresponse import tool_response
 from agentcli.tools.paths import outside_approved
 
 
@@ -255,7 +256,7 @@ class ToolRunner:
             if "plan" in out.metadata and not out.is_error:
                 content = self.ctx.redact(await self._review_plan(r, str(out.metadata["plan"])))
             post: list[HookOutcome] = []
-            async for ev in self._post_hooks(r, out.is_error, content, post):
+            async for ev in self._post_hooks(r, out.is_error, content, post, out.metadata):
                 yield ev
             content += "".join(f"\n\n{name} hook: {text}" for name, text in _post_feedback(post[0], out.is_error))
             todos = self._take_todos(out.metadata)
@@ -279,14 +280,12 @@ class ToolRunner:
         return TodosUpdated(todos)
 
     def _post_hooks(
-        self, r: _Ready, failed: bool, content: str, out: list[HookOutcome]
+        self, r: _Ready, failed: bool, content: str, out: list[HookOutcome], meta: dict[str, Any]
     ) -> AsyncIterator[AgentEvent]:
         fields: dict[str, Any] = {"tool_name": r.tool.name, "tool_input": r.args, "tool_use_id": r.call.id}
         if failed:
             return self._hook("PostToolUseFailure", r.tool.name, out, **fields, error=content, is_interrupt=False)
-        response: dict[str, Any] = {"content": content, "success": True}
-        if isinstance(r.args.get("file_path"), str):
-            response["filePath"] = r.args["file_path"]
+        response = tool_response(r.tool.name, r.args, content, meta)  # Claude Code's per-tool shape
         return self._hook("PostToolUse", r.tool.name, out, **fields, tool_response=response)
 
     async def _review_plan(self, r: _Ready, plan: str) -> str:

@@ -11,6 +11,7 @@ from typing import Any
 
 from agentcli.core.events import HookFinished
 from agentcli.core.hooks import HookCall, HookOutcome
+from agentcli.core.permissions import ApprovalRequest, Approver
 from agentcli.hooks.config import HookSpec
 from agentcli.hooks.matcher import matches
 from agentcli.hooks.output import combine, interpret
@@ -20,7 +21,10 @@ from agentcli.ids import new_uuid
 
 class HookEngine:
     """`env` is the environment hook commands get (already without provider keys); `redact` cleans what a hook
-    printed before it is shown, stored or sent to the model; `wrap` runs each command in the session's sandbox."""
+    printed before it is shown, stored or sent to the model; `wrap` runs each command in the session's sandbox
+    (`sandbox_hooks = true`; by default hooks run as the user, as Claude Code runs them). A command that runs a
+    project file not pinned as trusted (agentcli.hooks.scripts) is asked about through `approver` when someone
+    can answer, and otherwise not run, with a notice."""
 
     def __init__(
         self,
@@ -32,6 +36,7 @@ class HookEngine:
         transcript_path: str | None = None,
         redact: Callable[[str], str] = lambda text: text,
         wrap: Wrap | None = None,
+        approver: Approver | None = None,
     ) -> None:
         self.specs = specs
         self.project_dir = project_dir
@@ -40,6 +45,8 @@ class HookEngine:
         self.transcript_path = transcript_path
         self.redact = redact
         self.wrap = wrap
+        self.approver = approver
+        self._asking = asyncio.Lock()  # hooks of one event run in parallel; their questions come one at a time
         self._by_event: dict[str, list[HookSpec]] = {}
         for spec in specs:
             self._by_event.setdefault(spec.event, []).append(spec)
@@ -62,6 +69,12 @@ class HookEngine:
         return combine(done)
 
     async def _one(self, call: HookCall, stdin: bytes) -> HookOutcome:
+        refused = await self._untrusted(call)
+        if refused is not None:
+            out = HookOutcome(messages=[f"{call.name} hook was not run: {refused}"])
+            out.runs.append(HookFinished(call.hook_id, call.event, call.name, call.command, None, "", refused,
+                                         "error", 0))
+            return out
         try:
             finished = await run_command(call.command, stdin, self.project_dir, self.env, call.timeout_s,
                                          self.wrap)
@@ -73,3 +86,26 @@ class HookEngine:
         outcome.runs.append(HookFinished(call.hook_id, call.event, call.name, call.command, finished.exit_code,
                                          finished.stdout, finished.stderr, label, finished.duration_ms))
         return outcome
+
+    async def _untrusted(self, call: HookCall) -> str | None:
+        """Why `call` may not run (a project file it runs is not the one the user trusted), or None."""
+        from agentcli.hooks.scripts import project_files
+        from agentcli.settings import trust
+
+        root = self.project_dir
+        changed = [f for f in project_files(call.command, root, self.env) if not trust.script_pinned(root, f)]
+        if not changed:
+            return None
+        names = ", ".join(trust.printable(str(f.relative_to(root))) for f in changed)
+        if self.approver is None or not getattr(self.approver, "interactive", False):
+            return (f"it runs {names} from the project, which changed since you trusted it (or was never "
+                    f"trusted); read it, then: agentcli hooks trust")
+        async with self._asking:
+            answer = await self.approver.approve(ApprovalRequest(
+                call.hook_id, "Hook", {"command": call.command, "files": names}, read_only=False,
+                reason=f"The {call.name} hook runs {names} from the project, changed since you trusted it (or "
+                       f"never trusted). Run it as it is now, as you, outside the sandbox?"))
+        if answer.behavior != "allow" or answer.updated_input is not None:  # a hook is not edited at a question
+            return f"you did not trust {names} as it is now"
+        trust.pin(root, changed)
+        return None

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from agentcli.core.permissions import Approver
 from agentcli.hooks.config import HookSpec, parse_hooks
 from agentcli.hooks.engine import HookEngine
 from agentcli.hooks.matcher import compile_matcher
@@ -29,12 +30,50 @@ def load_specs(settings: Settings) -> tuple[list[HookSpec], list[str]]:
     return specs, warnings
 
 
-def make_engine(settings: Settings, ctx: ToolContext, transcript_path: str | None) -> tuple[HookEngine, list[str]]:
+def make_engine(settings: Settings, ctx: ToolContext, transcript_path: str | None,
+                approver: Approver | None = None) -> tuple[HookEngine, list[str]]:
     specs, warnings = load_specs(settings)
     root = settings.project_root
     env = hook_env(ctx.env or {}, root, settings.secrets, SECRET_ENV_VARS)
-    # Hooks run confined like Bash (their input is the model's), unless the user chose otherwise.
+    # Hooks run as the user, as Claude Code runs them (the project files they run are pinned instead, see
+    # agentcli.hooks.scripts); `sandbox_hooks = true` confines them like Bash.
     sandbox = ctx.sandbox if settings.sandbox_hooks else None
     engine = HookEngine(specs, project_dir=root, cwd=settings.cwd, env=env, transcript_path=transcript_path,
-                        redact=ctx.redact, wrap=sandbox.wrap if sandbox is not None else None)
+                        redact=ctx.redact, wrap=sandbox.wrap if sandbox is not None else None, approver=approver)
     return engine, warnings
+
+
+def untrusted_scripts(settings: Settings) -> list[str]:
+    """One line per configured hook that runs a project file not trusted as it is now (`agentcli doctor`)."""
+    import os
+
+    from agentcli.hooks.scripts import project_files
+    from agentcli.settings import trust
+
+    specs, _ = load_specs(settings)
+    root = settings.project_root
+    env = hook_env(dict(os.environ), root, (), ())
+    lines: list[str] = []
+    for spec in specs:
+        changed = [str(f.relative_to(root)) for f in project_files(spec.command, root, env)
+                   if not trust.script_pinned(root, f)]
+        if changed:
+            lines.append(f"{spec.event} hook {trust.printable(spec.command)!r} runs {', '.join(changed)}, not "
+                         f"trusted as it is now: it will not run unasked (agentcli hooks trust)")
+    return lines
+
+
+def pin_scripts(settings: Settings) -> list[str]:
+    """Trust the project files every configured hook runs as they are now (`agentcli hooks trust`, `hooks
+    import`, `permissions trust`); returns their paths relative to the project."""
+    import os
+
+    from agentcli.hooks.scripts import project_files
+    from agentcli.settings import trust
+
+    specs, _ = load_specs(settings)
+    root = settings.project_root
+    env = hook_env(dict(os.environ), root, (), ())
+    files = list(dict.fromkeys(f for s in specs for f in project_files(s.command, root, env)))
+    trust.pin(root, files)
+    return [str(f.relative_to(root)) for f in files]

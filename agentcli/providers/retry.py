@@ -6,6 +6,11 @@ whether the stream broke before any output or in the middle of a reply (text, th
 alike). A retry after output is announced with
 `ApiRetry(discarded=True)`: consumers drop what that attempt streamed, and the new response starts over. Nothing
 has reached the transcript by then (the loop appends a message only when its stream completes).
+
+A stream cut (the connection dropped or went silent after the response had begun) is retried too, although the
+net layer never resends a request on its own: at that point nothing irreversible has happened — no tool runs
+before a stream completes, and the front ends print a reply only once it is whole (or mark a discarded one). A
+connection closed before any response byte is still not resent (the server may be working on it).
 """
 
 from __future__ import annotations
@@ -16,7 +21,9 @@ from typing import Any
 
 from agentcli.errors import ProviderError
 from agentcli.llm.stream import ApiRetry, Notice, StreamEvent, UsageReport
+from agentcli.net.errors import ConnectionDropped, NetTimeout
 from agentcli.providers.base import ModelRequest, Provider, ProviderConfig
+from agentcli.redact import redact
 
 Sleep = Callable[[float], Awaitable[Any]]
 
@@ -40,15 +47,17 @@ async def stream_with_retries(
     attempt = 0
     while True:
         stream = factory()
-        produced = False
+        produced = started = False
         try:
             async for ev in stream:
+                started = True
                 if not produced and not isinstance(ev, UsageReport | ApiRetry | Notice):
                     produced = True
                 yield ev
             return
         except ProviderError as err:
-            if not err.retryable or attempt >= cfg.max_retries:
+            cut = not err.retryable and _cut(err, started)
+            if not (err.retryable or cut) or attempt >= cfg.max_retries:
                 raise
             attempt += 1
             if rng is None:
@@ -56,12 +65,21 @@ async def stream_with_retries(
 
                 rng = random.random
             delay = backoff_delay(attempt, err, cfg, rng)
-            yield ApiRetry(attempt, cfg.max_retries, delay, err.code, err.one_line(), err.status, discarded=produced)
+            # A cut's hint ("not sent again automatically") would be false here: say what happens instead.
+            message = f"{redact(err.message)} (the stream was cut; asking again)" if cut else err.one_line()
+            yield ApiRetry(attempt, cfg.max_retries, delay, err.code, message, err.status, discarded=produced)
         finally:
             aclose = getattr(stream, "aclose", None)
             if aclose is not None:
                 await aclose()
         await sleep(delay)
+
+
+def _cut(err: ProviderError, started: bool) -> bool:
+    """Did the stream break after the response had begun (a cut, safe to ask again), not before it?"""
+    if isinstance(err, NetTimeout):
+        return started or err.phase == "read"
+    return isinstance(err, ConnectionDropped) and started
 
 
 class RetryingProvider:

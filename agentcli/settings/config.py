@@ -89,7 +89,7 @@ class Settings:
     model_context_window: int | None = None  # overrides the catalog and what a local server reports
     model_auto_compact_token_limit: int | None = None  # compact past this many tokens (default: 80 % of window)
     compact_model: str | None = None  # the model that writes compaction summaries (default: the session's)
-    sandbox_hooks: bool = True  # hook commands run in the kernel sandbox, as Bash does
+    sandbox_hooks: bool = False  # true: hook commands run in the kernel sandbox, as Bash does (see hooks/scripts)
     telemetry: bool = False  # OpenTelemetry export (also AGENTCLI_ENABLE_TELEMETRY=1); see docs/telemetry.md
     telemetry_log_prompts: bool = False  # export prompts and tool inputs/outputs too (redacted)
     subagent_max_depth: int = 1  # how deep Task may nest: 1 = the main agent's children spawn none of their own
@@ -240,7 +240,8 @@ def _from_env(settings: Settings) -> Settings:
         env["provider"] = os.environ["AGENTCLI_PROVIDER"]
     if os.environ.get("AGENTCLI_HOST"):
         env["base_url"] = os.environ["AGENTCLI_HOST"]
-    if os.environ.get("AGENTCLI_ENABLE_TELEMETRY", "").lower() in ("1", "true", "yes"):
+    if any(os.environ.get(v, "").lower() in ("1", "true", "yes")
+           for v in ("AGENTCLI_ENABLE_TELEMETRY", "CLAUDE_CODE_ENABLE_TELEMETRY")):  # Claude Code's name too
         env["telemetry"] = True
     return _apply(settings, env, "environment")
 

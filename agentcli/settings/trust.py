@@ -19,7 +19,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -211,15 +211,33 @@ def _files(root: Path) -> tuple[Path, ...]:
     return (shared_settings_file(root), local_settings_file(root), mcp_json_file(root), presets_dir(root))
 
 
+def _script_key(root: Path, path: Path) -> str:
+    """A hook script's digest has keys of its own: pinning a script never vouches for a settings file, even one
+    a hook command happens to name."""
+    return f"{root.resolve()}::hook-script::{path.relative_to(root).as_posix()}"
+
+
+def script_pinned(root: Path, path: Path) -> bool:
+    """Is `path` (a project file a hook runs, agentcli.hooks.scripts) absent, or unchanged since it was pinned?"""
+    digest = _digest(path)
+    return digest is None or _load().get(_script_key(root, path)) == digest
+
+
+def pin(root: Path, files: list[Path]) -> None:
+    """Record these project files a hook runs as trusted as they are now; `script_pinned` then holds while they
+    stay so."""
+    _record(root, tuple(files), _script_key)
+
+
 def trust(root: Path) -> None:
     """Record every one of the project's own files as it is now as trusted."""
     _record(root, _files(root))
 
 
-def _record(root: Path, files: tuple[Path, ...]) -> None:
+def _record(root: Path, files: tuple[Path, ...], key: Callable[[Path, Path], str] | None = None) -> None:
     from agentcli.atomicfile import atomic_write
 
-    found = {_key(root, f): d for f in files if (d := _digest(f)) is not None}
+    found = {(key or _key)(root, f): d for f in files if (d := _digest(f)) is not None}
     if not found:
         return
     data = _load()

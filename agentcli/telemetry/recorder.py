@@ -2,8 +2,12 @@
 
 One span per run (`invoke_agent`), per turn, per model request (`chat MODEL`) and per tool call
 (`execute_tool NAME`), with the GenAI semantic conventions' attributes (`gen_ai.*`) where they exist and
-`agentcli.*` for the rest. A subagent's spans hang under its Task call's span. Prompts, tool inputs and outputs
-are attributes only with `telemetry_log_prompts`, and are redacted either way.
+`agentcli.*` for the rest. A model request's span is a CLIENT span (the GenAI conventions' kind for a call to a
+model server). A subagent's spans hang under its Task call's span and carry its agent name (`gen_ai.agent.name`).
+Prompts, tool inputs and outputs are attributes only with `telemetry_log_prompts`, and are redacted either way.
+
+Metrics: the GenAI conventions' `gen_ai.client.token.usage` and `gen_ai.client.operation.duration` histograms
+(what dashboards built for any GenAI client read), beside agentcli's own counters (`agentcli.*`).
 """
 
 from __future__ import annotations
@@ -14,7 +18,7 @@ from typing import Any, Protocol, assert_never
 
 from opentelemetry import trace
 from opentelemetry.metrics import Meter
-from opentelemetry.trace import Span, Status, StatusCode, Tracer
+from opentelemetry.trace import Span, SpanKind, Status, StatusCode, Tracer
 
 from agentcli.core.events import (
     AgentEvent,
@@ -66,9 +70,16 @@ class Instruments:
     """The counters: the SDK's, or the API's no-op ones when metrics are off. (Plain classes here and below: a
     dataclass takes ~0.5 ms to define, parsing its annotations, and these are on telemetry's import path.)"""
 
-    __slots__ = ("cost", "decisions", "errors", "runs", "tokens", "tool_calls")
+    __slots__ = ("cost", "decisions", "duration", "errors", "genai_tokens", "runs", "tokens", "tool_calls")
 
     def __init__(self, meter: Meter) -> None:
+        # The GenAI semantic conventions' client metrics, with their advised bucket boundaries.
+        self.genai_tokens = meter.create_histogram(
+            "gen_ai.client.token.usage", unit="{token}", description="Measures number of input and output tokens used",
+            explicit_bucket_boundaries_advisory=[4.0 ** i for i in range(14)])
+        self.duration = meter.create_histogram(
+            "gen_ai.client.operation.duration", unit="s", description="GenAI operation duration",
+            explicit_bucket_boundaries_advisory=[0.01 * 2 ** i for i in range(14)])
         self.tokens = meter.create_counter("agentcli.token.usage", unit="{token}", description="tokens by type")
         self.cost = meter.create_counter("agentcli.cost.usage", unit="USD", description="cost of model requests")
         self.tool_calls = meter.create_counter("agentcli.tool.calls", description="tool calls by tool and outcome")
@@ -82,6 +93,7 @@ class _Trace:
     """The open spans of one agent (the main one, or a subagent under its Task span)."""
 
     __slots__ = (
+        "agent",
         "children",
         "decisions",
         "first_token",
@@ -96,8 +108,9 @@ class _Trace:
         "turn",
     )
 
-    def __init__(self, parent: Span | None) -> None:
+    def __init__(self, parent: Span | None, agent: str = "agentcli") -> None:
         self.parent = parent
+        self.agent = agent
         self.run: Span | None = None
         self.turn: Span | None = None
         self.request: Span | None = None
@@ -145,8 +158,8 @@ class TelemetryRecorder:
                 if t.first_token is None and t.request is not None:
                     t.first_token = time.monotonic()  # read when the request's span ends
                 return
-            case SubagentEvent(tool_use_id, _, inner):
-                child = t.children.setdefault(tool_use_id, _Trace(t.tools.get(tool_use_id) or t.turn))
+            case SubagentEvent(tool_use_id, agent, inner):
+                child = t.children.setdefault(tool_use_id, _Trace(t.tools.get(tool_use_id) or t.turn, agent))
                 self._feed(child, inner)
                 return
             case RunFinished(result):
@@ -186,8 +199,8 @@ class TelemetryRecorder:
         if t is self.main:
             self.session_id = ev.session_id
         t.model, t.provider = ev.model, ev.provider
-        t.run = self.tracer.start_span("invoke_agent agentcli", context=self._child_of(t.parent), attributes={
-            "gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "agentcli",
+        t.run = self.tracer.start_span(f"invoke_agent {t.agent}", context=self._child_of(t.parent), attributes={
+            "gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": t.agent,
             "gen_ai.conversation.id": self.session_id or ev.session_id, "gen_ai.provider.name": ev.provider,
             "gen_ai.request.model": ev.model, "agentcli.permission_mode": ev.permission_mode,
             "agentcli.subagent": t is not self.main,
@@ -200,9 +213,11 @@ class TelemetryRecorder:
             t.turn.end()
         t.turn = self.tracer.start_span(f"turn {n}", context=self._child_of(t.run),
                                         attributes={"agentcli.turn": n})
-        t.request = self.tracer.start_span(f"chat {t.model}", context=self._child_of(t.turn), attributes={
-            "gen_ai.operation.name": "chat", "gen_ai.provider.name": t.provider, "gen_ai.request.model": t.model,
-        })
+        t.request = self.tracer.start_span(f"chat {t.model}", context=self._child_of(t.turn), kind=SpanKind.CLIENT,
+                                           attributes={"gen_ai.operation.name": "chat",
+                                                       "gen_ai.provider.name": t.provider,
+                                                       "gen_ai.request.model": t.model,
+                                                       "gen_ai.agent.name": t.agent})
         t.started, t.first_token, t.retries = time.monotonic(), None, 0
 
     def _end_request(self, t: _Trace, ev: AssistantMessage) -> None:
@@ -227,6 +242,7 @@ class TelemetryRecorder:
         span.set_attributes(attrs)
         span.end()
         labels = {"gen_ai.request.model": ev.model, "gen_ai.provider.name": t.provider}
+        self._genai_metrics(t, ev.model, u, None)
         for kind, n in (("input", u.input_tokens), ("output", u.output_tokens), ("cache_read", u.cache_read_tokens),
                         ("cache_creation", u.cache_write_tokens)):
             if n:
@@ -234,10 +250,23 @@ class TelemetryRecorder:
         if cost:
             self.m.cost.add(cost, labels)
 
+    def _genai_metrics(self, t: _Trace, model: str | None, u: Usage | None, error: str | None) -> None:
+        """The GenAI conventions' client metrics for one finished (or failed) model request."""
+        labels: dict[str, Any] = {"gen_ai.operation.name": "chat", "gen_ai.provider.name": t.provider,
+                                  "gen_ai.request.model": t.model}
+        if model:
+            labels["gen_ai.response.model"] = model
+        if error:
+            labels["error.type"] = error
+        self.m.duration.record(max(0.0, time.monotonic() - t.started), labels)
+        if u is not None:
+            self.m.genai_tokens.record(u.input_tokens, {**labels, "gen_ai.token.type": "input"})
+            self.m.genai_tokens.record(u.output_tokens, {**labels, "gen_ai.token.type": "output"})
+
     def _start_tool(self, t: _Trace, ev: ToolStarted) -> None:
         decided = t.decisions.pop(ev.tool_use_id, None)
         attrs: dict[str, Any] = {"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": ev.name,
-                                 "gen_ai.tool.call.id": ev.tool_use_id}
+                                 "gen_ai.tool.call.id": ev.tool_use_id, "gen_ai.agent.name": t.agent}
         if decided is not None:
             attrs |= {"agentcli.decision": decided.behavior, "agentcli.decided_by": decided.by}
         if self.log_prompts:
@@ -257,7 +286,7 @@ class TelemetryRecorder:
         if span is None:  # denied, unknown or invalid: decided without running; record it as a finished span
             span = self.tracer.start_span(f"execute_tool {ev.name}", context=self._child_of(t.turn), attributes={
                 "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": ev.name,
-                "gen_ai.tool.call.id": ev.tool_use_id, "agentcli.ran": False})
+                "gen_ai.tool.call.id": ev.tool_use_id, "gen_ai.agent.name": t.agent, "agentcli.ran": False})
             decided = t.decisions.pop(ev.tool_use_id, None)
             if decided is not None:
                 span.set_attributes({"agentcli.decision": decided.behavior, "agentcli.decided_by": decided.by})
@@ -270,6 +299,9 @@ class TelemetryRecorder:
         span.end()
 
     def _end_run(self, t: _Trace, result: Any) -> None:
+        if t.request is not None and result.is_error:  # the request failed: its duration counts, with the error
+            self._genai_metrics(t, None, None, result.error_code or "error")
+            t.request.set_status(Status(StatusCode.ERROR, result.error_message))
         for span in (t.request, t.turn):
             if span is not None:
                 span.end()

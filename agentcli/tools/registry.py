@@ -11,31 +11,17 @@ from collections.abc import Iterable
 
 from agentcli.llm.messages import Message, TextBlock
 from agentcli.tools.base import Tool, ToolSource
-
-BUILTIN_TOOLS: dict[str, str] = {
-    "Read": "agentcli.tools.read:ReadTool",
-    "Write": "agentcli.tools.write:WriteTool",
-    "Edit": "agentcli.tools.edit:EditTool",
-    "Bash": "agentcli.tools.bash:BashTool",
-    "Glob": "agentcli.tools.glob:GlobTool",
-    "Grep": "agentcli.tools.grep:GrepTool",
-    "BashOutput": "agentcli.tools.background:BashOutputTool",
-    "KillShell": "agentcli.tools.background:KillShellTool",
-    "ExitPlanMode": "agentcli.tools.exit_plan:ExitPlanModeTool",
-    "TodoWrite": "agentcli.tools.todo:TodoWriteTool",
-    "WebFetch": "agentcli.tools.webfetch:WebFetchTool",
-    "WebSearch": "agentcli.tools.websearch:WebSearchTool",
-    "NotebookEdit": "agentcli.tools.notebook:NotebookEditTool",
-    "Task": "agentcli.tools.task:TaskTool",
-    "TaskOutput": "agentcli.tools.task:TaskOutputTool",
-    "TaskStop": "agentcli.tools.task:TaskStopTool",
-}
-SUBAGENT_TOOLS = ("Task", "TaskOutput", "TaskStop")
-
-DEFAULT_TOOLS: tuple[str, ...] = (
-    "Read", "Write", "Edit", "Bash", "Glob", "Grep", "BashOutput", "KillShell", "WebFetch", "WebSearch",
-    "NotebookEdit", *SUBAGENT_TOOLS,
+from agentcli.tools.names import (
+    ALIASES,
+    BUILTIN_TOOLS,
+    DEFAULT_TOOLS,
+    SUBAGENT_TOOLS,
+    resolve_tools,
+    unknown_tool_notices,
 )
+
+__all__ = ["ALIASES", "BUILTIN_TOOLS", "DEFAULT_TOOLS", "SUBAGENT_TOOLS", "ToolRegistry", "load_tool",
+           "resolve_tools", "unknown_tool_notices"]
 
 
 def load_tool(name: str) -> Tool:

@@ -48,6 +48,10 @@ async def switch_preset(repl: ReplHost, name: str) -> None:
         repl.error(err)
         return
     repl.settings = dataclasses.replace(repl.settings, preset=name)
+    from agentcli.tools.names import resolve_tools, unknown_tool_notices
+
+    for text in unknown_tool_notices(f"preset {name}", resolve_tools(preset.tools)[1]):
+        repl.renderer.notice(text, style="yellow")
     agent = repl.agent
     if agent is None:
         repl.cancel_build()  # one being built in the background has the old preset's tools

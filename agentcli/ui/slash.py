@@ -243,6 +243,14 @@ async def _hooks(repl: ReplHost, args: str) -> None:
     _say(repl, "\n".join(lines + warnings) or "No hooks configured.", "")
 
 
+@command("todos", "show the agent's todo list (what TodoWrite last set)")
+async def _todos(repl: ReplHost, args: str) -> None:
+    from agentcli.ui.render import todo_list
+
+    todos = repl.agent.todos if repl.agent is not None else ()
+    repl.renderer.notice(todo_list(todos).plain if todos else "No todos yet: the agent has not written a list.", "")
+
+
 @command("agents", "subagents: the definitions, and background ones (show ID / stop ID)", "[show|stop ID]")
 async def _agents(repl: ReplHost, args: str) -> None:
     from agentcli.agents.definitions import load_definitions

@@ -211,3 +211,25 @@ def test_stream_json_tags_child_messages_with_the_task_call(tmp_path: Path, fake
     assert {x["type"] for x in tagged} == {"assistant", "user"} and len(tagged) == 3
     assert lines[0]["subtype"] == "init" and sum(x.get("subtype") == "init" for x in lines) == 1
     assert sum(x["type"] == "result" for x in lines) == 1 and lines[-1]["result"] == "parent done"
+
+
+def test_p_waits_for_a_background_task_and_its_answer_reaches_the_result(tmp_path: Path, fake_llm: FakeLLM) -> None:
+    """Issue 26, acceptance 4: the run does not end while its background child runs; the child's answer comes
+    back as Claude Code's <task-notification>, the parent answers it, and the child's usage counts."""
+    proj = git_repo(tmp_path / "proj", {"a.py": "a\n"})
+    fake_llm.push(
+        Reply(tool_calls=[task("background survey", call_id="toolu_bg", run_in_background=True)]),
+        Reply(text="survey result: 3 modules", when=CHILD, fault=Fault("slow_first_byte", delay_s=1.0)),
+        Reply(text="I will wait for the survey.", when="Started background task"),
+        Reply(text="The survey found 3 modules.", when="survey result: 3 modules"),
+    )
+    run = run_p(proj, fake_llm)
+    assert run.status == 0, run.stderr
+    result = run.json()
+    assert result["result"] == "The survey found 3 modules.", result
+    told = json.dumps(parents(fake_llm)[-1]["messages"][-1])
+    assert "<task-notification>" in told and "<task-id>toolu_bg</task-id>" in told
+    assert "<status>completed</status>" in told
+    assert len(fake_llm.requests) == 4 and result["usage"]["input_tokens"] == 40  # the child's 10 count
+    (usage,) = result["modelUsage"].values()
+    assert usage["inputTokens"] == 40

@@ -20,8 +20,8 @@ def settings_with(hooks: dict[str, Any]) -> str:
 
 
 def script(path: Path, body: str) -> str:
-    """A Python hook script; returns the command that runs it. Scripts and what they write live in the project:
-    hooks run in the session's sandbox, where only the project is writable and /tmp is private."""
+    """A Python hook script; returns the command that runs it. Scripts live outside the project (hooks run as
+    the user; a script inside the project runs only once trusted, see test_hooks_as_user.py)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(f"import json, os, sys\n{body}\n")
     return f"{PY} {path}"
@@ -38,7 +38,7 @@ def sent(fake: FakeLLM, index: int) -> str:
 
 def test_pre_tool_use_exit_2_blocks_rm_and_tells_the_model(tmp_path: Path, fake_llm: FakeLLM) -> None:
     proj = git_repo(tmp_path / "proj", {"keep.txt": "precious\n"})
-    cmd = script(proj / "hooks" / "guard.py", """
+    cmd = script(tmp_path / "hooks" / "guard.py", """
 data = json.load(sys.stdin)
 if data["tool_name"] == "Bash" and "rm " in data["tool_input"]["command"]:
     print("rm is not allowed here: move files to trash/ instead", file=sys.stderr)
@@ -57,8 +57,8 @@ def test_post_tool_use_gets_the_documented_json_and_its_formatter_change_is_read
     tmp_path: Path, fake_llm: FakeLLM
 ) -> None:
     proj = git_repo(tmp_path / "proj", {"a.py": "x = 1\n"})
-    seen = proj / "hooks" / "seen.json"
-    cmd = script(proj / "hooks" / "fmt.py", f"""
+    seen = tmp_path / "hooks" / "seen.json"
+    cmd = script(tmp_path / "hooks" / "fmt.py", f"""
 data = json.load(sys.stdin)
 open({str(seen)!r}, "w").write(json.dumps({{"input": data, "env": os.environ.get("CLAUDE_PROJECT_DIR")}}))
 path = data["tool_input"]["file_path"]
@@ -81,7 +81,7 @@ open(path, "w").write(text.replace("x=2", "x = 2"))
     assert data["hook_event_name"] == "PostToolUse"
     assert data["tool_name"] == "Write"
     assert data["tool_input"] == {"file_path": "a.py", "content": "x=2\n"}
-    assert data["tool_response"]["success"] is True and data["tool_response"]["filePath"] == "a.py"
+    assert data["tool_response"]["success"] is True and data["tool_response"]["filePath"] == str(proj / "a.py")
     assert data["tool_use_id"] and data["session_id"] == run.json()["session_id"]
     assert data["cwd"] == str(proj) and data["permission_mode"] == "acceptEdits"
     assert data["transcript_path"].endswith(".jsonl") and Path(data["transcript_path"]).exists()
@@ -91,7 +91,7 @@ open(path, "w").write(text.replace("x=2", "x = 2"))
 
 def test_user_prompt_submit_adds_context_or_blocks(tmp_path: Path, fake_llm: FakeLLM) -> None:
     proj = git_repo(tmp_path / "proj", {"a.py": "a\n"})
-    cmd = script(proj / "hooks" / "ups.py", """
+    cmd = script(tmp_path / "hooks" / "ups.py", """
 data = json.load(sys.stdin)
 if "secret" in data["prompt"]:
     print(json.dumps({"decision": "block", "reason": "prompts may not mention secrets"}))
@@ -115,7 +115,7 @@ def test_permission_decisions_allow_deny_and_a_bad_rewrite(tmp_path: Path, fake_
     made: list[str] = []
 
     def decision(out: dict[str, Any]) -> str:
-        cmd = script(proj / "hooks" / f"d{len(made)}.py", f"print(json.dumps({out!r}))")
+        cmd = script(tmp_path / "hooks" / f"d{len(made)}.py", f"print(json.dumps({out!r}))")
         made.append(cmd)
         return settings_with({"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": cmd}]}]})
 
@@ -145,7 +145,7 @@ def test_an_allow_hook_does_not_beat_a_deny_rule_and_a_rewrite_is_checked_again(
     proj = git_repo(tmp_path / "proj", {"a.py": "a\n"})
     out = {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "allow",
                                   "updatedInput": {"command": "touch ../escaped.txt"}}}
-    cmd = script(proj / "hooks" / "rewrite.py", f"print(json.dumps({out!r}))")
+    cmd = script(tmp_path / "hooks" / "rewrite.py", f"print(json.dumps({out!r}))")
     hooks = settings_with({"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": cmd}]}]})
     fake_llm.push(Reply(tool_calls=[ToolCall("Bash", {"command": "touch inside.txt"})]), Reply(text="ok"))
     run = run_p(proj, fake_llm, "go", "--settings", hooks, "--disallowedTools", "Bash(touch ../escaped.txt)")
@@ -233,7 +233,7 @@ def test_project_hooks_run_only_once_the_project_is_trusted(tmp_path: Path, fake
 
 def test_stop_hook_keeps_the_agent_going_once_and_every_run_is_recorded(tmp_path: Path, fake_llm: FakeLLM) -> None:
     proj = git_repo(tmp_path / "proj", {"a.py": "a\n"})
-    cmd = script(proj / "hooks" / "stop.py", """
+    cmd = script(tmp_path / "hooks" / "stop.py", """
 data = json.load(sys.stdin)
 if not data["stop_hook_active"]:
     print(json.dumps({"decision": "block", "reason": "run the tests before stopping"}))
@@ -258,15 +258,15 @@ def test_no_hook_configured_imports_nothing_of_the_hook_runner(tmp_path: Path, f
     assert "agentcli.core.hooks" in imported and not any(m.startswith("agentcli.hooks") for m in imported)
 
 
-def test_hooks_run_in_the_sandbox(tmp_path: Path, fake_llm: FakeLLM) -> None:
-    """A hook's input is the model's: like Bash, it may write in the project and nowhere else."""
+def test_hooks_run_in_the_sandbox_when_sandbox_hooks_is_on(tmp_path: Path, fake_llm: FakeLLM) -> None:
+    """`sandbox_hooks = true` (an opt-in): like Bash, a hook may write in the project and nowhere else."""
     outside = Path("/var/tmp") / f"agentcli-hook-{os.getpid()}-{tmp_path.name}"
     proj = git_repo(tmp_path / "proj", {"a.py": "a\n"})
     cmd = f"touch {outside}; touch {proj}/inside.txt"
     fake_llm.push(Reply(text="hi"))
     try:
-        run = run_p(proj, fake_llm, "hello", "--settings",
-                    settings_with({"UserPromptSubmit": [{"hooks": [{"type": "command", "command": cmd}]}]}))
+        run = run_p(proj, fake_llm, "hello", "--settings", json.dumps({"sandbox_hooks": True, "hooks": {
+            "UserPromptSubmit": [{"hooks": [{"type": "command", "command": cmd}]}]}}))
         assert run.status == 0, run.stderr
         assert (proj / "inside.txt").exists() and not outside.exists()
     finally:

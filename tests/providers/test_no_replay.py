@@ -69,12 +69,23 @@ def test_a_kept_alive_connection_closed_under_a_request_is_not_replayed() -> Non
     assert "before responding" in str(err)
 
 
-def test_output_then_drop_keeps_the_partial_reply_and_sends_once(fake_llm: FakeLLM) -> None:
+def test_output_then_drop_is_a_cut_stream_asked_again_and_says_so(fake_llm: FakeLLM) -> None:
+    """Issue 26: a stream cut mid-reply is retried (nothing irreversible has happened); the notice does not claim
+    the request was not resent."""
     fake_llm.push(Reply(text="abcdefghijklmnop", chunk_size=2, fault=Fault("drop_mid", after_events=5)),
-                  Reply(text="never"))
+                  Reply(text="again"))
     p = make_provider(ProviderConfig("anthropic", base_url=fake_llm.url, api_key="k", max_retries=3, **FAST))
+    events = collect(p, request())
+    retry = next(e for e in events if isinstance(e, ApiRetry))
+    assert retry.discarded and "not sent again" not in retry.message and "cut" in retry.message
+    assert len(fake_llm.requests) == 2
+
+
+def test_a_cut_stream_is_not_retried_past_max_retries(fake_llm: FakeLLM) -> None:
+    fake_llm.push(*[Reply(text="abcdefghijklmnop", chunk_size=2, fault=Fault("drop_mid", after_events=5))] * 3)
+    p = make_provider(ProviderConfig("anthropic", base_url=fake_llm.url, api_key="k", max_retries=1, **FAST))
     events, err = collect_until_error(p, request())
-    assert isinstance(err, ConnectionDropped) and len(fake_llm.requests) == 1
+    assert isinstance(err, ConnectionDropped) and len(fake_llm.requests) == 2
     assert "".join(e.text for e in events if isinstance(e, TextDelta)).startswith("ab")
 
 

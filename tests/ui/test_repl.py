@@ -180,3 +180,40 @@ def test_help_shows_every_usage_whole(tmp_path: Path) -> None:
     for c in COMMANDS.values():
         assert " ".join(f"/{c.name} {c.usage}".split()) in text, c.name
     assert "/memory [edit [user|project|N]]" in text
+
+
+def test_slash_todos_shows_the_list_todowrite_set(tmp_path: Path) -> None:
+    """Issue 28: /todos shows the todo list."""
+    todos = ('{"todos": [{"content": "Write the parser", "status": "completed", "activeForm": "Writing"},'
+             ' {"content": "Run the tests", "status": "in_progress", "activeForm": "Running the tests"}]}')
+    call: Script = [ToolCallStart(0, "c1", "TodoWrite"), ToolCallDelta(0, todos), ToolCallEnd(0),
+                    MessageStop("tool_use")]
+    provider = ScriptedProvider([call, text_reply("planned")])
+    repl, out = make_repl(tmp_path, provider)
+    assert repl.agent is not None
+    repl.agent.registry.enabled.append("TodoWrite")
+
+    async def go() -> None:
+        await repl.submit("/todos")
+        assert "No todos yet" in out.getvalue()
+        await repl.submit("plan it")
+        out.truncate(0)
+        out.seek(0)
+        await repl.submit("/todos")
+
+    asyncio.run(go())
+    text = out.getvalue()
+    assert "Todos" in text and "Write the parser" in text and "Running the tests" in text
+
+
+def test_switching_to_a_preset_with_unknown_tools_says_so(tmp_path: Path) -> None:
+    from agentcli.paths import home
+
+    (home() / "presets").mkdir(parents=True, exist_ok=True)
+    (home() / "presets" / "odd.toml").write_text('tools = ["Read", "LS", "Frobnicate"]\n')
+    provider = ScriptedProvider([text_reply("ok")])
+    repl, out = make_repl(tmp_path, provider)
+    asyncio.run(repl.submit("/preset odd"))
+    text = out.getvalue()
+    assert "agentcli has no tool named 'Frobnicate'" in text and "'LS'" not in text
+    assert repl.agent is not None and repl.agent.registry.enabled[:2] == ["Read", "Glob"]
