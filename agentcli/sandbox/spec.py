@@ -18,37 +18,15 @@ from typing import TYPE_CHECKING
 
 from agentcli import paths
 from agentcli.errors import ConfigError
+from agentcli.sandbox.execconfig import GIT_DIR_ENTRIES, NAMES, git_followed
 
 if TYPE_CHECKING:
     from agentcli.settings.config import Settings
 
-# Inside every writable root: files and folders whose contents decide what runs later (git, agentcli, MCP,
-# other agents, editors, direnv, commit hooks). The sandbox keeps them read-only; `.git` itself is pinned so it
-# cannot be renamed away and recreated.
-PROTECTED = (
-    ".git/config",
-    ".git/hooks",
-    ".git/info",
-    ".gitmodules",
-    ".agentcli",
-    ".mcp.json",
-    ".claude",
-    ".codex",
-    ".envrc",
-    ".vscode",
-    ".idea",
-    ".husky",
-    ".pre-commit-config.yaml",
-    ".cursor",
-    ".gemini",
-    ".gitconfig",
-    ".bashrc",
-    ".bash_profile",
-    ".profile",
-    ".zshrc",
-    ".zshenv",
-    ".zprofile",
-)
+# Inside every writable root: files and folders whose contents decide what runs later (agentcli.sandbox.execconfig,
+# the list the permission policy shares). The sandbox keeps them read-only, at the root and, as found when the
+# session starts, at any depth; `.git` itself is pinned so it cannot be renamed away and recreated.
+PROTECTED = (*(f".git/{e}" for e in GIT_DIR_ENTRIES), *NAMES)
 # Secrets by name, at any depth of a writable root.
 SECRET_NAMES = (".env", ".env.*", ".envrc.local")
 # Secrets in the home directory (and agentcli's own home, which holds keys and sessions).
@@ -68,6 +46,7 @@ SYSTEM_SOCKETS = (
 _SKIP_DIRS = frozenset({".git", "node_modules", ".venv", "venv", "__pycache__", ".mypy_cache", ".ruff_cache",
                         ".tox", "target", ".pytest_cache"})
 MAX_WALK_ENTRIES = 20_000
+_NAMES = frozenset(NAMES)
 _SECRET_NAME = re.compile("|".join(fnmatch.translate(p) for p in SECRET_NAMES))
 
 
@@ -88,11 +67,18 @@ class SandboxSpec:
     read_denied: Callable[[str], bool] | None = None
 
     def protected(self) -> list[Path]:
-        """Execution-configuring paths that exist now, in every writable root."""
-        return [root / name for root in self.writable for name in PROTECTED if os.path.lexists(root / name)]
+        """Execution-configuring paths that exist now at every writable root, and those the root's repository
+        makes git follow (its hooks directory, included files, common directory) inside a writable root."""
+        return [p for p in self._at_roots() if os.path.lexists(p)]
 
     def absent_protected(self) -> list[Path]:
-        return [root / name for root in self.writable for name in PROTECTED if not os.path.lexists(root / name)]
+        return [p for p in self._at_roots() if not os.path.lexists(p)]
+
+    def _at_roots(self) -> list[Path]:
+        found = [root / name for root in self.writable for name in PROTECTED]
+        for root in self.writable:
+            found += [p for p in git_followed(root) if any(_inside_root(p, r) for r in self.writable)]
+        return list(dict.fromkeys(found))
 
     def hidden_outside(self) -> list[Path]:
         """Secret paths outside the writable roots that exist: the home list, agentcli's home, and the Unix
@@ -108,12 +94,18 @@ class SandboxSpec:
 
     def hidden_inside(self) -> list[Path]:
         """Secret files and folders inside the writable roots (and the project, read-only or not)."""
+        return self.walk()[0]
+
+    def walk(self) -> tuple[list[Path], list[Path]]:
+        """One bounded walk of the roots: the secrets in them, and the execution config below their top level
+        (nested repositories' git directories and what they make git follow, `NAMES` at any depth)."""
         roots = list(dict.fromkeys((self.project_root, *self.writable)))
         out: list[Path] = []
+        nested: list[Path] = []
         budget = [MAX_WALK_ENTRIES]
         for root in roots:
-            _walk(root, self.read_denied, out, budget)
-        return out
+            _walk(root, self.read_denied, out, budget, nested)
+        return out, [p for p in nested if any(_inside_root(p, r) for r in self.writable)]
 
 
 
@@ -121,7 +113,8 @@ class SandboxSpec:
 class Launch:
     """One command for a mechanism to wrap (`Mechanism.argv`): the session's spec, the effective mode, the
     command and where it runs (a real path), the secret paths to hide, host files it must read although they
-    are outside the writable roots (`extra_ro`), and the host socket of the network proxy (bubblewrap)."""
+    are outside the writable roots (`extra_ro`), the host socket of the network proxy (bubblewrap), and the
+    execution config to keep read-only (`Sandbox.protected`)."""
 
     spec: SandboxSpec
     mode: str
@@ -130,8 +123,14 @@ class Launch:
     hidden: tuple[Path, ...] = ()
     extra_ro: tuple[str, ...] = ()
     proxy: str | None = None
+    protected: tuple[Path, ...] = ()
 
-def _walk(root: Path, denied: Callable[[str], bool] | None, out: list[Path], budget: list[int]) -> None:
+def _inside_root(path: Path, root: Path) -> bool:
+    return path == root or root in path.parents
+
+
+def _walk(root: Path, denied: Callable[[str], bool] | None, out: list[Path], budget: list[int],
+          nested: list[Path]) -> None:
     stack = [str(root)]
     while stack and budget[0] > 0:
         d = stack.pop()
@@ -141,6 +140,8 @@ def _walk(root: Path, denied: Callable[[str], bool] | None, out: list[Path], bud
             continue
         for e in entries:
             budget[0] -= 1
+            if d != str(root) and (e.name in _NAMES or e.name == ".git"):
+                nested += _nested_config(Path(e.path))
             secret = _SECRET_NAME.match(e.name) is not None
             if not secret and denied is not None:
                 try:
@@ -152,6 +153,15 @@ def _walk(root: Path, denied: Callable[[str], bool] | None, out: list[Path], bud
                 out.append(Path(e.path))
             elif e.is_dir(follow_symlinks=False) and e.name not in _SKIP_DIRS:
                 stack.append(e.path)
+
+
+def _nested_config(path: Path) -> list[Path]:
+    if path.name != ".git":
+        return [path]
+    if not path.is_dir() or path.is_symlink():
+        return [path]  # a `.git` file can be repointed
+    found = [path / e for e in GIT_DIR_ENTRIES if os.path.lexists(path / e)]
+    return found + [p for p in git_followed(path.parent) if os.path.lexists(p)]
 
 
 def resolve_mode(configured: str | None, preset_mode: str | None) -> str:
