@@ -28,11 +28,13 @@ def is_image(path: Path) -> bool:
     return path.suffix.lower() in SUFFIXES
 
 
-def load_image(path: Path, expected_sha256: str | None = None) -> ImageBlock:
-    try:
-        raw = path.read_bytes()
-    except OSError as err:
-        raise ImageError(f"cannot read the image {path}: {err.strerror}") from err
+def load_image(path: Path, expected_sha256: str | None = None, *, raw: bytes | None = None) -> ImageBlock:
+    """The image at `path`; `raw`: its bytes, already read by a caller that opened it safely (the Read tool)."""
+    if raw is None:
+        try:
+            raw = path.read_bytes()
+        except OSError as err:
+            raise ImageError(f"cannot read the image {path}: {err.strerror}") from err
     if len(raw) > MAX_FILE_BYTES:
         raise ImageError(f"{path} is {len(raw) // 1024} KiB; images up to {MAX_FILE_BYTES // 1024 // 1024} MiB")
     digest = hashlib.sha256(raw).hexdigest()

@@ -28,6 +28,7 @@ from agentcli.permissions.rules import (
     tool_matches,
 )
 from agentcli.tools.base import Tool, ToolContext
+from agentcli.tools.paths import note_decided
 
 Persist = Callable[[Rule, str], None]
 _Entries = tuple[re.Pattern[str], list[tuple[Rule, re.Pattern[str]]]]
@@ -58,6 +59,7 @@ class RulePolicy:
         files a deny rule protects (`.env`, keys): `state["read_denied"](path) -> bool` and
         `state["read_denied_globs"]() -> tuple[str, ...]` (tools never import the policy)."""
         self.ctx = ctx
+        ctx.state.setdefault("decided_paths", {})
         ctx.state["read_denied"] = self.read_denied
         ctx.state["read_denied_globs"] = self.read_denied_globs
 
@@ -209,7 +211,10 @@ class RulePolicy:
             raw.append(_glob_base(pattern))
         if not raw and tool.name in READ_TOOLS:
             raw = ["."]
-        return [self.resolve(r) for r in raw]
+        found = [self.resolve(r) for r in raw]
+        for r, real in zip(raw, found, strict=True):
+            note_decided(self.ctx, r, real)  # the tools use an outside path only as decided here
+        return found
 
     def resolve(self, path: str) -> Path:
         """As agentcli.tools.paths.resolve_in_project: `~` expanded, relative to the shell cwd (else the
