@@ -62,6 +62,8 @@ class SandboxSpec:
     allowed_hosts: tuple[str, ...] = ()
     home: Path = field(default_factory=Path.home)
     agentcli_home: Path = field(default_factory=paths.home)
+    # Host Unix sockets the user lets commands connect to (real paths; agentcli.sandbox.sockets).
+    allowed_sockets: tuple[Path, ...] = ()
     # Whether a Read deny rule protects an absolute, normalized path, judged on the path alone (no I/O: the walk
     # below calls it for every entry of the project).
     read_denied: Callable[[str], bool] | None = None
@@ -81,16 +83,28 @@ class SandboxSpec:
         return list(dict.fromkeys(found))
 
     def hidden_outside(self) -> list[Path]:
-        """Secret paths outside the writable roots that exist: the home list, agentcli's home, and the Unix
-        sockets that lead out of any sandbox."""
+        """Secret paths outside the writable roots that exist: the home list, agentcli's home, and every host
+        Unix socket (agentcli.sandbox.sockets) but the allowed ones. A socket folder holding an allowed socket is
+        not hidden whole: its other sockets are, one by one."""
+        from agentcli.sandbox.sockets import host_sockets
+
         found = [self.home / n for n in HOME_SECRETS]
         found.append(self.agentcli_home)
-        found += [Path(p) for p in SYSTEM_SOCKETS]
+        folders = [Path(p) for p in SYSTEM_SOCKETS]
         for var in ("SSH_AUTH_SOCK", "XDG_RUNTIME_DIR", "DBUS_SESSION_BUS_ADDRESS"):
             value = os.environ.get(var, "").removeprefix("unix:path=").split(",")[0]
             if value.startswith("/"):
-                found.append(Path(value))
-        return [p for p in found if os.path.lexists(p)]
+                folders.append(Path(value))
+        allowed = {str(p) for p in self.allowed_sockets}
+        for folder in folders:
+            real = os.path.realpath(folder)
+            if any(a == real or a.startswith(real.rstrip("/") + "/") for a in allowed):
+                found += host_sockets(folder, self.writable, only=True)
+            else:
+                found.append(folder)
+        found += host_sockets(self.home, self.writable)
+        kept = [p for p in found if os.path.lexists(p) and os.path.realpath(p) not in allowed]
+        return _outermost(kept)
 
     def hidden_inside(self) -> list[Path]:
         """Secret files and folders inside the writable roots (and the project, read-only or not)."""
@@ -124,6 +138,16 @@ class Launch:
     extra_ro: tuple[str, ...] = ()
     proxy: str | None = None
     protected: tuple[Path, ...] = ()
+
+def _outermost(paths: list[Path]) -> list[Path]:
+    """`paths` without those inside another of them (hidden whole already), first occurrence kept."""
+    reals = {os.path.realpath(p): p for p in reversed(paths)}
+    out: list[Path] = []
+    for real, p in reals.items():
+        if not any(real.startswith(other.rstrip("/") + "/") for other in reals if other != real):
+            out.append(p)
+    return list(reversed(out))
+
 
 def _inside_root(path: Path, root: Path) -> bool:
     return path == root or root in path.parents
@@ -177,6 +201,8 @@ def resolve_mode(configured: str | None, preset_mode: str | None) -> str:
 def spec_from_settings(
     settings: Settings, *, preset_mode: str | None = None, read_denied: Callable[[str], bool] | None = None
 ) -> SandboxSpec:
+    from agentcli.sandbox import sockets
+
     root = Path(os.path.realpath(settings.project_root))
     dirs = tuple(Path(os.path.realpath(d)) for d in settings.add_dirs if os.path.isdir(d))
     return SandboxSpec(
@@ -185,6 +211,7 @@ def spec_from_settings(
         writable=tuple(dict.fromkeys((root, *dirs))),
         network=settings.sandbox_network,
         allowed_hosts=settings.sandbox_allowed_hosts,
+        allowed_sockets=sockets.allowed(settings.sandbox_allowed_sockets),
         agentcli_home=Path(os.path.realpath(paths.home())),
         read_denied=read_denied,
     )
