@@ -260,8 +260,9 @@ class Sandbox:
 
     def _sweep_files(self, absent_before: list[Path]) -> list[str]:
         removed: list[str] = []
+        now = set(self.spec.protected())
         for p in absent_before:
-            if not os.path.lexists(p) or _inert_new_repo(p):
+            if p not in now or _inert_new_repo(p):
                 continue
             try:
                 if p.is_dir() and not p.is_symlink():

@@ -9,6 +9,7 @@ by the agent itself is not one the user is hiding from it.
 from __future__ import annotations
 
 import fnmatch
+import functools
 import os
 import re
 from collections.abc import Callable
@@ -71,16 +72,28 @@ class SandboxSpec:
     def protected(self) -> list[Path]:
         """Execution-configuring paths that exist now at every writable root, and those the root's repository
         makes git follow (its hooks directory, included files, common directory) inside a writable root."""
-        return [p for p in self._at_roots() if os.path.lexists(p)]
+        return self._at_roots()[0]
 
     def absent_protected(self) -> list[Path]:
-        return [p for p in self._at_roots() if not os.path.lexists(p)]
+        return self._at_roots()[1]
 
-    def _at_roots(self) -> list[Path]:
-        found = [root / name for root in self.writable for name in PROTECTED]
+    def _at_roots(self) -> tuple[list[Path], list[Path]]:
+        """(present, absent): one listing of each root and of its `.git` rather than a stat per name (this runs
+        twice for every command)."""
+        present: list[Path] = []
+        absent: list[Path] = []
         for root in self.writable:
-            found += [p for p in git_followed(root) if any(_inside_root(p, r) for r in self.writable)]
-        return list(dict.fromkeys(found))
+            top, gitdir = _names(root), _names(root / ".git")
+            names, entries = _candidates(root)
+            for name, path in names:
+                (present if name in top else absent).append(path)
+            for entry, path in entries:
+                (present if entry in gitdir else absent).append(path)
+            if "config" in gitdir:
+                for p in git_followed(root):
+                    if any(_inside_root(p, r) for r in self.writable) and p not in present and p not in absent:
+                        (present if os.path.lexists(p) else absent).append(p)
+        return present, absent
 
     def hidden_outside(self) -> list[Path]:
         """Secret paths outside the writable roots that exist: the home list, agentcli's home, and every host
@@ -138,6 +151,19 @@ class Launch:
     extra_ro: tuple[str, ...] = ()
     proxy: str | None = None
     protected: tuple[Path, ...] = ()
+
+@functools.cache
+def _candidates(root: Path) -> tuple[tuple[tuple[str, Path], ...], tuple[tuple[str, Path], ...]]:
+    """The execution-config paths of one root, made once (building Paths is most of the per-command cost)."""
+    return (tuple((n, root / n) for n in NAMES), tuple((e, root / ".git" / e) for e in GIT_DIR_ENTRIES))
+
+
+def _names(directory: Path) -> frozenset[str]:
+    try:
+        return frozenset(os.listdir(directory))
+    except OSError:
+        return frozenset()
+
 
 def _outermost(paths: list[Path]) -> list[Path]:
     """`paths` without those inside another of them (hidden whole already), first occurrence kept."""
