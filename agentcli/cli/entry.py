@@ -33,7 +33,7 @@ SUBCOMMANDS: dict[str, str] = {
     "usage": "tokens and cost over time, by day, project, model or provider",
 }
 
-PERMISSION_MODES = ("default", "acceptEdits", "plan", "bypassPermissions", "dontAsk")
+PERMISSION_MODES = ("default", "acceptEdits", "plan", "bypassPermissions", "dontAsk", "auto")
 OUTPUT_FORMATS = ("text", "json", "stream-json")
 RUN, MODEL, PERMS, SESSION, CONTEXT, LIMITS = "Run", "Model", "Permissions", "Session", "Context", "Limits"
 

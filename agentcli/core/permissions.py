@@ -13,7 +13,7 @@ from typing import Any, Literal, Protocol
 from agentcli.tools.base import Tool
 
 Behavior = Literal["allow", "deny", "ask"]
-PERMISSION_MODES = ("default", "acceptEdits", "plan", "bypassPermissions")
+PERMISSION_MODES = ("default", "acceptEdits", "plan", "bypassPermissions", "auto")
 
 
 @dataclass(frozen=True, slots=True)

@@ -158,6 +158,24 @@ class RulePolicy:
         return None
 
     def check(self, tool: Tool, args: dict[str, Any]) -> Verdict:
+        return self._auto(tool, self._check(tool, args))
+
+    def _auto(self, tool: Tool, verdict: Verdict) -> Verdict:
+        """`auto` mode (Claude Code's sandbox auto-allow): what would ask only by default runs without a
+        question when the sandbox is the wall — a command the kernel sandbox confines (writes only in the
+        project, no network, execution config read-only; leaving it asks, agentcli.core.escalation), an edit
+        inside the project. Rules that ask (execution config included), paths outside and deny stay as they are."""
+        if self.mode != "auto" or verdict.behavior != "ask" or verdict.by != "default":
+            return verdict
+        if tool.name == "Bash":
+            sandbox = self.ctx.sandbox
+            confined = sandbox is not None and sandbox.confining and sandbox.mode == "workspace-write"
+            return Verdict("allow", "sandbox", None, "confined by the sandbox") if confined else verdict
+        if tool.edits_files and not tool.destructive and verdict.reason is None:
+            return Verdict("allow", "mode")
+        return verdict
+
+    def _check(self, tool: Tool, args: dict[str, Any]) -> Verdict:
         if tool.name == "Bash":
             # Imported on the first Bash call: the shell parser is a large share of start-up otherwise.
             from agentcli.permissions import bashcheck

@@ -26,7 +26,7 @@ from agentcli.errors import ConfigError
 from agentcli.settings import writer
 
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
-_MODES = ("default", "acceptEdits", "plan", "bypassPermissions")
+_MODES = ("default", "acceptEdits", "plan", "bypassPermissions", "auto")
 
 
 @dataclass(frozen=True, slots=True)

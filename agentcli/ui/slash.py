@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from agentcli.ui.host import ReplHost
 
 Handler = Callable[["ReplHost", str], Awaitable[None]]
-PERMISSION_MODES = ("default", "acceptEdits", "plan", "bypassPermissions")
+PERMISSION_MODES = ("default", "acceptEdits", "plan", "bypassPermissions", "auto")
 
 INIT_PROMPT = """Please analyse this codebase and write an AGENTS.md file at the project root for future agents.
 Cover: the commands to build, lint and run the tests (including a single test); the high-level architecture

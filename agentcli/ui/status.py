@@ -9,13 +9,14 @@ MODE_LABELS = {
     "acceptEdits": "⏵⏵ accept edits",
     "plan": "⏸ plan mode",
     "bypassPermissions": "⚠ bypass permissions",
+    "auto": "⏵ auto (sandboxed)",
 }
-MODE_STYLES = {"default": "", "acceptEdits": "magenta", "plan": "cyan", "bypassPermissions": "red"}
-CYCLE = ("default", "acceptEdits", "plan")
+MODE_STYLES = {"default": "", "acceptEdits": "magenta", "plan": "cyan", "bypassPermissions": "red", "auto": "green"}
+CYCLE = ("default", "acceptEdits", "auto", "plan")
 
 
 def next_mode(mode: str, allow_bypass: bool = False) -> str:
-    """Shift-Tab: default → acceptEdits → plan (→ bypassPermissions when the session started with it) → …"""
+    """Shift-Tab: default → acceptEdits → auto → plan (→ bypassPermissions when the session started with it) → …"""
     cycle = (*CYCLE, "bypassPermissions") if allow_bypass else CYCLE
     return cycle[(cycle.index(mode) + 1) % len(cycle)] if mode in cycle else cycle[0]
 
