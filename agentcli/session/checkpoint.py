@@ -28,7 +28,8 @@ from agentcli.errors import SessionError
 
 MAX_FILE_BYTES = 5 * 1024 * 1024
 # How much of what git does not track a checkpoint keeps before a destructive command (`rm -r`, `git clean`).
-CAPTURE_BUDGET = 256 * 1024 * 1024
+# About a second of CPU at 64 MiB (bench/bench_capture.py); AGENTCLI_CAPTURE_MB raises it.
+CAPTURE_BUDGET = 64 * 1024 * 1024
 MAX_CHANGED_FILES = 50_000
 # From this many files, one `update-index` writes a pack (bulk check-in) instead of a loose object per file:
 # about 4x less time for a cold tree, where creating thousands of small files dominates.
@@ -183,9 +184,12 @@ class ShadowGit:
             try:
                 shutil.copy2(self.index, tmp_index)
                 bulk = ("-c", "core.bigFileThreshold=1") if len(keep) >= BULK_FILES and _batched_checkin() else ()
+                # Build outputs and caches, while the command waits: stored uncompressed, half the CPU of level 1
+                # (bench/bench_capture.py).
+                fast = ("-c", "core.compression=0")
                 for start in range(0, len(keep), CHUNK_FILES):
                     chunk = keep[start : start + CHUNK_FILES]
-                    self._git(*bulk, "update-index", "--add", "-z", "--stdin", stdin=b"\0".join(chunk) + b"\0",
+                    self._git(*fast, *bulk, "update-index", "--add", "-z", "--stdin", stdin=b"\0".join(chunk) + b"\0",
                               index=tmp_index)
                 tree = self._git("write-tree", index=tmp_index).decode().strip()
             finally:
