@@ -15,14 +15,31 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from agentcli import paths
 from agentcli.errors import ConfigError
 from agentcli.sandbox.execconfig import GIT_DIR_ENTRIES, NAMES, git_followed
 
-if TYPE_CHECKING:
-    from agentcli.settings.config import Settings
+MODES = ("read-only", "workspace-write", "danger-full-access")
+DEFAULT_MODE = "workspace-write"
+
+
+class SandboxSettings(Protocol):
+    """What the sandbox reads from the session's settings (agentcli.settings.config.Settings has it all)."""
+
+    @property
+    def project_root(self) -> Path: ...
+    @property
+    def add_dirs(self) -> tuple[Path, ...]: ...
+    @property
+    def sandbox_mode(self) -> str | None: ...
+    @property
+    def sandbox_network(self) -> bool: ...
+    @property
+    def sandbox_allowed_hosts(self) -> tuple[str, ...]: ...
+    @property
+    def sandbox_allowed_sockets(self) -> tuple[str, ...]: ...
 
 # Inside every writable root: files and folders whose contents decide what runs later (agentcli.sandbox.execconfig,
 # the list the permission policy shares). The sandbox keeps them read-only, at the root and, as found when the
@@ -215,8 +232,6 @@ def _nested_config(path: Path) -> list[Path]:
 
 
 def resolve_mode(configured: str | None, preset_mode: str | None) -> str:
-    from agentcli.sandbox import DEFAULT_MODE, MODES
-
     mode = configured or preset_mode or DEFAULT_MODE
     if mode not in MODES:
         raise ConfigError(f"unknown sandbox mode {mode!r}", hint=f"use one of {', '.join(MODES)}",
@@ -225,7 +240,7 @@ def resolve_mode(configured: str | None, preset_mode: str | None) -> str:
 
 
 def spec_from_settings(
-    settings: Settings, *, preset_mode: str | None = None, read_denied: Callable[[str], bool] | None = None
+    settings: SandboxSettings, *, preset_mode: str | None = None, read_denied: Callable[[str], bool] | None = None
 ) -> SandboxSpec:
     from agentcli.sandbox import sockets
 
