@@ -127,3 +127,28 @@ def test_the_policy_asks_for_every_file_the_sandbox_keeps(root: Path) -> None:
         assert verdict.behavior in ("ask", "deny"), name  # `.envrc` is also a secret: denied
     plain = policy.check(WriteTool(), {"file_path": str(root / "src" / "b.py"), "content": "x"})
     assert plain.behavior == "allow"
+
+
+def test_an_included_config_file_stays_as_it_was(root: Path) -> None:
+    mark = root.parent / "MARK"
+    (root / "conf").mkdir()
+    (root / "conf" / "extra.inc").write_text("[user]\n\tname = u\n")
+    user_git(root, "config", "include.path", "../conf/extra.inc")
+    ctx = context(root)
+    out = bash(ctx, f"printf '[core]\\n\\tfsmonitor = touch {mark}; false\\n' >> conf/extra.inc; echo done")
+    assert "done" in out.content
+    user_git(root, "status")
+    assert not mark.exists(), out.content
+    assert (root / "conf" / "extra.inc").read_text() == "[user]\n\tname = u\n"
+
+
+def test_a_gitlinked_repository_whose_git_file_points_at_a_planted_directory_is_set_aside(root: Path) -> None:
+    mark = root.parent / "MARK"
+    ctx = context(root)
+    out = bash(ctx, f"mkdir -p sub vendor && git init -q --separate-git-dir vendor/g sub && cd sub && "
+                    f"git {ID} commit -q --allow-empty -m x && git config core.fsmonitor 'touch {mark}; false' && "
+                    "cd .. && git add sub 2>/dev/null; git ls-files -s")
+    assert "160000" in out.content, out.content
+    user_git(root, "status")
+    assert not mark.exists(), out.content
+    assert (root / "sub" / ".git.agentcli-planted").exists()
