@@ -70,8 +70,10 @@ def _varint(data: bytes, pos: int) -> tuple[int, int]:
 def repositories(root: Path) -> list[Path]:
     """The working trees git reads from `root`: itself (when it is a repository) and its gitlinks."""
     dotgit = root / ".git"
-    if not os.path.isdir(dotgit) or os.path.islink(dotgit):
+    if os.path.islink(dotgit) or not os.path.exists(dotgit):
         return []
+    if not os.path.isdir(dotgit):
+        return [root]  # a `.git` file: the gitlinks are in the index of the directory it names
     return [root, *(root / p for p in gitlinks(dotgit / "index") if not p.startswith("/") and ".." not in p)]
 
 
@@ -96,7 +98,7 @@ def undo_planted(roots: tuple[Path, ...], before: dict[Path, str | None]) -> lis
     for repo, problem in survey(roots).items():
         if problem is None or before.get(repo) is not None:
             continue
-        if repo in roots:
+        if repo in roots and repo in before:
             said.append(f"{repo}: {problem}; not undone (the sandbox keeps this repository's own config "
                         "read-only: check it before running git there)")
             continue

@@ -106,6 +106,8 @@ class SandboxSpec:
                 (present if name in top else absent).append(path)
             for entry, path in entries:
                 (present if entry in gitdir else absent).append(path)
+            if ".git" in top and not gitdir and not os.path.isdir(root / ".git"):
+                present.append(root / ".git")  # a worktree's or submodule's gitdir pointer: repointing plants one
             if "config" in gitdir:
                 for p in git_followed(root):
                     if any(_inside_root(p, r) for r in self.writable) and p not in present and p not in absent:

@@ -152,3 +152,20 @@ def test_a_gitlinked_repository_whose_git_file_points_at_a_planted_directory_is_
     user_git(root, "status")
     assert not mark.exists(), out.content
     assert (root / "sub" / ".git.agentcli-planted").exists()
+
+
+def test_a_worktrees_git_file_cannot_be_repointed_at_a_planted_directory(tmp_path: Path) -> None:
+    base = Path(os.path.realpath(tmp_path))
+    root, home = base / "wt", base / "home"
+    home.mkdir()
+    root.mkdir()
+    user_git(root, "init", "-q", "--separate-git-dir", str(base / "gitdir"))
+    user_git(root, "commit", "-q", "--allow-empty", "-m", "first")
+    mark = base / "MARK"
+    ctx = context(root, home=home)
+    out = bash(ctx, f"git init -q w && mv w/.git planted && git --git-dir=planted config core.fsmonitor 'touch {mark}; "
+                    "false' && echo 'gitdir: planted' > .git; echo done")
+    assert "done" in out.content
+    user_git(root, "status")
+    assert not mark.exists(), out.content
+    assert (root / ".git").read_text().strip() == f"gitdir: {base}/gitdir"
