@@ -62,6 +62,7 @@ def _sandbox_lines(settings) -> list[str]:  # type: ignore[no-untyped-def]
         hidden = sandbox.hidden()
         out.append(f"  secrets hidden: {len(hidden)} paths (found in {(time.monotonic() - t0) * 1000:.0f} ms, once "
                    "per session)")
+        out.append(_sockets_line(sandbox))
         argv, env = sandbox.wrap(["true"], settings.project_root, dict(os.environ))
         t0 = time.monotonic()
         proc = subprocess.run(argv, env=env, capture_output=True, text=True, check=False)
@@ -72,6 +73,15 @@ def _sandbox_lines(settings) -> list[str]:  # type: ignore[no-untyped-def]
     if notice:
         out.append(f"  note: {notice}")
     return out
+
+
+def _sockets_line(sandbox) -> str:  # type: ignore[no-untyped-def]
+    from agentcli.sandbox.sockets import HOW_TO_ALLOW
+
+    allowed = sandbox.spec.allowed_sockets
+    if allowed:
+        return "  unix sockets reachable: " + ", ".join(str(p) for p in allowed) + " (sandbox_allowed_sockets)"
+    return f"  unix sockets reachable: none but agentcli's own proxy; {HOW_TO_ALLOW}"
 
 
 def _userns() -> str:

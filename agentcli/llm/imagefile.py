@@ -35,11 +35,12 @@ def is_image(path: Path) -> bool:
     return path.suffix.lower() in SUFFIXES
 
 
-def read_image(path: Path, expected_sha256: str | None = None) -> ImageData:
-    try:
-        raw = path.read_bytes()
-    except OSError as err:
-        raise ImageError(f"cannot read the image {path}: {err.strerror}") from err
+def read_image(path: Path, expected_sha256: str | None = None, *, raw: bytes | None = None) -> ImageData:
+    if raw is None:
+        try:
+            raw = path.read_bytes()
+        except OSError as err:
+            raise ImageError(f"cannot read the image {path}: {err.strerror}") from err
     if len(raw) > MAX_FILE_BYTES:
         raise ImageError(f"{path} is {len(raw) // 1024} KiB; images up to {MAX_FILE_BYTES // 1024 // 1024} MiB")
     digest = hashlib.sha256(raw).hexdigest()

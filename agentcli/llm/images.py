@@ -15,8 +15,9 @@ from agentcli.llm.messages import ContentBlock, ImageBlock, TextBlock
 __all__ = ["MAX_FILE_BYTES", "SUFFIXES", "ImageError", "is_image", "load_image", "mentioned_image"]
 
 
-def load_image(path: Path, expected_sha256: str | None = None) -> ImageBlock:
-    return ImageBlock(*read_image(path, expected_sha256))
+def load_image(path: Path, expected_sha256: str | None = None, *, raw: bytes | None = None) -> ImageBlock:
+    """The image at `path`; `raw`: its bytes, already read by a caller that opened it safely (the Read tool)."""
+    return ImageBlock(*read_image(path, expected_sha256, raw=raw))
 
 
 def mentioned_image(path: Path, accepts: bool) -> ContentBlock:

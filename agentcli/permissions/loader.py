@@ -28,23 +28,18 @@ from agentcli.core.state import SessionState
 from agentcli.errors import ConfigError
 from agentcli.permissions.policy import RulePolicy
 from agentcli.permissions.rules import Rule, RuleBehavior, parse_rule, split_rule_list
+from agentcli.sandbox.execconfig import git_followed, policy_patterns
 from agentcli.settings import writer
 from agentcli.tools.base import ToolContext
 
 BEHAVIORS: tuple[RuleBehavior, ...] = ("deny", "ask", "allow")
 SCOPES = ("local", "project", "user")
 SECRET_PATTERNS = (".env*", "~/.ssh", "~/.aws", "~/.gnupg")
-# Files that make a program run code nobody approved: git's own configuration and hooks (read by the
-# "read-only" git commands), agentcli's settings, MCP server lists, other agents' settings, and what an editor
-# or the user's shell runs on its own (direnv, VS Code tasks, IDE run configurations, dev containers, commit
-# hooks, shell start-up files: a project opened in the home directory holds the user's own). Editing them asks
-# in every mode; an allow rule does not cover them. A name without `/` matches at any depth. docs/permissions.md
-# keeps the list and the reasons.
-EXEC_CONFIG_PATTERNS = (
-    ".git", ".agentcli", ".mcp.json", ".claude", ".codex", ".envrc", ".vscode", ".idea", ".devcontainer", ".husky",
-    ".pre-commit-config.yaml", ".gitmodules", ".gitconfig", "mise.toml", ".mise.toml", ".cursor", ".gemini",
-    ".bashrc", ".bash_profile", ".bash_login", ".profile", ".zshrc", ".zshenv", ".zprofile", ".zlogin",
-)
+# Files that make a program run code nobody approved (agentcli.sandbox.execconfig, the one list the sandbox keeps
+# read-only too): git's directory, agentcli's settings, MCP server lists, other agents' settings, hook runners,
+# and what an editor, a tool manager or the user's shell runs on its own. Editing them asks in every mode; an
+# allow rule does not cover them. A name without `/` matches at any depth. docs/permissions.md keeps the reasons.
+EXEC_CONFIG_PATTERNS = policy_patterns()
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,13 +65,17 @@ def scope_file(project_root: Path, scope: str) -> Path:
     raise ConfigError(f"unknown scope {scope!r}", hint="use local, project or user")
 
 
-def builtin_rules() -> list[Rule]:
-    """Secrets are never read or written by a tool; agentcli's own settings are edited only with consent."""
+def builtin_rules(project_root: Path | None = None) -> list[Rule]:
+    """Secrets are never read or written by a tool; agentcli's own settings, and what makes a later program run
+    something (with what the project's repository makes git follow: its hooks directory, included files), are
+    edited only with consent."""
     config = "//" + paths.user_config_file().as_posix().lstrip("/")
     out: list[Rule] = []
     for pattern in (*SECRET_PATTERNS, config):
         out += [Rule("Read", pattern, "deny", "builtin"), Rule("Edit", pattern, "deny", "builtin")]
     out += [Rule("Edit", pattern, "ask", "builtin") for pattern in EXEC_CONFIG_PATTERNS]
+    followed = git_followed(Path(os.path.realpath(project_root))) if project_root is not None else []
+    out += [Rule("Edit", "//" + p.as_posix().lstrip("/"), "ask", "builtin") for p in followed]
     # agentcli's own home holds what later sessions trust and run: trusted projects, presets (rules, sandbox mode),
     # subagent and command definitions, memory, sessions (their remembered approvals). Writing there asks in
     # every mode, bypassPermissions included, as Claude Code guards `.claude`.
@@ -163,7 +162,7 @@ def load_policy(
     # a remembered approval may hold several rules, one per line (see RulePolicy.remember)
     rules += [parse_rule(line, "allow", "session") for t in session_rules for line in t.splitlines() if line.strip()]
     if use_builtin:
-        rules = builtin_rules() + rules
+        rules = builtin_rules(project_root) + rules
     chosen = mode or preset_mode or file_mode or "default"
     if not is_mode(chosen):
         raise ConfigError(f"unknown permission mode {chosen!r}", hint=f"use one of {', '.join(PERMISSION_MODES)}")

@@ -30,6 +30,7 @@ from agentcli.permissions.rules import (
     tool_matches,
 )
 from agentcli.tools.base import Tool, ToolContext
+from agentcli.tools.paths import note_decided
 
 Persist = Callable[[Rule, str], None]
 _Entries = tuple[re.Pattern[str], list[tuple[Rule, re.Pattern[str]]]]
@@ -65,6 +66,8 @@ class RulePolicy:
         tools and the sandbox use to leave out files a deny rule protects (tools never import the policy)."""
         self.ctx = ctx
         ctx.reads = self
+        if ctx.decided_paths is None:  # the paths this policy decides are noted there (tools.paths.note_decided)
+            ctx.decided_paths = {}
 
     def read_denied(self, path: str | os.PathLike[str]) -> bool:
         """Does a deny rule forbid reading `path` (absolute, or relative to the shell cwd)? A symlink is judged
@@ -161,6 +164,24 @@ class RulePolicy:
         return None
 
     def check(self, tool: Tool, args: dict[str, Any]) -> Verdict:
+        return self._auto(tool, self._check(tool, args))
+
+    def _auto(self, tool: Tool, verdict: Verdict) -> Verdict:
+        """`auto` mode (Claude Code's sandbox auto-allow): what would ask only by default runs without a
+        question when the sandbox is the wall — a command the kernel sandbox confines (writes only in the
+        project, no network, execution config read-only; leaving it asks, agentcli.core.escalation), an edit
+        inside the project. Rules that ask (execution config included), paths outside and deny stay as they are."""
+        if self.mode != "auto" or verdict.behavior != "ask" or verdict.by != "default":
+            return verdict
+        if tool.name == "Bash":
+            sandbox = self.ctx.sandbox
+            confined = sandbox is not None and sandbox.confining and sandbox.mode == "workspace-write"
+            return Verdict("allow", "sandbox", None, "confined by the sandbox") if confined else verdict
+        if tool.edits_files and not tool.destructive and verdict.reason is None:
+            return Verdict("allow", "mode")
+        return verdict
+
+    def _check(self, tool: Tool, args: dict[str, Any]) -> Verdict:
         if tool.name == "Bash":
             # Imported on the first Bash call: the shell parser is a large share of start-up otherwise.
             from agentcli.permissions import bashcheck
@@ -214,7 +235,10 @@ class RulePolicy:
             raw.append(_glob_base(pattern))
         if not raw and tool.name in READ_TOOLS:
             raw = ["."]
-        return [self.resolve(r) for r in raw]
+        found = [self.resolve(r) for r in raw]
+        for r, real in zip(raw, found, strict=True):
+            note_decided(self.ctx, r, real)  # the tools use an outside path only as decided here
+        return found
 
     def resolve(self, path: str) -> Path:
         """As agentcli.tools.paths.resolve_in_project: `~` expanded, relative to the shell cwd (else the

@@ -12,17 +12,22 @@ danger-full-access. See docs/sandbox.md.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
-MODES = ("read-only", "workspace-write", "danger-full-access")
-DEFAULT_MODE = "workspace-write"
+from agentcli.sandbox.spec import DEFAULT_MODE, MODES
 
 if TYPE_CHECKING:
     from collections.abc import Callable
     from pathlib import Path
 
     from agentcli.sandbox.core import Sandbox
-    from agentcli.settings.config import Settings
+    from agentcli.sandbox.env import EnvSettings
+    from agentcli.sandbox.spec import SandboxSettings
+
+    class Settings(SandboxSettings, EnvSettings, Protocol):
+        """What the sandbox reads from agentcli.settings.config.Settings (a Protocol: no import of settings)."""
+
+__all__ = ["DEFAULT_MODE", "MODES", "for_settings", "wrap_command"]
 
 
 def for_settings(

@@ -74,7 +74,7 @@ class Bubblewrap:
             for root in spec.writable:
                 if os.path.isdir(root / ".git"):
                     out += ["--bind", str(root / ".git"), str(root / ".git")]
-            for p in spec.protected():
+            for p in launch.protected:
                 real = os.path.realpath(p)
                 out += ["--ro-bind", real, real]
         for p in launch.hidden:

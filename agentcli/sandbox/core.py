@@ -103,6 +103,8 @@ class Sandbox:
         self.mechanism = mechanism if mechanism is not None else pick_mechanism()
         self.current_permission_mode = current_permission_mode
         self._hidden: list[Path] | None = None
+        self._nested: list[Path] = []  # execution config below the roots' top level, found with the secrets
+        self._repos: dict[Path, str | None] | None = None  # what git would run, as the session found it
         self._proxy: HostProxy | None = None
         self._checked = False
         self._trusted: str | None = None  # the remembered verdict this session relies on, if any
@@ -125,8 +127,14 @@ class Sandbox:
             roots = [self.spec.project_root, *self.spec.writable]
             outside = [p for p in self.spec.hidden_outside()
                        if not any(_inside(r, Path(os.path.realpath(p))) for r in roots)]
-            self._hidden = list(dict.fromkeys([*outside, *self.spec.hidden_inside()]))
+            inside, self._nested = self.spec.walk()
+            self._hidden = list(dict.fromkeys([*outside, *inside]))
         return self._hidden
+
+    def protected(self) -> list[Path]:
+        """The execution config to keep read-only: at the roots now, and below them as the session found it."""
+        self.hidden()
+        return list(dict.fromkeys([*self.spec.protected(), *(p for p in self._nested if os.path.lexists(p))]))
 
     def wrap(
         self, argv: list[str], cwd: Path, env: dict[str, str], *, extra_ro: tuple[str, ...] = ()
@@ -145,8 +153,13 @@ class Sandbox:
             if not any(_inside(Path(os.path.realpath(cwd)), r) for r in self.spec.writable) \
                     and os.path.realpath(cwd).startswith("/tmp"):
                 cwd = self.spec.project_root
+        protected = tuple(self.protected()) if mode == "workspace-write" else ()
+        if protected and self._repos is None:
+            from agentcli.sandbox.gitlater import survey
+
+            self._repos = survey(self.spec.writable)
         wrapped = self.mechanism.argv(Launch(self.spec, mode, tuple(argv), Path(os.path.realpath(cwd)),
-                                             tuple(hidden), extra_ro, proxy))
+                                             tuple(hidden), extra_ro, proxy, protected))
         return wrapped, env
 
     def _check_works(self) -> None:
@@ -232,10 +245,24 @@ class Sandbox:
 
     def sweep(self, absent_before: list[Path]) -> list[str]:
         """Remove protected files a confined command created where none existed (a mount cannot cover a path
-        that does not exist yet). Returns what was removed."""
+        that does not exist yet), and put back a repository git would now run a program from
+        (agentcli.sandbox.gitlater). Returns one line for the model per thing removed or done."""
+        removed = self._sweep_files(absent_before)
+        if self._repos is not None:
+            from agentcli.sandbox.gitlater import undo_planted
+
+            try:
+                removed += undo_planted(self.spec.writable, self._repos)
+            except OSError as err:
+                removed.append(f"a repository the command changed may make git run a program ({err}); check "
+                               "`git status` before running git there")
+        return removed
+
+    def _sweep_files(self, absent_before: list[Path]) -> list[str]:
         removed: list[str] = []
+        now = set(self.spec.protected())
         for p in absent_before:
-            if not os.path.lexists(p) or _inert_new_repo(p):
+            if p not in now or _inert_new_repo(p):
                 continue
             try:
                 if p.is_dir() and not p.is_symlink():
@@ -244,7 +271,7 @@ class Sandbox:
                     shutil.rmtree(p)
                 else:
                     p.unlink()
-                removed.append(str(p))
+                removed.append(f"Removed {p}: the sandbox keeps files that configure execution read-only.")
             except OSError:
                 continue
         return removed

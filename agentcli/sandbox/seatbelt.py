@@ -63,7 +63,12 @@ def profile(spec: SandboxSpec, mode: str, *, hidden: list[Path], tmpdir: str) ->
     if spec.network:
         lines.append("(allow network*)")
     else:
-        lines.append('(allow network* (remote unix-socket))')
+        # Unix sockets: the project's own, and the host's only on the allow list (agentcli.sandbox.sockets): a
+        # host service's socket acts for the user.
+        own = " ".join(f"(subpath {quote(os.path.realpath(r))})" for r in spec.writable)
+        allowed = "".join(f" (path-literal {quote(p)})" for p in spec.allowed_sockets)
+        lines.append(f"(allow network-bind network-inbound (local unix-socket {own}))")
+        lines.append(f"(allow network-outbound (remote unix-socket {own}{allowed}))")
     return "\n".join(lines) + "\n"
 
 

@@ -9,46 +9,42 @@ by the agent itself is not one the user is hiding from it.
 from __future__ import annotations
 
 import fnmatch
+import functools
 import os
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from agentcli import paths
 from agentcli.errors import ConfigError
+from agentcli.sandbox.execconfig import GIT_DIR_ENTRIES, NAMES, git_followed
 
-if TYPE_CHECKING:
-    from agentcli.settings.config import Settings
+MODES = ("read-only", "workspace-write", "danger-full-access")
+DEFAULT_MODE = "workspace-write"
 
-# Inside every writable root: files and folders whose contents decide what runs later (git, agentcli, MCP,
-# other agents, editors, direnv, commit hooks). The sandbox keeps them read-only; `.git` itself is pinned so it
-# cannot be renamed away and recreated.
-PROTECTED = (
-    ".git/config",
-    ".git/hooks",
-    ".git/info",
-    ".gitmodules",
-    ".agentcli",
-    ".mcp.json",
-    ".claude",
-    ".codex",
-    ".envrc",
-    ".vscode",
-    ".idea",
-    ".husky",
-    ".pre-commit-config.yaml",
-    ".cursor",
-    ".gemini",
-    ".gitconfig",
-    ".bashrc",
-    ".bash_profile",
-    ".profile",
-    ".zshrc",
-    ".zshenv",
-    ".zprofile",
-)
+
+class SandboxSettings(Protocol):
+    """What the sandbox reads from the session's settings (agentcli.settings.config.Settings has it all)."""
+
+    @property
+    def project_root(self) -> Path: ...
+    @property
+    def add_dirs(self) -> tuple[Path, ...]: ...
+    @property
+    def sandbox_mode(self) -> str | None: ...
+    @property
+    def sandbox_network(self) -> bool: ...
+    @property
+    def sandbox_allowed_hosts(self) -> tuple[str, ...]: ...
+    @property
+    def sandbox_allowed_sockets(self) -> tuple[str, ...]: ...
+
+# Inside every writable root: files and folders whose contents decide what runs later (agentcli.sandbox.execconfig,
+# the list the permission policy shares). The sandbox keeps them read-only, at the root and, as found when the
+# session starts, at any depth; `.git` itself is pinned so it cannot be renamed away and recreated.
+PROTECTED = (*(f".git/{e}" for e in GIT_DIR_ENTRIES), *NAMES)
 # Secrets by name, at any depth of a writable root.
 SECRET_NAMES = (".env", ".env.*", ".envrc.local")
 # Secrets in the home directory (and agentcli's own home, which holds keys and sessions).
@@ -68,6 +64,7 @@ SYSTEM_SOCKETS = (
 _SKIP_DIRS = frozenset({".git", "node_modules", ".venv", "venv", "__pycache__", ".mypy_cache", ".ruff_cache",
                         ".tox", "target", ".pytest_cache"})
 MAX_WALK_ENTRIES = 20_000
+_NAMES = frozenset(NAMES)
 _SECRET_NAME = re.compile("|".join(fnmatch.translate(p) for p in SECRET_NAMES))
 
 
@@ -83,37 +80,78 @@ class SandboxSpec:
     allowed_hosts: tuple[str, ...] = ()
     home: Path = field(default_factory=Path.home)
     agentcli_home: Path = field(default_factory=paths.home)
+    # Host Unix sockets the user lets commands connect to (real paths; agentcli.sandbox.sockets).
+    allowed_sockets: tuple[Path, ...] = ()
     # Whether a Read deny rule protects an absolute, normalized path, judged on the path alone (no I/O: the walk
     # below calls it for every entry of the project).
     read_denied: Callable[[str], bool] | None = None
 
     def protected(self) -> list[Path]:
-        """Execution-configuring paths that exist now, in every writable root."""
-        return [root / name for root in self.writable for name in PROTECTED if os.path.lexists(root / name)]
+        """Execution-configuring paths that exist now at every writable root, and those the root's repository
+        makes git follow (its hooks directory, included files, common directory) inside a writable root."""
+        return self._at_roots()[0]
 
     def absent_protected(self) -> list[Path]:
-        return [root / name for root in self.writable for name in PROTECTED if not os.path.lexists(root / name)]
+        return self._at_roots()[1]
+
+    def _at_roots(self) -> tuple[list[Path], list[Path]]:
+        """(present, absent): one listing of each root and of its `.git` rather than a stat per name (this runs
+        twice for every command)."""
+        present: list[Path] = []
+        absent: list[Path] = []
+        for root in self.writable:
+            top, gitdir = _names(root), _names(root / ".git")
+            names, entries = _candidates(root)
+            for name, path in names:
+                (present if name in top else absent).append(path)
+            for entry, path in entries:
+                (present if entry in gitdir else absent).append(path)
+            if ".git" in top and not gitdir and not os.path.isdir(root / ".git"):
+                present.append(root / ".git")  # a worktree's or submodule's gitdir pointer: repointing plants one
+            if "config" in gitdir:
+                for p in git_followed(root):
+                    if any(_inside_root(p, r) for r in self.writable) and p not in present and p not in absent:
+                        (present if os.path.lexists(p) else absent).append(p)
+        return present, absent
 
     def hidden_outside(self) -> list[Path]:
-        """Secret paths outside the writable roots that exist: the home list, agentcli's home, and the Unix
-        sockets that lead out of any sandbox."""
+        """Secret paths outside the writable roots that exist: the home list, agentcli's home, and every host
+        Unix socket (agentcli.sandbox.sockets) but the allowed ones. A socket folder holding an allowed socket is
+        not hidden whole: its other sockets are, one by one."""
+        from agentcli.sandbox.sockets import host_sockets
+
         found = [self.home / n for n in HOME_SECRETS]
         found.append(self.agentcli_home)
-        found += [Path(p) for p in SYSTEM_SOCKETS]
+        folders = [Path(p) for p in SYSTEM_SOCKETS]
         for var in ("SSH_AUTH_SOCK", "XDG_RUNTIME_DIR", "DBUS_SESSION_BUS_ADDRESS"):
             value = os.environ.get(var, "").removeprefix("unix:path=").split(",")[0]
             if value.startswith("/"):
-                found.append(Path(value))
-        return [p for p in found if os.path.lexists(p)]
+                folders.append(Path(value))
+        allowed = {str(p) for p in self.allowed_sockets}
+        for folder in folders:
+            real = os.path.realpath(folder)
+            if any(a == real or a.startswith(real.rstrip("/") + "/") for a in allowed):
+                found += host_sockets(folder, self.writable, only=True)
+            else:
+                found.append(folder)
+        found += host_sockets(self.home, self.writable)
+        kept = [p for p in found if os.path.lexists(p) and os.path.realpath(p) not in allowed]
+        return _outermost(kept)
 
     def hidden_inside(self) -> list[Path]:
         """Secret files and folders inside the writable roots (and the project, read-only or not)."""
+        return self.walk()[0]
+
+    def walk(self) -> tuple[list[Path], list[Path]]:
+        """One bounded walk of the roots: the secrets in them, and the execution config below their top level
+        (nested repositories' git directories and what they make git follow, `NAMES` at any depth)."""
         roots = list(dict.fromkeys((self.project_root, *self.writable)))
         out: list[Path] = []
+        nested: list[Path] = []
         budget = [MAX_WALK_ENTRIES]
         for root in roots:
-            _walk(root, self.read_denied, out, budget)
-        return out
+            _walk(root, self.read_denied, out, budget, nested)
+        return out, [p for p in nested if any(_inside_root(p, r) for r in self.writable)]
 
 
 
@@ -121,7 +159,8 @@ class SandboxSpec:
 class Launch:
     """One command for a mechanism to wrap (`Mechanism.argv`): the session's spec, the effective mode, the
     command and where it runs (a real path), the secret paths to hide, host files it must read although they
-    are outside the writable roots (`extra_ro`), and the host socket of the network proxy (bubblewrap)."""
+    are outside the writable roots (`extra_ro`), the host socket of the network proxy (bubblewrap), and the
+    execution config to keep read-only (`Sandbox.protected`)."""
 
     spec: SandboxSpec
     mode: str
@@ -130,8 +169,37 @@ class Launch:
     hidden: tuple[Path, ...] = ()
     extra_ro: tuple[str, ...] = ()
     proxy: str | None = None
+    protected: tuple[Path, ...] = ()
 
-def _walk(root: Path, denied: Callable[[str], bool] | None, out: list[Path], budget: list[int]) -> None:
+@functools.cache
+def _candidates(root: Path) -> tuple[tuple[tuple[str, Path], ...], tuple[tuple[str, Path], ...]]:
+    """The execution-config paths of one root, made once (building Paths is most of the per-command cost)."""
+    return (tuple((n, root / n) for n in NAMES), tuple((e, root / ".git" / e) for e in GIT_DIR_ENTRIES))
+
+
+def _names(directory: Path) -> frozenset[str]:
+    try:
+        return frozenset(os.listdir(directory))
+    except OSError:
+        return frozenset()
+
+
+def _outermost(paths: list[Path]) -> list[Path]:
+    """`paths` without those inside another of them (hidden whole already), first occurrence kept."""
+    reals = {os.path.realpath(p): p for p in reversed(paths)}
+    out: list[Path] = []
+    for real, p in reals.items():
+        if not any(real.startswith(other.rstrip("/") + "/") for other in reals if other != real):
+            out.append(p)
+    return list(reversed(out))
+
+
+def _inside_root(path: Path, root: Path) -> bool:
+    return path == root or root in path.parents
+
+
+def _walk(root: Path, denied: Callable[[str], bool] | None, out: list[Path], budget: list[int],
+          nested: list[Path]) -> None:
     stack = [str(root)]
     while stack and budget[0] > 0:
         d = stack.pop()
@@ -141,6 +209,8 @@ def _walk(root: Path, denied: Callable[[str], bool] | None, out: list[Path], bud
             continue
         for e in entries:
             budget[0] -= 1
+            if d != str(root) and (e.name in _NAMES or e.name == ".git"):
+                nested += _nested_config(Path(e.path))
             secret = _SECRET_NAME.match(e.name) is not None
             if not secret and denied is not None:
                 try:
@@ -154,9 +224,16 @@ def _walk(root: Path, denied: Callable[[str], bool] | None, out: list[Path], bud
                 stack.append(e.path)
 
 
-def resolve_mode(configured: str | None, preset_mode: str | None) -> str:
-    from agentcli.sandbox import DEFAULT_MODE, MODES
+def _nested_config(path: Path) -> list[Path]:
+    if path.name != ".git":
+        return [path]
+    if not path.is_dir() or path.is_symlink():
+        return [path]  # a `.git` file can be repointed
+    found = [path / e for e in GIT_DIR_ENTRIES if os.path.lexists(path / e)]
+    return found + [p for p in git_followed(path.parent) if os.path.lexists(p)]
 
+
+def resolve_mode(configured: str | None, preset_mode: str | None) -> str:
     mode = configured or preset_mode or DEFAULT_MODE
     if mode not in MODES:
         raise ConfigError(f"unknown sandbox mode {mode!r}", hint=f"use one of {', '.join(MODES)}",
@@ -165,8 +242,10 @@ def resolve_mode(configured: str | None, preset_mode: str | None) -> str:
 
 
 def spec_from_settings(
-    settings: Settings, *, preset_mode: str | None = None, read_denied: Callable[[str], bool] | None = None
+    settings: SandboxSettings, *, preset_mode: str | None = None, read_denied: Callable[[str], bool] | None = None
 ) -> SandboxSpec:
+    from agentcli.sandbox import sockets
+
     root = Path(os.path.realpath(settings.project_root))
     dirs = tuple(Path(os.path.realpath(d)) for d in settings.add_dirs if os.path.isdir(d))
     return SandboxSpec(
@@ -175,6 +254,7 @@ def spec_from_settings(
         writable=tuple(dict.fromkeys((root, *dirs))),
         network=settings.sandbox_network,
         allowed_hosts=settings.sandbox_allowed_hosts,
+        allowed_sockets=sockets.allowed(settings.sandbox_allowed_sockets),
         agentcli_home=Path(os.path.realpath(paths.home())),
         read_denied=read_denied,
     )

@@ -29,12 +29,17 @@ from agentcli.errors import SessionError
 from agentcli.record import record
 
 MAX_FILE_BYTES = 5 * 1024 * 1024
+# How much of what git does not track a checkpoint keeps before a destructive command (`rm -r`, `git clean`).
+# About a second of CPU at 64 MiB (bench/bench_capture.py); AGENTCLI_CAPTURE_MB raises it.
+CAPTURE_BUDGET = 64 * 1024 * 1024
 MAX_CHANGED_FILES = 50_000
 # From this many files, one `update-index` writes a pack (bulk check-in) instead of a loose object per file:
 # about 4x less time for a cold tree, where creating thousands of small files dominates.
 BULK_FILES = 64
 CHUNK_FILES = 2000
 _ATTRIBUTES = "* -text -eol -filter -ident -working-tree-encoding\n"
+_SECRETS = (".env", ".env.*", "*.pem", "*.key", "id_rsa*", "id_ed25519*", "id_ecdsa*", ".netrc", ".npmrc",
+            ".pypirc")
 _EXCLUDES = (".env", ".env.*", "!.env.example", "!.env.sample", "*.pem", "*.key", "id_rsa*", "id_ed25519*",
              "id_ecdsa*", ".netrc", ".npmrc", ".pypirc",
              # Caches and installed dependencies: large, rebuildable, and never what a rewind is for.
@@ -72,6 +77,18 @@ class Snapshot:
 
 
 @record
+class Capture:
+    """A snapshot that also holds untracked and ignored files a destructive command could reach: `kept` bytes
+    of `files` files stored, `too_large` the files left out because the budget ran out (largest first)."""
+
+    snapshot: Snapshot
+    files: int
+    kept: int
+    too_large: tuple[str, ...] = ()
+    seconds: float = 0.0
+
+
+@record
 class Change:
     status: str  # A (only in the target: will be created) | D (will be deleted) | M | T (type change)
     path: str
@@ -85,6 +102,7 @@ class ShadowGit:
     max_file_bytes: int = MAX_FILE_BYTES
     extra_excludes: tuple[str, ...] = field(default=())
     secrets: tuple[bytes, ...] = field(default=(), repr=False)  # a file holding one of these is never stored
+    capture_budget: int = CAPTURE_BUDGET
     _lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False, compare=False)
     _children: _Children = field(default_factory=lambda: _Children(), init=False, repr=False, compare=False)
     _warmer: threading.Thread | None = field(default=None, init=False, repr=False, compare=False)
@@ -150,6 +168,61 @@ class ShadowGit:
             self._update_index(keep, big)
             hashed, skipped = hashed + len(keep), skipped + big
         return Snapshot(self._write_tree(), hashed, tuple(os.fsdecode(b) for b in skipped))
+
+    def capture(self, pathspecs: list[str], budget: int) -> Capture:
+        """A snapshot as `snapshot()`, plus the untracked and ignored files under `pathspecs` (what `rm -r`, `git
+        clean -x` and the like would destroy), up to `budget` bytes in all, secrets left out. They go into a
+        copy of the index: the session's index, and so its later snapshots, stay as they were."""
+        t0 = time.monotonic()
+        with self._lock:
+            base = self._snapshot()
+            excludes = [a for pattern in _SECRETS for a in ("-x", pattern)]
+            out = self._git("ls-files", "-z", "-o", *excludes, "--", *pathspecs)
+            names = [p for p in out.split(b"\0") if p and not p.endswith(b"/")]
+            keep, too_large, kept = self._within(names, budget)
+            if not keep:
+                return Capture(base, 0, 0, too_large, time.monotonic() - t0)
+            tmp_index = self.index.with_name(self.index.name + ".capture")
+            try:
+                shutil.copy2(self.index, tmp_index)
+                bulk = ("-c", "core.bigFileThreshold=1") if len(keep) >= BULK_FILES and _batched_checkin() else ()
+                # Build outputs and caches, while the command waits: stored uncompressed, half the CPU of level 1
+                # (bench/bench_capture.py).
+                fast = ("-c", "core.compression=0")
+                for start in range(0, len(keep), CHUNK_FILES):
+                    chunk = keep[start : start + CHUNK_FILES]
+                    self._git(*fast, *bulk, "update-index", "--add", "-z", "--stdin", stdin=b"\0".join(chunk) + b"\0",
+                              index=tmp_index)
+                tree = self._git("write-tree", index=tmp_index).decode().strip()
+            finally:
+                tmp_index.unlink(missing_ok=True)
+        snap = Snapshot(tree, base.hashed + len(keep), base.skipped)
+        return Capture(snap, len(keep), kept, too_large, time.monotonic() - t0)
+
+    def _within(self, names: list[bytes], budget: int) -> tuple[list[bytes], tuple[str, ...], int]:
+        """The files to keep (regular files and links, no secret), smallest first until `budget` bytes are used;
+        the names of those that did not fit."""
+        sized: list[tuple[int, bytes]] = []
+        root = os.fsencode(self.work_tree) + b"/"
+        for name in names:
+            try:
+                st = os.lstat(root + name)
+            except OSError:
+                continue
+            if _is_link(st.st_mode):
+                sized.append((0, name))
+            elif stat.S_ISREG(st.st_mode) and not self._has_secret(root + name):
+                sized.append((st.st_size, name))
+        sized.sort()
+        keep: list[bytes] = []
+        used = 0
+        for size, name in sized:
+            if used + size > budget:
+                break
+            keep.append(name)
+            used += size
+        left = [os.fsdecode(n) for _, n in reversed(sized[len(keep) :])]
+        return keep, tuple(left), used
 
     def _write_tree(self) -> str:
         """The tree of the index; without running git when the index is the one the last tree came from

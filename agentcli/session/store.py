@@ -17,6 +17,7 @@ process writes that session; `--fork-session` is offered) and `UsageError` (a `s
 from __future__ import annotations
 
 import contextlib
+import os
 import shutil
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -271,7 +272,16 @@ def shadow_for(directory: Path, session_id: str, project_root: Path, secrets: tu
     if home.is_relative_to(project_root):
         excludes = (f"/{home.relative_to(project_root).as_posix()}/",)
     return ShadowGit(layout.shadow_store(directory), project_root, layout.checkpoint_index(directory, session_id),
-                     extra_excludes=excludes, secrets=tuple(s.encode() for s in secrets if len(s) >= 6))
+                     extra_excludes=excludes, secrets=tuple(s.encode() for s in secrets if len(s) >= 6),
+                     capture_budget=_capture_budget())
+
+
+def _capture_budget() -> int:
+    """The undo's budget for untracked files (`AGENTCLI_CAPTURE_MB`, MiB; 0 turns the capture off)."""
+    from agentcli.session.checkpoint import CAPTURE_BUDGET
+
+    raw = os.environ.get("AGENTCLI_CAPTURE_MB", "").strip()
+    return int(raw) * 2**20 if raw.isdigit() else CAPTURE_BUDGET
 
 
 def _shadow(directory: Path, sid: str, root: Path, enabled: bool, secrets: tuple[str, ...]) -> ShadowGit | None:

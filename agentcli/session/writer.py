@@ -94,6 +94,7 @@ class SessionWriter:
         self._ckpt_lock = asyncio.Lock()
         self._dirty_tree = False
         self._calls_pending = False  # this turn's reply called tools: another request follows it
+        self._commands: dict[str, str] = {}  # tool_use_id -> Bash command of the latest reply (undo capture)
         self.messages_written = 0
         if new_file is None:
             self._terminate_torn_line()
@@ -119,6 +120,8 @@ class SessionWriter:
         self.messages_written += 1
         if message.role == "assistant" and message.tool_uses:
             self._calls_pending = True
+            self._commands = {u.id: u.input["command"] for u in message.tool_uses
+                              if u.name == "Bash" and isinstance(u.input.get("command"), str)}
         return self.append(message_record(message, self.leaf_id, meta))
 
     def record(self, kind: str, data: dict[str, Any]) -> str:
@@ -133,8 +136,47 @@ class SessionWriter:
             if self._turn_end is not None:
                 await asyncio.wrap_future(self._turn_end.job)
                 self._settle()
-            data = await asyncio.to_thread(self._snap, "before_tool", tool_use_id, tool_name)
+            reach = self._reach(tool_use_id)
+            if reach:
+                data = await asyncio.to_thread(self._capture, tool_use_id, tool_name, reach)
+            else:
+                data = await asyncio.to_thread(self._snap, "before_tool", tool_use_id, tool_name)
             self._append_checkpoint(data)
+
+    def _reach(self, tool_use_id: str) -> list[str]:
+        """What the command of this call may delete that git does not track (agentcli.session.destructive)."""
+        command = self._commands.get(tool_use_id)
+        if command is None or self.shadow is None or self.shadow.capture_budget <= 0:
+            return []
+        from agentcli.session.destructive import reach
+
+        root = str(self.shadow.work_tree)
+        found = reach(command, root, root)
+        # Relative to the shell's directory, which may be below the root: the same names at any depth too.
+        return [q for p in found for q in ((p,) if p == "." else (p, f"*/{p}", f"*/{p}/*"))]
+
+    def _capture(self, tool_use_id: str, tool_name: str, pathspecs: list[str]) -> dict[str, Any]:
+        """A before-tool checkpoint that keeps the untracked and ignored files the command can reach."""
+        assert self.shadow is not None
+        data: dict[str, Any] = {"phase": "before_tool", "tool_use_id": tool_use_id, "tool_name": tool_name}
+        try:
+            cap = self.shadow.capture(pathspecs, self.shadow.capture_budget)
+        except CheckpointError as err:
+            data["error"] = err.message
+            return data
+        except OSError as err:
+            data["error"] = f"cannot snapshot the files: {err}"
+            return data
+        data.update(tree=cap.snapshot.tree, hashed=cap.snapshot.hashed, captured=cap.files,
+                    captured_bytes=cap.kept, capture_ms=round(cap.seconds * 1000))
+        if cap.too_large:
+            data["too_large"] = list(cap.too_large[:50])
+            with self._io:
+                self._problems.append(
+                    f"{len(cap.too_large)} untracked file(s) this command may delete are too large to keep for "
+                    f"/rewind (budget {self.shadow.capture_budget // 2**20} MiB; AGENTCLI_CAPTURE_MB sets it): "
+                    + ", ".join(cap.too_large[:5]))
+        return data
 
     async def settle(self) -> None:
         pending = self._turn_end

@@ -54,7 +54,7 @@ FLAG_VALUES = {"system_prompt_file", "append_system_prompt_file", "tools", "sett
 PROVIDER_KEYS = ("model", "provider", "base_url", "providers", "prices", "max_retries", "request_timeout_s",
                  "model_overrides")
 # Settings that are lists of strings (TOML arrays); see docs/sandbox.md.
-LIST_KEYS = ("sandbox_allowed_hosts", "shell_env_exclude", "shell_env_keep")
+LIST_KEYS = ("sandbox_allowed_hosts", "sandbox_allowed_sockets", "shell_env_exclude", "shell_env_keep")
 
 
 # No generated __repr__ (it would print `secrets`, the API keys, wherever a Settings is shown) and no __eq__
@@ -122,6 +122,7 @@ class Settings:
     sandbox_mode: str | None = None  # None: the preset's, else workspace-write (agentcli.sandbox)
     sandbox_network: bool = False
     sandbox_allowed_hosts: tuple[str, ...] = ()
+    sandbox_allowed_sockets: tuple[str, ...] = ()  # host Unix sockets commands may reach (agentcli.sandbox.sockets)
     shell_env_exclude: tuple[str, ...] = ()
     shell_env_keep: tuple[str, ...] = ()
     sandbox_unconfined: tuple[str, ...] = ()  # [sandbox] unconfined: Bash rules the user let run outside it

@@ -36,7 +36,7 @@ SAFE_KEYS = frozenset({
     "shell_env_exclude",
 })
 SAFE_MODES = ("default", "plan")
-RISKY_MODES = ("acceptEdits", "bypassPermissions")
+RISKY_MODES = ("acceptEdits", "bypassPermissions", "auto")
 SETTINGS = "settings.toml"
 LOCAL = "settings.local.toml"
 

@@ -87,6 +87,9 @@ class ToolContext:
     # (agentcli.tools.files), so an edit of a file changed since it was read is refused.
     read_files: dict[str, int] = field(default_factory=dict)
     allow_outside: bool = False  # the file tools may work outside the project for the whole session
+    # (shell cwd, path as written) → the real path the policy decided it as; None where no policy decides
+    # (a bare tool context): agentcli.tools.paths, so a link flipped after the decision is not followed
+    decided_paths: dict[tuple[str, str], str] | None = None
     web: WebSettings = field(default_factory=WebSettings)
     model: ModelInfo | None = None  # None: no model to ask (unit tests of the tools): images are refused
     tool_lookup: ToolLookup | None = None  # the registry's, for tools its sources hold back

@@ -182,8 +182,7 @@ def _sandbox_failure(ctx: ToolContext) -> list[str]:
 def _swept(ctx: ToolContext, absent: list[Path]) -> list[str]:
     if ctx.sandbox is None or not absent:
         return []
-    removed = ctx.sandbox.sweep(absent)
-    return [f"(Removed {p}: the sandbox keeps files that configure execution read-only.)" for p in removed]
+    return [f"({line})" for line in ctx.sandbox.sweep(absent)]
 
 
 def confine(

@@ -105,14 +105,18 @@ IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".gif", ".webp")
 
 def _image(path: Path, st: os.stat_result, ctx: ToolContext) -> ToolOutput:
     """An image goes to the model as an image (after the tool results), for models that take images."""
-    from agentcli.llm.images import ImageError, load_image
+    from agentcli.llm.images import MAX_FILE_BYTES, ImageError, load_image
 
     if ctx.model is None or not ctx.model.accepts_images:
         model = ctx.model.model if ctx.model is not None else "this model"
         return ToolOutput.error(f"{path} is an image, and {model} does not accept images. Switch to a model that "
                                 "does (Claude, GPT-4.1/5, Gemini), or describe what you need from it otherwise.")
     try:
-        block = load_image(path)
+        with open_beneath(path, ctx) as f:
+            raw = f.read(MAX_FILE_BYTES + 1)
+        block = load_image(path, raw=raw)
+    except OSError as err:
+        return ToolOutput.error(f"Cannot read {path}: {err.strerror or err}")
     except ImageError as err:
         return ToolOutput.error(str(err))
     record_read(ctx, path, st.st_mtime_ns)

@@ -11,13 +11,15 @@ MODE_LABELS: dict[str, str] = {
     "acceptEdits": "⏵⏵ accept edits",
     "plan": "⏸ plan mode",
     "bypassPermissions": "⚠ bypass permissions",
+    "auto": "⏵ auto (sandboxed)",
 }
-MODE_STYLES: dict[str, str] = {"default": "", "acceptEdits": "magenta", "plan": "cyan", "bypassPermissions": "red"}
-CYCLE: tuple[PermissionMode, ...] = ("default", "acceptEdits", "plan")
+MODE_STYLES: dict[str, str] = {"default": "", "acceptEdits": "magenta", "plan": "cyan", "bypassPermissions": "red",
+                               "auto": "green"}
+CYCLE: tuple[PermissionMode, ...] = ("default", "acceptEdits", "auto", "plan")
 
 
 def next_mode(mode: str, allow_bypass: bool = False) -> PermissionMode:
-    """Shift-Tab: default → acceptEdits → plan (→ bypassPermissions when the session started with it) → …"""
+    """Shift-Tab: default → acceptEdits → auto → plan (→ bypassPermissions when the session started with it) → …"""
     cycle: tuple[PermissionMode, ...] = (*CYCLE, "bypassPermissions") if allow_bypass else CYCLE
     return cycle[(cycle.index(mode) + 1) % len(cycle)] if mode in cycle else cycle[0]
 

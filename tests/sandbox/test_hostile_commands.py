@@ -4,13 +4,19 @@ agentcli's own home, and cannot reach the host's abstract Unix sockets (a sessio
 
 from __future__ import annotations
 
+import os
+import shutil
 import socket
 import uuid
+from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
+from agentcli.sandbox.core import Sandbox
 from agentcli.sandbox.env import scrub
+from agentcli.tools.base import ToolContext
 from tests.sandbox.helpers import bash, context, project
 
 
@@ -62,3 +68,50 @@ def test_tokens_and_passwords_by_any_name_leave_the_environment() -> None:
     env = {"VAULT_TOKEN": "v", "CI_JOB_TOKEN": "c", "SLACK_BOT_TOKEN": "s", "DB_PASSWD": "p", "SSH_PRIVATE_KEY": "k",
            "GIT_TERMINAL_PROMPT": "0", "PATH": "/bin", "TOKENIZERS_PARALLELISM": "false"}
     assert scrub(env) == {"GIT_TERMINAL_PROMPT": "0", "PATH": "/bin", "TOKENIZERS_PARALLELISM": "false"}
+
+
+def _host_socket_dir() -> Path:
+    """A folder visible inside the sandbox where this user can create a socket: /run when writable (root), else
+    /var/tmp (writable by all, and not the sandbox's private /tmp)."""
+    for place in ("/run", "/var/tmp"):
+        if os.access(place, os.W_OK):
+            return Path(place) / f"agentcli-test-{uuid.uuid4().hex[:12]}"
+    raise AssertionError("neither /run nor /var/tmp is writable here")
+
+
+@pytest.fixture
+def host_socket() -> Iterator[tuple[Path, socket.socket]]:
+    folder = _host_socket_dir()
+    folder.mkdir()
+    path = folder / "service.sock"
+    server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    server.bind(str(path))
+    server.listen(1)
+    try:
+        yield path, server
+    finally:
+        server.close()
+        shutil.rmtree(folder)
+
+
+def _connects(ctx: ToolContext, path: Path) -> str:
+    script = f"import socket; s = socket.socket(socket.AF_UNIX); s.connect('{path}'); print('CONNECTED')"
+    return bash(ctx, f"python3 -c \"{script}\" 2>&1 || echo REFUSED").content
+
+
+def test_a_host_services_unix_socket_is_out_of_reach_by_default(root: Path, host_socket: tuple[Path, socket.socket]
+                                                                ) -> None:
+    path, server = host_socket
+    out = _connects(context(root), path)
+    assert "CONNECTED" not in out and "REFUSED" in out, out
+    server.settimeout(0)
+    with pytest.raises(BlockingIOError):
+        server.accept()
+
+
+def test_an_allowed_host_socket_is_reachable(root: Path, host_socket: tuple[Path, socket.socket]) -> None:
+    path, _ = host_socket
+    ctx = context(root)
+    assert ctx.sandbox is not None
+    ctx.sandbox = Sandbox(replace(ctx.sandbox.spec, allowed_sockets=(path,)))
+    assert "CONNECTED" in _connects(ctx, path)

@@ -3,6 +3,7 @@ a sandbox denial, the settings and the mode."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -46,10 +47,13 @@ def test_seatbelt_profile_for_workspace_write(tmp_path: Path) -> None:
     protected = next(ln for ln in lines if ln.startswith("(deny file-write*"))
     assert f"(subpath {quote(spec.project_root / '.git/config')})" in protected
     assert f"(subpath {quote(spec.project_root / '.agentcli')})" in protected
-    secrets = lines[-2]
+    secrets = lines[-3]
     assert secrets.startswith("(deny file-read* file-write*") and quote(tmp_path / ".ssh") in secrets
     assert '/(.*/)?\\.env$"' in secrets and '\\.env\\.[^/]*$"' in secrets
-    assert lines[-1] == "(allow network* (remote unix-socket))"
+    # Unix sockets: the project's own only (no host socket is on the allow list here).
+    own = f"(subpath {quote(os.path.realpath(spec.project_root))})"
+    assert lines[-2] == f"(allow network-bind network-inbound (local unix-socket {own}))"
+    assert lines[-1] == f"(allow network-outbound (remote unix-socket {own}))"
     # Later rules win in SBPL: the denials come after the allowances they narrow.
     assert lines.index(write) < lines.index(protected) < lines.index(secrets)
 
