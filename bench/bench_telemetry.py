@@ -105,9 +105,6 @@ def in_process() -> None:
     import anyio._backends._asyncio  # noqa: F401
     import httpcore._async.http11  # noqa: F401
 
-    import agentcli.assembly.runtime
-    import agentcli.net.mapping
-    import agentcli.net.reads  # noqa: F401
 
     local, slow = sink(), sink(5.0)
     rec, setup = _recorder(f"http://127.0.0.1:{local.server_port}")
