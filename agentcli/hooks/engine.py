@@ -88,7 +88,10 @@ class HookEngine:
         return outcome
 
     async def _untrusted(self, call: HookCall) -> str | None:
-        """Why `call` may not run (a project file it runs is not the one the user trusted), or None."""
+        """Why `call` may not run (a project file it runs is not the one the user trusted), or None. A hook
+        confined like Bash (`sandbox_hooks = true`) can do no more than the model's own commands: not checked."""
+        if self.wrap is not None:
+            return None
         from agentcli.hooks.scripts import project_files
         from agentcli.settings import trust
 

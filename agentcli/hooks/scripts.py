@@ -41,16 +41,18 @@ def project_files(command: str, project_dir: Path, env: dict[str, str]) -> list[
     real_root = root.resolve()
     found: dict[Path, None] = {}
     words = [(_expand(word, env), at_command) for word, at_command in _words(command)]
+    # `cd sub && ./x.sh`: a relative path may be taken from any directory the command changes to
+    bases = [root, *(root / words[i + 1][0] for i, (w, at) in enumerate(words[:-1]) if at and w in ("cd", "pushd"))]
     for word, at_command in words:
-        for candidate in _candidates(word, root, env, at_command):
-            inside = _inside(candidate, root, real_root)
-            if inside is not None:
-                found[inside] = None
-    for candidate in _implied(words, root):
-        inside = _inside(candidate, root, real_root)
-        if inside is not None:
-            found[inside] = None
+        for base in bases:
+            found.update(dict.fromkeys(_under(_candidates(word, base, env, at_command), root, real_root)))
+    found.update(dict.fromkeys(_under(_implied(words, root), root, real_root)))
     return list(found)
+
+
+def _under(paths: list[Path], root: Path, real_root: Path) -> list[Path]:
+    """Those of `paths` that are files under the project, as paths under it."""
+    return [p for p in (_inside(c, root, real_root) for c in paths) if p is not None]
 
 
 def _implied(words: list[tuple[str, bool]], root: Path) -> list[Path]:

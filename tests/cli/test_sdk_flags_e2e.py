@@ -70,8 +70,8 @@ def test_tools_is_the_exact_tool_set(proj: Path, fake_llm: FakeLLM) -> None:
     assert run(fake_llm, proj, "--tools", "").status == 0
     assert run(fake_llm, proj, "--tools", "Read,Grep").status == 0
     assert run(fake_llm, proj, "--tools", "default").status == 0
-    odd = run(fake_llm, proj, "--tools", "Read LS", fmt="stream-json")
-    assert odd.status == 0 and any("no tool named LS" in line.get("text", "") for line in odd.lines())
+    odd = run(fake_llm, proj, "--tools", "Read Frobnicate", fmt="stream-json")
+    assert odd.status == 0 and any("no tool named Frobnicate" in line.get("text", "") for line in odd.lines())
     none, two, default, read = (r.body for r in fake_llm.requests)
     assert "tools" not in none or none["tools"] == []
     assert tool_names(two) == ["Read", "Grep"]

@@ -185,6 +185,7 @@ def test_which_project_files_a_hook_command_runs(tmp_path: Path) -> None:
     assert named("sh link.sh") == ["link.sh"]  # a symlink in the project counts: the model could repoint it
     assert named(f"{outside} && curl -X POST http://127.0.0.1:9/") == []
     assert named(f"cat {proj}/../p/x.py") == ["x.py"]
+    assert named("cd .claude && python3 hooks/v.py") == [".claude/hooks/v.py"]
 
 
 class Answering:

@@ -262,12 +262,13 @@ def test_hooks_run_in_the_sandbox_when_sandbox_hooks_is_on(tmp_path: Path, fake_
     """`sandbox_hooks = true` (an opt-in): like Bash, a hook may write in the project and nowhere else."""
     outside = Path("/var/tmp") / f"agentcli-hook-{os.getpid()}-{tmp_path.name}"
     proj = git_repo(tmp_path / "proj", {"a.py": "a\n"})
-    cmd = f"touch {outside}; touch {proj}/inside.txt"
+    (proj / "mark.sh").write_text(f"touch {proj}/script-ran.txt\n")  # never trusted: confined, it runs anyway
+    cmd = f"touch {outside}; touch {proj}/inside.txt; bash mark.sh"
     fake_llm.push(Reply(text="hi"))
     try:
         run = run_p(proj, fake_llm, "hello", "--settings", json.dumps({"sandbox_hooks": True, "hooks": {
             "UserPromptSubmit": [{"hooks": [{"type": "command", "command": cmd}]}]}}))
         assert run.status == 0, run.stderr
-        assert (proj / "inside.txt").exists() and not outside.exists()
+        assert (proj / "inside.txt").exists() and not outside.exists() and (proj / "script-ran.txt").exists()
     finally:
         outside.unlink(missing_ok=True)
