@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import sys
 from collections.abc import AsyncGenerator, AsyncIterator
 from contextlib import aclosing
@@ -177,6 +178,17 @@ class Agent:
         self.sink.record("preset_switch", {"preset": name, "mode": self.session.mode})
         self.session.changed("preset", self.model)
 
+
+    def note_read(self, path: Path) -> None:
+        """The person attached `path` whole to a prompt (`@file`): the model has read it, as with Read, so
+        Edit and Write may change it (until it changes on disk)."""
+        from agentcli.tools.files import record_read
+
+        try:
+            real = Path(os.path.realpath(path))
+            record_read(self.ctx, real, os.stat(real).st_mtime_ns)
+        except OSError:
+            pass
 
     def rewind(self, messages: list[Message]) -> None:
         """Continue from `messages`: the history a rewind restored (agentcli.session.rewind.apply_rewind has

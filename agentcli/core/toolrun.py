@@ -22,6 +22,7 @@ from agentcli.core.state import SessionState
 from agentcli.llm.messages import ContentBlock, ToolResultBlock, ToolUseBlock
 from agentcli.proc.validate import unusable_strings, validate_args
 from agentcli.tools.base import Tool, ToolContext, ToolOutput
+from agentcli.tools.files import unread_change
 from agentcli.tools.hookresponse import tool_response
 from agentcli.tools.paths import outside_approved
 
@@ -156,6 +157,9 @@ class ToolRunner:
             own = verdict = Verdict("deny", "policy", reason=f"Permission check failed for this {tool.name} call "
                                                              f"({type(err).__name__}: {err}); it was not run.")
         behavior, by, reason, updated = verdict.behavior, verdict.by, verdict.reason, None
+        if behavior == "ask" and (unread := unread_change(tool.name, args, self.ctx)) is not None:
+            yield self._fail(call, unread)  # it would fail after the approval: do not ask for one
+            return
         if behavior == "ask":
             asked: list[HookOutcome] = []
             async for ev in self._hook("PermissionRequest", tool.name, asked, tool_name=tool.name, tool_input=args,

@@ -7,7 +7,9 @@ tool. Write and Edit refuse to change an existing file the model has not read, o
 from __future__ import annotations
 
 import os
+import stat
 from pathlib import Path
+from typing import Any
 
 from agentcli.tools.base import ToolContext
 
@@ -41,3 +43,20 @@ def decode_text(data: bytes) -> str:
         return data.decode("utf-8")
     except UnicodeDecodeError as e:
         raise NotText(f"it is not valid UTF-8 text (undecodable byte at offset {e.start})") from None
+
+
+def unread_change(tool: str, args: dict[str, Any], ctx: ToolContext) -> str | None:
+    """Why an Edit or Write of an existing file would fail for want of a fresh read (None if it would not):
+    asked before the person is asked to approve it, so no approval is spent on a call bound to fail."""
+    if tool not in ("Edit", "Write") or not isinstance(args.get("file_path"), str):
+        return None
+    from agentcli.tools.paths import resolve_in_project
+
+    path = resolve_in_project(args["file_path"], ctx).path
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None  # a new file (or one the tool will explain): nothing to have read
+    if not stat.S_ISREG(st.st_mode):
+        return None
+    return require_fresh_read(ctx, path, st)

@@ -80,6 +80,22 @@ def attachment(path: Path, cwd: Path) -> str:
     return f"Contents of {rel} (attached with @):\n```\n{text}\n```{cut}"
 
 
+def whole_attachments(prompt: str, cwd: Path) -> list[Path]:
+    """The text files `prompt` attaches whole (not cut, not images or folders): what the model has then read,
+    as with Read (Edit and Write may change them)."""
+    from agentcli.llm.images import is_image
+
+    out = []
+    for p in mentioned_paths(prompt, cwd):
+        try:
+            small = p.is_file() and p.stat().st_size <= MAX_ATTACH_CHARS
+        except OSError:
+            continue
+        if small and not is_image(p):
+            out.append(p)
+    return out
+
+
 def build_message(prompt: str, cwd: Path, context: list[str], *, images: bool = False) -> Message:
     """The user message for `prompt`: pending context (shell output), attachments (images as images when the
     model takes them), then the prompt."""

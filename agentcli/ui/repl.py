@@ -265,14 +265,16 @@ class Repl:
         self.refresh_status()
 
     async def _send(self, prompt: str | Message) -> None:
-        from agentcli.ui.attach import build_message
+        from agentcli.ui.attach import build_message, whole_attachments
 
         agent = await self.ensure_agent()
         if agent is None:
             return
         if isinstance(prompt, str):
-            prompt = build_message(prompt, self.cwd, self.context, images=agent.accepts_images)
+            typed, prompt = prompt, build_message(prompt, self.cwd, self.context, images=agent.accepts_images)
             self.context = []
+            for path in whole_attachments(typed, self.cwd):  # an `@file` counts as a read (Edit may change it)
+                agent.note_read(path)
         await self._consume(agent, prompt)
 
     async def guard(self, task: asyncio.Task[Any]) -> bool:

@@ -4,6 +4,7 @@ The real `agentcli` in a pseudo-terminal, against the fake LLM server."""
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import stat
 import subprocess
@@ -158,3 +159,27 @@ def test_the_status_line_names_the_served_model_and_counts_the_tools_before_any_
     t.expect(r"[1-9]\d*%", regex=True)
     # no model call: what the server serves and its window are metadata
     assert [r.path for r in fake_llm.requests if r.path.endswith("/chat/completions")] == []
+
+
+def test_an_edit_bound_to_fail_is_not_asked_about_and_an_at_file_counts_as_read(
+        project: Path, fake_llm: FakeLLM, terms: list[Term]) -> None:
+    """Issue 28: Edit showed its diff, the person said yes, and only then it failed with "has not been read
+    yet"; and a file attached with `@` did not count as read."""
+    from tests.fakes import ToolCall
+    from tests.ui.test_pty_firsthour import start
+
+    edit = {"file_path": "a.txt", "old_string": "alpha", "new_string": "ALPHA"}
+    fake_llm.push(Reply(text="Editing.", tool_calls=[ToolCall("Edit", edit)]), Reply(text="Could not."),
+                  Reply(text="Editing again.", tool_calls=[ToolCall("Edit", edit)]), Reply(text="Done."))
+    t = start(terms, project, fake_llm)
+    t.line("change alpha")
+    t.expect("Could not.")
+    t.prompt()
+    assert "Allow Edit?" not in t.out
+    assert "has not been read yet" in json.dumps(fake_llm.requests[1].body)
+    t.line("now change alpha in @a.txt")
+    t.expect("Allow Edit?")
+    t.expect("choice [1-")
+    t.send("1")
+    t.expect("Done.")
+    assert (project / "a.txt").read_text() == "ALPHA\nbeta\n"
