@@ -201,7 +201,9 @@ class McpManager:
         bound = self.connect_timeout_s + SETTLE_MARGIN_S
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(asyncio.shield(self._boot), bound)
-        left = (self._launched or time.monotonic()) + bound - time.monotonic()
+        if self._launched is None:  # the SDK did not even load in that time: nothing to wait for
+            return
+        left = self._launched + bound - time.monotonic()
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self._settle(), max(0.0, left))
 

@@ -91,6 +91,8 @@ async def run_prompt(repl: Repl, name: str, args: str) -> bool:
 def attach_elicitor(agent: Any) -> None:
     """A server's question (`elicitation/create`) during this agent's turns is asked at the terminal, through the
     approver's pause-and-ask (as a permission question is); without one it is declined (agentcli.mcp.manager)."""
+    if agent.mcp is None:  # no MCP servers: nothing of agentcli.mcp is imported
+        return
     from agentcli.mcp.manager import McpManager
 
     manager, approver = agent.mcp, agent.approver

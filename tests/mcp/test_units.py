@@ -124,22 +124,21 @@ def test_first_refresh_waits_as_the_front_end_asks(tmp_path: Path) -> None:
     silent = ServerConfig("silent", "stdio", "flag", "test", sys.executable,
                           (str(Path(__file__).parent / "servers" / "silent.py"),))
 
-    async def first_refresh(grace: float | None) -> tuple[float, McpManager]:
+    async def first_refresh(grace: float | None) -> tuple[float, dict[str, str], list[str]]:
         manager = McpManager(McpConfig(servers={"silent": silent}), tmp_path, grace_s=grace,
                              environ={"MCP_TIMEOUT": "1500"})
         manager.start()
         t0 = time.monotonic()
         try:
             await manager.refresh()
-            return time.monotonic() - t0, manager
+            return time.monotonic() - t0, dict(manager.servers()), [n for _, n in manager.notices()]
         finally:
             await manager.aclose()
 
-    took, repl = asyncio.run(first_refresh(0.0))
-    assert took < 1.0 and dict(repl.servers())["silent"] in ("pending", "failed") and not repl.notices()
-    took, headless = asyncio.run(first_refresh(None))
+    took, servers, notices = asyncio.run(first_refresh(0.0))
+    assert took < 1.0 and servers["silent"] == "pending" and not notices
+    took, servers, notices = asyncio.run(first_refresh(None))
     assert 1.5 <= took < 1.5 + 15
-    assert dict(headless.servers())["silent"] == "failed"
-    assert [n for _, n in headless.notices()] == [
-        "MCP server 'silent' failed: did not connect within 1.5 s (MCP_TIMEOUT) "
-        f"(log: {paths.home() / 'logs' / 'mcp' / 'silent.log'})"]
+    assert servers["silent"] == "failed"
+    assert notices == ["MCP server 'silent' failed: did not connect within 1.5 s (MCP_TIMEOUT) "
+                       f"(log: {paths.home() / 'logs' / 'mcp' / 'silent.log'})"]
