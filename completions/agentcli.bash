@@ -31,7 +31,7 @@ _agentcli() {
         "|--fallback-model") _agentcli_values models; return;;
         "|--max-thinking-tokens") :; return;;
         "|--thinking") COMPREPLY=($(compgen -W 'adaptive enabled disabled' -- "$cur")); return;;
-        "|--permission-mode") COMPREPLY=($(compgen -W 'default acceptEdits plan bypassPermissions dontAsk' -- "$cur")); return;;
+        "|--permission-mode") COMPREPLY=($(compgen -W 'default acceptEdits plan bypassPermissions dontAsk auto' -- "$cur")); return;;
         "|--sandbox") COMPREPLY=($(compgen -W 'read-only workspace-write danger-full-access' -- "$cur")); return;;
         "|--allowedTools"|"|--allowed-tools") _agentcli_values tools; return;;
         "|--disallowedTools"|"|--disallowed-tools") _agentcli_values tools; return;;

@@ -55,7 +55,7 @@ complete -c agentcli -n '__agentcli_at ""' -l effort -x -a 'low medium high xhig
 complete -c agentcli -n '__agentcli_at ""' -l fallback-model -x -a '(agentcli __complete models 2>/dev/null)' -d 'answer with this model when the main one is overloaded or unavailable (after its retries)'
 complete -c agentcli -n '__agentcli_at ""' -l max-thinking-tokens -x -d 'thinking budget in tokens (0: no thinking); mapped to the provider\'s effort levels'
 complete -c agentcli -n '__agentcli_at ""' -l thinking -x -a 'adaptive enabled disabled' -d 'adaptive (the model\'s default) or disabled'
-complete -c agentcli -n '__agentcli_at ""' -l permission-mode -x -a 'default acceptEdits plan bypassPermissions dontAsk' -d 'how tool calls are allowed'
+complete -c agentcli -n '__agentcli_at ""' -l permission-mode -x -a 'default acceptEdits plan bypassPermissions dontAsk auto' -d 'how tool calls are allowed'
 complete -c agentcli -n '__agentcli_at ""' -l sandbox -x -a 'read-only workspace-write danger-full-access' -d 'how commands are confined (default: workspace-write where supported; see docs/sandbox.md)'
 complete -c agentcli -n '__agentcli_at ""' -l dangerously-skip-permissions -d 'same as --permission-mode bypassPermissions'
 complete -c agentcli -n '__agentcli_at ""' -l allow-dangerously-skip-permissions -d 'let the session switch to bypassPermissions later (an SDK\'s set_permission_mode), not start in it'

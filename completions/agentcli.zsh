@@ -34,7 +34,7 @@ _agentcli() {
     "|--fallback-model") _agentcli_values models; return;;
     "|--max-thinking-tokens") _message value; return;;
     "|--thinking") compadd -- 'adaptive' 'enabled' 'disabled'; return;;
-    "|--permission-mode") compadd -- 'default' 'acceptEdits' 'plan' 'bypassPermissions' 'dontAsk'; return;;
+    "|--permission-mode") compadd -- 'default' 'acceptEdits' 'plan' 'bypassPermissions' 'dontAsk' 'auto'; return;;
     "|--sandbox") compadd -- 'read-only' 'workspace-write' 'danger-full-access'; return;;
     "|--allowedTools"|"|--allowed-tools") _agentcli_values tools; return;;
     "|--disallowedTools"|"|--disallowed-tools") _agentcli_values tools; return;;

@@ -94,7 +94,7 @@ class SessionWriter:
         self._ckpt_lock = asyncio.Lock()
         self._dirty_tree = False
         self._calls_pending = False  # this turn's reply called tools: another request follows it
-        self._commands: dict[str, str] = {}  # tool_use_id -> Bash command of the latest reply (undo capture)
+        self._calls: dict[str, tuple[str, dict[str, Any]]] = {}  # the latest reply's calls by id (undo capture)
         self.messages_written = 0
         if new_file is None:
             self._terminate_torn_line()
@@ -120,8 +120,7 @@ class SessionWriter:
         self.messages_written += 1
         if message.role == "assistant" and message.tool_uses:
             self._calls_pending = True
-            self._commands = {u.id: u.input["command"] for u in message.tool_uses
-                              if u.name == "Bash" and isinstance(u.input.get("command"), str)}
+            self._calls = {u.id: (u.name, u.input) for u in message.tool_uses}
         return self.append(message_record(message, self.leaf_id, meta))
 
     def record(self, kind: str, data: dict[str, Any]) -> str:
@@ -144,13 +143,22 @@ class SessionWriter:
             self._append_checkpoint(data)
 
     def _reach(self, tool_use_id: str) -> list[str]:
-        """What the command of this call may delete that git does not track (agentcli.session.destructive)."""
-        command = self._commands.get(tool_use_id)
-        if command is None or self.shadow is None or self.shadow.capture_budget <= 0:
+        """What this call may delete or overwrite that git does not track: the files a shell command reaches
+        (agentcli.session.destructive), the file an edit replaces (an ignored one is in no plain snapshot)."""
+        name, args = self._calls.get(tool_use_id, ("", {}))
+        if self.shadow is None or self.shadow.capture_budget <= 0:
+            return []
+        root = os.path.realpath(self.shadow.work_tree)
+        target = args.get("file_path") or args.get("notebook_path")
+        if name != "Bash" and isinstance(target, str) and os.path.isabs(target):
+            real = os.path.realpath(target)
+            inside = real.startswith(root.rstrip("/") + "/")
+            return [os.path.relpath(real, root)] if inside and os.path.isfile(real) else []
+        command = args.get("command")
+        if name != "Bash" or not isinstance(command, str):
             return []
         from agentcli.session.destructive import reach
 
-        root = str(self.shadow.work_tree)
         found = reach(command, root, root)
         # Relative to the shell's directory, which may be below the root: the same names at any depth too.
         return [q for p in found for q in ((p,) if p == "." else (p, f"*/{p}", f"*/{p}/*"))]

@@ -74,3 +74,30 @@ def test_what_is_over_the_budget_is_named(project: Path, monkeypatch: pytest.Mon
 ])
 def test_what_a_command_can_reach(command: str, expected: list[str]) -> None:
     assert reach(command, "/p", "/p") == expected
+
+
+def test_a_write_over_an_ignored_file_is_undone(project: Path) -> None:
+    import asyncio
+
+    from agentcli.llm.messages import Message, TextBlock, ToolResultBlock, ToolUseBlock
+
+    _build_outputs(project)
+    git_init(project)
+    target = project / "build" / "app"
+    s = open_session(project)
+    w = s.writer
+    assert w is not None
+    w.message(Message.user("overwrite it"))
+    call = ToolUseBlock("toolu_w1", "Write", {"file_path": str(target), "content": "new\n"})
+    w.message(Message("assistant", (call,)), model="m1")
+    asyncio.run(w.checkpoint(call.id, "Write"))
+    target.write_text("new\n")
+    w.message(Message("user", (ToolResultBlock(call.id, "ok", False),)))
+    w.end_turn()
+    w.message(Message("assistant", (TextBlock("done"),)), model="m1")
+    w.end_turn()
+    asyncio.run(w.settle())
+    s.close()
+    first_prompt = load(layout.sessions_dir(project), s.session_id).chain[0]["id"]
+    assert main(["-C", str(project), "rewind", s.session_id, "--to", first_prompt, "--files", "--yes"]) == 0
+    assert target.read_bytes() == b"\x7fELF fake binary\n"
