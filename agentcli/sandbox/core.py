@@ -155,9 +155,9 @@ class Sandbox:
                 cwd = self.spec.project_root
         protected = tuple(self.protected()) if mode == "workspace-write" else ()
         if protected and self._repos is None:
-            from agentcli.sandbox.gitlater import survey
+            from agentcli.sandbox.gitlater import baseline
 
-            self._repos = survey(self.spec.writable)
+            self._repos = baseline(self.spec.writable, self._nested)
         wrapped = self.mechanism.argv(Launch(self.spec, mode, tuple(argv), Path(os.path.realpath(cwd)),
                                              tuple(hidden), extra_ro, proxy, protected))
         return wrapped, env

@@ -6,8 +6,8 @@ started: a nested repository given a `core.fsmonitor` and added to the index as 
 after each command the repositories git will read from each writable root — the root's and every gitlink's in
 its index — are judged as `agentcli.proc.gitsafe` judges them before running git (their configuration must name
 no program), and compared with how they were when the session started. A repository that gained a program is
-put back: its planted `config` replaced by an inert one, a planted `config.worktree` or `commondir` removed; if
-that does not do, its `.git` is moved aside (nothing deleted). The index is parsed here; git is never run.
+put back: its `config`, `config.worktree` and `commondir` set aside (renamed) and an inert `config` put in; if
+that does not do, its `.git` is moved aside. Nothing is deleted. The index is parsed here; git is never run.
 """
 
 from __future__ import annotations
@@ -89,6 +89,20 @@ def survey(roots: tuple[Path, ...]) -> dict[Path, str | None]:
     return out
 
 
+def baseline(roots: tuple[Path, ...], nested: list[Path]) -> dict[Path, str | None]:
+    """`survey` at the session's start, with every nested repository found then (`nested`: execution-config
+    paths of the walk), gitlinked or not: the user's own may name a program, and a later `git add` of it is not
+    a plant."""
+    from agentcli.permissions.gitcheck import repo_problem
+
+    found = survey(roots)
+    for p in nested:
+        repo = p.parent if p.name == ".git" else p.parent.parent if p.parent.name == ".git" else None
+        if repo is not None and repo not in found:
+            found[repo] = repo_problem(str(repo))
+    return found
+
+
 def undo_planted(roots: tuple[Path, ...], before: dict[Path, str | None]) -> list[str]:
     """Put back every repository that names a program now and did not when `before` was taken. Returns one line
     per repository: what was done."""
@@ -108,16 +122,19 @@ def undo_planted(roots: tuple[Path, ...], before: dict[Path, str | None]) -> lis
             os.replace(repo / ".git", aside)
             said.append(f"{repo}: {problem}; its .git was moved to {aside.name}, so git no longer enters it")
         else:
-            said.append(f"{repo}: {problem}; the planted configuration was removed")
+            said.append(f"{repo}: {problem}; its configuration was set aside (.git/*.agentcli-planted) for an "
+                        "inert one")
     return said
 
 
 def _neutralise(dotgit: Path) -> None:
+    """Set the repository's configuration aside (renamed `*.agentcli-planted`, nothing deleted: it may hold
+    remotes the user wants back) and give it an inert one."""
     if not dotgit.is_dir() or dotgit.is_symlink():
         return
-    for name in ("config.worktree", "commondir"):
+    for name in ("config.worktree", "commondir", "config"):
         if os.path.lexists(dotgit / name):
-            (dotgit / name).unlink()
+            os.replace(dotgit / name, dotgit / f"{name}.agentcli-planted")
     tmp = dotgit / "config.agentcli-tmp"
     tmp.write_text(_INERT, encoding="utf-8")
     os.replace(tmp, dotgit / "config")

@@ -169,3 +169,16 @@ def test_a_worktrees_git_file_cannot_be_repointed_at_a_planted_directory(tmp_pat
     user_git(root, "status")
     assert not mark.exists(), out.content
     assert (root / ".git").read_text().strip() == f"gitdir: {base}/gitdir"
+
+
+def test_the_users_own_nested_repository_is_left_alone_when_a_command_adds_it(root: Path) -> None:
+    (root / "tool").mkdir()
+    user_git(root / "tool", "init", "-q")
+    user_git(root / "tool", "commit", "-q", "--allow-empty", "-m", "x")
+    user_git(root / "tool", "config", "core.fsmonitor", "/bin/true")  # a program: the user's own choice
+    user_git(root / "tool", "config", "remote.origin.url", "https://example.com/tool.git")
+    config = (root / "tool" / ".git" / "config").read_text()
+    ctx = context(root)
+    out = bash(ctx, "git add tool 2>/dev/null; git ls-files -s tool")
+    assert "160000" in out.content, out.content
+    assert (root / "tool" / ".git" / "config").read_text() == config
