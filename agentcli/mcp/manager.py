@@ -34,6 +34,7 @@ if TYPE_CHECKING:
 DEFAULT_WINDOW = 128_000
 REFRESH_WAIT_S = 2.0
 SETTLE_MARGIN_S = 0.5  # past a server's own connect deadline, for its transport to report the timeout
+SDK_LOAD_WAIT_S = 60.0  # at most this for the `mcp` import before any server starts (~1 s idle, ~4 s at load 18)
 
 
 class McpManager:
@@ -200,7 +201,9 @@ class McpManager:
         assert self._boot is not None
         bound = self.connect_timeout_s + SETTLE_MARGIN_S
         with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(asyncio.shield(self._boot), bound)
+            # Loading the SDK is agentcli's own start-up, not the servers' time: on a loaded machine it can take
+            # longer than a small MCP_TIMEOUT, and no server has been started yet.
+            await asyncio.wait_for(asyncio.shield(self._boot), max(bound, SDK_LOAD_WAIT_S))
         if self._launched is None:  # the SDK did not even load in that time: nothing to wait for
             return
         left = self._launched + bound - time.monotonic()
