@@ -73,16 +73,22 @@ class _Deferred(types.ModuleType):
         return getattr(importlib.import_module(self.__name__), name)
 
 
+# Imported by httpcore at its own import, used only on paths agentcli does not take: trio (its trio backend, when
+# the running loop is trio's; with attrs ~60–170 ms of CPU), anyio (its asyncio backend: agentcli uses the sync
+# client, net/exchange.py; ~1.5 ms), socksio (SOCKS proxies; ~1.5–3.5 ms).
+_DEFERRED = ("trio", "anyio", "socksio")
+
+
 def _import_httpcore() -> None:
-    """Import httpcore without trio. httpcore imports trio whenever it is installed (for its trio backend and
-    locks, used only when the running event loop is trio's), and trio with attrs costs ~60–170 ms of CPU here,
-    more than httpx itself; agentcli runs on asyncio. While httpcore is imported, `import trio` gets a stand-in
-    that imports trio at its first use, so httpcore under trio in an embedding program still works."""
-    placed = "trio" not in sys.modules and "httpcore" not in sys.modules
-    if placed:
-        sys.modules["trio"] = _Deferred("trio")
+    """Import httpcore without importing what it imports only for paths agentcli does not take (`_DEFERRED`).
+    While httpcore is imported, `import trio` (anyio, socksio) gets a stand-in that imports the real module at
+    its first use, so httpcore under trio, httpx's AsyncClient, or a SOCKS proxy in the same process still work."""
+    placed = [] if "httpcore" in sys.modules else [name for name in _DEFERRED if name not in sys.modules]
+    for name in placed:
+        sys.modules[name] = _Deferred(name)
     try:
         import httpcore._async.http11  # noqa: F401
     finally:
-        if placed and isinstance(sys.modules.get("trio"), _Deferred):
-            del sys.modules["trio"]
+        for name in placed:
+            if isinstance(sys.modules.get(name), _Deferred):
+                del sys.modules[name]

@@ -33,14 +33,14 @@ FRESH_RUN = textwrap.dedent("""
         finally:
             await client.aclose()
 
-    print(asyncio.run(get()).decode(), "anyio._backends._asyncio" in sys.modules)
+    print(asyncio.run(get()).decode(), *(m in sys.modules for m in ("anyio._backends._asyncio", "anyio", "socksio")))
 """)
 
 
-def test_a_request_loads_no_anyio_backend() -> None:
+def test_a_request_loads_neither_anyio_nor_socksio() -> None:
     done = subprocess.run([sys.executable, "-c", FRESH_RUN], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
-    assert done.stdout.split() == ["hi", "False"]
+    assert done.stdout.split() == ["hi", "False", "False", "False"]
 
 
 async def _until_eof(reader: asyncio.StreamReader, seen: list[float]) -> None:
