@@ -9,7 +9,7 @@ _agentcli() {
         w="${COMP_WORDS[i]}"
         [[ -z $cmdpath && $i -gt 1 ]] && break  # after the first word, the root takes no command (it is the prompt)
         case "$cmdpath|$w" in
-            "|sessions"|"|models"|"|permissions"|"|presets"|"|mcp"|"|sandbox"|"|doctor"|"|hooks"|"|agents"|"|usage"|"|completion"|"sessions|list"|"sessions|show"|"sessions|rm"|"sessions|rename"|"sessions|export"|"sessions|tree"|"sessions|doctor"|"sessions|fork"|"sessions|rewind"|"permissions|list"|"permissions|add"|"permissions|rm"|"permissions|trust"|"permissions|check"|"presets|list"|"presets|show"|"mcp|add"|"mcp|add-json"|"mcp|list"|"mcp|get"|"mcp|remove"|"sandbox|run"|"sandbox|show"|"hooks|list"|"hooks|import"|"agents|list") cmdpath="${cmdpath:+$cmdpath }$w";;
+            "|sessions"|"|models"|"|permissions"|"|presets"|"|mcp"|"|sandbox"|"|doctor"|"|hooks"|"|agents"|"|usage"|"|completion"|"sessions|list"|"sessions|show"|"sessions|rm"|"sessions|rename"|"sessions|export"|"sessions|tree"|"sessions|doctor"|"sessions|fork"|"sessions|rewind"|"permissions|list"|"permissions|add"|"permissions|rm"|"permissions|trust"|"permissions|check"|"presets|list"|"presets|show"|"mcp|add"|"mcp|add-json"|"mcp|list"|"mcp|get"|"mcp|remove"|"sandbox|run"|"sandbox|show"|"hooks|list"|"hooks|import"|"hooks|trust"|"agents|list") cmdpath="${cmdpath:+$cmdpath }$w";;
         esac
     done
     for ((i = COMP_CWORD - 1; i >= 1; i--)); do  # inside `--allowedTools A B …`: complete for the option
@@ -31,7 +31,7 @@ _agentcli() {
         "|--fallback-model") _agentcli_values models; return;;
         "|--max-thinking-tokens") :; return;;
         "|--thinking") COMPREPLY=($(compgen -W 'adaptive enabled disabled' -- "$cur")); return;;
-        "|--permission-mode") COMPREPLY=($(compgen -W 'default acceptEdits plan bypassPermissions dontAsk auto' -- "$cur")); return;;
+        "|--permission-mode") COMPREPLY=($(compgen -W 'default acceptEdits plan bypassPermissions auto dontAsk' -- "$cur")); return;;
         "|--sandbox") COMPREPLY=($(compgen -W 'read-only workspace-write danger-full-access' -- "$cur")); return;;
         "|--allowedTools"|"|--allowed-tools") _agentcli_values tools; return;;
         "|--disallowedTools"|"|--disallowed-tools") _agentcli_values tools; return;;
@@ -136,6 +136,7 @@ _agentcli() {
         "hooks") w='-C --directory -h --help';;
         "hooks list") w='--json -h --help';;
         "hooks import") w='--from --scope -h --help';;
+        "hooks trust") w='-h --help';;
         "agents") w='-C --directory -h --help';;
         "agents list") w='--json -h --help';;
         "usage") w='--since --by --json -h --help';;
@@ -160,7 +161,7 @@ _agentcli() {
         "presets show") _agentcli_values presets;;
         "mcp") COMPREPLY=($(compgen -W 'add add-json list get remove' -- "$cur"));;
         "sandbox") COMPREPLY=($(compgen -W 'run show' -- "$cur"));;
-        "hooks") COMPREPLY=($(compgen -W 'list import' -- "$cur"));;
+        "hooks") COMPREPLY=($(compgen -W 'list import trust' -- "$cur"));;
         "agents") COMPREPLY=($(compgen -W 'list' -- "$cur"));;
         "completion") COMPREPLY=($(compgen -W 'bash zsh fish' -- "$cur"));;
     esac

@@ -7,7 +7,7 @@ function __agentcli_path
             break
         end
         switch "$cmdpath|$words[$i]"
-            case '|sessions' '|models' '|permissions' '|presets' '|mcp' '|sandbox' '|doctor' '|hooks' '|agents' '|usage' '|completion' 'sessions|list' 'sessions|show' 'sessions|rm' 'sessions|rename' 'sessions|export' 'sessions|tree' 'sessions|doctor' 'sessions|fork' 'sessions|rewind' 'permissions|list' 'permissions|add' 'permissions|rm' 'permissions|trust' 'permissions|check' 'presets|list' 'presets|show' 'mcp|add' 'mcp|add-json' 'mcp|list' 'mcp|get' 'mcp|remove' 'sandbox|run' 'sandbox|show' 'hooks|list' 'hooks|import' 'agents|list'
+            case '|sessions' '|models' '|permissions' '|presets' '|mcp' '|sandbox' '|doctor' '|hooks' '|agents' '|usage' '|completion' 'sessions|list' 'sessions|show' 'sessions|rm' 'sessions|rename' 'sessions|export' 'sessions|tree' 'sessions|doctor' 'sessions|fork' 'sessions|rewind' 'permissions|list' 'permissions|add' 'permissions|rm' 'permissions|trust' 'permissions|check' 'presets|list' 'presets|show' 'mcp|add' 'mcp|add-json' 'mcp|list' 'mcp|get' 'mcp|remove' 'sandbox|run' 'sandbox|show' 'hooks|list' 'hooks|import' 'hooks|trust' 'agents|list'
                 set cmdpath (string trim -- "$cmdpath $words[$i]")
         end
     end
@@ -55,7 +55,7 @@ complete -c agentcli -n '__agentcli_at ""' -l effort -x -a 'low medium high xhig
 complete -c agentcli -n '__agentcli_at ""' -l fallback-model -x -a '(agentcli __complete models 2>/dev/null)' -d 'answer with this model when the main one is overloaded or unavailable (after its retries)'
 complete -c agentcli -n '__agentcli_at ""' -l max-thinking-tokens -x -d 'thinking budget in tokens (0: no thinking); mapped to the provider\'s effort levels'
 complete -c agentcli -n '__agentcli_at ""' -l thinking -x -a 'adaptive enabled disabled' -d 'adaptive (the model\'s default) or disabled'
-complete -c agentcli -n '__agentcli_at ""' -l permission-mode -x -a 'default acceptEdits plan bypassPermissions dontAsk auto' -d 'how tool calls are allowed'
+complete -c agentcli -n '__agentcli_at ""' -l permission-mode -x -a 'default acceptEdits plan bypassPermissions auto dontAsk' -d 'how tool calls are allowed'
 complete -c agentcli -n '__agentcli_at ""' -l sandbox -x -a 'read-only workspace-write danger-full-access' -d 'how commands are confined (default: workspace-write where supported; see docs/sandbox.md)'
 complete -c agentcli -n '__agentcli_at ""' -l dangerously-skip-permissions -d 'same as --permission-mode bypassPermissions'
 complete -c agentcli -n '__agentcli_at ""' -l allow-dangerously-skip-permissions -d 'let the session switch to bypassPermissions later (an SDK\'s set_permission_mode), not start in it'
@@ -182,7 +182,7 @@ complete -c agentcli -n '__agentcli_at presets show' -s h -l help -d 'show help 
 complete -c agentcli -n '__agentcli_at presets show' -x -a '(agentcli __complete presets 2>/dev/null)'
 complete -c agentcli -n '__agentcli_at mcp' -a add -d 'add a server: NAME -- COMMAND [ARG…], or NAME --transport http URL'
 complete -c agentcli -n '__agentcli_at mcp' -a add-json -d 'add a server from its JSON entry'
-complete -c agentcli -n '__agentcli_at mcp' -a list -d 'every configured server and where it is configured'
+complete -c agentcli -n '__agentcli_at mcp' -a list -d 'every configured server, where it is configured, and whether it connects'
 complete -c agentcli -n '__agentcli_at mcp' -a get -d 'one server\'s configuration'
 complete -c agentcli -n '__agentcli_at mcp' -a remove -d 'remove a server'
 complete -c agentcli -n '__agentcli_at mcp' -s C -l directory -x -a '(__fish_complete_directories)' -d 'the project directory (default: the current one)'
@@ -217,6 +217,7 @@ complete -c agentcli -n '__agentcli_at sandbox show' -s h -l help -d 'show help 
 complete -c agentcli -n '__agentcli_at doctor' -s h -l help -d 'show help and exit'
 complete -c agentcli -n '__agentcli_at hooks' -a list -d 'every hook in force, with where it is configured'
 complete -c agentcli -n '__agentcli_at hooks' -a import -d 'copy the hooks of a Claude Code settings.json into agentcli\'s settings'
+complete -c agentcli -n '__agentcli_at hooks' -a trust -d 'trust the project files the hooks in force run (scripts), as they are now'
 complete -c agentcli -n '__agentcli_at hooks' -s C -l directory -x -a '(__fish_complete_directories)' -d 'the project directory (default: the current one)'
 complete -c agentcli -n '__agentcli_at hooks' -s h -l help -d 'show help and exit'
 complete -c agentcli -n '__agentcli_at hooks list' -l json -d 'one JSON document'
@@ -224,6 +225,7 @@ complete -c agentcli -n '__agentcli_at hooks list' -s h -l help -d 'show help an
 complete -c agentcli -n '__agentcli_at hooks import' -l from -r -F -d 'the settings.json to read (default: the project\'s .claude/settings.json)'
 complete -c agentcli -n '__agentcli_at hooks import' -l scope -x -a 'local project user' -d 'where to write them: local (.agentcli/settings.local.toml, default), project (.agentcli/settings.toml, shared; runs once trusted) or user (config.toml)'
 complete -c agentcli -n '__agentcli_at hooks import' -s h -l help -d 'show help and exit'
+complete -c agentcli -n '__agentcli_at hooks trust' -s h -l help -d 'show help and exit'
 complete -c agentcli -n '__agentcli_at agents' -a list -d 'every definition, with where it comes from'
 complete -c agentcli -n '__agentcli_at agents' -s C -l directory -x -a '(__fish_complete_directories)' -d 'the project directory (default: the current one)'
 complete -c agentcli -n '__agentcli_at agents' -s h -l help -d 'show help and exit'

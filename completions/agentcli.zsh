@@ -12,7 +12,7 @@ _agentcli() {
     w="${words[i]}"
     [[ -z $cmdpath && $i -gt 2 ]] && break
     case "$cmdpath|$w" in
-      "|sessions"|"|models"|"|permissions"|"|presets"|"|mcp"|"|sandbox"|"|doctor"|"|hooks"|"|agents"|"|usage"|"|completion"|"sessions|list"|"sessions|show"|"sessions|rm"|"sessions|rename"|"sessions|export"|"sessions|tree"|"sessions|doctor"|"sessions|fork"|"sessions|rewind"|"permissions|list"|"permissions|add"|"permissions|rm"|"permissions|trust"|"permissions|check"|"presets|list"|"presets|show"|"mcp|add"|"mcp|add-json"|"mcp|list"|"mcp|get"|"mcp|remove"|"sandbox|run"|"sandbox|show"|"hooks|list"|"hooks|import"|"agents|list") cmdpath="${cmdpath:+$cmdpath }$w";;
+      "|sessions"|"|models"|"|permissions"|"|presets"|"|mcp"|"|sandbox"|"|doctor"|"|hooks"|"|agents"|"|usage"|"|completion"|"sessions|list"|"sessions|show"|"sessions|rm"|"sessions|rename"|"sessions|export"|"sessions|tree"|"sessions|doctor"|"sessions|fork"|"sessions|rewind"|"permissions|list"|"permissions|add"|"permissions|rm"|"permissions|trust"|"permissions|check"|"presets|list"|"presets|show"|"mcp|add"|"mcp|add-json"|"mcp|list"|"mcp|get"|"mcp|remove"|"sandbox|run"|"sandbox|show"|"hooks|list"|"hooks|import"|"hooks|trust"|"agents|list") cmdpath="${cmdpath:+$cmdpath }$w";;
     esac
   done
   for ((i = CURRENT - 1; i >= 2; i--)); do
@@ -34,7 +34,7 @@ _agentcli() {
     "|--fallback-model") _agentcli_values models; return;;
     "|--max-thinking-tokens") _message value; return;;
     "|--thinking") compadd -- 'adaptive' 'enabled' 'disabled'; return;;
-    "|--permission-mode") compadd -- 'default' 'acceptEdits' 'plan' 'bypassPermissions' 'dontAsk' 'auto'; return;;
+    "|--permission-mode") compadd -- 'default' 'acceptEdits' 'plan' 'bypassPermissions' 'auto' 'dontAsk'; return;;
     "|--sandbox") compadd -- 'read-only' 'workspace-write' 'danger-full-access'; return;;
     "|--allowedTools"|"|--allowed-tools") _agentcli_values tools; return;;
     "|--disallowedTools"|"|--disallowed-tools") _agentcli_values tools; return;;
@@ -139,6 +139,7 @@ _agentcli() {
       "hooks") items=('-C:the project directory (default\: the current one)' '--directory:the project directory (default\: the current one)' '-h:show help and exit' '--help:show help and exit');;
       "hooks list") items=('--json:one JSON document' '-h:show help and exit' '--help:show help and exit');;
       "hooks import") items=('--from:the settings.json to read (default\: the project'\''s .claude/settings.json)' '--scope:where to write them\: local (.agentcli/settings.local.toml, default), project (.agentcli/settings.toml, shared; runs once trusted) or user (config.toml)' '-h:show help and exit' '--help:show help and exit');;
+      "hooks trust") items=('-h:show help and exit' '--help:show help and exit');;
       "agents") items=('-C:the project directory (default\: the current one)' '--directory:the project directory (default\: the current one)' '-h:show help and exit' '--help:show help and exit');;
       "agents list") items=('--json:one JSON document' '-h:show help and exit' '--help:show help and exit');;
       "usage") items=('--since:only requests since then\: 7d, 24h, 90m, 2w or a date (2026-11-01)' '--by:group by day (default), project, model or provider' '--json:rows and total as JSON' '-h:show help and exit' '--help:show help and exit');;
@@ -161,9 +162,9 @@ _agentcli() {
     "permissions check") _agentcli_values tools;;
     "presets") items=('list:every preset, with where it comes from' 'show:one preset in full'); _describe command items;;
     "presets show") _agentcli_values presets;;
-    "mcp") items=('add:add a server\: NAME -- COMMAND [ARG…], or NAME --transport http URL' 'add-json:add a server from its JSON entry' 'list:every configured server and where it is configured' 'get:one server'\''s configuration' 'remove:remove a server'); _describe command items;;
+    "mcp") items=('add:add a server\: NAME -- COMMAND [ARG…], or NAME --transport http URL' 'add-json:add a server from its JSON entry' 'list:every configured server, where it is configured, and whether it connects' 'get:one server'\''s configuration' 'remove:remove a server'); _describe command items;;
     "sandbox") items=('run:run a command under the sandbox (exit status\: the command'\''s)' 'show:the mechanism, mode, and the paths it protects and hides'); _describe command items;;
-    "hooks") items=('list:every hook in force, with where it is configured' 'import:copy the hooks of a Claude Code settings.json into agentcli'\''s settings'); _describe command items;;
+    "hooks") items=('list:every hook in force, with where it is configured' 'import:copy the hooks of a Claude Code settings.json into agentcli'\''s settings' 'trust:trust the project files the hooks in force run (scripts), as they are now'); _describe command items;;
     "agents") items=('list:every definition, with where it comes from'); _describe command items;;
     "completion") compadd -- 'bash' 'zsh' 'fish';;
   esac
