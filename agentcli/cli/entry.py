@@ -229,10 +229,10 @@ def _require_provider(settings: Settings) -> None:
     The usual case (configured) costs no event loop before the prompt."""
     from agentcli.assembly.firstrun import anything_configured, require_configured
 
-    if not anything_configured(settings.model, settings.provider, settings.base_url):
+    if not anything_configured(settings.model.name, settings.model.provider, settings.model.base_url):
         import asyncio
 
-        asyncio.run(require_configured(settings.model, settings.provider, settings.base_url))
+        asyncio.run(require_configured(settings.model.name, settings.model.provider, settings.model.base_url))
 
 
 def fast_values(argv: list[str]) -> dict[str, Any] | None:
@@ -285,7 +285,7 @@ def run(argv: list[str], *, exit_when_done: bool = False) -> int:
                 exit_now(status)
             return status
         if values.get("print_mode"):
-            if settings.telemetry:  # its import overlaps the rest of start-up: the exit waits for none of it
+            if settings.telemetry.enabled:  # its import overlaps the rest of start-up: the exit waits for none of it
                 from agentcli.telemetry.setup import preload
 
                 preload()

@@ -14,6 +14,10 @@ from agentcli import paths
 from agentcli.commands import entry, new_app, reporting_errors
 from agentcli.version import __version__
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from agentcli.settings.sections import Settings
+
 app = new_app("Print what a bug report needs: versions, sandbox, ripgrep, providers, trust.")
 
 
@@ -34,11 +38,12 @@ def _report() -> int:
     lines.append(f"ripgrep: {_ripgrep()}")
     lines.append(f"providers: {_providers(settings)}")
     lines += _project_lines(settings)
+    lines += _source_lines(settings)
     sys.stdout.write("\n".join(lines) + "\n")
     return 0
 
 
-def _sandbox_lines(settings) -> list[str]:  # type: ignore[no-untyped-def]
+def _sandbox_lines(settings: Settings) -> list[str]:
     from agentcli.errors import ConfigError
     from agentcli.sandbox import for_settings
 
@@ -99,22 +104,22 @@ def _ripgrep() -> str:
     return f"{rg} ({_version([rg, '--version']).splitlines()[0] if rg else '?'})"
 
 
-def _providers(settings) -> str:  # type: ignore[no-untyped-def]
+def _providers(settings: Settings) -> str:
     from agentcli.settings.config import SECRET_ENV_VARS
 
     env = [v for v in SECRET_ENV_VARS if os.environ.get(v)]
-    conf = sorted(settings.providers)
+    conf = sorted(settings.model.providers)
     parts = []
     if env:
         parts.append("keys in environment: " + ", ".join(env))
     if conf:
         parts.append("configured: " + ", ".join(conf))
-    if settings.provider or settings.model:
-        parts.append(f"selected: {settings.provider or '-'} / {settings.model or '-'}")
+    if settings.model.provider or settings.model.name:
+        parts.append(f"selected: {settings.model.provider or '-'} / {settings.model.name or '-'}")
     return "; ".join(parts) or "none configured (see agentcli --help)"
 
 
-def _project_lines(settings) -> list[str]:  # type: ignore[no-untyped-def]
+def _project_lines(settings: Settings) -> list[str]:
     from agentcli.settings import trust
 
     root = settings.project_root
@@ -129,3 +134,14 @@ def _project_lines(settings) -> list[str]:  # type: ignore[no-untyped-def]
     return [f"project: {root}", f"  trust: {state}",
             f"config: {config} ({'present' if config.exists() else 'absent'})",
             f"home: {paths.home()}"]
+
+
+def _source_lines(settings: Settings) -> list[str]:
+    """Every settings source, in precedence order (lowest first), with what it contributed and why not more."""
+    out = ["settings sources (lowest precedence first):"]
+    for src in settings.sources:
+        out.append(f"  {src.name}: {src.path} — {src.state}")
+        if src.taken:
+            out.append(f"    keys taken: {', '.join(src.taken)}")
+        out += [f"    ignored: {key} ({why})" for key, why in src.ignored]
+    return out

@@ -16,7 +16,7 @@ def load_specs(settings: Settings) -> tuple[list[HookSpec], list[str]]:
     """Every configured hook, lowest layer first, and warnings about what was skipped."""
     specs: list[HookSpec] = []
     warnings: list[str] = []
-    for source, table in settings.hooks:
+    for source, table in settings.hooks.layers:
         found, skipped = parse_hooks(table, source)
         specs += found
         warnings += skipped
@@ -34,7 +34,7 @@ def make_engine(settings: Settings, ctx: ToolContext, transcript_path: str | Non
     root = settings.project_root
     env = hook_env(ctx.env or {}, root, settings.secrets, SECRET_ENV_VARS)
     # Hooks run confined like Bash (their input is the model's), unless the user chose otherwise.
-    sandbox = ctx.sandbox if settings.sandbox_hooks else None
+    sandbox = ctx.sandbox if settings.sandbox.hooks else None
     engine = HookEngine(specs, project_dir=root, cwd=settings.cwd, env=env, transcript_path=transcript_path,
                         redact=ctx.redact, wrap=sandbox.wrap if sandbox is not None else None)
     return engine, warnings

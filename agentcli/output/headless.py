@@ -36,7 +36,7 @@ def run_headless(settings: Settings, prompt: str, on_ready: Callable[[], None] |
     printer = make_printer(
         settings.output_format, sys.stdout, sys.stderr,
         include_partial=settings.include_partial_messages, verbose=settings.verbose,
-        include_hooks=settings.include_hook_events,
+        include_hooks=settings.hooks.include_events,
     )
     try:
         return asyncio.run(_run(settings, prompt, printer, on_ready))
@@ -61,7 +61,7 @@ async def _run(settings: Settings, prompt: str, printer: Printer, on_ready: Call
         built = await build(settings, HeadlessApprover())
     except AgentCliError as err:
         if settings.output_format != "text":
-            printer.feed(RunFinished(failed_result(settings.session_id or "", err.code, err.one_line(),
+            printer.feed(RunFinished(failed_result(settings.session.session_id or "", err.code, err.one_line(),
                                                    err.exit_status)))
             printer.flush()
         sys.stderr.write(f"agentcli: {err.one_line()} [{err.code}]\n")

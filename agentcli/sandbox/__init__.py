@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from agentcli.sandbox.core import Sandbox
-    from agentcli.settings.config import Settings
+    from agentcli.settings.sections import Settings
 
 
 def for_settings(

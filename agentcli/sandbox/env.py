@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from agentcli.settings.config import Settings
+    from agentcli.settings.sections import Settings
 
 # Case-insensitive globs over variable names.
 DEFAULT_EXCLUDE = (
@@ -70,5 +70,5 @@ def any_of(globs: tuple[str, ...]) -> re.Pattern[str]:
 
 def child_env(environ: Mapping[str, str], settings: Settings) -> dict[str, str]:
     """`scrub` with the settings' secrets and patterns."""
-    return scrub(environ, secrets=settings.secrets, exclude=settings.shell_env_exclude,
-                 keep=settings.shell_env_keep)
+    return scrub(environ, secrets=settings.secrets, exclude=settings.sandbox.env_exclude,
+                 keep=settings.sandbox.env_keep)

@@ -20,7 +20,7 @@ from agentcli import paths
 from agentcli.errors import ConfigError
 
 if TYPE_CHECKING:
-    from agentcli.settings.config import Settings
+    from agentcli.settings.sections import Settings
 
 # Inside every writable root: files and folders whose contents decide what runs later (git, agentcli, MCP,
 # other agents, editors, direnv, commit hooks). The sandbox keeps them read-only; `.git` itself is pinned so it
@@ -168,13 +168,13 @@ def spec_from_settings(
     settings: Settings, *, preset_mode: str | None = None, read_denied: Callable[[str], bool] | None = None
 ) -> SandboxSpec:
     root = Path(os.path.realpath(settings.project_root))
-    dirs = tuple(Path(os.path.realpath(d)) for d in settings.add_dirs if os.path.isdir(d))
+    dirs = tuple(Path(os.path.realpath(d)) for d in settings.permissions.add_dirs if os.path.isdir(d))
     return SandboxSpec(
-        mode=resolve_mode(settings.sandbox_mode, preset_mode),
+        mode=resolve_mode(settings.sandbox.mode, preset_mode),
         project_root=root,
         writable=tuple(dict.fromkeys((root, *dirs))),
-        network=settings.sandbox_network,
-        allowed_hosts=settings.sandbox_allowed_hosts,
+        network=settings.sandbox.network,
+        allowed_hosts=settings.sandbox.allowed_hosts,
         agentcli_home=Path(os.path.realpath(paths.home())),
         read_denied=read_denied,
     )

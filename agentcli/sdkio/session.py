@@ -99,7 +99,7 @@ class StreamSession:
         self.replay = replay
         self.pipes = pipes
         self.out = pipes.out
-        self.printer = StreamJsonPrinter(self.out, settings.include_partial_messages, settings.include_hook_events)
+        self.printer = StreamJsonPrinter(self.out, settings.include_partial_messages, settings.hooks.include_events)
         self.channel = ControlChannel(self._write, self._problem)
         self.prompt_tool = permission_prompt_tool
         self.built: Built | None = None
@@ -206,8 +206,8 @@ class StreamSession:
             self.built = await build(settings, approver, self._hooks_in_code() if self.init_callbacks else None,
                                      sdk_request=self.channel.request)
         except AgentCliError as err:
-            self.printer.feed(RunFinished(failed_result(self.settings.session_id or "", err.code, err.one_line(),
-                                                        err.exit_status)))
+            sid = self.settings.session.session_id or ""
+            self.printer.feed(RunFinished(failed_result(sid, err.code, err.one_line(), err.exit_status)))
             sys.stderr.write(f"agentcli: {err.one_line()} [{err.code}]\n")
             return err.exit_status
         writer = self.built.session.writer
