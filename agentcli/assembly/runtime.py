@@ -305,7 +305,7 @@ def open_sink(settings: Settings, sel: selection.Selection) -> OpenedSession:
 
 
 def nested_memory(settings: Settings) -> NestedMemory:
-    from agentcli.settings.memory import NestedMemoryFiles
+    from agentcli.assembly.memory import NestedMemoryFiles
 
     return NestedMemoryFiles(settings.cwd, settings.project_root)
 
@@ -313,7 +313,7 @@ def nested_memory(settings: Settings) -> NestedMemory:
 def build_prompt(settings: Settings, preset: Preset | None = None) -> str:
     """agentcli's system prompt; `--system-prompt` replaces all of it but the memory files and the additions,
     as Claude Code's does."""
-    from agentcli.settings.memory import load_memory
+    from agentcli.assembly.memory import load_memory
 
     memory = load_memory(settings.cwd, settings.project_root, settings.setting_sources)
     if settings.system_prompt is not None:

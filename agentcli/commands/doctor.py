@@ -144,4 +144,22 @@ def _source_lines(settings: Settings) -> list[str]:
         if src.taken:
             out.append(f"    keys taken: {', '.join(src.taken)}")
         out += [f"    ignored: {key} ({why})" for key, why in src.ignored]
-    return out
+    return out + _mcp_json_lines(settings)
+
+
+def _mcp_json_lines(settings: Settings) -> list[str]:
+    """The project's `.mcp.json` (read by agentcli.mcp.config; its servers start once the project is trusted)."""
+    from agentcli.mcp.config import mcp_json_servers
+    from agentcli.settings import trust
+
+    root = settings.project_root
+    path = trust.mcp_json_file(root)
+    found = mcp_json_servers(root)
+    if found is None:
+        return [f"  .mcp.json: {path} — absent"]
+    data = found[0]
+    if not isinstance(data, dict) or data.get("__invalid__") is True:
+        return [f"  .mcp.json: {path} — not valid JSON: no server starts"]
+    state = "read (trusted)" if trust.is_mcp_trusted(root) else "not trusted: no server starts until trusted"
+    lines = [f"  .mcp.json: {path} — {state}"]
+    return lines + ([f"    servers: {', '.join(sorted(data))}"] if data else [])

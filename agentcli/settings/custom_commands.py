@@ -16,6 +16,7 @@ from pathlib import Path
 from agentcli import paths
 
 _POSITIONAL = re.compile(r"\$(\d)")
+_SHELL = re.compile(r"!`([^`\n]+)`")  # Claude Code's inline command, run before the prompt is sent
 MAX_FILE_BYTES = 256 * 1024
 
 
@@ -27,6 +28,11 @@ class CustomCommand:
     scope: str
     description: str = ""
     argument_hint: str = ""
+
+    def not_run(self) -> list[str]:
+        """The body's `!`command`` lines, which agentcli does not run (they are sent as written): the REPL says
+        so rather than leave the model to read a command's text as its output."""
+        return _SHELL.findall(self.body)
 
     def expand(self, arguments: str) -> str:
         """The prompt this command sends for `arguments`."""

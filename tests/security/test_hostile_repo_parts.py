@@ -15,12 +15,12 @@ import pytest
 
 from agentcli import paths
 from agentcli.agents.definitions import load_definitions
+from agentcli.assembly.memory import NestedMemoryFiles, load_memory
 from agentcli.permissions.loader import save_rule
 from agentcli.session.checkpoint import ShadowGit
 from agentcli.settings import trust
 from agentcli.settings.config import load_settings
 from agentcli.settings.custom_commands import load_commands
-from agentcli.settings.memory import NestedMemoryFiles, load_memory
 from agentcli.tools.base import ToolContext
 from agentcli.tools.grep import GrepTool
 from agentcli.tools.listing import find_rg

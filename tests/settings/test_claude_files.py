@@ -97,6 +97,8 @@ def test_agents_and_commands_are_found_with_no_step(tmp_path: Path, home: Path) 
     commands = load_commands(proj)
     assert commands["fix-issue"].expand("123") == "Fix issue #123 following our coding standards"
     assert commands["hi"].expand("Ann") == "Say hi to Ann"
+    (proj / ".claude" / "commands" / "status.md").write_text("Current: !`git status`\nSummarise it.\n")
+    assert load_commands(proj)["status"].not_run() == ["git status"]  # never run by a repository's file
 
 
 def test_precedence_and_sources(tmp_path: Path, home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -133,6 +135,7 @@ def test_claude_json_mcp_servers_are_handed_on_and_doctor_lists_every_source(tmp
     state = {"mcpServers": {"everywhere": {"command": "npx", "args": ["srv"]}},
              "projects": {str(proj.resolve()): {"mcpServers": {"here": {"type": "http", "url": "http://x"}}}}}
     (home / ".claude.json").write_text(json.dumps(state))
+    (proj / ".mcp.json").write_text(json.dumps({"mcpServers": {"shared": {"command": "srv"}}}))
     settings = load_settings(proj, {})
     assert [set(t) for _, t in settings.mcp.claude_servers] == [{"everywhere"}, {"here"}]
     env = {k: v for k, v in os.environ.items() if k != "CLAUDE_CONFIG_DIR"}
@@ -144,6 +147,7 @@ def test_claude_json_mcp_servers_are_handed_on_and_doctor_lists_every_source(tmp
     assert "ignored: includeCoAuthoredBy (not supported by agentcli)" in out
     assert "keys taken: mcpServers.everywhere, mcpServers.here" in out
     assert "user: " in out and "project: " in out and "local: " in out
+    assert f".mcp.json: {proj / '.mcp.json'} — not trusted" in out and "servers: shared" in out
 
 
 def test_the_project_hook_blocks_rm_in_a_headless_run_once_trusted(
