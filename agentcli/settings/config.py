@@ -197,10 +197,13 @@ def load_settings(cwd: Path, flags: dict[str, Any]) -> Settings:
         settings = _scope_layers(settings, scope)
     if flags.get("settings"):
         data, source = read_settings_arg(str(flags["settings"]))
+        data, unsupported = _settings_arg_keys(data)
         perms = data.get("permissions")
         settings = _apply(settings, data, source)
+        found = _source("--settings", source, data, "read")
+        found = replace(found, ignored=(*found.ignored, *unsupported))
         settings = replace(settings, permissions=replace(settings.permissions, from_settings_arg=perms or None),
-                           sources=(*settings.sources, _source("--settings", source, data, "read")))
+                           sources=(*settings.sources, found))
     settings = _claude_mcp(settings)
     settings = _from_env(settings)
     settings = _flags(settings, flags)
@@ -211,6 +214,17 @@ def load_settings(cwd: Path, flags: dict[str, Any]) -> Settings:
     notices = tuple(f"{s.path}: '{k}' ignored ({why})" for s in settings.sources for k, why in s.ignored
                     if why != WITHHELD)
     return replace(settings, secrets=_collect_secrets(settings), notices=(*settings.notices, *notices))
+
+
+def _settings_arg_keys(data: dict[str, Any]) -> tuple[dict[str, Any], list[tuple[str, str]]]:
+    """`--settings` in Claude Code's format (as the Claude Agent SDK passes it) or agentcli's: agentcli's keys
+    as they are, Claude Code's translated (`modelOverrides`, `env` …), the rest reported."""
+    from agentcli.settings import claude
+    from agentcli.settings.schema import KNOWN
+
+    own = {k: v for k, v in data.items() if k in KNOWN}
+    translated, unsupported = claude.translate({k: v for k, v in data.items() if k not in KNOWN})
+    return {**translated, **own}, unsupported
 
 
 def _claude_mcp(settings: Settings) -> Settings:

@@ -185,3 +185,12 @@ def test_the_sdk_with_project_setting_source_blocks_rm_through_the_project_hook(
     asyncio.run(run())
     assert (proj / "build" / "out.txt").exists()
     assert "Blocked by the project hook" in json.dumps(fake_llm.requests[1].body["messages"])
+
+
+def test_settings_flag_in_claude_code_format(tmp_path: Path) -> None:
+    flag = json.dumps({"modelOverrides": {"claude-x": "openai/gpt-4.1"}, "env": {"MAX_THINKING_TOKENS": "900"},
+                       "spinnerTipsEnabled": False, "max_turns": 4})
+    settings = load_settings(tmp_path, {"settings": flag})
+    assert settings.model.overrides == {"claude-x": "openai/gpt-4.1"}
+    assert settings.model.max_thinking_tokens == 900 and settings.session.max_turns == 4
+    assert any("'spinnerTipsEnabled' ignored (not supported by agentcli)" in n for n in settings.notices)
