@@ -12,10 +12,7 @@ danger-full-access. See docs/sandbox.md.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-MODES = ("read-only", "workspace-write", "danger-full-access")
-DEFAULT_MODE = "workspace-write"
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -49,3 +46,13 @@ def wrap_command(
     from agentcli.sandbox.env import child_env
 
     return for_settings(settings).wrap(argv, cwd, child_env(env, settings))
+
+
+def __getattr__(name: str) -> Any:
+    """`MODES` and `DEFAULT_MODE` live in agentcli.sandbox.spec (below this module, so spec need not import it
+    back); they are still offered here, loaded on first use."""
+    if name in ("MODES", "DEFAULT_MODE"):
+        from agentcli.sandbox import spec
+
+        return getattr(spec, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

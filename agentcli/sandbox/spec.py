@@ -154,9 +154,11 @@ def _walk(root: Path, denied: Callable[[str], bool] | None, out: list[Path], bud
                 stack.append(e.path)
 
 
-def resolve_mode(configured: str | None, preset_mode: str | None) -> str:
-    from agentcli.sandbox import DEFAULT_MODE, MODES
+MODES = ("read-only", "workspace-write", "danger-full-access")
+DEFAULT_MODE = "workspace-write"
 
+
+def resolve_mode(configured: str | None, preset_mode: str | None) -> str:
     mode = configured or preset_mode or DEFAULT_MODE
     if mode not in MODES:
         raise ConfigError(f"unknown sandbox mode {mode!r}", hint=f"use one of {', '.join(MODES)}",
