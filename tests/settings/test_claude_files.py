@@ -194,3 +194,19 @@ def test_settings_flag_in_claude_code_format(tmp_path: Path) -> None:
     assert settings.model.overrides == {"claude-x": "openai/gpt-4.1"}
     assert settings.model.max_thinking_tokens == 900 and settings.session.max_turns == 4
     assert any("'spinnerTipsEnabled' ignored (not supported by agentcli)" in n for n in settings.notices)
+
+
+def test_claude_permission_rules_deny_always_and_allow_once_trusted(tmp_path: Path, home: Path) -> None:
+    from agentcli.permissions.loader import load_policy
+    from agentcli.tools.registry import load_tool
+
+    proj = claude_project(tmp_path)
+    bash = load_tool("Bash")
+    untrusted = load_policy(proj, trust_project=False)
+    assert untrusted.check(bash, {"command": "curl http://x"}).behavior == "deny"  # a deny rule always applies
+    assert untrusted.check(bash, {"command": "npm run lint"}).behavior == "ask"  # an allow waits for trust
+    trust.trust(proj)
+    trusted = load_policy(proj)
+    assert trusted.check(bash, {"command": "npm run lint"}).behavior == "allow"
+    assert trusted.check(bash, {"command": "curl http://x"}).behavior == "deny"
+    assert trusted.check(load_tool("Read"), {"file_path": "secrets/key.txt"}).behavior == "deny"
