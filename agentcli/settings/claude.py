@@ -58,14 +58,13 @@ def read_json(path: Path) -> dict[str, Any]:
     """A JSON object from `path`; {} when absent. Broken JSON is a ConfigError naming the file."""
     import json
 
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
+    from agentcli.settings.tomlfile import read_bytes
+
+    raw = read_bytes(path)  # a repository's FIFO or device must not hang the start
+    if raw is None:
         return {}
-    except (OSError, UnicodeDecodeError) as err:
-        raise ConfigError(f"cannot read {path}: {getattr(err, 'strerror', None) or err}") from err
     try:
-        data = json.loads(text)
+        data = json.loads(raw)
     except ValueError as err:
         raise ConfigError(f"{path} is not valid JSON: {err}", hint="fix the JSON") from err
     if not isinstance(data, dict):

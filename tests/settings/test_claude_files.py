@@ -210,3 +210,14 @@ def test_claude_permission_rules_deny_always_and_allow_once_trusted(tmp_path: Pa
     assert trusted.check(bash, {"command": "npm run lint"}).behavior == "allow"
     assert trusted.check(bash, {"command": "curl http://x"}).behavior == "deny"
     assert trusted.check(load_tool("Read"), {"file_path": "secrets/key.txt"}).behavior == "deny"
+
+
+def test_a_fifo_as_a_settings_file_is_an_error_not_a_hang(tmp_path: Path, home: Path) -> None:
+    from agentcli.errors import ConfigError
+
+    for name in (".claude/settings.json", ".agentcli/settings.toml", ".agentcli/settings.local.toml"):
+        proj = git_repo(tmp_path / name.replace("/", "_"), {"a.py": ""})
+        (proj / name).parent.mkdir(exist_ok=True)
+        os.mkfifo(proj / name)
+        with pytest.raises(ConfigError, match="not a readable regular file"):
+            load_settings(proj, {})
