@@ -123,11 +123,11 @@ def _project_lines(settings: Settings) -> list[str]:
     from agentcli.settings import trust
 
     root = settings.project_root
-    shared = trust.shared_settings_file(root)
-    if not shared.exists():
-        state = "no shared settings (nothing to trust)"
-    elif settings.untrusted:
+    own = (trust.shared_settings_file(root), trust.local_settings_file(root), *trust.claude_settings_files(root))
+    if settings.untrusted:
         state = "NOT trusted: withheld " + "; ".join(settings.untrusted)
+    elif not any(f.exists() for f in own):
+        state = "no shared settings (nothing to trust)"
     else:
         state = "trusted (or grants nothing)"
     config = paths.user_config_file()
