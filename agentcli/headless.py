@@ -38,7 +38,7 @@ def run_headless(settings: Settings, prompt: str, on_ready: Callable[[], None] |
     printer = make_printer(
         settings.output_format, sys.stdout, sys.stderr,
         include_partial=settings.include_partial_messages, verbose=settings.verbose,
-        include_hooks=settings.include_hook_events,
+        include_hooks=settings.hooks.include_events,
     )
     try:
         return asyncio.run(_run(settings, prompt, printer, on_ready))

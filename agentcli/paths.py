@@ -15,6 +15,13 @@ def user_config_file() -> Path:
     return home() / "config.toml"
 
 
+def builtin_presets_dir() -> Path:
+    """The presets that come with agentcli: `agentcli/_presets` in a wheel, `presets/` in a checkout."""
+    pkg = Path(__file__).parent  # the package directory (this module sits at its top)
+    wheel = pkg / "_presets"
+    return wheel if wheel.is_dir() else pkg.parent / "presets"
+
+
 def project_dir(root: Path) -> Path:
     """The project's own settings folder (`.agentcli/` at the project root)."""
     return root / ".agentcli"

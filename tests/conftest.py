@@ -36,7 +36,10 @@ def pytest_sessionstart(session: pytest.Session) -> None:
 def _isolated_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
     home = tmp_path_factory.mktemp("agentcli-home")
     monkeypatch.setenv("AGENTCLI_HOME", str(home))
+    # Claude Code's user files (~/.claude/settings.json, ~/.claude.json) are read as settings: never the real ones
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(home / "claude"))
     for var in {*SECRET_ENV_VARS, *CONFIG_ENV_VARS, "HTTPS_PROXY", "HTTP_PROXY", "ALL_PROXY",
-                "https_proxy", "http_proxy", "all_proxy"}:
+                "https_proxy", "http_proxy", "all_proxy", "ANTHROPIC_MODEL", "MAX_THINKING_TOKENS",
+                "CLAUDE_CODE_ENABLE_TELEMETRY"}:
         monkeypatch.delenv(var, raising=False)
     return home

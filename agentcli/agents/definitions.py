@@ -2,8 +2,9 @@
 being the agent's system prompt — Claude Code's format, so `.claude/agents/*.md` files work as they are.
 
 Where they come from, later ones overriding earlier ones of the same name: the built-ins (`general-purpose`,
-`explore`), `~/.agentcli/agents/`, the project's `.claude/agents/`, then its `.agentcli/agents/`. A file that
-does not parse is skipped with a warning naming it; it never stops a session.
+`explore`), Claude Code's `~/.claude/agents/` (`$CLAUDE_CONFIG_DIR/agents/`), `~/.agentcli/agents/`, the
+project's `.claude/agents/`, then its `.agentcli/agents/`. A file that does not parse is skipped with a warning
+naming it; it never stops a session.
 """
 
 from __future__ import annotations
@@ -55,7 +56,10 @@ BUILTIN = (GENERAL, EXPLORE)
 
 
 def definition_dirs(project_root: Path) -> list[tuple[str, Path]]:
-    return [("user", paths.home() / "agents"), ("project", project_root / ".claude" / "agents"),
+    from agentcli.settings.claude import config_dir
+
+    return [("user", config_dir() / "agents"), ("user", paths.home() / "agents"),
+            ("project", project_root / ".claude" / "agents"),
             ("project", paths.project_dir(project_root) / "agents")]
 
 

@@ -76,13 +76,14 @@ def with_fallback(primary: Provider, settings: Settings, sel: selection.Selectio
     its client is made on first use."""
     from agentcli.assembly.models import make_provider
 
-    name = str(settings.fallback_model)
+    name = str(settings.model.fallback_model)
     same_setup = "/" not in name
-    fb = selection.select(name, settings.provider if same_setup else None, settings.base_url if same_setup else None,
-                          settings.providers, request_timeout_s=settings.request_timeout_s,
-                          max_retries=settings.max_retries, model_overrides=settings.model_overrides)
+    fb = selection.select(name, settings.model.provider if same_setup else None,
+                          settings.model.base_url if same_setup else None, settings.model.providers,
+                          request_timeout_s=settings.model.request_timeout_s,
+                          max_retries=settings.model.max_retries, model_overrides=settings.model.overrides)
     if fb.model == sel.model and fb.config.name == sel.config.name:
-        if selection.overridden(name, settings.model_overrides) != name:
+        if selection.overridden(name, settings.model.overrides) != name:
             return primary  # [model_overrides] sent both names to one model: there is nothing to fall back to
         raise UsageError(f"--fallback-model {name} is the main model", hint="name another model")
     return FallbackProvider(primary, fb, make_provider)

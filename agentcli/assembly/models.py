@@ -51,8 +51,8 @@ def context_window_fn(prices: dict[str, dict[str, Any]], settings: Settings | No
 def _setting_window(settings: Settings | None, sel: selection.Selection | None) -> int | None:
     if settings is None:
         return None
-    conf = settings.providers.get(sel.config.profile or sel.config.name, {}) if sel is not None else {}
-    value = conf.get("model_context_window") or settings.model_context_window
+    conf = settings.model.providers.get(sel.config.profile or sel.config.name, {}) if sel is not None else {}
+    value = conf.get("model_context_window") or settings.model.context_window
     if value is None:
         return None
     try:

@@ -17,9 +17,9 @@ def with_session_setup(settings: Settings) -> Settings:
     """`settings` with the resumed session's provider setup, when the user named none (flags, config, env).
     Unchanged for a new session, for `-r` without an id (the picker chooses later) and for unknown ids
     (opening the session reports those)."""
-    if settings.model or settings.provider or settings.base_url:
+    if settings.model.name or settings.model.provider or settings.model.base_url:
         return settings
-    if not (settings.continue_ or settings.resume):
+    if not (settings.session.continue_ or settings.session.resume):
         return settings
     from agentcli.session import layout
     from agentcli.session.index import list_sessions
@@ -27,14 +27,15 @@ def with_session_setup(settings: Settings) -> Settings:
 
     directory = layout.sessions_dir(settings.project_root)
     try:
-        sid = resolve_session(directory, settings.resume or None)
+        sid = resolve_session(directory, settings.session.resume or None)
     except AgentCliError:
         return settings
     summary = next((s for s in list_sessions(directory) if s.id == sid), None)
     if summary is None or not summary.provider:
         return settings
-    return dataclasses.replace(settings, provider=summary.provider, model=summary.model or None,
-                               base_url=summary.base_url)
+    model = dataclasses.replace(settings.model, provider=summary.provider, name=summary.model or None,
+                                base_url=summary.base_url)
+    return dataclasses.replace(settings, model=model)
 
 
 def public_url(url: str | None) -> str | None:

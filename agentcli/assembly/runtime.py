@@ -43,25 +43,25 @@ from agentcli.tools.registry import DEFAULT_TOOLS, ToolRegistry, resolve_tools, 
 async def select_provider(settings: Settings) -> selection.Selection:
     """The provider and model for this run; on a first run with nothing configured, a ConfigError that says
     how to configure one and which local servers are listening."""
-    await require_configured(settings.model, settings.provider, settings.base_url)
+    await require_configured(settings.model.name, settings.model.provider, settings.model.base_url)
     sel = selection.select(
-        settings.model, settings.provider, settings.base_url, settings.providers,
-        request_timeout_s=settings.request_timeout_s, max_retries=settings.max_retries,
-        model_overrides=settings.model_overrides,
+        settings.model.name, settings.model.provider, settings.model.base_url, settings.model.providers,
+        request_timeout_s=settings.model.request_timeout_s, max_retries=settings.model.max_retries,
+        model_overrides=settings.model.overrides,
     )
     from agentcli.assembly.served import name_served_model, openai_url_for
 
-    url = await openai_url_for(sel, settings.base_url, settings.provider, settings.model)
+    m = settings.model
+    url = await openai_url_for(sel, m.base_url, m.provider, m.name)
     if url is not None:  # a llama.cpp (or other OpenAI-compatible) URL given without its /v1
-        sel = selection.select(
-            settings.model, settings.provider, url, settings.providers, request_timeout_s=settings.request_timeout_s,
-            max_retries=settings.max_retries, model_overrides=settings.model_overrides)
-    return await name_served_model(sel, named=bool(settings.model))
+        sel = selection.select(m.name, m.provider, url, m.providers, request_timeout_s=m.request_timeout_s,
+                               max_retries=m.max_retries, model_overrides=m.overrides)
+    return await name_served_model(sel, named=bool(m.name))
 
 
 def compact_provider_fn(settings: Settings) -> Callable[[], tuple[Provider, str]] | None:
     """`compact_model`: the summaries come from another (cheaper or local) model, built on first use."""
-    name = settings.compact_model
+    name = settings.model.compact_model
     if not name:
         return None
     made: list[tuple[Provider, str]] = []
@@ -69,10 +69,11 @@ def compact_provider_fn(settings: Settings) -> Callable[[], tuple[Provider, str]
     def provider() -> tuple[Provider, str]:
         if not made:
             same_setup = "/" not in name
-            sel = selection.select(name, settings.provider if same_setup else None,
-                                   settings.base_url if same_setup else None, settings.providers,
-                                   request_timeout_s=settings.request_timeout_s, max_retries=settings.max_retries,
-                                   model_overrides=settings.model_overrides)
+            sel = selection.select(name, settings.model.provider if same_setup else None,
+                                   settings.model.base_url if same_setup else None, settings.model.providers,
+                                   request_timeout_s=settings.model.request_timeout_s,
+                                   max_retries=settings.model.max_retries,
+                                   model_overrides=settings.model.overrides)
             made.append((make_provider(sel), sel.model))
         return made[0]
 
@@ -80,7 +81,7 @@ def compact_provider_fn(settings: Settings) -> Callable[[], tuple[Provider, str]
 
 
 def auto_compact_limit(settings: Settings) -> int | None:
-    limit = settings.model_auto_compact_token_limit
+    limit = settings.model.auto_compact_token_limit
     if limit is not None and limit < 1000:
         raise ConfigError(f"model_auto_compact_token_limit must be at least 1000 tokens, got {limit}")
     return limit
@@ -100,9 +101,9 @@ def tool_context(settings: Settings) -> ToolContext:
     root = settings.project_root
     return ToolContext(
         project_root=root,
-        add_dirs=settings.add_dirs,
+        add_dirs=settings.permissions.add_dirs,
         shell_cwd=settings.cwd,
-        tool_timeout_s=settings.tool_timeout_s,
+        tool_timeout_s=settings.session.tool_timeout_s,
         env=child_env(os.environ, settings),
         secrets=settings.secrets,
     )
@@ -124,8 +125,8 @@ def attach_sandbox(settings: Settings, ctx: ToolContext, session: SessionState, 
         settings, preset_mode=preset_mode if isinstance(preset_mode, str) else None,
         read_denied=_path_denied(ctx), current_permission_mode=lambda: session.mode,
     )
-    if settings.sandbox_unconfined:
-        ctx.unsandboxed = list(settings.sandbox_unconfined)
+    if settings.sandbox.unconfined:
+        ctx.unsandboxed = list(settings.sandbox.unconfined)
     return ctx.sandbox.startup_notice()
 
 
@@ -134,16 +135,16 @@ def make_policy(settings: Settings, ctx: ToolContext, preset: Preset | None, ses
 
     return load_policy(
         settings.project_root,
-        settings.permission_mode if settings.permission_mode != "default" else None,
-        settings.allowed_tools,
-        settings.disallowed_tools,
-        settings.add_dirs,
+        settings.permissions.mode if settings.permissions.mode != "default" else None,
+        settings.permissions.allowed_tools,
+        settings.permissions.disallowed_tools,
+        settings.permissions.add_dirs,
         session_rules,
         preset_rules=preset.rules() if preset else None,
         preset_mode=preset.permission_mode if preset else None,
         ctx=ctx,
         trust_project=not settings.untrusted,
-        settings_table=settings.settings_permissions,
+        settings_table=settings.permissions.from_settings_arg,
         sources=settings.setting_sources,
     )
 
@@ -151,7 +152,7 @@ def make_policy(settings: Settings, ctx: ToolContext, preset: Preset | None, ses
 def make_hooks(settings: Settings, ctx: ToolContext, opened: OpenedSession,
                approver: Approver | None = None) -> tuple[Hooks | None, list[str]]:
     """The hook runner, or None (and nothing imported) when no hooks are configured; plus load warnings."""
-    if not settings.hooks:
+    if not settings.hooks.layers:
         return None, []
     from agentcli.hooks.setup import make_engine
 
@@ -213,9 +214,9 @@ def open_sink(settings: Settings, sel: selection.Selection) -> OpenedSession:
     """The session to write to and the history to continue from (see agentcli.session.store)."""
     from agentcli.session.store import open_session
 
-    if settings.resume == "":
+    if settings.session.resume == "":
         raise UsageError("--resume needs a session id or name here", hint="agentcli sessions list shows them")
-    if settings.resume_session_at and not (settings.resume or settings.continue_):
+    if settings.session.resume_at and not (settings.session.resume or settings.session.continue_):
         raise UsageError("--resume-session-at needs --resume or --continue")
     return open_session(
         settings.project_root,
@@ -223,19 +224,19 @@ def open_sink(settings: Settings, sel: selection.Selection) -> OpenedSession:
         model=sel.model,
         provider=sel.pricing_provider,
         base_url=public_url(sel.config.base_url),
-        continue_=settings.continue_,
-        resume=settings.resume,
-        fork_session=settings.fork_session,
-        session_id=settings.session_id,
-        resume_at=settings.resume_session_at,
-        no_persistence=settings.no_session_persistence,
-        name=settings.name,
+        continue_=settings.session.continue_,
+        resume=settings.session.resume,
+        fork_session=settings.session.fork,
+        session_id=settings.session.session_id,
+        resume_at=settings.session.resume_at,
+        no_persistence=settings.session.no_persistence,
+        name=settings.session.name,
         secrets=settings.secrets,
     )
 
 
 def nested_memory(settings: Settings) -> NestedMemory:
-    from agentcli.settings.memory import NestedMemoryFiles
+    from agentcli.assembly.memory import NestedMemoryFiles
 
     return NestedMemoryFiles(settings.cwd, settings.project_root)
 
@@ -243,7 +244,7 @@ def nested_memory(settings: Settings) -> NestedMemory:
 def build_prompt(settings: Settings, preset: Preset | None = None) -> str:
     """agentcli's system prompt; `--system-prompt` replaces all of it but the memory files and the additions,
     as Claude Code's does."""
-    from agentcli.settings.memory import load_memory
+    from agentcli.assembly.memory import load_memory
 
     memory = load_memory(settings.cwd, settings.project_root, settings.setting_sources)
     if settings.system_prompt is not None:
@@ -320,11 +321,11 @@ async def probe_note(sel: selection.Selection, opened: OpenedSession) -> str | N
 def start_telemetry(settings: Settings) -> tuple[DeferredRecorder, list[str]] | None:
     """OpenTelemetry's recorder, loading in the background, and its notices; None when telemetry is off (then
     nothing of it is imported)."""
-    if not settings.telemetry:
+    if not settings.telemetry.enabled:
         return None
     from agentcli.telemetry.setup import start
 
-    return start(log_prompts=settings.telemetry_log_prompts)
+    return start(log_prompts=settings.telemetry.log_prompts)
 
 
 def untrusted_notice(settings: Settings) -> str:
@@ -344,19 +345,19 @@ async def agent_options(settings: Settings, sel: selection.Selection, preset: Pr
         model=sel.model,
         provider_name=sel.config.name,
         system_prompt=build_prompt(settings, preset),
-        max_turns=settings.max_turns,
-        max_budget_usd=settings.max_budget_usd,
-        max_tool_calls_per_turn=settings.max_tool_calls_per_turn,
-        max_tokens=settings.max_tokens,
+        max_turns=settings.session.max_turns,
+        max_budget_usd=settings.session.max_budget_usd,
+        max_tool_calls_per_turn=settings.session.max_tool_calls_per_turn,
+        max_tokens=settings.model.max_tokens,
         effort=thinking_effort(settings),
-        cost_fn=cost_fn(settings.prices, sel.pricing_provider),
+        cost_fn=cost_fn(settings.model.prices, sel.pricing_provider),
         context_window_fn=window_fn,
         auto_compact_limit=limit,
         compact_provider=compact_provider_fn(settings),
         nested_memory=nested_memory(settings),
         provider_label=await provider_label(sel),
         tools_unseen=known_dropped(sel),
-        accepts_images_fn=lambda model: catalog.accepts_images(model, settings.prices),
+        accepts_images_fn=lambda model: catalog.accepts_images(model, settings.model.prices),
         await_background=await_background,
     )
 
@@ -370,12 +371,12 @@ async def build(settings: Settings, approver: Approver,
     settings = with_session_setup(settings)
     settings, approver, dont_ask = sdkparts.dont_ask(settings, approver)
     preset = load_preset(settings)
-    if preset is not None and preset.model and not settings.model:
-        settings = replace(settings, model=preset.model)
+    if preset is not None and preset.model and not settings.model.name:
+        settings = replace(settings, model=replace(settings.model, name=preset.model))
     sel = await select_provider(settings)
     preload_http(sel.config.base_url)
     telemetry = start_telemetry(settings)  # its import overlaps the rest of the assembly
-    window_fn, limit = context_window_fn(settings.prices, settings, sel), auto_compact_limit(settings)
+    window_fn, limit = context_window_fn(settings.model.prices, settings, sel), auto_compact_limit(settings)
     opened = open_sink(settings, sel)
     try:
         provider = sdkparts.with_fallback(make_provider(sel), settings, sel)
@@ -412,7 +413,7 @@ async def build(settings: Settings, approver: Approver,
         from agentcli.assembly.subagents import attach
 
         opened.notices.extend(attach(agent, settings, sel, approver,
-                                     None if settings.no_session_persistence else opened.session_id))
+                                     None if settings.session.no_persistence else opened.session_id))
     if telemetry is not None:  # what leaves the machine is redacted of key-shaped strings too (`shapes`)
         agent.observers.append(telemetry[0].bind(options.cost_fn, lambda text: ctx.redact(text, shapes=True)))
         opened.notices.extend(telemetry[1])
@@ -423,6 +424,7 @@ async def build(settings: Settings, approver: Approver,
         raise
     if settings.untrusted:
         opened.notices.append(untrusted_notice(settings))
+    opened.notices.extend(settings.notices)  # settings read but ignored or unsupported: never silent
     if sandbox_notice:
         opened.notices.append(sandbox_notice)
     return Built(agent, sel, opened, [note] if note else [])
@@ -431,7 +433,7 @@ async def build(settings: Settings, approver: Approver,
 def _sandbox_wrap(settings: Settings, config: Any) -> Callable[..., Any] | None:
     """agentcli.sandbox's one-shot wrapper, when a stdio server is to run confined (loaded only then)."""
     wanted = [s for s in config.servers.values() if s.transport == "stdio"
-              and (s.sandbox if s.sandbox is not None else settings.mcp_sandbox)]
+              and (s.sandbox if s.sandbox is not None else settings.mcp.sandbox)]
     if not wanted:
         return None
     import functools
@@ -446,7 +448,7 @@ def start_mcp(settings: Settings, agent: Agent, sdk_request: SdkRequest | None =
     configured nothing of the `mcp` SDK is imported."""
     from agentcli.mcp.config import load
 
-    config = load(settings.project_root, settings.mcp_config, settings.strict_mcp_config)
+    config = load(settings.project_root, settings.mcp.config, settings.mcp.strict_config)
     if settings.setting_sources is not None:  # as Claude Code's: user servers always load, like the login
         config = sdkparts.servers_from(config, ("user", "flag", *settings.setting_sources))
     if not (config.servers or config.untrusted or config.problems):
@@ -463,10 +465,10 @@ def attach_mcp(settings: Settings, agent: Agent, config: McpConfig,
 
     options = agent.options
     manager = McpManager(
-        config, settings.cwd, grace_s=settings.mcp_grace_s, connect_timeout_s=settings.mcp_connect_timeout_s,
-        tool_timeout_s=settings.mcp_tool_timeout_s, budget=settings.mcp_schema_budget,
+        config, settings.cwd, grace_s=settings.mcp.grace_s, connect_timeout_s=settings.mcp.connect_timeout_s,
+        tool_timeout_s=settings.mcp.tool_timeout_s, budget=settings.mcp.schema_budget,
         window=lambda: options.context_window_fn(options.model),
-        wrap=_sandbox_wrap(settings, config), sandbox_all=settings.mcp_sandbox,
+        wrap=_sandbox_wrap(settings, config), sandbox_all=settings.mcp.sandbox,
     )
     ctx = agent.ctx
     ctx.secrets = tuple(sorted({*ctx.secrets, *(s for c in config.servers.values() for s in c.secrets())},
@@ -477,7 +479,7 @@ def attach_mcp(settings: Settings, agent: Agent, config: McpConfig,
     manager.accepts_images = lambda: agent.accepts_images
     agent.registry.sources.append(manager)
     agent.use_mcp(manager)
-    manager.start(settings.mcp_start_delay_s)
+    manager.start(settings.mcp.start_delay_s)
     return manager
 
 
@@ -490,11 +492,11 @@ def _effort(value: str | None) -> Effort | None:
 def thinking_effort(settings: Settings) -> Effort | None:
     """--effort, else what --max-thinking-tokens / --thinking mean in agentcli's effort levels (no thinking
     when disabled or 0; a budget picks the level whose provider budget it is nearest to)."""
-    if settings.thinking == "disabled" or settings.max_thinking_tokens == 0:
+    if settings.model.thinking == "disabled" or settings.model.max_thinking_tokens == 0:
         return None
-    if settings.effort:
-        return _effort(settings.effort)
-    tokens = settings.max_thinking_tokens
+    if settings.model.effort:
+        return _effort(settings.model.effort)
+    tokens = settings.model.max_thinking_tokens
     if tokens is None:
         return None
     return "low" if tokens <= 4096 else "medium" if tokens <= 16384 else "high"

@@ -59,17 +59,18 @@ def dont_ask(settings: Settings, approver: Approver) -> tuple[Settings, Approver
     denied without asking anyone (not even an SDK's can_use_tool)."""
     from agentcli.core.permissions import DontAskGate
 
-    if settings.permission_mode != "dontAsk":
+    if settings.permissions.mode != "dontAsk":
         return settings, approver, False
     if isinstance(approver, DontAskGate):  # a caller that switches the mode later (agentcli.sdkio) made its own
         approver.set(True)
-        return replace(settings, permission_mode="default"), approver, True
-    return replace(settings, permission_mode="default"), DontAskGate(approver, on=True), True
+        return replace(settings, permissions=replace(settings.permissions, mode="default")), approver, True
+    settings = replace(settings, permissions=replace(settings.permissions, mode="default"))
+    return settings, DontAskGate(approver, on=True), True
 
 
 def with_fallback(provider: Provider, settings: Settings, sel: Selection) -> Provider:
     """`--fallback-model` (agentcli.assembly.fallback); the provider itself without one."""
-    if not settings.fallback_model:
+    if not settings.model.fallback_model:
         return provider
     from agentcli.assembly import fallback
 

@@ -90,7 +90,7 @@ def make_runner(
         return await build_child(family, definition, tool_use_id, policy(), ctx, tools(), depth + 1)
 
     return SubagentRunner(family.definitions, factory, ctx.inbox,
-                          max_parallel=family.settings.max_parallel_subagents)
+                          max_parallel=family.settings.session.max_parallel_subagents)
 
 
 async def build_child(
@@ -102,15 +102,15 @@ async def build_child(
     settings = family.settings
     sel = family.selection
     if definition.model:
-        sel = selection.select(definition.model, None, None, settings.providers,
-                               request_timeout_s=settings.request_timeout_s, max_retries=settings.max_retries,
-                               model_overrides=settings.model_overrides)
+        m = settings.model
+        sel = selection.select(definition.model, None, None, m.providers, request_timeout_s=m.request_timeout_s,
+                               max_retries=m.max_retries, model_overrides=m.overrides)
     # The child's own: what it has read, its shells, its background results, its model (set below); the rest
     # (sandbox, web settings, the approvals to run unsandboxed) is the session's.
     ctx = dataclasses.replace(parent_ctx, read_files={}, shells={}, inbox=[], subagents=None, model=None,
                               sandbox_failure_told=False, _redactor=None)
     policy = _narrowed(parent_policy, ctx)
-    tools = _child_tools(definition, parent_tools, depth, settings.subagent_max_depth)
+    tools = _child_tools(definition, parent_tools, depth, settings.session.subagent_max_depth)
     registry = ToolRegistry([], extra=tools)
     if any(t.name == "Task" for t in tools):
         ctx.subagents = make_runner(family, lambda: policy, ctx, registry.tools, depth)
@@ -118,12 +118,12 @@ async def build_child(
         model=sel.model,
         provider_name=sel.config.name,
         system_prompt=system_prompt(settings.cwd, settings.project_root, replace=definition.prompt),
-        max_turns=definition.max_turns or settings.subagent_max_turns,
-        max_budget_usd=settings.max_budget_usd,
-        max_tool_calls_per_turn=settings.max_tool_calls_per_turn,
-        max_tokens=settings.max_tokens,
-        cost_fn=models.cost_fn(settings.prices, sel.pricing_provider),
-        context_window_fn=models.context_window_fn(settings.prices),
+        max_turns=definition.max_turns or settings.session.subagent_max_turns,
+        max_budget_usd=settings.session.max_budget_usd,
+        max_tool_calls_per_turn=settings.session.max_tool_calls_per_turn,
+        max_tokens=settings.model.max_tokens,
+        cost_fn=models.cost_fn(settings.model.prices, sel.pricing_provider),
+        context_window_fn=models.context_window_fn(settings.model.prices),
         subagent=True,
         await_background=True,  # its background children end with it: it waits for their answers
         tools_unseen=known_dropped(sel),

@@ -47,9 +47,10 @@ async def prepare_model(settings: Settings, name: str | selection.Selection) -> 
         sel = name
     else:
         same = "/" not in name
-        sel = selection.select(name, settings.provider if same else None, settings.base_url if same else None,
-                               settings.providers, request_timeout_s=settings.request_timeout_s,
-                               max_retries=settings.max_retries, model_overrides=settings.model_overrides)
+        sel = selection.select(name, settings.model.provider if same else None,
+                               settings.model.base_url if same else None, settings.model.providers,
+                               request_timeout_s=settings.model.request_timeout_s,
+                               max_retries=settings.model.max_retries, model_overrides=settings.model.overrides)
     provider = make_provider(sel)
     try:
         selection.check_credentials(provider)

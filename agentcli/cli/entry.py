@@ -101,13 +101,13 @@ def _require_provider(settings: Settings, values: dict[str, Any]) -> Settings:
     stop now (exit 2). The usual case (configured) costs no event loop before the prompt."""
     from agentcli.assembly.firstrun import anything_configured, require_configured
 
-    if anything_configured(settings.model, settings.provider, settings.base_url):
+    if anything_configured(settings.model.name, settings.model.provider, settings.model.base_url):
         return settings
-    if settings.resume is not None or settings.continue_:
+    if settings.session.resume is not None or settings.session.continue_:
         # A stored session brings its own provider (assembly.resumed), so which session comes first: `-r`'s
         # picker runs in the REPL (which checks again once one is picked); an unknown id, or nothing to
         # continue, is said now rather than "no provider".
-        if settings.resume == "":
+        if settings.session.resume == "":
             return settings
         from agentcli.ui.resume import resolve_stored
 
@@ -119,7 +119,7 @@ def _require_provider(settings: Settings, values: dict[str, Any]) -> Settings:
         return set_up(lambda: load_settings(settings.cwd, settings_flags(values)))
     import asyncio
 
-    asyncio.run(require_configured(settings.model, settings.provider, settings.base_url))
+    asyncio.run(require_configured(settings.model.name, settings.model.provider, settings.model.base_url))
     return settings
 
 
@@ -173,7 +173,7 @@ def run(argv: list[str], *, exit_when_done: bool = False) -> int:
                 exit_now(status)
             return status
         if values.get("print_mode"):
-            if settings.telemetry:  # its import overlaps the rest of start-up: the exit waits for none of it
+            if settings.telemetry.enabled:  # its import overlaps the rest of start-up: the exit waits for none of it
                 from agentcli.telemetry.setup import preload
 
                 preload()

@@ -14,6 +14,10 @@ from agentcli import paths
 from agentcli.commands import entry, new_app, reporting_errors
 from agentcli.version import __version__
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from agentcli.settings.sections import Settings
+
 app = new_app("Print what a bug report needs: versions, sandbox, ripgrep, providers, trust.")
 
 
@@ -34,6 +38,7 @@ def _report() -> int:
     lines.append(f"ripgrep: {_ripgrep()}")
     lines.append(f"providers: {_providers(settings)}")
     lines += _project_lines(settings)
+    lines += _source_lines(settings)
     from agentcli.mcp.health import doctor_lines
 
     lines += doctor_lines(settings)
@@ -43,7 +48,7 @@ def _report() -> int:
     return 0
 
 
-def _sandbox_lines(settings) -> list[str]:  # type: ignore[no-untyped-def]
+def _sandbox_lines(settings: Settings) -> list[str]:
     from agentcli.errors import ConfigError
     from agentcli.sandbox import for_settings
 
@@ -114,23 +119,23 @@ def _ripgrep() -> str:
     return f"{rg} ({_version([rg, '--version']).splitlines()[0] if rg else '?'})"
 
 
-def _providers(settings) -> str:  # type: ignore[no-untyped-def]
+def _providers(settings: Settings) -> str:
     from agentcli.settings.config import SECRET_ENV_VARS
 
     env = [v for v in SECRET_ENV_VARS if os.environ.get(v)]
-    conf = sorted(settings.providers)
+    conf = sorted(settings.model.providers)
     parts = []
     if env:
         parts.append("keys in environment: " + ", ".join(env))
     if conf:
         parts.append("configured: " + ", ".join(conf))
-    if settings.provider or settings.model:
-        parts.append(f"selected: {settings.provider or '-'} / {settings.model or '-'}")
+    if settings.model.provider or settings.model.name:
+        parts.append(f"selected: {settings.model.provider or '-'} / {settings.model.name or '-'}")
     return "; ".join(parts) or "none configured (see agentcli --help)"
 
 
-def _hook_lines(settings) -> list[str]:  # type: ignore[no-untyped-def]
-    if not settings.hooks:
+def _hook_lines(settings: Settings) -> list[str]:
+    if not settings.hooks.layers:
         return []
     from agentcli.hooks.setup import untrusted_scripts
 
@@ -143,18 +148,47 @@ def _agent_lines(root: Path) -> list[str]:
     return [f"agents and presets: {line}" for line in unknown_tool_lines(root)]
 
 
-def _project_lines(settings) -> list[str]:  # type: ignore[no-untyped-def]
+def _project_lines(settings: Settings) -> list[str]:
     from agentcli.settings import trust
 
     root = settings.project_root
-    shared = trust.shared_settings_file(root)
-    if not shared.exists():
-        state = "no shared settings (nothing to trust)"
-    elif settings.untrusted:
+    own = (trust.shared_settings_file(root), trust.local_settings_file(root), *trust.claude_settings_files(root))
+    if settings.untrusted:
         state = "NOT trusted: withheld " + "; ".join(settings.untrusted)
+    elif not any(f.exists() for f in own):
+        state = "no shared settings (nothing to trust)"
     else:
         state = "trusted (or grants nothing)"
     config = paths.user_config_file()
     return [f"project: {root}", f"  trust: {state}",
             f"config: {config} ({'present' if config.exists() else 'absent'})",
             f"home: {paths.home()}"]
+
+
+def _source_lines(settings: Settings) -> list[str]:
+    """Every settings source, in precedence order (lowest first), with what it contributed and why not more."""
+    out = ["settings sources (lowest precedence first):"]
+    for src in settings.sources:
+        out.append(f"  {src.name}: {src.path} — {src.state}")
+        if src.taken:
+            out.append(f"    keys taken: {', '.join(src.taken)}")
+        out += [f"    ignored: {key} ({why})" for key, why in src.ignored]
+    return out + _mcp_json_lines(settings)
+
+
+def _mcp_json_lines(settings: Settings) -> list[str]:
+    """The project's `.mcp.json` (read by agentcli.mcp.config; its servers start once the project is trusted)."""
+    from agentcli.mcp.config import mcp_json_servers
+    from agentcli.settings import trust
+
+    root = settings.project_root
+    path = trust.mcp_json_file(root)
+    found = mcp_json_servers(root)
+    if found is None:
+        return [f"  .mcp.json: {path} — absent"]
+    data = found[0]
+    if not isinstance(data, dict) or data.get("__invalid__") is True:
+        return [f"  .mcp.json: {path} — not valid JSON: no server starts"]
+    state = "read (trusted)" if trust.is_mcp_trusted(root) else "not trusted: no server starts until trusted"
+    lines = [f"  .mcp.json: {path} — {state}"]
+    return lines + ([f"    servers: {', '.join(sorted(data))}"] if data else [])

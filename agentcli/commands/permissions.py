@@ -109,15 +109,15 @@ def _pin_hook_scripts(root: Path) -> None:
 
 
 def _cmd_trust(root: Path) -> int:
-    from agentcli.settings import trust, writer
+    from agentcli.settings import trust
 
-    files = [f for f in (trust.shared_settings_file(root), trust.local_settings_file(root), trust.mcp_json_file(root))
-             if f.is_file()]
+    files = [f for f in (trust.shared_settings_file(root), trust.local_settings_file(root), trust.mcp_json_file(root),
+                         *trust.claude_settings_files(root)) if f.is_file()]
     presets = trust.untrusted_presets(root)
     if not files and not presets and not trust.presets_dir(root).is_dir():
         sys.stdout.write(f"{trust.shared_settings_file(root)} does not exist: nothing to trust.\n")
         return 0
-    found = [g for f in files if f.suffix == ".toml" for g in trust.grants(writer.load(f))] + presets
+    found = [g for f in files if f.name != ".mcp.json" for g in trust.grants(trust.read_settings(f))] + presets
     if trust.mcp_json_file(root).is_file():
         from agentcli.mcp.config import describe, load
 

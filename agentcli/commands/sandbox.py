@@ -67,9 +67,10 @@ def _sandbox(ns: Options):  # type: ignore[no-untyped-def]
     dirs = tuple(Path(d).expanduser().resolve() for d in ns.add_dirs) if ns.add_dirs else None
     settings = load_settings(cwd, {"sandbox_mode": ns.sandbox_mode, "add_dirs": dirs})
     if ns.network:
-        settings = dataclasses.replace(settings, sandbox_network=True)
+        settings = dataclasses.replace(settings, sandbox=dataclasses.replace(settings.sandbox, network=True))
     if ns.allow_host:
-        settings = dataclasses.replace(settings, sandbox_allowed_hosts=tuple(ns.allow_host))
+        sandbox = dataclasses.replace(settings.sandbox, allowed_hosts=tuple(ns.allow_host))
+        settings = dataclasses.replace(settings, sandbox=sandbox)
     return settings, for_settings(settings)
 
 

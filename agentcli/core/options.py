@@ -14,7 +14,7 @@ from agentcli.llm.request import Effort, Provider
 
 
 class NestedMemory(Protocol):
-    """Memory files in subdirectories, picked up as the agent works there (agentcli.settings.memory)."""
+    """Memory files in subdirectories, picked up as the agent works there (agentcli.assembly.memory)."""
 
     def __call__(self, paths: list[str], /) -> list[str]:
         """Texts of memory files newly applying to these tool paths."""

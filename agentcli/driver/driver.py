@@ -82,12 +82,12 @@ class Driver:
                 built = await self._waited(lambda: build(self.settings, self.approver, self.hooks_in_code,
                                                          sdk_request=self.sdk_request))
             except AgentCliError as err:
-                self.failure = failed_result(self.settings.session_id or "", err.code, err.one_line(),
+                self.failure = failed_result(self.settings.session.session_id or "", err.code, err.one_line(),
                                              err.exit_status)
                 return self.failure
             if built is None:  # stopped while building: a signal ends the session, an interrupt only this run
                 assert self._stop is not None
-                stopped = failed_result(self.settings.session_id or "", self._stop.code, self._stop.message,
+                stopped = failed_result(self.settings.session.session_id or "", self._stop.code, self._stop.message,
                                         self._stop.exit_status)
                 if self.signal is not None:
                     self.failure = stopped

@@ -17,7 +17,7 @@ def load_specs(settings: Settings) -> tuple[list[HookSpec], list[str]]:
     """Every configured hook, lowest layer first, and warnings about what was skipped."""
     specs: list[HookSpec] = []
     warnings: list[str] = []
-    for source, table in settings.hooks:
+    for source, table in settings.hooks.layers:
         found, skipped = parse_hooks(table, source)
         specs += found
         warnings += skipped
@@ -37,7 +37,7 @@ def make_engine(settings: Settings, ctx: ToolContext, transcript_path: str | Non
     env = hook_env(ctx.env or {}, root, settings.secrets, SECRET_ENV_VARS)
     # Hooks run as the user, as Claude Code runs them (the project files they run are pinned instead, see
     # agentcli.hooks.scripts); `sandbox_hooks = true` confines them like Bash.
-    sandbox = ctx.sandbox if settings.sandbox_hooks else None
+    sandbox = ctx.sandbox if settings.sandbox.hooks else None
     engine = HookEngine(specs, project_dir=root, cwd=settings.cwd, env=env, transcript_path=transcript_path,
                         redact=ctx.redact, wrap=sandbox.wrap if sandbox is not None else None, approver=approver)
     return engine, warnings

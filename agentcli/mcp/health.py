@@ -27,15 +27,15 @@ async def check(config: McpConfig, settings: Settings) -> dict[str, Health]:
         return {}
     from agentcli.mcp.manager import McpManager
 
-    wanted = settings.mcp_sandbox or any(s.sandbox for s in config.servers.values())
+    wanted = settings.mcp.sandbox or any(s.sandbox for s in config.servers.values())
     wrap = None
     if wanted:
         from agentcli.sandbox import wrap_command
 
         wrap = functools.partial(wrap_command, settings)
     checked = McpConfig(servers=dict(config.servers))
-    manager = McpManager(checked, settings.cwd, grace_s=None, connect_timeout_s=settings.mcp_connect_timeout_s,
-                         wrap=wrap, sandbox_all=settings.mcp_sandbox)
+    manager = McpManager(checked, settings.cwd, grace_s=None, connect_timeout_s=settings.mcp.connect_timeout_s,
+                         wrap=wrap, sandbox_all=settings.mcp.sandbox)
     manager.start()
     try:
         await manager.refresh()
@@ -62,8 +62,8 @@ def doctor_lines(settings: Settings) -> list[str]:
     from agentcli.mcp.config import load
     from agentcli.mcp.limits import resolve
 
-    config = load(settings.project_root, settings.mcp_config, settings.strict_mcp_config)
-    limits = resolve(os.environ, settings.mcp_connect_timeout_s, settings.mcp_tool_timeout_s)
+    config = load(settings.project_root, settings.mcp.config, settings.mcp.strict_config)
+    limits = resolve(os.environ, settings.mcp.connect_timeout_s, settings.mcp.tool_timeout_s)
     if not (config.servers or config.untrusted or config.problems or limits.problems):
         return ["MCP servers: none configured"]
     found = asyncio.run(check(config, settings)) if config.servers else {}

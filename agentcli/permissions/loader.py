@@ -86,7 +86,20 @@ def builtin_rules(project_root: Path | None = None) -> list[Rule]:
 
 def read_rules(path: Path, source: str) -> tuple[list[Rule], dict[str, Any]]:
     """The rules of one file and its whole `[permissions]` table. Invalid rules raise ConfigError."""
+    if path.suffix == ".json":  # Claude Code's settings.json, its keys translated (agentcli.settings.claude)
+        from agentcli.settings import claude
+
+        return table_rules(claude.translate(claude.read_json(path))[0].get("permissions", {}), source, str(path))
     return table_rules(writer.load(path).get("permissions", {}), source, str(path))
+
+
+def policy_files(project_root: Path) -> list[RuleFile]:
+    """Every file rules are read from, lowest precedence first: at each scope Claude Code's settings.json, then
+    agentcli's own file (only the latter is written to: `rule_files`)."""
+    from agentcli.settings import claude
+
+    return [x for f in rule_files(project_root)
+            for x in (RuleFile(f.source, claude.settings_file(f.source, project_root)), f)]
 
 
 def table_rules(table: Any, source: str, origin: str) -> tuple[list[Rule], dict[str, Any]]:
@@ -138,7 +151,7 @@ def load_policy(
     file_mode: str | None = None
     extra_dirs: list[Path] = []
     use_builtin = True
-    for f in rule_files(project_root):
+    for f in policy_files(project_root):
         if sources is not None and f.source not in sources:  # --setting-sources left this file out
             continue
         found, table = read_rules(f.path, f.source)

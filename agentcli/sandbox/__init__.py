@@ -12,7 +12,7 @@ danger-full-access. See docs/sandbox.md.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any
 
 from agentcli.sandbox.spec import DEFAULT_MODE, MODES
 
@@ -21,11 +21,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from agentcli.sandbox.core import Sandbox
-    from agentcli.sandbox.env import EnvSettings
-    from agentcli.sandbox.spec import SandboxSettings
-
-    class Settings(SandboxSettings, EnvSettings, Protocol):
-        """What the sandbox reads from agentcli.settings.config.Settings (a Protocol: no import of settings)."""
+    from agentcli.settings.sections import Settings
 
 __all__ = ["DEFAULT_MODE", "MODES", "for_settings", "wrap_command"]
 
@@ -54,3 +50,13 @@ def wrap_command(
     from agentcli.sandbox.env import child_env
 
     return for_settings(settings).wrap(argv, cwd, child_env(env, settings))
+
+
+def __getattr__(name: str) -> Any:
+    """`MODES` and `DEFAULT_MODE` live in agentcli.sandbox.spec (below this module, so spec need not import it
+    back); they are still offered here, loaded on first use."""
+    if name in ("MODES", "DEFAULT_MODE"):
+        from agentcli.sandbox import spec
+
+        return getattr(spec, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

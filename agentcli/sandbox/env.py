@@ -12,18 +12,10 @@ import fnmatch
 import functools
 import re
 from collections.abc import Mapping
-from typing import Protocol
+from typing import TYPE_CHECKING
 
-
-class EnvSettings(Protocol):
-    """What the environment cleaning reads from the settings (agentcli.settings.config.Settings has it)."""
-
-    @property
-    def secrets(self) -> tuple[str, ...]: ...
-    @property
-    def shell_env_exclude(self) -> tuple[str, ...]: ...
-    @property
-    def shell_env_keep(self) -> tuple[str, ...]: ...
+if TYPE_CHECKING:
+    from agentcli.settings.sections import Settings
 
 # Case-insensitive globs over variable names.
 DEFAULT_EXCLUDE = (
@@ -76,7 +68,7 @@ def any_of(globs: tuple[str, ...]) -> re.Pattern[str]:
     return re.compile("|".join(fnmatch.translate(g) for g in globs))
 
 
-def child_env(environ: Mapping[str, str], settings: EnvSettings) -> dict[str, str]:
+def child_env(environ: Mapping[str, str], settings: Settings) -> dict[str, str]:
     """`scrub` with the settings' secrets and patterns."""
-    return scrub(environ, secrets=settings.secrets, exclude=settings.shell_env_exclude,
-                 keep=settings.shell_env_keep)
+    return scrub(environ, secrets=settings.secrets, exclude=settings.sandbox.env_exclude,
+                 keep=settings.sandbox.env_keep)

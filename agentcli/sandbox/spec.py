@@ -15,7 +15,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING
 
 from agentcli import paths
 from agentcli.errors import ConfigError
@@ -24,22 +24,10 @@ from agentcli.sandbox.execconfig import GIT_DIR_ENTRIES, NAMES, git_followed
 MODES = ("read-only", "workspace-write", "danger-full-access")
 DEFAULT_MODE = "workspace-write"
 
+if TYPE_CHECKING:
+    from agentcli.settings.sections import Settings
 
-class SandboxSettings(Protocol):
-    """What the sandbox reads from the session's settings (agentcli.settings.config.Settings has it all)."""
 
-    @property
-    def project_root(self) -> Path: ...
-    @property
-    def add_dirs(self) -> tuple[Path, ...]: ...
-    @property
-    def sandbox_mode(self) -> str | None: ...
-    @property
-    def sandbox_network(self) -> bool: ...
-    @property
-    def sandbox_allowed_hosts(self) -> tuple[str, ...]: ...
-    @property
-    def sandbox_allowed_sockets(self) -> tuple[str, ...]: ...
 
 # Inside every writable root: files and folders whose contents decide what runs later (agentcli.sandbox.execconfig,
 # the list the permission policy shares). The sandbox keeps them read-only, at the root and, as found when the
@@ -242,19 +230,19 @@ def resolve_mode(configured: str | None, preset_mode: str | None) -> str:
 
 
 def spec_from_settings(
-    settings: SandboxSettings, *, preset_mode: str | None = None, read_denied: Callable[[str], bool] | None = None
+    settings: Settings, *, preset_mode: str | None = None, read_denied: Callable[[str], bool] | None = None
 ) -> SandboxSpec:
     from agentcli.sandbox import sockets
 
     root = Path(os.path.realpath(settings.project_root))
-    dirs = tuple(Path(os.path.realpath(d)) for d in settings.add_dirs if os.path.isdir(d))
+    dirs = tuple(Path(os.path.realpath(d)) for d in settings.permissions.add_dirs if os.path.isdir(d))
     return SandboxSpec(
-        mode=resolve_mode(settings.sandbox_mode, preset_mode),
+        mode=resolve_mode(settings.sandbox.mode, preset_mode),
         project_root=root,
         writable=tuple(dict.fromkeys((root, *dirs))),
-        network=settings.sandbox_network,
-        allowed_hosts=settings.sandbox_allowed_hosts,
-        allowed_sockets=sockets.allowed(settings.sandbox_allowed_sockets),
+        network=settings.sandbox.network,
+        allowed_hosts=settings.sandbox.allowed_hosts,
+        allowed_sockets=sockets.allowed(settings.sandbox.allowed_sockets),
         agentcli_home=Path(os.path.realpath(paths.home())),
         read_denied=read_denied,
     )

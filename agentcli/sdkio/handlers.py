@@ -131,7 +131,7 @@ class _Handlers:
         gate = self.s.agent.approver
         if self.started_mode is None:  # as built: a flag, the preset or a (trusted) settings file chose it
             self.started_mode = self.s.agent.mode
-        if mode == "bypassPermissions" and self.started_mode != mode and not self.s.settings.allow_bypass_permissions:
+        if mode == "bypassPermissions" and self.started_mode != mode and not self.s.settings.permissions.allow_bypass:
             # Claude Code's rule: bypass is entered mid-session only when the session was started in it or with
             # --allow-dangerously-skip-permissions (the SDK's allowDangerouslySkipPermissions); a caller that can
             # write control lines must not be able to switch off every question.

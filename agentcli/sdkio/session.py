@@ -79,7 +79,7 @@ class StreamSession:
         self.replay = replay
         self.pipes = pipes
         self.out = pipes.out
-        self.printer = StreamJsonPrinter(self.out, settings.include_partial_messages, settings.include_hook_events)
+        self.printer = StreamJsonPrinter(self.out, settings.include_partial_messages, settings.hooks.include_events)
         self.channel = ControlChannel(self._write, self._problem)
         self.driver = Driver(settings, self._approver(permission_prompt_tool), sdk_request=self.channel.request)
         self.current: asyncio.Task[RunResult | None] | None = None

@@ -1,2 +1,3 @@
-"""What the user configured: settings layers (config), the one TOML writer, trust of a project's shared
-settings, tool presets, memory files (AGENTS.md …) and custom slash commands."""
+"""What the user configured: typed sections (sections), each layer read and checked (config, schema, tomlfile),
+Claude Code's own files (claude), the one TOML writer, trust of a project's own files, tool presets and custom
+slash commands. Building the prompt from memory files is agentcli.assembly.memory's."""

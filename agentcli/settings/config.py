@@ -1,5 +1,6 @@
 """Settings, layered: defaults < ~/.agentcli/config.toml < project .agentcli/settings.toml < settings.local.toml
-< environment < command-line flags.
+< --settings < environment < command-line flags. Each layer is checked (agentcli.settings.schema) and merged into
+the sections of `Settings` (agentcli.settings.sections).
 
 Only reading lives here; agentcli.settings.writer is the one place that writes these files.
 """
@@ -7,207 +8,87 @@ Only reading lives here; agentcli.settings.writer is the one place that writes t
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field, fields, replace
+from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from agentcli import paths
 from agentcli.errors import ConfigError
+from agentcli.settings.sections import Settings, Source
+from agentcli.settings.tomlfile import read_toml
 
-SCALAR_KEYS = {
-    "model": str,
-    "provider": str,
-    "base_url": str,
-    "permission_mode": str,
-    "max_turns": int,
-    "max_budget_usd": float,
-    "max_tool_calls_per_turn": int,
-    "max_tokens": int,
-    "request_timeout_s": float,
-    "tool_timeout_s": float,
-    "max_retries": int,
-    "effort": str,
-    "preset": str,
-    "append_system_prompt": str,
-    "show_thinking": bool,
-    "model_context_window": int,
-    "model_auto_compact_token_limit": int,
-    "compact_model": str,
-    "mcp_grace_s": float,
-    "mcp_connect_timeout_s": float,
-    "mcp_tool_timeout_s": float,
-    "mcp_schema_budget": float,
-    "mcp_sandbox": bool,
-    "sandbox_mode": str,
-    "sandbox_network": bool,
-    "telemetry": bool,
-    "sandbox_hooks": bool,
-    "telemetry_log_prompts": bool,
-    "subagent_max_depth": int,
-    "subagent_max_turns": int,
-    "max_parallel_subagents": int,
-}
+__all__ = ["Settings", "load_settings", "read_settings_arg", "read_toml"]
+
 # Flags whose raw text agentcli.settings.flagvalues reads (a file, JSON, a list) before they become settings.
 FLAG_VALUES = {"system_prompt_file", "append_system_prompt_file", "tools", "setting_sources", "json_schema",
                "max_thinking_tokens", "agents"}
 # What --setting-sources without "user" still reads from the user's config.toml: which model and how to reach it.
 PROVIDER_KEYS = ("model", "provider", "base_url", "providers", "prices", "max_retries", "request_timeout_s",
                  "model_overrides")
-# Settings that are lists of strings (TOML arrays); see docs/sandbox.md.
-LIST_KEYS = ("sandbox_allowed_hosts", "sandbox_allowed_sockets", "shell_env_exclude", "shell_env_keep")
+WITHHELD = "withheld until the project is trusted"
+# The flag layer (command line, Python API): flag name → (section, field); the file keys, plus these.
+FLAG_FIELDS: dict[str, tuple[str, str]] = {
+    "allowed_tools": ("permissions", "allowed_tools"),
+    "disallowed_tools": ("permissions", "disallowed_tools"),
+    "add_dirs": ("permissions", "add_dirs"),
+    "allow_bypass_permissions": ("permissions", "allow_bypass"),
+    "continue_": ("session", "continue_"),
+    "resume": ("session", "resume"),
+    "fork_session": ("session", "fork"),
+    "session_id": ("session", "session_id"),
+    "no_session_persistence": ("session", "no_persistence"),
+    "name": ("session", "name"),
+    "resume_session_at": ("session", "resume_at"),
+    "mcp_config": ("mcp", "config"),
+    "strict_mcp_config": ("mcp", "strict_config"),
+    "mcp_start_delay_s": ("mcp", "start_delay_s"),
+    "include_hook_events": ("hooks", "include_events"),
+    "fallback_model": ("model", "fallback_model"),
+    "thinking": ("model", "thinking"),
+    **{k: ("", k) for k in ("system_prompt", "output_format", "include_partial_messages", "verbose", "agents",
+                            "settings", "tools", "setting_sources", "json_schema")},
+}
 
 
-# No generated __repr__ (it would print `secrets`, the API keys, wherever a Settings is shown) and no __eq__
-# (nothing compares two): together 0.7 of the 2.3 ms this class costs every run to create.
-@dataclass(slots=True, repr=False, eq=False)
-class Settings:
-    """Everything a run needs to know, after all layers are merged."""
-
-    cwd: Path = field(default_factory=Path.cwd)
-    model: str | None = None
-    provider: str | None = None
-    base_url: str | None = None
-    permission_mode: str = "default"
-    allowed_tools: tuple[str, ...] = ()
-    disallowed_tools: tuple[str, ...] = ()
-    add_dirs: tuple[Path, ...] = ()
-    max_turns: int | None = None
-    max_budget_usd: float | None = None
-    max_tool_calls_per_turn: int = 50
-    max_tokens: int = 8192
-    request_timeout_s: float = 600.0
-    tool_timeout_s: float = 600.0
-    max_retries: int = 4
-    effort: str | None = None
-    preset: str | None = None
-    append_system_prompt: str | None = None
-    system_prompt: str | None = None
-    output_format: str = "text"
-    include_partial_messages: bool = False
-    verbose: bool = False
-    show_thinking: bool = True
-    model_context_window: int | None = None  # overrides the catalog and what a local server reports
-    model_auto_compact_token_limit: int | None = None  # compact past this many tokens (default: 80 % of window)
-    compact_model: str | None = None  # the model that writes compaction summaries (default: the session's)
-    sandbox_hooks: bool = False  # true: hook commands run in the kernel sandbox, as Bash does (see hooks/scripts)
-    telemetry: bool = False  # OpenTelemetry export (also AGENTCLI_ENABLE_TELEMETRY=1); see docs/telemetry.md
-    telemetry_log_prompts: bool = False  # export prompts and tool inputs/outputs too (redacted)
-    subagent_max_depth: int = 1  # how deep Task may nest: 1 = the main agent's children spawn none of their own
-    subagent_max_turns: int = 40
-    max_parallel_subagents: int = 4
-    web_search: dict[str, Any] = field(default_factory=dict)  # [web_search]: backend, url, api_key_env
-    agents: tuple[Any, ...] = ()  # subagent definitions given in code (Python API), beside the files
-    untrusted: tuple[str, ...] = ()  # what the project's settings files would grant, withheld until trusted
-    continue_: bool = False
-    resume: str | None = None
-    fork_session: bool = False
-    session_id: str | None = None
-    no_session_persistence: bool = False
-    name: str | None = None
-    providers: dict[str, dict[str, Any]] = field(default_factory=dict)
-    prices: dict[str, dict[str, Any]] = field(default_factory=dict)
-    # [model_overrides]: a model name an application asks for → the model agentcli runs (agentcli.assembly.selection)
-    model_overrides: dict[str, str] = field(default_factory=dict)
-    secrets: tuple[str, ...] = ()
-    mcp_config: tuple[str, ...] = ()  # --mcp-config values (files or JSON), see agentcli.mcp.config
-    strict_mcp_config: bool = False
-    # how long the first request waits for MCP servers still connecting; None: until each connects or fails
-    # (bounded by MCP_TIMEOUT, as Claude Code's headless runs do); the REPL sets 0 (it never blocks on them)
-    mcp_grace_s: float | None = None
-    mcp_connect_timeout_s: float = 30.0
-    mcp_tool_timeout_s: float = 120.0
-    mcp_schema_budget: float = 0.10  # share of the context window MCP tool schemas may take before deferral
-    mcp_sandbox: bool = False  # run every stdio MCP server under the kernel sandbox (per server: `sandbox`)
-    mcp_start_delay_s: float = 0.0  # the REPL sets it so its prompt is drawn before MCP servers start
-    sandbox_mode: str | None = None  # None: the preset's, else workspace-write (agentcli.sandbox)
-    sandbox_network: bool = False
-    sandbox_allowed_hosts: tuple[str, ...] = ()
-    sandbox_allowed_sockets: tuple[str, ...] = ()  # host Unix sockets commands may reach (agentcli.sandbox.sockets)
-    shell_env_exclude: tuple[str, ...] = ()
-    shell_env_keep: tuple[str, ...] = ()
-    sandbox_unconfined: tuple[str, ...] = ()  # [sandbox] unconfined: Bash rules the user let run outside it
-    hooks: tuple[tuple[str, Any], ...] = ()  # (source, `hooks` table) per layer, lowest first; see agentcli.hooks
-    settings: str | None = None  # --settings FILE|JSON: one more layer, above settings.local.toml
-    settings_permissions: dict[str, Any] | None = None  # the `permissions` table of --settings
-    # Claude Code's flags, as the Claude Agent SDK passes them (agentcli.settings.flagvalues, docs/sdk-flags.md)
-    tools: tuple[str, ...] | None = None  # --tools: the exact tool set (() none); None: the preset's or default
-    setting_sources: tuple[str, ...] | None = None  # --setting-sources: which of user/project/local load
-    json_schema: dict[str, Any] | None = None  # --json-schema: structured output (agentcli.structured)
-    fallback_model: str | None = None  # --fallback-model: used once the main model is overloaded/unavailable
-    resume_session_at: str | None = None  # --resume-session-at: resume up to this message
-    include_hook_events: bool = False
-    allow_bypass_permissions: bool = False  # --allow-dangerously-skip-permissions: bypass may be entered mid-session
-    max_thinking_tokens: int | None = None
-    thinking: str | None = None  # adaptive | enabled | disabled
-
-    def loads(self, source: str) -> bool:
-        """Whether the settings layer `source` (user, project, local) is read for this run."""
-        return self.setting_sources is None or source in self.setting_sources
-
-    @property
-    def project_root(self) -> Path:
-        return paths.find_project_root(self.cwd)
-
-
-def read_toml(path: Path) -> dict[str, Any]:
-    """A TOML file as a dict; {} when absent. A broken file is a ConfigError naming the file and the line."""
-    try:
-        f = path.open("rb")
-    except FileNotFoundError:
-        return {}
-    except OSError as err:
-        raise ConfigError(f"cannot read {path}: {err}") from err
-    import tomllib  # only when a file exists: the parser is a measurable share of start-up
-
-    try:
-        with f:
-            return tomllib.load(f)
-    except tomllib.TOMLDecodeError as err:
-        raise ConfigError(f"{path} is not valid TOML: {err}", hint="fix or remove the file") from err
-    except OSError as err:
-        raise ConfigError(f"cannot read {path}: {err}") from err
+def put(settings: Settings, values: dict[str, Any], table: Mapping[str, tuple[Any, ...]]) -> Settings:
+    """`settings` with `values` (keyed as in `table`) set in their sections."""
+    by_section: dict[str, dict[str, Any]] = {}
+    for key, value in values.items():
+        section, name = table[key][:2]
+        by_section.setdefault(section, {})[name] = value
+    own = by_section.pop("", {})
+    for section, changes in by_section.items():
+        own[section] = replace(getattr(settings, section), **changes)
+    return replace(settings, **own) if own else settings
 
 
 def _apply(settings: Settings, data: dict[str, Any], source: str) -> Settings:
-    changes: dict[str, Any] = {}
-    for key, kind in SCALAR_KEYS.items():
-        if key in data and data[key] is not None:
-            try:
-                changes[key] = kind(data[key])
-            except (TypeError, ValueError) as err:
-                raise ConfigError(f"{source}: '{key}' must be {kind.__name__}, got {data[key]!r}") from err
-    table = data.get("sandbox")
-    if isinstance(table, dict) and "unconfined" in table:
+    """One layer (a file, --settings, the environment), checked, merged over `settings`."""
+    from agentcli.settings.schema import FILE_KEYS, check
+
+    data = check(data, source)
+    settings = put(settings, {k: v for k, v in data.items() if k in FILE_KEYS}, FILE_KEYS)
+    model, sandbox, hooks = settings.model, settings.sandbox, settings.hooks
+    table = data.get("sandbox") or {}
+    if "unconfined" in table:
         value = table["unconfined"]
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
             raise ConfigError(f"{source}: 'sandbox.unconfined' must be a list of strings, got {value!r}")
-        changes["sandbox_unconfined"] = (*settings.sandbox_unconfined, *value)
-    for key in LIST_KEYS:
-        if key in data:
-            value = data[key]
-            if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-                raise ConfigError(f"{source}: '{key}' must be a list of strings, got {value!r}")
-            changes[key] = tuple(value)
-    providers = data.get("providers")
-    if isinstance(providers, dict):
-        merged = {k: dict(v) for k, v in settings.providers.items()}
-        for name, conf in providers.items():
-            if isinstance(conf, dict):
-                merged.setdefault(name, {}).update(conf)
-        changes["providers"] = merged
-    prices = data.get("prices")
-    if isinstance(prices, dict):
-        changes["prices"] = {**settings.prices, **prices}
-    overrides = data.get("model_overrides")
-    if overrides is not None:
-        if not isinstance(overrides, dict) or not all(isinstance(v, str) and v for v in overrides.values()):
-            raise ConfigError(f"{source}: 'model_overrides' must map model names to model names, got {overrides!r}")
-        changes["model_overrides"] = {**settings.model_overrides, **overrides}
-    if isinstance(data.get("web_search"), dict):
-        changes["web_search"] = {**settings.web_search, **data["web_search"]}
+        sandbox = replace(sandbox, unconfined=(*sandbox.unconfined, *value))
+    if "providers" in data:
+        merged = {k: dict(v) for k, v in model.providers.items()}
+        for name, conf in data["providers"].items():
+            merged.setdefault(name, {}).update(conf)
+        model = replace(model, providers=merged)
+    if "prices" in data:
+        model = replace(model, prices={**model.prices, **data["prices"]})
+    if "model_overrides" in data:
+        model = replace(model, overrides={**model.overrides, **data["model_overrides"]})
+    web_search = {**settings.web_search, **data["web_search"]} if "web_search" in data else settings.web_search
     if data.get("hooks") is not None:
-        changes["hooks"] = (*settings.hooks, (source, data["hooks"]))
-    return replace(settings, **changes) if changes else settings
+        hooks = replace(hooks, layers=(*hooks.layers, (source, data["hooks"])))
+    return replace(settings, model=model, sandbox=sandbox, hooks=hooks, web_search=web_search)
 
 
 def read_settings_arg(value: str) -> tuple[dict[str, Any], str]:
@@ -234,17 +115,75 @@ def read_settings_arg(value: str) -> tuple[dict[str, Any], str]:
 
 
 def _from_env(settings: Settings) -> Settings:
+    from agentcli.settings.schema import env_flag
+
     env: dict[str, Any] = {}
-    if os.environ.get("AGENTCLI_MODEL"):
-        env["model"] = os.environ["AGENTCLI_MODEL"]
-    if os.environ.get("AGENTCLI_PROVIDER"):
-        env["provider"] = os.environ["AGENTCLI_PROVIDER"]
-    if os.environ.get("AGENTCLI_HOST"):
-        env["base_url"] = os.environ["AGENTCLI_HOST"]
-    if any(os.environ.get(v, "").lower() in ("1", "true", "yes")
-           for v in ("AGENTCLI_ENABLE_TELEMETRY", "CLAUDE_CODE_ENABLE_TELEMETRY")):  # Claude Code's name too
-        env["telemetry"] = True
-    return _apply(settings, env, "environment")
+    for var, key in (("ANTHROPIC_MODEL", "model"), ("AGENTCLI_MODEL", "model"), ("AGENTCLI_PROVIDER", "provider"),
+                     ("AGENTCLI_HOST", "base_url")):
+        if os.environ.get(var):
+            env[key] = os.environ[var]
+    for var in ("AGENTCLI_ENABLE_TELEMETRY", "CLAUDE_CODE_ENABLE_TELEMETRY"):
+        if var in os.environ and env_flag(var, os.environ[var]):
+            env["telemetry"] = True
+    thinking = os.environ.get("MAX_THINKING_TOKENS", "").strip()
+    if thinking:
+        if not thinking.isdigit():
+            raise ConfigError(f"environment variable MAX_THINKING_TOKENS={thinking!r} is not a whole number",
+                              hint="set it to a number of tokens, e.g. 8000")
+        env["max_thinking_tokens"] = int(thinking)
+    return _apply(settings, env, "environment") if env else settings
+
+
+def _source(name: str, path: Path | str, data: dict[str, Any], state: str) -> Source:
+    from agentcli.settings.schema import KNOWN
+
+    ignored = tuple((k, "not an agentcli setting") for k in data if k not in KNOWN)
+    return Source(name, str(path), state, tuple(k for k in data if k in KNOWN), ignored)
+
+
+def _claude_layer(settings: Settings, scope: str) -> Settings:
+    """Claude Code's settings file of `scope` (agentcli.settings.claude), translated, under the same trust as
+    agentcli's project files."""
+    from agentcli.settings import claude
+
+    root = settings.project_root
+    f = claude.settings_file(scope, root)
+    if not settings.loads(scope):
+        return replace(settings, sources=(*settings.sources, Source(f"claude {scope}", str(f), "not loaded")))
+    data, unsupported = claude.translate(claude.read_json(f))
+    return _layer(settings, f"claude {scope}", f, data, unsupported, project=scope != "user")
+
+
+def _layer(settings: Settings, name: str, f: Path, raw: dict[str, Any], unsupported: list[tuple[str, str]],
+           *, project: bool) -> Settings:
+    """One file's layer merged in, and its line for `agentcli doctor`. A project's file (it comes with a cloned
+    repository) grants nothing until the user trusts it."""
+    data = raw
+    state = "read" if raw else "absent"
+    if raw and project:
+        data, withheld = _withhold_untrusted(settings.project_root, raw)
+        settings = replace(settings, untrusted=(*settings.untrusted, *withheld))
+        state = "not trusted: its grants are withheld" if withheld else "read (trusted, or grants nothing)"
+    held = tuple((k, WITHHELD) for k in raw if k not in data)
+    found = _source(name, f, data, state)
+    settings = _apply(settings, data, str(f))
+    found = replace(found, ignored=(*held, *found.ignored, *unsupported))
+    return replace(settings, sources=(*settings.sources, found))
+
+
+def _scope_layers(settings: Settings, scope: str) -> Settings:
+    """Claude Code's file of `scope`, then agentcli's (which wins a key both set)."""
+    settings = _claude_layer(settings, scope)
+    if scope == "user":
+        config = paths.user_config_file()
+        user = read_toml(config)
+        if not settings.loads("user"):  # the provider set-up always loads, as Claude Code's login does
+            user = {k: v for k, v in user.items() if k in PROVIDER_KEYS}
+        return _layer(settings, "user", config, user, [], project=False)
+    f = paths.project_dir(settings.project_root) / ("settings.toml" if scope == "project" else "settings.local.toml")
+    if not settings.loads(scope):
+        return replace(settings, sources=(*settings.sources, Source(scope, str(f), "not loaded")))
+    return _layer(settings, scope, f, read_toml(f), [], project=True)
 
 
 def load_settings(cwd: Path, flags: dict[str, Any]) -> Settings:
@@ -253,33 +192,66 @@ def load_settings(cwd: Path, flags: dict[str, Any]) -> Settings:
         from agentcli.settings.flagvalues import convert
 
         flags = convert(dict(flags))
-    sources = flags.get("setting_sources")
-    settings = Settings(cwd=cwd, setting_sources=sources)
-    user = read_toml(paths.user_config_file())
-    if not settings.loads("user"):  # the provider set-up always loads, as Claude Code's login does
-        user = {k: v for k, v in user.items() if k in PROVIDER_KEYS}
-    settings = _apply(settings, user, str(paths.user_config_file()))
-    root = settings.project_root
-    for name, source in (("settings.toml", "project"), ("settings.local.toml", "local")):
-        if not settings.loads(source):
-            continue
-        f = paths.project_dir(root) / name
-        data = read_toml(f)
-        if data:  # both files come with a cloned repository: what they grant waits for trust
-            data, withheld = _withhold_untrusted(root, data)
-            settings = replace(settings, untrusted=(*settings.untrusted, *withheld))
-        settings = _apply(settings, data, str(f))
+    settings = Settings(cwd=cwd, setting_sources=flags.get("setting_sources"))
+    for scope in ("user", "project", "local"):
+        settings = _scope_layers(settings, scope)
     if flags.get("settings"):
         data, source = read_settings_arg(str(flags["settings"]))
+        data, unsupported = _settings_arg_keys(data)
         perms = data.get("permissions")
-        settings = replace(_apply(settings, data, source), settings_permissions=perms if perms else None)
+        settings = _apply(settings, data, source)
+        found = _source("--settings", source, data, "read")
+        found = replace(found, ignored=(*found.ignored, *unsupported))
+        settings = replace(settings, permissions=replace(settings.permissions, from_settings_arg=perms or None),
+                           sources=(*settings.sources, found))
+    settings = _claude_mcp(settings)
     settings = _from_env(settings)
-    names = {f.name for f in fields(Settings)}
-    given = {k: v for k, v in flags.items() if v is not None and k in names}
-    settings = replace(settings, **given)
-    if settings.provider is None and settings.model is None:
-        settings = replace(settings, provider=_only_configured_provider(settings.providers))
-    return replace(settings, secrets=_collect_secrets(settings))
+    settings = _flags(settings, flags)
+    if settings.model.provider is None and settings.model.name is None:
+        only = _only_configured_provider(settings.model.providers)
+        settings = replace(settings, model=replace(settings.model, provider=only))
+    # (what trust withholds has a notice of its own: agentcli.assembly.runtime.untrusted_notice)
+    notices = tuple(f"{s.path}: '{k}' ignored ({why})" for s in settings.sources for k, why in s.ignored
+                    if why != WITHHELD)
+    return replace(settings, secrets=_collect_secrets(settings), notices=(*settings.notices, *notices))
+
+
+def _settings_arg_keys(data: dict[str, Any]) -> tuple[dict[str, Any], list[tuple[str, str]]]:
+    """`--settings` in Claude Code's format (as the Claude Agent SDK passes it) or agentcli's: agentcli's keys
+    as they are, Claude Code's translated (`modelOverrides`, `env` …), the rest reported."""
+    from agentcli.settings import claude
+    from agentcli.settings.schema import KNOWN
+
+    own = {k: v for k, v in data.items() if k in KNOWN}
+    translated, unsupported = claude.translate({k: v for k, v in data.items() if k not in KNOWN})
+    return {**translated, **own}, unsupported
+
+
+def _claude_mcp(settings: Settings) -> Settings:
+    """~/.claude.json's MCP servers, as data for agentcli.mcp.config (Claude Code reads them with the user's
+    settings: `--setting-sources` without "user" leaves them out)."""
+    from agentcli.settings import claude
+
+    path = claude.state_file()
+    if not settings.loads("user"):
+        return replace(settings, sources=(*settings.sources, Source("claude state", str(path), "not loaded")))
+    servers = claude.mcp_servers(settings.project_root)
+    names = tuple(f"mcpServers.{n}" for _, table in servers for n in table)
+    state = "read" if path.exists() else "absent"
+    mcp = replace(settings.mcp, claude_servers=servers)
+    return replace(settings, mcp=mcp, sources=(*settings.sources, Source("claude state", str(path), state, names)))
+
+
+def _flags(settings: Settings, flags: dict[str, Any]) -> Settings:
+    """The flag layer: values typed by the command line already; the Python API's are checked as files' are."""
+    from agentcli.settings.schema import FILE_KEYS, check
+
+    given = {k: v for k, v in flags.items() if v is not None}
+    filed = {k: v for k, v in given.items() if k in FILE_KEYS}
+    if filed:
+        filed = check(filed, "the options given")
+    settings = put(settings, filed, FILE_KEYS)
+    return put(settings, {k: v for k, v in given.items() if k in FLAG_FIELDS}, FLAG_FIELDS)
 
 
 def _withhold_untrusted(root: Path, data: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
@@ -321,7 +293,7 @@ def _collect_secrets(settings: Settings) -> tuple[str, ...]:
 
     found = {os.environ[k] for k in SECRET_ENV_VARS if len(os.environ.get(k, "")) >= 8}
     found |= secret_values(os.environ)
-    for conf in settings.providers.values():
+    for conf in settings.model.providers.values():
         for key, value in conf.items():
             if isinstance(value, str) and ("key" in key or "token" in key) and len(value) >= 8:
                 found.add(value)

@@ -1,8 +1,9 @@
-"""Custom slash commands: markdown files in `.agentcli/commands/` (project) and `$AGENTCLI_HOME/commands/`.
+"""Custom slash commands: markdown files in `.agentcli/commands/` (project) and `$AGENTCLI_HOME/commands/`, and
+Claude Code's `.claude/commands/` and `~/.claude/commands/` (`$CLAUDE_CONFIG_DIR/commands/`) beside them.
 
 `/name args` sends the file's body with `$ARGUMENTS` replaced by `args` (and `$1`, `$2` … by single words);
-a body without `$ARGUMENTS` gets the arguments appended. Optional front matter gives `description` and
-`argument-hint`. Files in sub-folders are named `folder:name`; project commands win over the user's.
+a body with neither `$ARGUMENTS` nor `$1` … gets the arguments appended. Optional front matter gives
+`description` and `argument-hint`. Files in sub-folders are named `folder:name`; project commands win over the user's.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from pathlib import Path
 from agentcli import paths
 
 _POSITIONAL = re.compile(r"\$(\d)")
+_SHELL = re.compile(r"!`([^`\n]+)`")  # Claude Code's inline command, run before the prompt is sent
 MAX_FILE_BYTES = 256 * 1024
 
 
@@ -27,6 +29,11 @@ class CustomCommand:
     description: str = ""
     argument_hint: str = ""
 
+    def not_run(self) -> list[str]:
+        """The body's `!`command`` lines, which agentcli does not run (they are sent as written): the REPL says
+        so rather than leave the model to read a command's text as its output."""
+        return _SHELL.findall(self.body)
+
     def expand(self, arguments: str) -> str:
         """The prompt this command sends for `arguments`."""
         arguments = arguments.strip()
@@ -37,7 +44,8 @@ class CustomCommand:
         text = _POSITIONAL.sub(lambda m: _word(words, int(m.group(1))), self.body)
         if "$ARGUMENTS" in text:
             return text.replace("$ARGUMENTS", arguments)
-        return f"{text}\n\nARGUMENTS: {arguments}" if arguments else text
+        placed = _POSITIONAL.search(self.body) is not None  # the body put them where it wanted (`$1` …)
+        return f"{text}\n\nARGUMENTS: {arguments}" if arguments and not placed else text
 
 
 def _word(words: list[str], n: int) -> str:
@@ -46,7 +54,11 @@ def _word(words: list[str], n: int) -> str:
 
 def command_dirs(project_root: Path) -> list[tuple[str, Path]]:
     """(scope, folder) pairs, lowest precedence first."""
-    return [("user", paths.home() / "commands"), ("project", paths.project_dir(project_root) / "commands")]
+    from agentcli.settings.claude import config_dir
+
+    return [("user", config_dir() / "commands"), ("user", paths.home() / "commands"),
+            ("project", project_root / ".claude" / "commands"),
+            ("project", paths.project_dir(project_root) / "commands")]
 
 
 def load_commands(project_root: Path) -> dict[str, CustomCommand]:

@@ -50,9 +50,7 @@ class Preset:
 
 
 def builtin_dir() -> Path:
-    pkg = Path(paths.__file__).parent  # the package directory (paths.py sits at its top)
-    wheel = pkg / "_presets"
-    return wheel if wheel.is_dir() else pkg.parent / "presets"
+    return paths.builtin_presets_dir()
 
 
 def search_path(project_root: Path | None) -> list[tuple[str, Path]]:

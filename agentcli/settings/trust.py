@@ -33,7 +33,7 @@ SAFE_KEYS = frozenset({
     "request_timeout_s", "tool_timeout_s", "max_retries", "effort", "show_thinking", "model_context_window",
     "model_auto_compact_token_limit", "mcp_grace_s", "mcp_connect_timeout_s", "mcp_tool_timeout_s",
     "mcp_schema_budget", "subagent_max_depth", "subagent_max_turns", "max_parallel_subagents",
-    "shell_env_exclude",
+    "shell_env_exclude", "max_thinking_tokens",
 })
 SAFE_MODES = ("default", "plan")
 RISKY_MODES = ("acceptEdits", "bypassPermissions", "auto")
@@ -47,6 +47,11 @@ def shared_settings_file(root: Path) -> Path:
 
 def local_settings_file(root: Path) -> Path:
     return paths.project_dir(root) / LOCAL
+
+
+def claude_settings_files(root: Path) -> tuple[Path, Path]:
+    """Claude Code's shared and local project settings (agentcli.settings.claude), trusted as agentcli's are."""
+    return root / ".claude" / "settings.json", root / ".claude" / "settings.local.json"
 
 
 def mcp_json_file(root: Path) -> Path:
@@ -123,9 +128,7 @@ def _permission_grants(perms: Any) -> list[str]:
 
 
 def _builtin_preset(name: Any) -> bool:
-    from agentcli.settings.presets import builtin_dir
-
-    return isinstance(name, str) and name.isidentifier() and (builtin_dir() / f"{name}.toml").is_file()
+    return isinstance(name, str) and name.isidentifier() and (paths.builtin_presets_dir() / f"{name}.toml").is_file()
 
 
 def _hook_commands(hooks: Any) -> list[str]:
@@ -184,15 +187,25 @@ def pinned(root: Path, path: Path) -> bool:
 def _settings_ok(root: Path, path: Path) -> bool:
     if pinned(root, path):
         return True
-    from agentcli.settings.config import read_toml
+    return not grants(read_settings(path))
 
-    return not grants(read_toml(path))
+
+def read_settings(path: Path) -> dict[str, Any]:
+    """A project settings file as agentcli's keys: TOML as it is, Claude Code's JSON translated."""
+    if path.suffix == ".json":
+        from agentcli.settings import claude
+
+        return claude.translate(claude.read_json(path))[0]
+    from agentcli.settings.tomlfile import read_toml
+
+    return read_toml(path)
 
 
 def is_trusted(root: Path) -> bool:
     """May the project's settings files grant what they say? True when each of them is absent, unchanged
     since the user trusted it, or grants nothing."""
-    return all(_settings_ok(root, f) for f in (shared_settings_file(root), local_settings_file(root)))
+    files = (shared_settings_file(root), local_settings_file(root), *claude_settings_files(root))
+    return all(_settings_ok(root, f) for f in files)
 
 
 def is_mcp_trusted(root: Path) -> bool:
@@ -208,7 +221,8 @@ def presets_trusted(root: Path) -> bool:
 
 
 def _files(root: Path) -> tuple[Path, ...]:
-    return (shared_settings_file(root), local_settings_file(root), mcp_json_file(root), presets_dir(root))
+    return (shared_settings_file(root), local_settings_file(root), mcp_json_file(root), presets_dir(root),
+            *claude_settings_files(root))
 
 
 def _script_key(root: Path, path: Path) -> str:
@@ -254,7 +268,8 @@ def keeping(path: Path) -> Iterator[None]:
     content is trusted too. Only that file: the user's edit vouches for nothing else in the project."""
     root = _project_of(path)
     # A settings file that granted nothing was as good as trusted: what agentcli adds for the user stays so.
-    before = root is not None and (_settings_ok(root, path) if path.suffix == ".toml" else pinned(root, path))
+    before = root is not None and (_settings_ok(root, path) if path.suffix != ".json" or path.parent.name == ".claude"
+                                   else pinned(root, path))
     yield
     if root is not None and before:
         _record(root, (path,))
@@ -265,6 +280,8 @@ def _project_of(path: Path) -> Path | None:
     if path.name == ".mcp.json":
         return path.parent
     if path.parent.name == ".agentcli" and path.name in (SETTINGS, LOCAL):
+        return path.parent.parent
+    if path.parent.name == ".claude" and path.name in ("settings.json", "settings.local.json"):
         return path.parent.parent
     return None
 

@@ -20,12 +20,15 @@ CONFIG_MODE = 0o600  # config files may hold API keys
 
 def load(path: Path) -> dict[str, Any]:
     """The file's TOML as a dict; {} when it does not exist. Raises ConfigError when it cannot be read."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
+    from agentcli.settings.tomlfile import read_bytes
+
+    raw = read_bytes(path)
+    if raw is None:
         return {}
-    except (OSError, UnicodeDecodeError) as e:
-        raise ConfigError(f"cannot read {path}: {getattr(e, 'strerror', None) or e}") from e
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise ConfigError(f"cannot read {path}: {e}") from e
     import tomllib  # only when a file exists: the parser is a measurable share of start-up
 
     try:

@@ -19,7 +19,8 @@ async def switch_model(repl: ReplHost, name: str) -> None:
 
     switch = await prepare_model(repl.settings, name)  # refused now, not at the next prompt
     agent = repl.agent
-    repl.settings.model, repl.settings.provider = switch.selection.label, None
+    repl.settings = dataclasses.replace(
+        repl.settings, model=dataclasses.replace(repl.settings.model, name=switch.selection.label, provider=None))
     repl.status.model = switch.selection.model
     if agent is None:
         await switch.discard()
@@ -60,7 +61,7 @@ async def switch_preset(repl: ReplHost, name: str) -> None:
         repl.renderer.notice(f"Preset {name}: {', '.join(preset.tools)}")
         return
     mode = preset.permission_mode or agent.mode
-    settings = dataclasses.replace(repl.settings, permission_mode=mode)
+    settings = dataclasses.replace(repl.settings, permissions=dataclasses.replace(repl.settings.permissions, mode=mode))
     kept = session_rules(agent)  # "this session" approvals survive (the one reader, as compaction records them)
     policy = preset_policy(settings, agent, preset, kept)
     agent.switch_preset(name, policy=policy, tools=runtime.tool_names(preset, policy.mode),

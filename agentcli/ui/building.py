@@ -58,7 +58,7 @@ def preload(settings: Settings) -> None:
     from agentcli.tools.registry import DEFAULT_TOOLS, load_tool
 
     with contextlib.suppress(Exception):  # a bad setting is reported by the real build, not here
-        provider, _ = selection.choose(settings.model, settings.provider, settings.base_url)
+        provider, _ = selection.choose(settings.model.name, settings.model.provider, settings.model.base_url)
         if provider:
             factory.provider_class(provider)
     for tool in DEFAULT_TOOLS:

@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 
 
 def memory_files(repl: ReplHost) -> list[Path]:
-    from agentcli.settings.memory import load_memory
+    from agentcli.assembly.memory import load_memory
 
     return list(load_memory(repl.cwd, repl.root).files)
 
@@ -25,7 +25,7 @@ def memory_files(repl: ReplHost) -> list[Path]:
 def edit_target(repl: ReplHost, which: str) -> Path | None:
     """`user` → $AGENTCLI_HOME/AGENTS.md; `project` (the default) → the project's memory file; N → the Nth
     listed file."""
-    from agentcli.settings.memory import find_memory_file
+    from agentcli.assembly.memory import find_memory_file
 
     if which in ("", "project"):
         return find_memory_file(repl.root) or repl.root / "AGENTS.md"

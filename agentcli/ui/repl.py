@@ -77,16 +77,16 @@ class Repl:
         # back (pre_run), so a slow redraw on a busy machine does not eat the window.
         self._ctrl_c_armed = False
         self._ctrl_c_at = -DOUBLE_CTRL_C_S
-        self._mode = settings.permission_mode  # until the agent exists; from then on its policy holds the mode
-        self.allow_bypass = settings.permission_mode == "bypassPermissions"
-        self._mode_chosen = settings.permission_mode != "default"
+        self._mode = settings.permissions.mode  # until the agent exists; from then on its policy holds the mode
+        self.allow_bypass = settings.permissions.mode == "bypassPermissions"
+        self._mode_chosen = settings.permissions.mode != "default"
         # until the first prompt builds the agent: a --base-url server's model is named once it is asked
         unnamed = "(default model)"
-        if settings.base_url:
+        if settings.model.base_url:
             from agentcli.redact import public_url  # a user:password or ?key= in the URL stays off the screen
 
-            unnamed = f"(the model at {public_url(settings.base_url)})"
-        self.status = Status(model=settings.model or unnamed, mode=self._mode)
+            unnamed = f"(the model at {public_url(settings.model.base_url)})"
+        self.status = Status(model=settings.model.name or unnamed, mode=self._mode)
         self.context: list[str] = []
         self.pastes: dict[int, str] = {}
         self.turn: asyncio.Task[None] | None = None
@@ -107,7 +107,7 @@ class Repl:
     def renderer(self) -> Renderer:
         from agentcli.ui.render import Renderer
 
-        return Renderer(self.console, show_thinking=self.settings.show_thinking)
+        return Renderer(self.console, show_thinking=self.settings.model.show_thinking)
 
     # ---- main loop ----------------------------------------------------------------------------------------
 
@@ -123,7 +123,7 @@ class Repl:
     async def _main(self, initial_prompt: str | None) -> int:
         assert self.session is not None
         self._banner()
-        if self.settings.resume is not None or self.settings.continue_:
+        if self.settings.session.resume is not None or self.settings.session.continue_:
             if not await self._resume_at_start():
                 return 1
         else:
@@ -159,7 +159,7 @@ class Repl:
         """`--resume` / `--continue`: before the prompt only which session, and that it can be resumed (a
         session unknown or in use is reported here and ends the REPL with status 1, as before). Its history is
         read and drawn, and then its agent built, once the prompt is up (`_show_resumed`)."""
-        if self.settings.resume == "":
+        if self.settings.session.resume == "":
             from agentcli.ui.actions import pick_session
 
             picked = await pick_session(self)
@@ -169,9 +169,10 @@ class Repl:
             from agentcli.assembly.resumed import with_session_setup
             from agentcli.errors import ConfigError
 
-            self.settings = with_session_setup(dataclasses.replace(self.settings, resume=picked))
-            s = self.settings
-            if not anything_configured(s.model, s.provider, s.base_url):  # a session that stored no provider
+            session = dataclasses.replace(self.settings.session, resume=picked)
+            self.settings = with_session_setup(dataclasses.replace(self.settings, session=session))
+            m = self.settings.model
+            if not anything_configured(m.name, m.provider, m.base_url):  # a session that stored no provider
                 self.error(ConfigError(first_run_message([]), code="no_provider"))
                 return False
         from agentcli.ui.resume import resolve_stored
@@ -391,8 +392,9 @@ class Repl:
 
         # MCP servers start once the prompt is up (the SDK import and server processes take CPU), and no prompt
         # waits for them unless the user set a grace: their tools arrive when they are ready
-        grace = 0.0 if self.settings.mcp_grace_s is None else self.settings.mcp_grace_s
-        settings = dataclasses.replace(self.settings, mcp_start_delay_s=MCP_START_DELAY_S, mcp_grace_s=grace)
+        grace = 0.0 if self.settings.mcp.grace_s is None else self.settings.mcp.grace_s
+        mcp = dataclasses.replace(self.settings.mcp, start_delay_s=MCP_START_DELAY_S, grace_s=grace)
+        settings = dataclasses.replace(self.settings, mcp=mcp)
         return await build(settings, PausingApprover(self, make_approver(self)))
 
     async def ensure_agent(self) -> Agent | None:
@@ -479,7 +481,7 @@ class Repl:
         if agent is None:
             return
         await self.release("prompt_input_exit")
-        if not self.settings.no_session_persistence and any(m.role == "assistant" for m in agent.messages):
+        if not self.settings.session.no_persistence and any(m.role == "assistant" for m in agent.messages):
             self.console.print()
             self.console.print("Resume this session with:", style="dim")
             self.console.print(f"  agentcli --resume {agent.session_id}", highlight=False, markup=False)
@@ -496,13 +498,8 @@ class Repl:
         is back its history is drawn above it and its agent built behind it (`_show_resumed`), keeping the model."""
         from agentcli.ui.resume import resolve_stored
 
-        changes: dict[str, Any] = {"resume": ref, "fork_session": False, "continue_": False, "session_id": None,
-                                   "name": None}
-        if self.agent is not None:
-            changes["model"] = f"{self.agent.options.provider_name}/{self.agent.options.model}"
-            changes["provider"] = None
         try:
-            settings = resolve_stored(dataclasses.replace(self.settings, **changes))
+            settings = resolve_stored(self._next_session(resume=ref, fork=False, name=None))
         except AgentCliError as err:
             self.error(err)
             return False
@@ -515,17 +512,22 @@ class Repl:
         self.settings, self._resumed, self._showing, self._adopting = settings, True, None, None
         return True
 
+    def _next_session(self, *, resume: str | None, fork: bool, name: str | None) -> Settings:
+        """The settings for another session (resumed, forked or new), keeping the current agent's model."""
+        session = dataclasses.replace(self.settings.session, resume=resume, fork=fork, continue_=False,
+                                      session_id=None, name=name)
+        model = self.settings.model
+        if self.agent is not None:
+            label = f"{self.agent.options.provider_name}/{self.agent.options.model}"
+            model = dataclasses.replace(model, name=label, provider=None)
+        return dataclasses.replace(self.settings, session=session, model=model)
+
     async def rebuild(
         self, *, resume: str | None, fork: bool, name: str | None = None, clear: bool = False
     ) -> bool:
         """A new agent for a new, resumed or forked session (named `name`), keeping the model and mode.
         `clear`: the user asked for a fresh start (/clear), as hooks are told."""
-        changes: dict[str, Any] = {"resume": resume, "fork_session": fork, "continue_": False, "session_id": None,
-                                   "name": name}
-        if self.agent is not None:
-            changes["model"] = f"{self.agent.options.provider_name}/{self.agent.options.model}"
-            changes["provider"] = None
-        settings = dataclasses.replace(self.settings, **changes)
+        settings = self._next_session(resume=resume, fork=fork, name=name)
         self.cancel_build()
         self.renderer.begin_turn()
         try:

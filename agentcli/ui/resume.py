@@ -28,12 +28,13 @@ def resolve_stored(settings: Settings) -> Settings:
     from agentcli.session.resumable import check_unlocked, continued_id, resolve_session
 
     directory = layout.sessions_dir(settings.project_root.resolve())
-    sid = resolve_session(directory, settings.resume or None)
-    target = continued_id(sid, fork=settings.fork_session, no_persistence=settings.no_session_persistence,
-                          session_id=settings.session_id)
+    sid = resolve_session(directory, settings.session.resume or None)
+    target = continued_id(sid, fork=settings.session.fork, no_persistence=settings.session.no_persistence,
+                          session_id=settings.session.session_id)
     if target == sid:
         check_unlocked(directory, sid)
-    return dataclasses.replace(settings, resume=sid, continue_=False, session_id=target)
+    session = dataclasses.replace(settings.session, resume=sid, continue_=False, session_id=target)
+    return dataclasses.replace(settings, session=session)
 
 
 def draw_stored(console: Console, renderer: Renderer, settings: Settings) -> tuple[str, list[str]]:
@@ -44,10 +45,10 @@ def draw_stored(console: Console, renderer: Renderer, settings: Settings) -> tup
     from agentcli.session import layout
     from agentcli.session.resumable import read_resumable
 
-    stored = read_resumable(layout.sessions_dir(settings.project_root.resolve()), settings.resume)
+    stored = read_resumable(layout.sessions_dir(settings.project_root.resolve()), settings.session.resume)
     with console.capture() as captured:
         show_stored(renderer, stored)
-        renderer.notice(f"Resumed session {settings.session_id}")
+        renderer.notice(f"Resumed session {settings.session.session_id}")
     return captured.get(), stored.notices
 
 

@@ -53,6 +53,9 @@ async def dispatch(repl: ReplHost, text: str) -> None:
 
     custom = load_commands(repl.root).get(name)
     if custom is not None:
+        for line in custom.not_run():
+            repl.renderer.notice(f"/{name}: agentcli does not run `!` commands; sent as written: {line}",
+                                 style="yellow")
         await repl.send(custom.expand(args))
         return
     if name.startswith("mcp__") and await mcp_commands.run_prompt(repl, name, args):
@@ -218,7 +221,7 @@ def _today() -> str:
 
 @command("context", "what fills the context window")
 async def _context(repl: ReplHost, args: str) -> None:
-    from agentcli.settings.memory import load_memory
+    from agentcli.assembly.memory import load_memory
     from agentcli.ui.actions import context_report
 
     agent = await repl.ensure_agent()

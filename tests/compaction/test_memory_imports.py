@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from agentcli.settings.memory import NestedMemoryFiles, load_memory
+from agentcli.assembly.memory import NestedMemoryFiles, load_memory
 
 
 @pytest.fixture

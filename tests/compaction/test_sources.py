@@ -14,6 +14,7 @@ from agentcli.assembly import selection
 from agentcli.assembly.runtime import context_window_fn
 from agentcli.errors import ConfigError
 from agentcli.settings.config import Settings, load_settings
+from agentcli.settings.sections import ModelSettings
 from tests.cli.helpers import ANTHROPIC, agentcli, provider_env
 from tests.compaction.helpers import TASK, big_project, is_summary_request, summariser
 from tests.fakes.ollama import FakeOllama
@@ -30,12 +31,13 @@ def test_window_precedence(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> N
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test-000000")
     sel = _sel(ANTHROPIC)
     assert context_window_fn({}, Settings(cwd=tmp_path), sel)(sel.model) == 200_000  # the catalog
-    assert context_window_fn({}, Settings(cwd=tmp_path, model_context_window=50_000), sel)(sel.model) == 50_000
+    window = Settings(cwd=tmp_path, model=ModelSettings(context_window=50_000))
+    assert context_window_fn({}, window, sel)(sel.model) == 50_000
     conf = {"anthropic": {"model_context_window": 30_000}}
-    settings = Settings(cwd=tmp_path, model_context_window=50_000, providers=conf)
+    settings = Settings(cwd=tmp_path, model=ModelSettings(context_window=50_000, providers=conf))
     assert context_window_fn({}, settings, sel)(sel.model) == 30_000  # the provider's own table wins
     with pytest.raises(ConfigError, match="model_context_window"):
-        context_window_fn({}, Settings(cwd=tmp_path, model_context_window=12), sel)
+        context_window_fn({}, Settings(cwd=tmp_path, model=ModelSettings(context_window=12)), sel)
     ollama = _sel("ollama/qwen3", {"ollama": {"options": {"num_ctx": 12_288}}})
     assert context_window_fn({}, Settings(cwd=tmp_path), ollama)("qwen3") == 12_288  # what Ollama really uses
 
@@ -46,7 +48,7 @@ def test_settings_keys_load_from_config(tmp_path: Path) -> None:
     (home / "config.toml").write_text('model_context_window = 64000\nmodel_auto_compact_token_limit = 40000\n'
                                       'compact_model = "anthropic/claude-haiku-4-5"\n')
     s = load_settings(tmp_path, {})
-    assert (s.model_context_window, s.model_auto_compact_token_limit, s.compact_model) == \
+    assert (s.model.context_window, s.model.auto_compact_token_limit, s.model.compact_model) == \
         (64_000, 40_000, "anthropic/claude-haiku-4-5")
 
 

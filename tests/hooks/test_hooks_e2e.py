@@ -195,12 +195,14 @@ def test_hooks_imported_from_claude_code_settings_behave_the_same(tmp_path: Path
         "    sys.exit(2)\n"
     )
     log = proj / "bash-command-log.txt"
-    (proj / ".claude" / "settings.json").write_text(json.dumps({"hooks": {"PreToolUse": [
+    # outside .claude/, which agentcli reads natively (once trusted): here only the import is tested
+    claude_settings = tmp_path / "claude-settings.json"
+    claude_settings.write_text(json.dumps({"hooks": {"PreToolUse": [
         {"matcher": "Bash", "hooks": [
             {"type": "command", "command": f"{PY} -c \"import json,sys; d=json.load(sys.stdin); "
                                            f"open('{log}','a').write(d['tool_input']['command']+'\\\\n')\""},
             {"type": "command", "command": f"{PY} \"$CLAUDE_PROJECT_DIR\"/.claude/hooks/validate.py"}]}]}}))
-    imported = agentcli(["hooks", "import"], proj)
+    imported = agentcli(["hooks", "import", "--from", str(claude_settings)], proj)
     assert imported.status == 0, imported.stderr
     assert "Imported 2 hook command(s)" in imported.stdout
     listed = agentcli(["hooks", "list", "--json"], proj)
@@ -212,7 +214,7 @@ def test_hooks_imported_from_claude_code_settings_behave_the_same(tmp_path: Path
     second = run_p(proj, fake_llm, "say hi", "--allowedTools", "Bash")
     assert second.status == 0, second.stderr
     assert log.read_text().splitlines() == ["grep -r a .", "echo hi"]
-    again = agentcli(["hooks", "import"], proj)
+    again = agentcli(["hooks", "import", "--from", str(claude_settings)], proj)
     assert "(0 new group(s))" in again.stdout
 
 

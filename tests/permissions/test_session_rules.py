@@ -39,5 +39,6 @@ def test_session_rule_survives_resume(tmp_path: Path, fake_llm: FakeLLM, monkeyp
 
     session_id = asyncio.run(first())
     assert (proj / "made.txt").exists() and len(yes.asked) == 1
-    assert asyncio.run(policy_behavior(replace(settings, resume=session_id))) == "allow"
+    resumed = replace(settings, session=replace(settings.session, resume=session_id))
+    assert asyncio.run(policy_behavior(resumed)) == "allow"
     assert asyncio.run(policy_behavior(settings)) == "ask"  # a new session does not inherit it

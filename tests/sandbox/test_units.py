@@ -105,9 +105,9 @@ def test_settings_read_sandbox_keys(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     (home / "config.toml").write_text('sandbox_mode = "read-only"\nsandbox_network = true\n'
                                       'sandbox_allowed_hosts = ["pypi.org"]\nshell_env_exclude = ["CORP_*"]\n')
     s = load_settings(tmp_path, {})
-    assert (s.sandbox_mode, s.sandbox_network, s.sandbox_allowed_hosts, s.shell_env_exclude) == (
+    assert (s.sandbox.mode, s.sandbox.network, s.sandbox.allowed_hosts, s.sandbox.env_exclude) == (
         "read-only", True, ("pypi.org",), ("CORP_*",))
-    assert load_settings(tmp_path, {"sandbox_mode": "workspace-write"}).sandbox_mode == "workspace-write"
+    assert load_settings(tmp_path, {"sandbox_mode": "workspace-write"}).sandbox.mode == "workspace-write"
     (home / "config.toml").write_text('shell_env_keep = "X"\n')
     with pytest.raises(ConfigError):
         load_settings(tmp_path, {})
@@ -123,7 +123,7 @@ def test_an_untrusted_project_file_does_not_loosen_the_sandbox(tmp_path: Path) -
     (tmp_path / ".agentcli" / "settings.toml").write_text('sandbox_mode = "danger-full-access"\n'
                                                           "sandbox_network = true\n")
     s = load_settings(tmp_path, {})
-    assert s.sandbox_mode is None and s.sandbox_network is False
+    assert s.sandbox.mode is None and s.sandbox.network is False
     assert any("sandbox_mode" in u for u in s.untrusted)
 
 
@@ -159,14 +159,14 @@ def test_remember_for_this_project_is_saved_and_read_back(tmp_path: Path, monkey
     ctx = ToolContext(project_root=tmp_path)
     saved = remember(ctx, Approval("allow", remember="Bash(make deploy)", scope="local"))
     assert saved is not None and saved.startswith("saved to") and "settings.local.toml" in saved
-    assert load_settings(tmp_path, {}).sandbox_unconfined == ("Bash(make deploy)",)
+    assert load_settings(tmp_path, {}).sandbox.unconfined == ("Bash(make deploy)",)
     assert remember(ctx, Approval("allow", remember="Bash(x)", scope="session")) is None
 
 
 def test_an_untrusted_shared_file_cannot_declare_unconfined_commands(tmp_path: Path) -> None:
     (tmp_path / ".agentcli").mkdir()
     (tmp_path / ".agentcli" / "settings.toml").write_text('[sandbox]\nunconfined = ["Bash(curl evil)"]\n')
-    assert load_settings(tmp_path, {}).sandbox_unconfined == ()
+    assert load_settings(tmp_path, {}).sandbox.unconfined == ()
 
 
 def test_the_secret_walk_hides_denied_paths_and_links_to_them_judging_paths_alone(tmp_path: Path) -> None:

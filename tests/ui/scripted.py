@@ -19,6 +19,7 @@ from agentcli.llm.messages import Usage
 from agentcli.providers.base import ModelRequest, ProviderConfig
 from agentcli.session.store import OpenedSession
 from agentcli.settings.config import Settings
+from agentcli.settings.sections import ModelSettings
 from agentcli.tools.base import ToolContext
 from agentcli.tools.registry import ToolRegistry
 from agentcli.ui.repl import Repl
@@ -57,7 +58,7 @@ def text_reply(text: str) -> Script:
 def make_repl(tmp_path: Path, provider: ScriptedProvider, width: int = 80) -> tuple[Repl, io.StringIO]:
     out = io.StringIO()
     console = Console(file=out, width=width, force_terminal=False, color_system=None)
-    settings = Settings(cwd=tmp_path, model="scripted-model", provider="scripted")
+    settings = Settings(cwd=tmp_path, model=ModelSettings(name="scripted-model", provider="scripted"))
     repl = Repl(settings, console=console)
     agent = Agent(
         provider=provider,

@@ -2,8 +2,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from agentcli.assembly.memory import load_memory
 from agentcli.settings.custom_commands import load_commands
-from agentcli.settings.memory import load_memory
 
 
 def test_memory_from_home_root_and_cwd(tmp_path: Path, _home: Path) -> None:

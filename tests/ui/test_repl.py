@@ -161,7 +161,7 @@ def test_thinking_can_be_hidden_by_setting(tmp_path: Path, monkeypatch: pytest.M
     (home / "config.toml").write_text("show_thinking = false\n")
     monkeypatch.setenv("AGENTCLI_HOME", str(home))
     settings = load_settings(tmp_path, {})
-    assert settings.show_thinking is False
+    assert settings.model.show_thinking is False
     out = io.StringIO()
     repl = Repl(settings, console=Console(file=out, width=80, force_terminal=False, color_system=None))
     assert repl.renderer.show_thinking is False
