@@ -87,7 +87,7 @@ def _import_httpcore() -> None:
     for name in placed:
         sys.modules[name] = _Deferred(name)
     try:
-        import httpcore._async.http11  # noqa: F401
+        import httpcore  # noqa: F401  (its __init__ imports the HTTP/1.1 connection classes httpx uses)
     finally:
         for name in placed:
             if isinstance(sys.modules.get(name), _Deferred):
