@@ -146,6 +146,7 @@ def make_policy(settings: Settings, ctx: ToolContext, preset: Preset | None, ses
         trust_project=not settings.untrusted,
         settings_table=settings.permissions.from_settings_arg,
         sources=settings.setting_sources,
+        fallback_mode=settings.permissions.fallback,
     )
 
 

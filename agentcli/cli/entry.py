@@ -187,6 +187,12 @@ def run(argv: list[str], *, exit_when_done: bool = False) -> int:
         if untrusted:
             settings = _ask_trust(settings, values, untrusted)
         settings = _require_provider(settings, values)
+        if values.get("permission_mode") is None and not values.get("dangerously_skip_permissions"):
+            # The REPL's default is `auto` (Claude Code's sandbox auto-allow): a command the kernel sandbox
+            # confines and an edit inside the project run without a question; /rewind undoes them.
+            from dataclasses import replace
+
+            settings = replace(settings, permissions=replace(settings.permissions, fallback="auto"))
         if started:
             started()
         from agentcli.ui.repl import run_repl

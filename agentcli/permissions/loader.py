@@ -144,9 +144,10 @@ def load_policy(
     trust_project: bool = True,
     settings_table: dict[str, Any] | None = None,
     sources: tuple[str, ...] | None = None,
+    fallback_mode: str = "default",
 ) -> RulePolicy:
     """Build the session's RulePolicy from every source. `mode` (a flag) beats the preset's mode, which
-    beats `default_mode` in the settings files."""
+    beats `default_mode` in the settings files, which beats `fallback_mode` (the front end's own default)."""
     rules: list[Rule] = []
     file_mode: str | None = None
     extra_dirs: list[Path] = []
@@ -176,7 +177,7 @@ def load_policy(
     rules += [parse_rule(line, "allow", "session") for t in session_rules for line in t.splitlines() if line.strip()]
     if use_builtin:
         rules = builtin_rules(project_root) + rules
-    chosen = mode or preset_mode or file_mode or "default"
+    chosen = mode or preset_mode or file_mode or fallback_mode
     if not is_mode(chosen):
         raise ConfigError(f"unknown permission mode {chosen!r}", hint=f"use one of {', '.join(PERMISSION_MODES)}")
     if ctx is None:

@@ -50,6 +50,9 @@ class PermissionSettings:
     add_dirs: tuple[Path, ...] = ()
     from_settings_arg: dict[str, Any] | None = None  # the `permissions` table of --settings
     allow_bypass: bool = False  # --allow-dangerously-skip-permissions: bypass may be entered mid-session
+    # The mode when no flag, preset or settings file names one: "default" (Claude Code's, for -p and the SDK);
+    # the REPL's is "auto", where the kernel sandbox is the wall and /rewind the net (issue 27).
+    fallback: str = "default"
 
 
 @dataclass(frozen=True, slots=True, repr=False, eq=False)

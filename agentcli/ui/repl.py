@@ -77,7 +77,9 @@ class Repl:
         # back (pre_run), so a slow redraw on a busy machine does not eat the window.
         self._ctrl_c_armed = False
         self._ctrl_c_at = -DOUBLE_CTRL_C_S
-        self._mode = settings.permissions.mode  # until the agent exists; from then on its policy holds the mode
+        # until the agent exists (then its policy holds the mode): the one named, else the REPL's own default
+        named = settings.permissions.mode
+        self._mode = named if named != "default" else settings.permissions.fallback
         self.allow_bypass = settings.permissions.mode == "bypassPermissions"
         self._mode_chosen = settings.permissions.mode != "default"
         # until the first prompt builds the agent: a --base-url server's model is named once it is asked
