@@ -20,8 +20,8 @@ async def switch_model(repl: ReplHost, name: str) -> None:
     switch = await prepare_model(repl.settings, name)  # refused now, not at the next prompt
     agent = repl.agent
     repl.settings.model, repl.settings.provider = switch.selection.label, None
-    repl.status.model = switch.selection.model
     if agent is None:
+        repl.choose_model(switch.selection.model)
         await switch.discard()
         repl.cancel_build()
         return
