@@ -219,6 +219,8 @@ class StreamJsonPrinter:
                 self._emit(schema.compact_boundary_line(ev, self.session_id))
             case TodosUpdated(todos):
                 self._emit(schema.todos_line(todos, self.session_id))
+            case SessionChanged() if parent is None:
+                self._emit(schema.session_changed_line(ev, self.session_id))
             case HookStarted(hook_id, event, name, _) if self.include_hooks:
                 self._emit({"type": "system", "subtype": "hook_started", "hook_id": hook_id, "hook_name": name,
                             "hook_event": event, "session_id": self.session_id, "uuid": new_uuid()})
@@ -239,7 +241,7 @@ class StreamJsonPrinter:
                     self._stream_event(self.partials.setdefault(parent, PartialMapper()).map(ev), parent)
             case PermissionDecision() | ToolStarted() | ToolFinished() | CompactionStarted() | HookStarted() \
                     | HookFinished() | SessionChanged():
-                pass  # SessionChanged: no stream-json line of its own (docs/output-format.md)
+                pass  # SessionChanged: a subagent's state is its own, not the session's
             case _:
                 assert_never(ev)
 

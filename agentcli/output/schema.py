@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from agentcli.core.events import CompactBoundary, ModelUsage, RunResult, SessionStarted, TodoItem
+from agentcli.core.events import CompactBoundary, ModelUsage, RunResult, SessionChanged, SessionStarted, TodoItem
 from agentcli.ids import new_uuid
 from agentcli.llm.messages import Message, Usage
 from agentcli.version import __version__
@@ -103,6 +103,22 @@ def todos_line(todos: tuple[TodoItem, ...], session_id: str) -> dict[str, Any]:
         "type": "system",
         "subtype": "todos",
         "todos": [{"content": t.content, "status": t.status, "activeForm": t.active_form} for t in todos],
+        "session_id": session_id,
+        "uuid": new_uuid(),
+    }
+
+
+def session_changed_line(ev: SessionChanged, session_id: str) -> dict[str, Any]:
+    """The session's permission mode, model or preset changed (`what`); the line carries the state after the
+    change, named as `init` names it. Claude Code has no such line: a `system` subtype of agentcli's own, which
+    the Agent SDK hands over as a plain SystemMessage."""
+    return {
+        "type": "system",
+        "subtype": "session_changed",
+        "what": ev.what,
+        "permissionMode": ev.mode,
+        "model": ev.model,
+        "preset": ev.preset,
         "session_id": session_id,
         "uuid": new_uuid(),
     }

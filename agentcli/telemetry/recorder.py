@@ -179,14 +179,15 @@ class TelemetryRecorder:
             case PermissionDecision():
                 t.decisions[ev.tool_use_id] = ev
                 self.m.decisions.add(1, {"behavior": ev.behavior, "by": ev.by, "gen_ai.tool.name": ev.tool_name})
+            case SessionChanged():
+                self._session_changed(t, ev)
             case ToolStarted():
                 self._start_tool(t, ev)
             case ToolFinished():
                 self._end_tool(t, ev)
             case (ThinkingSignature() | RedactedThinking() | ToolCallDelta() | ToolCallEnd() | UsageReport()
                   | MessageStop() | Notice() | ToolResultsMessage() | HookStarted() | HookFinished()
-                  | WebSearchResults() | CompactionStarted() | CompactBoundary() | TodosUpdated()
-                  | SessionChanged()):
+                  | WebSearchResults() | CompactionStarted() | CompactBoundary() | TodosUpdated()):
                 return  # no span or metric of their own (usage comes with the assistant message)
             case _:
                 assert_never(ev)
@@ -207,6 +208,17 @@ class TelemetryRecorder:
         })
         if t is self.main:
             self.m.runs.add(1, {"gen_ai.provider.name": ev.provider})
+
+    def _session_changed(self, t: _Trace, ev: SessionChanged) -> None:
+        """A span event on the run (`session_changed`: what changed, and the state after it). The run's own
+        attributes keep the mode and model it started with; the requests after the event name the new model."""
+        t.model = ev.model
+        if t.run is None:
+            return
+        t.run.add_event("session_changed", {
+            "agentcli.change": ev.what, "agentcli.permission_mode": ev.mode, "gen_ai.request.model": ev.model,
+            **({"agentcli.preset": ev.preset} if ev.preset is not None else {}),
+        })
 
     def _start_turn(self, t: _Trace, n: int) -> None:
         if t.turn is not None:

@@ -21,8 +21,8 @@ async def switch_model(repl: ReplHost, name: str) -> None:
     agent = repl.agent
     repl.settings = dataclasses.replace(
         repl.settings, model=dataclasses.replace(repl.settings.model, name=switch.selection.label, provider=None))
-    repl.status.model = switch.selection.model
     if agent is None:
+        repl.choose_model(switch.selection.model)
         await switch.discard()
         repl.cancel_build()
         return

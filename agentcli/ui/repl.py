@@ -45,6 +45,13 @@ DOUBLE_CTRL_C_S = 2.0
 MCP_START_DELAY_S = 0.3
 
 
+def redraw_status() -> None:
+    """Draw the status line again (if the prompt is up), after what it reads has changed."""
+    app = get_app_or_none()
+    if app is not None:
+        app.invalidate()
+
+
 def run_repl(settings: Settings, initial_prompt: str | None) -> int:
     """The REPL's entry point (called by agentcli.cli); returns the exit status."""
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
@@ -77,7 +84,11 @@ class Repl:
         # back (pre_run), so a slow redraw on a busy machine does not eat the window.
         self._ctrl_c_armed = False
         self._ctrl_c_at = -DOUBLE_CTRL_C_S
-        # until the agent exists (then its policy holds the mode): the one named, else the REPL's own default
+        # The person's choice of mode and model while no agent exists (at start, and between releasing one agent
+        # and adopting the next): the agent adopts it when it is built, and from then on `mode` and `model` read
+        # the agent's session state and options, the one owner. Not a mirror: nothing reads these while an agent
+        # is adopted, and nothing writes them then except the hand-over to the next agent (`_hand_over`).
+        # (the mode named, else the REPL's own default, auto, which the agent's policy will hold once built)
         named = settings.permissions.mode
         self._mode = named if named != "default" else settings.permissions.fallback
         self.allow_bypass = settings.permissions.mode == "bypassPermissions"
@@ -88,7 +99,8 @@ class Repl:
             from agentcli.redact import public_url  # a user:password or ?key= in the URL stays off the screen
 
             unnamed = f"(the model at {public_url(settings.model.base_url)})"
-        self.status = Status(model=settings.model.name or unnamed, mode=self._mode)
+        self._model = settings.model.name or unnamed
+        self.status = Status(self)  # reads `mode` and `model` below at each draw
         self.context: list[str] = []
         self.pastes: dict[int, str] = {}
         self.turn: asyncio.Task[None] | None = None
@@ -310,7 +322,7 @@ class Repl:
         await self._render(self.driver.run(message))
 
     async def _render(self, events: AsyncIterator[AgentEvent]) -> None:
-        from agentcli.core.events import RunFinished
+        from agentcli.core.events import RunFinished, SessionChanged
         from agentcli.driver.results import is_stopped
 
         renderer = self.renderer
@@ -321,6 +333,8 @@ class Repl:
                     renderer.interrupted()  # Esc: the driver stopped the turn (its result is for other front ends)
                     continue
                 renderer.feed(event)
+                if type(event) is SessionChanged:
+                    redraw_status()  # it reads the mode and model from the agent, which the event reports on
                 # A fast stream can arrive already buffered, so nothing here would suspend: let the loop see
                 # the keyboard (Esc) at least every 10 ms.
                 if time.monotonic() - breath > 0.01:
@@ -379,7 +393,7 @@ class Repl:
         if task.cancelled() or task.exception() is not None or self.agent is not None:
             return
         agent = task.result().agent
-        self.status.model = agent.options.model
+        self._model = agent.model  # what the status line shows until that agent is adopted
         with contextlib.suppress(Exception):  # a catalog problem must not break the status line
             self.status.context_window = agent.options.context_window_fn(agent.options.model)
             self.status.context_tokens = agent.context_tokens()
@@ -431,9 +445,8 @@ class Repl:
         from agentcli.ui.mcp_commands import attach_elicitor
 
         attach_elicitor(built.agent)  # MCP servers' questions are asked here, not declined
-        if self._mode_chosen:  # chosen here (Shift-Tab, /mode) before this agent existed
-            built.agent.set_mode(self._mode)
-        self.status.mode = built.agent.mode  # else the policy's, from flags, config and preset
+        if self._mode_chosen:  # chosen here (Shift-Tab, /mode) before this agent existed, or the last agent's
+            built.agent.set_mode(self._mode)  # else the policy's, from flags, config and preset
         # The start-up notices go above the prompt now, not with the first turn's events.
         shown, self._shown_notices = self._shown_notices, []
         for notice in self.driver.take_notices():
@@ -457,9 +470,7 @@ class Repl:
         agent = self.agent
         if agent is None:
             return
-        # the policy's mode is the truth: an approved plan (ExitPlanMode) switches it inside a turn
-        self.status.model = agent.options.model
-        self.status.mode = agent.mode
+        # (the mode and model are read from the agent at each draw: see `mode`, `model`)
         self.status.cost_usd = agent.total_cost_usd
         self.status.context_tokens = agent.context_tokens()
         try:
@@ -500,8 +511,11 @@ class Repl:
         is back its history is drawn above it and its agent built behind it (`_show_resumed`), keeping the model."""
         from agentcli.ui.resume import resolve_stored
 
+        settings_next = self._next_session(resume=ref, fork=False, name=None)
+        if self.agent is not None:
+            self._hand_over(self.agent)
         try:
-            settings = resolve_stored(self._next_session(resume=ref, fork=False, name=None))
+            settings = resolve_stored(settings_next)
         except AgentCliError as err:
             self.error(err)
             return False
@@ -530,6 +544,8 @@ class Repl:
         """A new agent for a new, resumed or forked session (named `name`), keeping the model and mode.
         `clear`: the user asked for a fresh start (/clear), as hooks are told."""
         settings = self._next_session(resume=resume, fork=fork, name=name)
+        if self.agent is not None:
+            self._hand_over(self.agent)
         self.cancel_build()
         self.renderer.begin_turn()
         try:
@@ -554,19 +570,33 @@ class Repl:
 
     @property
     def mode(self) -> str:
+        """The permission mode: the agent's session state's (an approved plan changes it inside a turn), or,
+        before an agent exists, the person's choice it will adopt."""
         return self.agent.mode if self.agent is not None else self._mode
 
+    @property
+    def model(self) -> str:
+        """The model answering: the agent's (a /model switch changes it), or the one it will be built with."""
+        return self.agent.model if self.agent is not None else self._model
+
     def set_mode(self, mode: str) -> None:
-        self._mode = mode
-        self.status.mode = mode
         self._mode_chosen = True
         if self.agent is not None:
             self.agent.set_mode(mode)
+        else:
+            self._mode = mode
         if self.turn is not None:
             self.renderer.notice(f"{MODE_LABELS.get(mode, mode)} on")
-        app = get_app_or_none()
-        if app is not None:
-            app.invalidate()
+        redraw_status()
+
+    def choose_model(self, model: str) -> None:
+        """The model the next agent is built with (a /model before the agent exists), for the status line."""
+        self._model = model
+
+    def _hand_over(self, agent: Agent) -> None:
+        """The agent is about to be replaced (/clear, /resume, /fork): its mode and model are what the person
+        has now, and the next agent adopts them (the mode only if the person chose one)."""
+        self._mode, self._model = agent.mode, agent.model
 
     def _show_branch(self) -> None:
         from agentcli.session.layout import git_branch
@@ -619,7 +649,7 @@ class Repl:
         colour = sys.stdout.isatty() and not os.environ.get("NO_COLOR") and os.environ.get("TERM") != "dumb"
         bold, dim, reset = ("\x1b[1m", "\x1b[2m", "\x1b[0m") if colour else ("", "", "")
         sys.stdout.write(
-            f"{bold}agentcli {__version__}{reset}{dim} · {self.status.model} · {self.cwd}{reset}\n"
+            f"{bold}agentcli {__version__}{reset}{dim} · {self.model} · {self.cwd}{reset}\n"
             f"{dim}/help for commands · !cmd runs a shell command · @path attaches a file · esc interrupts{reset}\n\n"
         )
         sys.stdout.flush()

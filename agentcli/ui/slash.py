@@ -140,7 +140,7 @@ async def _exit(repl: ReplHost, args: str) -> None:
 async def _model(repl: ReplHost, args: str) -> None:
     if not args:
         known = model_names()
-        _say(repl, f"Model: {repl.status.model}" + (f"\nKnown models: {', '.join(known)}" if known else ""))
+        _say(repl, f"Model: {repl.model}" + (f"\nKnown models: {', '.join(known)}" if known else ""))
         return
     from agentcli.errors import AgentCliError
     from agentcli.ui import actions
@@ -150,7 +150,7 @@ async def _model(repl: ReplHost, args: str) -> None:
     except AgentCliError as err:
         repl.error(err)
         return
-    _say(repl, f"Model set to {repl.status.model}")
+    _say(repl, f"Model set to {repl.model}")
 
 
 @command("mode", "show or set the permission mode", "[default|acceptEdits|plan|bypassPermissions]")

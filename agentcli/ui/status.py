@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Protocol
 
 from agentcli.core.modes import PermissionMode
 
@@ -24,10 +25,21 @@ def next_mode(mode: str, allow_bypass: bool = False) -> PermissionMode:
     return cycle[(cycle.index(mode) + 1) % len(cycle)] if mode in cycle else cycle[0]
 
 
+class SessionView(Protocol):
+    """Where the status line reads the mode and model at each draw: the REPL, which answers with its agent's
+    read-only views (the agent's `SessionState` and options, the one owner), or, before an agent exists, with
+    the person's choice that agent will adopt. The status line keeps no copy of either."""
+
+    @property
+    def mode(self) -> str: ...
+
+    @property
+    def model(self) -> str: ...
+
+
 @dataclass(slots=True)
 class Status:
-    model: str
-    mode: str
+    session: SessionView
     context_tokens: int = 0
     context_window: int | None = None
     cost_usd: float = 0.0
@@ -39,10 +51,19 @@ class Status:
             return None
         return min(100, round(100 * self.context_tokens / self.context_window))
 
+    @property
+    def mode(self) -> str:
+        return self.session.mode
+
+    @property
+    def model(self) -> str:
+        return self.session.model
+
     def fragments(self, width: int) -> list[tuple[str, str]]:
         """prompt_toolkit (style, text) pairs; the least important parts go first when the line is narrow."""
+        mode = self.mode
         parts: list[tuple[str, str]] = [
-            (f"class:mode.{self.mode.lower()}", MODE_LABELS.get(self.mode, self.mode)),
+            (f"class:mode.{mode.lower()}", MODE_LABELS.get(mode, mode)),
             ("class:status", self.model),
         ]
         pct = self.context_percent
