@@ -16,8 +16,18 @@ AGENTCLI = str(Path(sys.executable).parent / "agentcli")
 CPR_REQUEST = "\x1b[6n"
 
 
+MODE_FLAGS = ("--permission-mode", "--dangerously-skip-permissions", "--preset")
+
+
 class Term:
-    def __init__(self, args: list[str], cwd: Path, env: dict[str, str], rows: int = 30, cols: int = 100) -> None:
+    """`agentcli` in a pty. The REPL's own default mode is `auto` (commands the sandbox confines and edits in the
+    project run unasked); these tests drive questions, so they start in `default` unless they name a mode (or
+    pass `repl_default=True` to test the REPL's own default)."""
+
+    def __init__(self, args: list[str], cwd: Path, env: dict[str, str], rows: int = 30, cols: int = 100, *,
+                 repl_default: bool = False) -> None:
+        if not repl_default and "-p" not in args and not any(a.split("=")[0] in MODE_FLAGS for a in args):
+            args = ["--permission-mode", "default", *args]
         self.child: Any = pexpect.spawn(
             AGENTCLI, args, cwd=str(cwd), env=env, dimensions=(rows, cols), encoding="utf-8", timeout=20
         )

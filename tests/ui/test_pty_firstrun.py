@@ -183,3 +183,28 @@ def test_an_edit_bound_to_fail_is_not_asked_about_and_an_at_file_counts_as_read(
     t.send("1")
     t.expect("Done.")
     assert (project / "a.txt").read_text() == "ALPHA\nbeta\n"
+
+
+def test_the_repls_default_mode_is_auto_and_p_keeps_default(project: Path, fake_llm: FakeLLM,
+                                                             terms: list[Term]) -> None:
+    """Issue 27: `auto` is the REPL's default once the undo holds: a command the kernel sandbox confines runs
+    without a question; `-p` keeps Claude Code's default (the same command is denied, nobody to ask)."""
+    from tests.fakes import ToolCall
+    from tests.ui.ptyterm import child_env
+
+    fake_llm.push(Reply(text="Making it.", tool_calls=[ToolCall("Bash", {"command": "touch made-in-repl.txt"})]),
+                  Reply(text="Made."))
+    t = Term(["--model", "openai/fake-model"], project, child_env(fake_llm.openai_url), repl_default=True)
+    terms.append(t)
+    t.prompt()
+    t.line("make a file")
+    t.expect("Made.")
+    assert "Allow Bash?" not in t.out and (project / "made-in-repl.txt").exists()
+    t.line("/mode")
+    t.expect("Permission mode: auto")
+    fake_llm.push(Reply(text="Making it.", tool_calls=[ToolCall("Bash", {"command": "touch made-in-p.txt"})]),
+                  Reply(text="Denied."))
+    run = subprocess.run([AGENTCLI, "-p", "make a file", "--model", "openai/fake-model", "--output-format", "json"],
+                         cwd=project, env=child_env(fake_llm.openai_url), capture_output=True, text=True,
+                         stdin=subprocess.DEVNULL, timeout=60)
+    assert json.loads(run.stdout)["permission_denials"] and not (project / "made-in-p.txt").exists()
