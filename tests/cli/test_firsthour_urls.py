@@ -72,25 +72,24 @@ def test_models_with_llamacpps_url_without_v1_lists_its_model(tmp_path: object, 
     assert [(m["provider"], m["name"]) for m in json.loads(run.stdout)["models"]] == [("llamacpp", GGUF)]
 
 
+def _resolver_failure(errno: int, text: str, url: str) -> BaseException:
+    """What agentcli makes of httpx's ConnectError caused by the resolver's `errno` (as getaddrinfo raises it)."""
+    try:
+        try:
+            raise socket.gaierror(errno, text)
+        except socket.gaierror as cause:
+            raise httpx.ConnectError(str(cause)) from cause
+    except httpx.ConnectError as e:
+        return map_httpx_error(e, url, phase="connect")
+
+
 def test_a_host_that_does_not_resolve_fails_once_and_says_so() -> None:
     """`--base-url http://notaurl:8080/v1` retried the lookup four times and printed "unknown error -2 — is
     Ollama running?". The resolver's "no such name" is final: no retry, and the message names the host."""
-    try:
-        try:
-            raise socket.gaierror(socket.EAI_NONAME, "Name or service not known")
-        except socket.gaierror as cause:
-            raise httpx.ConnectError(str(cause)) from cause
-    except httpx.ConnectError as e:
-        err = map_httpx_error(e, "http://notaurl:8080/v1/chat/completions", phase="connect")
+    err = _resolver_failure(socket.EAI_NONAME, "Name or service not known", "http://notaurl:8080/v1/chat/completions")
     assert isinstance(err, HostNotFound) and not err.retryable
     assert "'notaurl' does not resolve" in err.one_line() and "-2" not in err.one_line()
-    try:
-        try:
-            raise socket.gaierror(socket.EAI_AGAIN, "Temporary failure in name resolution")
-        except socket.gaierror as cause:
-            raise httpx.ConnectError(str(cause)) from cause
-    except httpx.ConnectError as e:
-        passing = map_httpx_error(e, "http://example.test/v1", phase="connect")
+    passing = _resolver_failure(socket.EAI_AGAIN, "Temporary failure in name resolution", "http://example.test/v1")
     assert not isinstance(passing, HostNotFound) and getattr(passing, "retryable", False)
 
 
