@@ -79,6 +79,9 @@ def todo_list(todos: tuple[TodoItem, ...]) -> Text:
     return out
 
 
+EMPTY_REPLY = "(the model returned an empty reply)"
+
+
 class Renderer:
     """Consumes agent events (`feed`) and writes them to `console`; `flush` ends the current run's output.
 
@@ -362,6 +365,8 @@ class Renderer:
             self._text(ev.message.text)
         self._close_text()
         self._streamed_text = False
+        if not ev.partial and not ev.message.text.strip() and not ev.message.tool_uses:
+            self._print_item(Text(EMPTY_REPLY, style="dim"))  # never silent: Claude Code shows "(no content)"
         if ev.partial and ev.stop_reason == "cancelled":
             self.interrupted()
 

@@ -44,3 +44,15 @@ def test_tab_accepts_the_at_completion_and_closes_the_popup(
     t.expect("Seen it.")
     body = str(fake_llm.requests[0].body)
     assert "the app body" in body
+
+
+def test_an_empty_reply_says_so(project: Path, fake_llm: FakeLLM, terms: list[Term]) -> None:
+    """A reply with no text and no tool calls is shown as such, not as nothing at all."""
+    fake_llm.push(Reply(text=""), Reply(text="Second reply."))
+    t = start(terms, project, fake_llm)
+    t.line("say nothing")
+    t.expect("(the model returned an empty reply)")
+    t.prompt()
+    t.line("say something")
+    t.expect("Second reply.")
+    assert t.out.count("(the model returned an empty reply)") == 1
