@@ -8,8 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from tests.fakes import FakeLLM, Reply
+from agentcli.ui.render import SLOW_PROMPT_S
+from tests.cli.test_firsthour import llama_routes
+from tests.fakes import FakeLLM, Fault, Reply
 from tests.ui.ptyterm import Term, child_env
+from tests.ui.test_pty_firsthour import local_env
 
 MODEL = ["--model", "openai/fake-model"]
 
@@ -56,3 +59,29 @@ def test_an_empty_reply_says_so(project: Path, fake_llm: FakeLLM, terms: list[Te
     t.line("say something")
     t.expect("Second reply.")
     assert t.out.count("(the model returned an empty reply)") == 1
+
+
+def test_the_spinner_waits_for_the_model_before_its_first_byte(
+    project: Path, fake_llm: FakeLLM, terms: list[Term]
+) -> None:
+    """Before a reply's first byte the spinner says it waits for the model (not "Thinking", which needs thinking
+    deltas), with how long it has waited."""
+    fake_llm.push(Reply(text="Late answer.", fault=Fault("slow_first_byte", delay_s=2.5)))
+    t = start(terms, project, fake_llm)
+    t.line("hello")
+    t.expect("Waiting for the model… ")
+    t.expect("Late answer.")
+    assert "Thinking…" not in t.out
+
+
+def test_a_slow_local_server_is_evaluating_the_prompt(project: Path, fake_llm: FakeLLM, terms: list[Term]) -> None:
+    """A llama.cpp server silent for seconds (a long prompt on a CPU): the spinner says what it is doing."""
+    llama_routes(fake_llm)
+    fake_llm.push(Reply(text="Evaluated.", fault=Fault("slow_first_byte", delay_s=SLOW_PROMPT_S + 2.5)))
+    t = Term(["--base-url", fake_llm.openai_url], project, local_env())
+    terms.append(t)
+    t.prompt()
+    t.line("a long prompt")
+    t.expect("Waiting for the model… evaluating the prompt ", timeout=SLOW_PROMPT_S + 20)
+    t.expect("Evaluated.")
+    assert "Thinking…" not in t.out
