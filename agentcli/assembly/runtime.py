@@ -356,6 +356,7 @@ async def agent_options(settings: Settings, sel: selection.Selection, preset: Pr
         tools_unseen=known_dropped(sel),
         accepts_images_fn=lambda model: catalog.accepts_images(model, settings.prices),
         await_background=await_background,
+        headless=await_background,
     )
 
 
@@ -378,6 +379,8 @@ async def build(settings: Settings, approver: Approver,
 
     probed = await first_use_probe(sel)
     label = await provider_label(sel)  # after the probe, which keeps its answer; the session header keeps it
+    if label and "label" not in sel.config.options:  # its errors name the server ("llamacpp"), not the wire
+        sel = replace(sel, config=replace(sel.config, options={**sel.config.options, "label": label}))
     opened = open_sink(settings, sel, label)
     try:
         provider = sdkparts.with_fallback(make_provider(sel), settings, sel)

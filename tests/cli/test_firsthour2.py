@@ -48,3 +48,37 @@ def test_sessions_name_the_provider_as_the_init_line_does(tmp_path: Path, fake_l
     again = agentcli(["-p", "more", "-r", sid, "--output-format", "stream-json", "--verbose"], tmp_path, env)
     assert again.status == 0, again.stderr  # still reconnects by the stored key and URL
     assert again.lines()[0]["provider"] == "llamacpp"
+
+
+def _llama(fake: FakeLLM, n_ctx: int | None) -> None:
+    llama_routes(fake)
+    props = dict(fake.get_routes["/props"])
+    if n_ctx is None:
+        del props["default_generation_settings"]
+    else:
+        props["default_generation_settings"] = {"n_ctx": n_ctx}
+    fake.get_routes["/props"] = props
+
+
+def test_p_refuses_a_prompt_known_to_overflow_the_local_window(tmp_path: Path, fake_llm: FakeLLM) -> None:
+    """llama.cpp says its window is 2048 tokens: a ~6,000-token prompt is refused before it is sent, naming
+    the server as the session does, with what a headless user can do (no /clear under -p)."""
+    _llama(fake_llm, 2048)
+    fake_llm.push(Reply(text="never asked"))
+    prompt = "word " * 6000
+    run = agentcli(["-p", prompt, "--base-url", fake_llm.openai_url], tmp_path, local_env(fake_llm))
+    assert run.status != 0
+    assert [r for r in fake_llm.requests if r.path.endswith("/chat/completions")] == []
+    assert "[context_overflow]" in run.stderr and "2,048 tokens" in run.stderr and "llamacpp" in run.stderr
+    assert "/clear" not in run.stderr and "--max-turns" in run.stderr and "llama-server -c" in run.stderr
+
+
+def test_p_too_long_error_names_the_real_server(tmp_path: Path) -> None:
+    """The window is not known ahead (no n_ctx in /props): the server's own "too long" answer is reported as
+    llamacpp's, not "OpenAI"'s, and suggests no /clear under -p."""
+    with FakeLLM([Reply(text="never")], max_input_tokens=1000).start() as fake:
+        _llama(fake, None)
+        run = agentcli(["-p", "word " * 3000, "--base-url", fake.openai_url], tmp_path, local_env(fake))
+    assert run.status != 0
+    assert "[context_overflow]" in run.stderr and "llamacpp returned HTTP 400" in run.stderr, run.stderr
+    assert "OpenAI" not in run.stderr and "/clear" not in run.stderr
