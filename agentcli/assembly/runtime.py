@@ -211,7 +211,7 @@ def tool_names(preset: Preset | None, mode: str, exact: tuple[str, ...] | None =
     return names
 
 
-def open_sink(settings: Settings, sel: selection.Selection) -> OpenedSession:
+def open_sink(settings: Settings, sel: selection.Selection, label: str | None = None) -> OpenedSession:
     """The session to write to and the history to continue from (see agentcli.session.store)."""
     from agentcli.session.store import open_session
 
@@ -233,6 +233,7 @@ def open_sink(settings: Settings, sel: selection.Selection) -> OpenedSession:
         no_persistence=settings.session.no_persistence,
         name=settings.session.name,
         secrets=settings.secrets,
+        provider_label=label,
     )
 
 
@@ -309,10 +310,9 @@ async def first_use_probe(sel: selection.Selection) -> str | None:
     return f"First use of {url} ({sel.model}): {window}; {TOOL_CALLING.get(found.tool_calling, found.tool_calling)}."
 
 
-async def probe_note(sel: selection.Selection, opened: OpenedSession) -> str | None:
+def probe_note(note: str | None, opened: OpenedSession) -> str | None:
     """The first-use probe's note: an aside, or a warning (yellow; on stderr with -p) when the server's chat
     template drops tools."""
-    note = await first_use_probe(sel)
     if note is not None and note.endswith(TOOL_CALLING["none"] + "."):
         opened.notices.append(note)
         return None
@@ -335,13 +335,11 @@ def untrusted_notice(settings: Settings) -> str:
 
 
 async def agent_options(settings: Settings, sel: selection.Selection, preset: Preset | None,
-                        window_fn: Callable[[str], int | None], limit: int | None, *,
+                        window_fn: Callable[[str], int | None], limit: int | None, *, label: str | None = None,
                         await_background: bool = False) -> AgentOptions:
     """What the session's agent is configured with: its model, prompt, limits, prices and windows (`window_fn`
     and `limit` checked before the session file was opened). `await_background`: -p and the SDK, where nobody
     hears a background subagent's later answer, wait for it before the run ends."""
-    from agentcli.assembly.served import provider_label
-
     return AgentOptions(
         model=sel.model,
         provider_name=sel.config.name,
@@ -356,10 +354,11 @@ async def agent_options(settings: Settings, sel: selection.Selection, preset: Pr
         auto_compact_limit=limit,
         compact_provider=compact_provider_fn(settings),
         nested_memory=nested_memory(settings),
-        provider_label=await provider_label(sel),
+        provider_label=label,
         tools_unseen=known_dropped(sel),
         accepts_images_fn=lambda model: catalog.accepts_images(model, settings.model.prices),
         await_background=await_background,
+        headless=await_background,
     )
 
 
@@ -378,7 +377,13 @@ async def build(settings: Settings, approver: Approver,
     preload_http(sel.config.base_url)
     telemetry = start_telemetry(settings)  # its import overlaps the rest of the assembly
     window_fn, limit = context_window_fn(settings.model.prices, settings, sel), auto_compact_limit(settings)
-    opened = open_sink(settings, sel)
+    from agentcli.assembly.served import provider_label
+
+    probed = await first_use_probe(sel)
+    label = await provider_label(sel)  # after the probe, which keeps its answer; the session header keeps it
+    if label and "label" not in sel.config.options:  # its errors name the server ("llamacpp"), not the wire
+        sel = replace(sel, config=replace(sel.config, options={**sel.config.options, "label": label}))
+    opened = open_sink(settings, sel, label)
     try:
         provider = sdkparts.with_fallback(make_provider(sel), settings, sel)
         ctx = tool_context(settings)
@@ -393,9 +398,9 @@ async def build(settings: Settings, approver: Approver,
     except BaseException:
         opened.close()
         raise
-    note = await probe_note(sel, opened)
+    note = probe_note(probed, opened)
     provider = watch_tools(provider, sel)  # after the first-use probe, which may have told already
-    options = await agent_options(settings, sel, preset, window_fn, limit,
+    options = await agent_options(settings, sel, preset, window_fn, limit, label=label,
                                   await_background=not getattr(approver, "interactive", True))
     registry = ToolRegistry(sdkparts.without_denied(tool_names(preset, policy.mode, settings.tools), policy))
     opened.notices.extend(sdkparts.attach_structured_output(registry, options, settings))

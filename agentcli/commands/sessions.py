@@ -157,9 +157,10 @@ def _list(directory: Path, as_json: bool, limit: int, show_all: bool) -> int:
     if limit:
         rows = rows[:limit]
     if as_json:
-        keys = ("id", "name", "created", "model", "provider", "git_branch", "turns", "first_prompt",
-                "parent_session", "fork_record")
-        body = [{**{k: getattr(s, k) for k in keys}, "title": s.title, "updated": s.updated} for s in rows]
+        keys = ("id", "name", "created", "model", "git_branch", "turns", "first_prompt", "parent_session",
+                "fork_record")
+        body = [{**{k: getattr(s, k) for k in keys}, "provider": s.shown_provider, "title": s.title,
+                 "updated": s.updated} for s in rows]
         sys.stdout.write(json.dumps(body, ensure_ascii=False, indent=2) + "\n")
         return 0
     if not rows:
@@ -183,7 +184,8 @@ def _show(directory: Path, ref: str, as_json: bool, sidechain: str | None) -> in
         sys.stdout.write("".join(encode(r).decode() for r in [loaded.header, *loaded.chain]))
         return 0
     h = loaded.header
-    out = [f"session {loaded.session_id}  {h.get('provider', '')}/{h.get('model', '')}  {h.get('created', '')}"]
+    shown = h.get("provider_label") or h.get("provider", "")
+    out = [f"session {loaded.session_id}  {shown}/{h.get('model', '')}  {h.get('created', '')}"]
     if h.get("parent_session"):
         out.append(f"forked from {h['parent_session']} at {h.get('fork_record')}")
     if h.get("sidechain_of"):

@@ -27,9 +27,19 @@ async def request(agent: Requesting, box: list[MessageBuilder], tools: list[Any]
     compacts the history and retries the same turn once; a second one ends the run (never a loop). A request
     that would pass the compaction threshold is compacted first."""
     threshold = agent.compact_limit()
+    compacted = False
     if threshold is not None and len(agent.messages) > 1 and agent.context_tokens() > threshold:
         async for ev in compactor.compact(agent, "auto", "threshold"):
             yield ev
+        compacted = True
+    window = agent.window()
+    if window is not None and agent.context_tokens() > window:  # known not to fit: never sent to fail
+        if not compacted and len(agent.messages) > 1:
+            async for ev in compactor.compact(agent, "auto", "overflow"):
+                yield ev
+        if agent.context_tokens() > window:
+            raise too_long(agent, f"the next request (~{agent.context_tokens():,} tokens) does not fit the "
+                                  f"context window of {_server(agent)} ({window:,} tokens); it was not sent")
     for attempt in (1, 2):
         builder = MessageBuilder(provider=agent.options.provider_name)
         box.append(builder)
@@ -43,13 +53,30 @@ async def request(agent: Requesting, box: list[MessageBuilder], tools: list[Any]
             if builder.output_seen:
                 raise
             if attempt == 2:
-                raise ContextOverflowError(
-                    f"the conversation is still too long for {agent.options.model} after compacting it "
-                    f"(~{agent.context_tokens():,} tokens): {err.message}",
-                    hint="start a new session (/clear), lower model_auto_compact_token_limit, or use a model "
-                         "with a larger window", status=err.status) from err
+                raise too_long(agent, f"the conversation is still too long for {_server(agent)} after "
+                                      f"compacting it (~{agent.context_tokens():,} tokens): {err.message}",
+                               err.status) from err
             async for ev in compactor.compact(agent, "auto", "overflow"):
                 yield ev
+
+
+def _server(agent: Requesting) -> str:
+    """The model and the server as the session names them ("qwen.gguf on llamacpp"), not the wire format."""
+    options = agent.options
+    return f"{options.model} on {options.provider_label or options.provider_name}"
+
+
+def too_long(agent: Requesting, message: str, status: int | None = None) -> ContextOverflowError:
+    """The error for a conversation too long for the model, with what the user can do where they are: the
+    REPL's commands interactively; flags and the server's own window under `-p`, where no /clear exists."""
+    options = agent.options
+    server = "start the server with a larger context (llama-server -c)" if options.provider_label == "llamacpp" \
+        else "use a model with a larger context window"
+    if options.headless:
+        hint = f"send a smaller prompt, lower --max-turns, or {server}"
+    else:
+        hint = f"/compact or /clear, send a smaller prompt, or {server}"
+    return ContextOverflowError(message, hint=hint, status=status)
 
 
 async def _stream(agent: Requesting, builder: MessageBuilder, tools: list[Any], st: RunState

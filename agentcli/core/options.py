@@ -59,3 +59,4 @@ class AgentOptions:
     # The run does not end while a background subagent it started still runs (nobody is there to hear of it
     # later: `-p`, the SDK); its answer is the next turn's input, as Claude Code's <task-notification>.
     await_background: bool = False
+    headless: bool = False  # -p / the SDK: no one to type /compact or /clear (errors suggest flags instead)

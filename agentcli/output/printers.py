@@ -82,6 +82,7 @@ class TextPrinter:
         self._err_text = _for(err)
         self._reply: list[str] = []  # the main agent's reply under way
         self._last = ""  # the text of its last complete reply
+        self._empty = False  # the last reply had neither text nor tool calls
 
     def _answer(self, text: str) -> None:
         if text:
@@ -98,6 +99,8 @@ class TextPrinter:
                 if result.is_error:
                     self.err.write(self._err_text(f"agentcli: {result.error_message} [{result.error_code}]\n"))
                 else:
+                    if self._empty and result.structured_output is None:  # on stderr: stdout stays the answer
+                        self.err.write("agentcli: (the model returned an empty reply)\n")
                     self._answer(result.result)
                 if result.permission_denials:
                     names = ", ".join(sorted({d["tool_name"] for d in result.permission_denials}))
@@ -116,8 +119,9 @@ class TextPrinter:
             case CompactBoundary(_, reason, pre, post, phases):
                 ran = " + ".join(phases) or "nothing to do"
                 self.err.write(f"agentcli: compacted the conversation ({reason}, {ran}): {pre:,} → {post:,} tokens\n")
-            case AssistantMessage(message):
+            case AssistantMessage(message, partial=partial):
                 self._last, self._reply = message.text or self._last, []
+                self._empty = not partial and not message.text.strip() and not message.tool_uses
             case TurnStarted():
                 self._reply = []
             case (SessionStarted() | PermissionDecision() | ToolFinished()

@@ -19,6 +19,7 @@ from agentcli.session.reader import LoadedSession, message_records
 
 def to_json(loaded: LoadedSession) -> str:
     body: dict[str, Any] = {
+        "provider": loaded.header.get("provider_label") or loaded.header.get("provider", ""),  # as -p's init line
         "session": loaded.header,
         "messages": [m.to_dict() for _, m in message_records(loaded.chain)],
         "records": loaded.chain,
@@ -30,7 +31,8 @@ def to_markdown(loaded: LoadedSession) -> str:
     h = loaded.header
     title = h.get("name") or h.get("title") or loaded.session_id
     out = [f"# {title}", "", f"- session: `{loaded.session_id}`", f"- created: {h.get('created', '')}",
-           f"- model: {h.get('provider', '')}/{h.get('model', '')}", f"- cwd: `{h.get('cwd', '')}`"]
+           f"- model: {h.get('provider_label') or h.get('provider', '')}/{h.get('model', '')}",
+           f"- cwd: `{h.get('cwd', '')}`"]
     if h.get("parent_session"):
         out.append(f"- forked from `{h['parent_session']}` at record `{h.get('fork_record')}`")
     out.append("")

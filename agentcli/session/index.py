@@ -30,7 +30,8 @@ class SessionSummary:
     updated: float = 0.0  # file mtime, seconds since the epoch
     name: str | None = None
     model: str = ""
-    provider: str = ""
+    provider: str = ""  # the reconnect key (`--provider`): a profile or a wire format ("openai")
+    provider_label: str = ""  # what the run named it, when not that ("llamacpp"): see `shown_provider`
     base_url: str | None = None  # the provider's base URL (never a key): what `-c` / `-r` reconnect to
     git_branch: str | None = None
     cwd: str = ""
@@ -43,6 +44,11 @@ class SessionSummary:
     size: int = 0
     mtime_ns: int = 0
     offset: int = 0
+
+    @property
+    def shown_provider(self) -> str:
+        """The provider's name as `-p`'s init line gave it."""
+        return self.provider_label or self.provider
 
     @property
     def worth_listing(self) -> bool:
@@ -119,6 +125,7 @@ def _scan_line(s: SessionSummary, line: bytes) -> None:
         s.created = str(rec.get("created", rec.get("ts", "")))
         s.name = rec.get("name") or None
         s.model, s.provider = str(rec.get("model", "")), str(rec.get("provider", ""))
+        s.provider_label = str(rec.get("provider_label") or "")
         s.base_url = rec.get("base_url") or None
         s.git_branch, s.cwd = rec.get("git_branch"), str(rec.get("cwd", ""))
         s.parent_session, s.fork_record = rec.get("parent_session"), rec.get("fork_record")
@@ -131,6 +138,7 @@ def _scan_line(s: SessionSummary, line: bytes) -> None:
     elif kind in ("resumed", "model_switch"):
         s.model = str(data.get("model") or s.model)
         s.provider = str(data.get("provider") or s.provider)
+        s.provider_label = str(data.get("provider_label") or "")
         if "base_url" in data:
             s.base_url = str(data["base_url"]) if data["base_url"] else None
 

@@ -33,6 +33,7 @@ def why_invalid(rec: object) -> str | None:
 # Header fields and their one type (each may also be null): others are ignored (reported), never trusted.
 _HEADER_TYPES: dict[str, type] = {
     "parent_session": str, "fork_record": str, "name": str, "title": str, "model": str, "provider": str,
+    "provider_label": str,
     "base_url": str, "cwd": str, "project_root": str, "git_branch": str, "created": str, "sidechain_of": dict,
     "fork_turns": int}
 

@@ -85,9 +85,12 @@ def open_session(
     secrets: tuple[str, ...] = (),
     checkpoints: bool = True,
     resume_at: str | None = None,
+    provider_label: str | None = None,
 ) -> OpenedSession:
     """Open (or create) the session a run writes to; see the module docstring. `resume_at` (a record id of
-    the resumed branch): continue from that message, leaving the later ones off the branch."""
+    the resumed branch): continue from that message, leaving the later ones off the branch. `provider_label`:
+    what the run names its provider when that is not `provider` (the reconnect key): "llamacpp" for a
+    llama.cpp server reached as `openai` with a base URL; listings and exports show it."""
     root = project_root.resolve()
     directory = layout.sessions_dir(root)
     if session_id is not None and not layout.is_session_id(session_id):
@@ -98,6 +101,7 @@ def open_session(
             return OpenedSession(sid, NullSink(sid))
         _check_free(directory, sid)
         header = new_header(sid, root, cwd or Path.cwd(), model, provider, name, base_url)
+        header["provider_label"] = provider_label
         writer = create(directory, header, Redactor(secrets), _shadow(directory, sid, root, checkpoints, secrets),
                         generated_id=session_id is None)
         writer.warm_checkpoints()
@@ -121,11 +125,13 @@ def open_session(
         _check_free(directory, sid)
         header = fork_header(sid, loaded, root, cwd or Path.cwd(), model, provider, name, loaded.leaf_id)
         header["base_url"] = base_url
+        header["provider_label"] = provider_label
         writer = create(directory, header, Redactor(secrets), _shadow(directory, sid, root, checkpoints, secrets))
     else:
         writer = SessionWriter(loaded.path, sid, redactor=Redactor(secrets), leaf_id=loaded.leaf_id, lock=lock,
                                shadow=_shadow(directory, sid, root, checkpoints, secrets))
-        writer.record(RESUMED, {"model": model, "provider": provider, "base_url": base_url,
+        writer.record(RESUMED, {"model": model, "provider": provider, "provider_label": provider_label,
+                                "base_url": base_url,
                                 "cwd": str(cwd or Path.cwd())})
         if name:
             writer.record("rename", {"name": name})

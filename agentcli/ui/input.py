@@ -8,7 +8,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from prompt_toolkit import PromptSession
-from prompt_toolkit.completion import Completer
+from prompt_toolkit.buffer import Buffer
+from prompt_toolkit.completion import Completer, Completion
 from prompt_toolkit.formatted_text import StyleAndTextTuples
 from prompt_toolkit.history import FileHistory
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
@@ -35,6 +36,14 @@ class CtrlCOnEmpty(Exception):
     """Ctrl-C was pressed on an empty prompt (twice in a row exits)."""
 
 
+def accept_completion(buf: Buffer, completion: Completion) -> None:
+    """Insert `completion` and close the popup. `Buffer.apply_completion` inserts with the text-insert event,
+    which (completing while typing) asks the completer again and reopens the popup on the accepted text."""
+    buf.cancel_completion()
+    buf.delete_before_cursor(-completion.start_position)
+    buf.insert_text(completion.text, fire_event=False)
+
+
 def key_bindings(on_back_tab: Callable[[], None], pastes: dict[int, str]) -> KeyBindings:
     kb = KeyBindings()
 
@@ -43,13 +52,22 @@ def key_bindings(on_back_tab: Callable[[], None], pastes: dict[int, str]) -> Key
         buf = event.current_buffer
         state = buf.complete_state
         if state is not None and state.current_completion is not None:
-            buf.apply_completion(state.current_completion)
+            accept_completion(buf, state.current_completion)
             return
         if buf.document.text_before_cursor.endswith("\\") and not buf.document.text_after_cursor.strip():
             buf.delete_before_cursor(1)
             buf.insert_text("\n")
             return
         buf.validate_and_handle()
+
+    @kb.add("tab")
+    def _complete(event: KeyPressEvent) -> None:
+        buf = event.current_buffer
+        state = buf.complete_state
+        if state is None or not state.completions:
+            buf.start_completion(insert_common_part=True)
+            return
+        accept_completion(buf, state.current_completion or state.completions[0])
 
     @kb.add("escape", "enter")
     @kb.add("c-j")

@@ -79,6 +79,13 @@ def todo_list(todos: tuple[TodoItem, ...]) -> Text:
     return out
 
 
+EMPTY_REPLY = "(the model returned an empty reply)"
+WAITING = "Waiting for the model"  # the spinner before a reply's first byte ("Thinking" only with thinking deltas)
+SLOW_PROMPT_S = 5.0  # a local server silent this long is evaluating a long prompt (llama.cpp: ~100 tokens/s on CPU)
+# Servers on the user's machine (the provider names SessionStarted gives): their silence is prompt evaluation.
+LOCAL_PROVIDERS = frozenset({"llamacpp", "ollama", "lmstudio", "vllm", "local"})
+
+
 class Renderer:
     """Consumes agent events (`feed`) and writes them to `console`; `flush` ends the current run's output.
 
@@ -102,21 +109,22 @@ class Renderer:
         self._running: dict[str, str] = {}
         self._denied: dict[str, str] = {}
         self._interrupted = False
-        self._phase = "Thinking"
-        self._started = time.monotonic()
+        self._phase = WAITING
+        self._started = self._waiting_since = time.monotonic()
+        self._local = False  # the session's server is a local one (SessionStarted's provider)
         self._reported_tokens = 0
         self._streamed_chars = 0
 
     # ---- public -------------------------------------------------------------------------------------------
 
-    def begin_turn(self, phase: str = "Thinking") -> None:
+    def begin_turn(self, phase: str = WAITING) -> None:
         """A prompt was sent: leave a gap under it and start the spinner."""
         self._need_gap = True
         self._interrupted = False
         self._started = time.monotonic()
         self._reported_tokens = 0
         self._streamed_chars = 0
-        self._phase = phase
+        self._wait(phase)
         self._start_live()
 
     def under_prompt(self) -> None:
@@ -131,7 +139,9 @@ class Renderer:
                 self._thinking_text(text)
             case ToolCallDelta(_index, arguments):
                 self._streamed_chars += len(arguments)
-            case ThinkingSignature() | ToolCallEnd() | ToolResultsMessage() | SessionStarted():
+            case SessionStarted(provider=provider):
+                self._local = provider in LOCAL_PROVIDERS
+            case ThinkingSignature() | ToolCallEnd() | ToolResultsMessage():
                 pass
             case RedactedThinking():
                 self._close_text()
@@ -148,7 +158,7 @@ class Renderer:
             case TurnStarted():
                 self._calls.clear()
                 self._streamed_text = False
-                self._phase = "Thinking"
+                self._wait(WAITING)
                 self._start_live()
             case AssistantMessage():
                 self._assistant(event)
@@ -169,7 +179,7 @@ class Renderer:
                 self._phase = "Compacting"
             case CompactBoundary():
                 self._print_item(Text(compact_line(event), style="cyan"))
-                self._phase = "Thinking"
+                self._wait(WAITING)
             case TodosUpdated(todos):
                 self._print_item(todo_list(todos))
             case WebSearchResults(provider, queries, sources):
@@ -317,6 +327,7 @@ class Renderer:
     def _thinking_text(self, text: str) -> None:
         text = inert(text)
         self._streamed_chars += len(text)
+        self._phase = "Thinking"  # only now: thinking deltas arrive
         if not self.show_thinking:
             return
         if self._thinking is None:
@@ -355,13 +366,15 @@ class Renderer:
         else:
             lines.extend(toolfmt.preview(ev.name, ev.result.content, ev.display, ev.result.is_error, width))
         self._print_item(Group(*lines))
-        self._phase = "Thinking"
+        self._wait(WAITING)
 
     def _assistant(self, ev: AssistantMessage) -> None:
         if not self._streamed_text and ev.message.text:
             self._text(ev.message.text)
         self._close_text()
         self._streamed_text = False
+        if not ev.partial and not ev.message.text.strip() and not ev.message.tool_uses:
+            self._print_item(Text(EMPTY_REPLY, style="dim"))  # never silent: Claude Code shows "(no content)"
         if ev.partial and ev.stop_reason == "cancelled":
             self.interrupted()
 
@@ -451,11 +464,27 @@ class Renderer:
         if self._live is not None:
             self._live.refresh()
 
+    def _wait(self, phase: str) -> None:
+        """A request is (about to be) sent: nothing of its reply has arrived yet."""
+        self._phase = phase
+        self._waiting_since = time.monotonic()
+
+    def _phase_text(self, now: float) -> str:
+        """What the spinner says; before the reply's first byte, how long the model has been silent, and for a
+        local server that is slow to answer, what it is doing (evaluating the prompt, token by token)."""
+        if self._phase != WAITING:
+            return f"{self._phase}…"
+        waited = now - self._waiting_since
+        if self._local and waited >= SLOW_PROMPT_S:
+            return f"{WAITING}… evaluating the prompt {waited:.0f}s"
+        return f"{WAITING}… {waited:.0f}s"
+
     def status_text(self) -> Text:
-        elapsed = time.monotonic() - self._started
+        now = time.monotonic()
+        elapsed = now - self._started
         tokens = max(self._reported_tokens, self._streamed_chars // 4)
         shown = f"{tokens / 1000:.1f}k" if tokens >= 1000 else str(tokens)
-        line = Text(visible(f"{self._phase}… "), style="bold magenta")  # a tool name is the model's text
+        line = Text(visible(f"{self._phase_text(now)} "), style="bold magenta")  # a tool name: model text
         line.append(f"({elapsed:.0f}s · ↓ {shown} tokens · esc to interrupt)", style="dim")
         return line
 
