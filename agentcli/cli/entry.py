@@ -31,6 +31,7 @@ SUBCOMMANDS: dict[str, str] = {
     "hooks": "list the hooks in force, import them from Claude Code's settings",
     "agents": "list subagent definitions (.claude/agents, .agentcli/agents, built-ins)",
     "usage": "tokens and cost over time, by day, project, model or provider",
+    "acp": "serve the Agent Client Protocol on stdin/stdout (editors, ACP clients)",
 }
 
 PERMISSION_MODES = ("default", "acceptEdits", "plan", "bypassPermissions", "dontAsk")
