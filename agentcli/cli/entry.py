@@ -32,6 +32,7 @@ SUBCOMMANDS: dict[str, str] = {
     "agents": "list subagent definitions (.claude/agents, .agentcli/agents, built-ins)",
     "usage": "tokens and cost over time, by day, project, model or provider",
     "acp": "serve the Agent Client Protocol on stdin/stdout (editors, ACP clients)",
+    "serve": "serve sessions over HTTP (loopback, bearer token): prompts, SSE events, permissions",
 }
 
 PERMISSION_MODES = ("default", "acceptEdits", "plan", "bypassPermissions", "dontAsk")

@@ -1,0 +1,121 @@
+"""`agentcli serve` driven by clients using only httpx and SSE: the token is required on every path (401),
+two watchers of one session see the same events, and a permission answered by one is seen answered by both."""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from tests.cli.helpers import ANTHROPIC, git_repo, provider_env
+from tests.fakes.script import Reply, ToolCall
+from tests.fakes.server import FakeLLM
+
+ROOT = Path(__file__).resolve().parents[2]
+TIMEOUT = 60
+
+
+class Server:
+    def __init__(self, proc: subprocess.Popen[str], url: str, token: str) -> None:
+        self.proc, self.url, self.token = proc, url, token
+
+    def client(self, token: str | None = None) -> httpx.Client:
+        headers = {"Authorization": f"Bearer {token if token is not None else self.token}"}
+        return httpx.Client(base_url=self.url, headers=headers, timeout=TIMEOUT)
+
+
+@pytest.fixture
+def server(fake_llm: FakeLLM, tmp_path: Path) -> Iterator[Server]:
+    env = {**os.environ, **provider_env(fake_llm, ANTHROPIC), "PYTHONPATH": str(ROOT)}
+    proc = subprocess.Popen([sys.executable, "-m", "agentcli", "serve", "--port", "0", "--model", ANTHROPIC],
+                            env=env, cwd=tmp_path, stderr=subprocess.PIPE, text=True)
+    assert proc.stderr is not None
+    token = url = ""
+    lines = []
+    for line in proc.stderr:
+        lines.append(line)
+        if "listening on " in line:
+            url = line.split("listening on ", 1)[1].strip()
+            break
+        if not line.startswith("agentcli serve:"):
+            token = line.strip()
+    assert url and token, lines
+    token_file = Path(os.environ["AGENTCLI_HOME"]) / "server" / "token"
+    assert token_file.read_text().strip() == token and token_file.stat().st_mode & 0o777 == 0o600
+    try:
+        yield Server(proc, url, token)
+    finally:
+        proc.terminate()
+        proc.wait(TIMEOUT)
+        proc.stderr.close()
+
+
+def watch(server: Server, sid: str, into: queue.Queue[dict[str, Any]], ready: threading.Event) -> None:
+    """One SSE watcher (httpx alone): every `data:` line, as JSON, until the result line."""
+    with server.client() as c, c.stream("GET", f"/v1/sessions/{sid}/events") as response:
+        assert response.status_code == 200
+        for line in response.iter_lines():
+            if line.startswith(":"):
+                ready.set()
+            if line.startswith("data: "):
+                obj = json.loads(line[len("data: "):])
+                into.put(obj)
+                if obj["type"] == "result":
+                    return
+
+
+def until(q: queue.Queue[dict[str, Any]], pred: Any) -> list[dict[str, Any]]:
+    seen = []
+    while True:
+        obj = q.get(timeout=TIMEOUT)
+        seen.append(obj)
+        if pred(obj):
+            return seen
+
+
+def test_token_two_watchers_and_a_shared_permission(server: Server, fake_llm: FakeLLM, tmp_path: Path) -> None:
+    proj = git_repo(tmp_path / "proj", {"notes.txt": "alpha\n"})
+    for token in ("wrong", "Bearer"):
+        with server.client(token) as c:
+            assert c.get("/v1/openapi.json").status_code == 401
+            assert c.post("/v1/sessions", json={"cwd": str(proj)}).status_code == 401
+    with httpx.Client(base_url=server.url) as bare:
+        assert bare.get("/v1/sessions").status_code == 401
+
+    with server.client() as c:
+        assert c.get("/v1/openapi.json").json()["openapi"].startswith("3.")
+        sid = c.post("/v1/sessions", json={"cwd": str(proj)}).json()["session_id"]
+        queues: list[queue.Queue[dict[str, Any]]] = [queue.Queue(), queue.Queue()]
+        readies = [threading.Event(), threading.Event()]
+        threads = [threading.Thread(target=watch, args=(server, sid, q, r), daemon=True)
+                   for q, r in zip(queues, readies, strict=True)]
+        for t in threads:
+            t.start()
+        assert all(r.wait(TIMEOUT) for r in readies)
+
+        target = proj / "made.txt"
+        fake_llm.push(Reply(tool_calls=[ToolCall("Write", {"file_path": str(target), "content": "made\n"})]),
+                      Reply(text="written"))
+        assert c.post(f"/v1/sessions/{sid}/prompt", json={"prompt": "write it"}).status_code == 202
+        asked = [until(q, lambda o: o["type"] == "control_request")[-1] for q in queues]
+        assert asked[0] == asked[1] and asked[0]["request"]["tool_name"] == "Write"
+        rid = asked[0]["request_id"]
+        assert c.post(f"/v1/sessions/{sid}/permissions/{rid}", json={"behavior": "allow"}).status_code == 200
+        assert c.post(f"/v1/sessions/{sid}/permissions/{rid}", json={"behavior": "deny"}).status_code == 409
+        rest = [until(q, lambda o: o["type"] == "result") for q in queues]
+        for seen in rest:
+            assert any(o.get("subtype") == "permission_resolved" and o["request_id"] == rid for o in seen)
+            assert seen[-1]["result"] == "written" and not seen[-1]["is_error"]
+        assert [o["type"] for o in rest[0]] == [o["type"] for o in rest[1]]
+        assert target.read_text() == "made\n"
+        for t in threads:
+            t.join(TIMEOUT)
