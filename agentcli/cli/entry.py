@@ -121,6 +121,11 @@ ROOT_FLAGS: tuple[Flag, ...] = (
          help="with --resume: continue from this message (the ones after it are left out)"),
     flag("--no-session-persistence", kind="switch", panel=SESSION, help="do not save this session"),
     flag("-n", "--name", metavar="NAME", panel=SESSION, help="a name for this session"),
+    flag("--attach", metavar="URL", panel=RUN,
+         help="run on a warm `agentcli serve` at URL (-p, or a plain REPL); its token is found by itself on "
+              "this machine"),
+    flag("--token", metavar="TOKEN", panel=RUN,
+         help="with --attach: the server's bearer token (else $AGENTCLI_SERVER_TOKEN, else the local one)"),
     *cli_compat.COMPAT_FLAGS,
     flag("-h", "--help", kind="help", panel=RUN, help="show this message and exit"),
     flag("-v", "--version", kind="version", panel=RUN, help="print the version and exit"),
@@ -165,7 +170,7 @@ def settings_flags(values: dict[str, Any]) -> dict[str, Any]:
         flags["permission_mode"] = "bypassPermissions"
     if "add_dirs" in flags:
         flags["add_dirs"] = tuple(Path(d).expanduser().resolve() for d in flags["add_dirs"])
-    for key in ("prompt", "print_mode", "cwd", "help", "version"):
+    for key in ("prompt", "print_mode", "cwd", "help", "version", "attach", "token"):
         flags.pop(key, None)
     return cli_compat.drop(flags)
 
@@ -274,6 +279,8 @@ def run(argv: list[str], *, exit_when_done: bool = False) -> int:
     try:
         for note in cli_compat.check(values):
             sys.stderr.write(note + "\n")
+        if values.get("attach"):
+            return _attached(values)
         from agentcli.assembly.resumed import with_session_setup
         from agentcli.settings.config import load_settings
 
@@ -312,6 +319,18 @@ def run(argv: list[str], *, exit_when_done: bool = False) -> int:
     except KeyboardInterrupt:
         sys.stderr.write("agentcli: interrupted\n")
         return 130
+
+
+def _attached(values: dict[str, Any]) -> int:
+    """`--attach URL`: a thin client of `agentcli serve` (agentcli.server.attach imports nothing of the agent);
+    the server's own settings and model run the turn."""
+    from agentcli.server.attach import run_attached
+
+    prompt = _read_prompt(values.get("prompt")) if values.get("print_mode") else None
+    resume = values.get("resume")
+    return run_attached(values["attach"], values.get("token"), prompt, str(_cwd(values)),
+                        resume if isinstance(resume, str) and resume else None,
+                        values.get("output_format") or "text")
 
 
 def start_up_done() -> None:

@@ -7,6 +7,7 @@
                                            watchers), permission questions as `control_request` lines
     POST /v1/sessions/{id}/permissions/{request_id}   {"behavior": "allow"|"deny", "message"?}
     POST /v1/sessions/{id}/interrupt       stop the turn under way
+    DELETE /v1/sessions/{id}               end the session (its file stays: resume it anywhere)
     GET  /v1/openapi.json                  this description
 """
 
@@ -135,6 +136,13 @@ def build_app(hub: Hub, token: str) -> ASGIApp:
             return _error(404, "not_found", "no such session on this server")
         return JSONResponse({"interrupted": session.driver.interrupt()})
 
+    async def close(request: Request) -> Response:
+        session = hub.sessions.pop(request.path_params["sid"], None)
+        if session is None:
+            return _error(404, "not_found", "no such session on this server")
+        await session.aclose()
+        return JSONResponse({"closed": True})
+
     async def openapi(request: Request) -> Response:
         from agentcli.server.openapi import description
 
@@ -147,6 +155,7 @@ def build_app(hub: Hub, token: str) -> ASGIApp:
         Route("/v1/sessions/{sid}/events", events, methods=["GET"]),
         Route("/v1/sessions/{sid}/permissions/{rid}", permission, methods=["POST"]),
         Route("/v1/sessions/{sid}/interrupt", interrupt, methods=["POST"]),
+        Route("/v1/sessions/{sid}", close, methods=["DELETE"]),
         Route(OPENAPI_PATH, openapi, methods=["GET"]),
     ]
     return BearerAuth(Starlette(routes=routes), token)

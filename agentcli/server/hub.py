@@ -77,8 +77,11 @@ class ServedSession:
     approver: HttpApprover
     watchers: set[asyncio.Queue[Line | None]] = field(default_factory=set)
     turn: asyncio.Task[None] | None = None
+    exit_status: int = 0  # the last run's (on its result line: a thin client exits with it, as `-p` does)
 
     def publish(self, line: Line) -> None:
+        if line.get("type") == "result":
+            line = {**line, "exit_status": self.exit_status}
         for queue in self.watchers:
             queue.put_nowait(line)
 
@@ -102,9 +105,21 @@ class ServedSession:
         printer = StreamJsonPrinter(_Lines(self))
         async with contextlib.aclosing(self.driver.run(text)) as events:
             async for event in events:
+                if isinstance(event, RunFinished):
+                    self.exit_status = event.result.exit_status
                 printer.feed(event)
                 if isinstance(event, RunFinished):
                     break
+
+
+    async def aclose(self) -> None:
+        if self.turn is not None and not self.turn.done():
+            self.driver.interrupt()
+            with contextlib.suppress(BaseException):
+                await self.turn
+        await self.driver.aclose()
+        for queue in self.watchers:
+            queue.put_nowait(None)
 
 
 class Hub:
@@ -130,9 +145,5 @@ class Hub:
 
     async def aclose(self) -> None:
         for session in self.sessions.values():
-            if session.turn is not None:
-                session.driver.interrupt()
-                with contextlib.suppress(BaseException):
-                    await session.turn
-            await session.driver.aclose()
+            await session.aclose()
         self.sessions.clear()

@@ -43,6 +43,7 @@ def description() -> dict[str, Any]:
                 "post": _op("answer a permission question", _obj(
                     behavior={"type": "string", "enum": ["allow", "deny"]}, message=text))},
             "/v1/sessions/{sid}/interrupt": {"parameters": [SID], "post": _op("stop the turn under way")},
+            "/v1/sessions/{sid}": {"parameters": [SID], "delete": _op("end the session (its file stays)")},
             "/v1/openapi.json": {"get": _op("this description")},
         },
     }
