@@ -3,6 +3,7 @@ session driven by one agentcli Driver."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import datetime
 from dataclasses import dataclass
@@ -54,6 +55,7 @@ COMMANDS = [AvailableCommand(name="compact", description="summarise the conversa
 class Session:
     driver: Driver
     approver: AcpApprover
+    later: asyncio.Task[None] | None = None
 
 
 class AcpAgent:
@@ -163,8 +165,9 @@ class AcpAgent:
         if failed is not None:
             raise RequestError.internal_error({"message": failed.error_message, "code": failed.error_code})
         session = self.sessions[sid] = Session(driver, approver)
-        await self._send(sid, AvailableCommandsUpdate(session_update="available_commands_update",
-                                                      available_commands=COMMANDS))
+        # after the response that tells the client the session's id (as other ACP agents send it)
+        session.later = asyncio.get_running_loop().create_task(self._send(sid, AvailableCommandsUpdate(
+            session_update="available_commands_update", available_commands=COMMANDS)))
         return session
 
     def _session(self, session_id: str) -> Session:
