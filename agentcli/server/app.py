@@ -64,98 +64,118 @@ async def _body(request: Request) -> dict[str, Any]:
     return data
 
 
+def _hub(request: Request) -> Hub:
+    hub: Hub = request.app.state.hub
+    return hub
+
+
+def session_of(request: Request) -> ServedSession | None:
+    return _hub(request).sessions.get(request.path_params["sid"])
+
+
+async def create(request: Request) -> Response:
+    from agentcli.acp.settings import session_settings
+
+    try:
+        body = await _body(request)
+        cwd, resume = body.get("cwd"), body.get("resume")
+        if not isinstance(cwd, str) or not (resume is None or isinstance(resume, str)):
+            return _error(400, "usage", '{"cwd": "/abs/dir", "resume": "session id (optional)"}')
+        if resume is not None and resume in _hub(request).sessions:  # held already: one writer per session file
+            return JSONResponse({"session_id": resume}, status_code=200)
+        session = await _hub(request).open(session_settings(cwd, _hub(request).flags, None, resume=resume))
+    except AgentCliError as err:
+        return _error(400, err.code, err.one_line())
+    return JSONResponse({"session_id": session.id}, status_code=201)
+
+
+async def listing(request: Request) -> Response:
+    return JSONResponse({"sessions": [{"session_id": s.id, "cwd": str(s.driver.settings.cwd),
+                                       "running": s.turn is not None and not s.turn.done()}
+                                      for s in _hub(request).sessions.values()]})
+
+
+async def prompt(request: Request) -> Response:
+    session = session_of(request)
+    if session is None:
+        return _error(404, "not_found", "no such session on this server")
+    try:
+        text = (await _body(request)).get("prompt")
+    except AgentCliError as err:
+        return _error(400, err.code, err.one_line())
+    if not isinstance(text, str) or not text.strip():
+        return _error(400, "usage", '{"prompt": "your task"}')
+    if not session.prompt(text):
+        return _error(409, "usage", "a turn is already running in this session: wait, or interrupt it")
+    return JSONResponse({"accepted": True}, status_code=202)
+
+
+async def events(request: Request) -> Response:
+    session = session_of(request)
+    if session is None:
+        return _error(404, "not_found", "no such session on this server")
+
+    async def stream() -> AsyncIterator[str]:
+        with session.watch() as queue:
+            yield ": watching\n\n"
+            while (line := await queue.get()) is not None:
+                yield f"event: {line.get('type', 'message')}\ndata: {json.dumps(line)}\n\n"
+
+    return StreamingResponse(stream(), media_type="text/event-stream", headers={"Cache-Control": "no-store"})
+
+
+async def permission(request: Request) -> Response:
+    session = session_of(request)
+    if session is None:
+        return _error(404, "not_found", "no such session on this server")
+    try:
+        body = await _body(request)
+    except AgentCliError as err:
+        return _error(400, err.code, err.one_line())
+    behavior, message = body.get("behavior"), body.get("message")
+    if behavior not in ("allow", "deny") or not (message is None or isinstance(message, str)):
+        return _error(400, "usage", '{"behavior": "allow" | "deny", "message": "why (optional)"}')
+    approval = Approval(behavior, reason=message or ("The user denied this call." if behavior == "deny"
+                                                      else None))
+    if not session.approver.answer(request.path_params["rid"], approval):
+        return _error(409, "answered", "no such open permission request (answered already, or unknown)")
+    return JSONResponse({"answered": True})
+
+
+async def interrupt(request: Request) -> Response:
+    session = session_of(request)
+    if session is None:
+        return _error(404, "not_found", "no such session on this server")
+    return JSONResponse({"interrupted": session.driver.interrupt()})
+
+
+async def close(request: Request) -> Response:
+    session = _hub(request).sessions.pop(request.path_params["sid"], None)
+    if session is None:
+        return _error(404, "not_found", "no such session on this server")
+    await session.aclose()
+    return JSONResponse({"closed": True})
+
+
+async def openapi(request: Request) -> Response:
+    from agentcli.server.openapi import description
+
+    return JSONResponse(description())
+
+
+ROUTES = [
+    Route("/v1/sessions", create, methods=["POST"]),
+    Route("/v1/sessions", listing, methods=["GET"]),
+    Route("/v1/sessions/{sid}/prompt", prompt, methods=["POST"]),
+    Route("/v1/sessions/{sid}/events", events, methods=["GET"]),
+    Route("/v1/sessions/{sid}/permissions/{rid}", permission, methods=["POST"]),
+    Route("/v1/sessions/{sid}/interrupt", interrupt, methods=["POST"]),
+    Route("/v1/sessions/{sid}", close, methods=["DELETE"]),
+    Route(OPENAPI_PATH, openapi, methods=["GET"]),
+]
+
+
 def build_app(hub: Hub, token: str) -> ASGIApp:
-    def session_of(request: Request) -> ServedSession | None:
-        return hub.sessions.get(request.path_params["sid"])
-
-    async def create(request: Request) -> Response:
-        from agentcli.acp.settings import session_settings
-
-        try:
-            body = await _body(request)
-            cwd, resume = body.get("cwd"), body.get("resume")
-            if not isinstance(cwd, str) or not (resume is None or isinstance(resume, str)):
-                return _error(400, "usage", '{"cwd": "/abs/dir", "resume": "session id (optional)"}')
-            session = await hub.open(session_settings(cwd, hub.flags, None, resume=resume))
-        except AgentCliError as err:
-            return _error(400, err.code, err.one_line())
-        return JSONResponse({"session_id": session.id}, status_code=201)
-
-    async def listing(request: Request) -> Response:
-        return JSONResponse({"sessions": [{"session_id": s.id, "cwd": str(s.driver.settings.cwd),
-                                           "running": s.turn is not None and not s.turn.done()}
-                                          for s in hub.sessions.values()]})
-
-    async def prompt(request: Request) -> Response:
-        session = session_of(request)
-        if session is None:
-            return _error(404, "not_found", "no such session on this server")
-        try:
-            text = (await _body(request)).get("prompt")
-        except AgentCliError as err:
-            return _error(400, err.code, err.one_line())
-        if not isinstance(text, str) or not text.strip():
-            return _error(400, "usage", '{"prompt": "your task"}')
-        if not session.prompt(text):
-            return _error(409, "usage", "a turn is already running in this session: wait, or interrupt it")
-        return JSONResponse({"accepted": True}, status_code=202)
-
-    async def events(request: Request) -> Response:
-        session = session_of(request)
-        if session is None:
-            return _error(404, "not_found", "no such session on this server")
-
-        async def stream() -> AsyncIterator[str]:
-            with session.watch() as queue:
-                yield ": watching\n\n"
-                while (line := await queue.get()) is not None:
-                    yield f"event: {line.get('type', 'message')}\ndata: {json.dumps(line)}\n\n"
-
-        return StreamingResponse(stream(), media_type="text/event-stream", headers={"Cache-Control": "no-store"})
-
-    async def permission(request: Request) -> Response:
-        session = session_of(request)
-        if session is None:
-            return _error(404, "not_found", "no such session on this server")
-        try:
-            body = await _body(request)
-        except AgentCliError as err:
-            return _error(400, err.code, err.one_line())
-        behavior, message = body.get("behavior"), body.get("message")
-        if behavior not in ("allow", "deny") or not (message is None or isinstance(message, str)):
-            return _error(400, "usage", '{"behavior": "allow" | "deny", "message": "why (optional)"}')
-        approval = Approval(behavior, reason=message or ("The user denied this call." if behavior == "deny"
-                                                          else None))
-        if not session.approver.answer(request.path_params["rid"], approval):
-            return _error(409, "answered", "no such open permission request (answered already, or unknown)")
-        return JSONResponse({"answered": True})
-
-    async def interrupt(request: Request) -> Response:
-        session = session_of(request)
-        if session is None:
-            return _error(404, "not_found", "no such session on this server")
-        return JSONResponse({"interrupted": session.driver.interrupt()})
-
-    async def close(request: Request) -> Response:
-        session = hub.sessions.pop(request.path_params["sid"], None)
-        if session is None:
-            return _error(404, "not_found", "no such session on this server")
-        await session.aclose()
-        return JSONResponse({"closed": True})
-
-    async def openapi(request: Request) -> Response:
-        from agentcli.server.openapi import description
-
-        return JSONResponse(description())
-
-    routes = [
-        Route("/v1/sessions", create, methods=["POST"]),
-        Route("/v1/sessions", listing, methods=["GET"]),
-        Route("/v1/sessions/{sid}/prompt", prompt, methods=["POST"]),
-        Route("/v1/sessions/{sid}/events", events, methods=["GET"]),
-        Route("/v1/sessions/{sid}/permissions/{rid}", permission, methods=["POST"]),
-        Route("/v1/sessions/{sid}/interrupt", interrupt, methods=["POST"]),
-        Route("/v1/sessions/{sid}", close, methods=["DELETE"]),
-        Route(OPENAPI_PATH, openapi, methods=["GET"]),
-    ]
-    return BearerAuth(Starlette(routes=routes), token)
+    app = Starlette(routes=ROUTES)
+    app.state.hub = hub
+    return BearerAuth(app, token)
