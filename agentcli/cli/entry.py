@@ -280,7 +280,10 @@ def run(argv: list[str], *, exit_when_done: bool = False) -> int:
         for note in cli_compat.check(values):
             sys.stderr.write(note + "\n")
         if values.get("attach"):
-            return _attached(values)
+            status = _attached(values)
+            if exit_when_done:
+                exit_now(status)
+            return status
         from agentcli.assembly.resumed import with_session_setup
         from agentcli.settings.config import load_settings
 

@@ -18,6 +18,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from starlette.applications import Starlette
+from starlette.background import BackgroundTask
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
@@ -153,8 +154,8 @@ async def close(request: Request) -> Response:
     session = _hub(request).sessions.pop(request.path_params["sid"], None)
     if session is None:
         return _error(404, "not_found", "no such session on this server")
-    await session.aclose()
-    return JSONResponse({"closed": True})
+    # the session ends after the answer (SessionEnd hooks, provider, file): a client leaving waits for none of it
+    return JSONResponse({"closed": True}, background=BackgroundTask(session.aclose))
 
 
 async def openapi(request: Request) -> Response:

@@ -46,6 +46,7 @@ def run_server(host: str, port: int, allow_remote: bool, flags: dict[str, Any]) 
 async def _serve(host: str, port: int, token: str, flags: dict[str, Any]) -> int:
     import uvicorn
 
+    import agentcli.assembly.runtime  # noqa: F401  (warm: the first session does not pay the agent's imports)
     from agentcli.server.app import build_app
     from agentcli.server.hub import Hub
 
