@@ -5,6 +5,7 @@ session/cancel mid-turn, and session/load after the agent restarts."""
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import sys
 from collections.abc import AsyncIterator
@@ -12,7 +13,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
-from acp import PROTOCOL_VERSION, spawn_agent_process, text_block
+from acp import PROTOCOL_VERSION, RequestError, spawn_agent_process, text_block
 from acp.core import ClientSideConnection
 from acp.schema import (
     AgentMessageChunk,
@@ -115,3 +116,72 @@ async def scenario(fake: FakeLLM, proj: Path) -> None:
 def test_acp_sdk_client_multi_turn_permission_cancel_and_load(tmp_path: Path, fake_llm: FakeLLM) -> None:
     proj = git_repo(tmp_path / "proj", {"notes.txt": "alpha\n"})
     asyncio.run(scenario(fake_llm, proj))
+
+
+async def modes_rules_plans_and_mcp(fake: FakeLLM, proj: Path) -> None:
+    from acp.schema import EnvVariable, McpServerStdio
+
+    client = Client(answer="allow_always")
+    time_server = McpServerStdio(name="clock", command=str(Path(sys.executable).with_name("mcp-server-time")),
+                                 args=[], env=[EnvVariable(name="TZ", value="UTC")])
+    async with agent(fake, proj, client) as conn:
+        sid = (await asyncio.wait_for(conn.new_session(cwd=str(proj), mcp_servers=[time_server]),
+                                      TIMEOUT)).session_id
+        # allow always (this session): the same command is asked about once
+        echo = ToolCall("Bash", {"command": "touch same.txt"})
+        fake.push(Reply(tool_calls=[echo]), Reply(tool_calls=[echo]), Reply(text="twice"))
+        await asyncio.wait_for(conn.prompt(session_id=sid, prompt=[text_block("echo twice")]), TIMEOUT)
+        assert len(client.asked) == 1
+
+        # plan mode: an edit is refused by the mode, nobody is asked
+        await conn.set_session_mode(session_id=sid, mode_id="plan")
+        target = proj / "planned.txt"
+        fake.push(Reply(tool_calls=[ToolCall("Write", {"file_path": str(target), "content": "x\n"})]),
+                  Reply(text="planned"))
+        await asyncio.wait_for(conn.prompt(session_id=sid, prompt=[text_block("plan it")]), TIMEOUT)
+        assert not target.exists() and len(client.asked) == 1
+
+        # acceptEdits: the edit runs without a question; an unknown mode is refused
+        await conn.set_session_mode(session_id=sid, mode_id="acceptEdits")
+        fake.push(Reply(tool_calls=[ToolCall("Write", {"file_path": str(target), "content": "x\n"})]),
+                  Reply(text="done"))
+        await asyncio.wait_for(conn.prompt(session_id=sid, prompt=[text_block("write")]), TIMEOUT)
+        assert target.read_text() == "x\n" and len(client.asked) == 1
+        try:
+            await conn.set_session_mode(session_id=sid, mode_id="bypassPermissions")
+        except RequestError as err:
+            assert "unknown mode" in json.dumps(err.data)
+        else:
+            raise AssertionError("bypassPermissions is no ACP mode here")
+
+
+def test_acp_modes_session_rules_plans_and_client_mcp(tmp_path: Path, fake_llm: FakeLLM) -> None:
+    proj = git_repo(tmp_path / "proj", {"notes.txt": "alpha\n"})
+    asyncio.run(modes_rules_plans_and_mcp(fake_llm, proj))
+
+
+def test_the_clients_mcp_servers_join_the_users(tmp_path: Path) -> None:
+    from acp.schema import EnvVariable, HttpHeader, HttpMcpServer, McpServerStdio
+
+    from agentcli.acp.settings import session_settings
+    from agentcli.mcp.config import load
+
+    proj = git_repo(tmp_path / "proj", {"notes.txt": "alpha\n"})
+    servers = [McpServerStdio(name="clock", command="/bin/clock", args=["--utc"],
+                              env=[EnvVariable(name="TZ", value="UTC")]),
+               HttpMcpServer(type="http", name="docs", url="http://127.0.0.1:9/mcp",
+                             headers=[HttpHeader(name="X-Key", value="k")])]
+    settings = session_settings(str(proj), {}, servers, session_id="00000000-0000-4000-8000-000000000001")
+    config = load(settings.project_root, settings.mcp_config, settings.strict_mcp_config)
+    assert {"clock", "docs"} <= set(config.servers) and not config.problems
+
+
+def test_todowrite_is_an_acp_plan() -> None:
+    from acp.schema import AgentPlanUpdate
+
+    from agentcli.acp.updates import updates_for
+    from agentcli.core.events import TodoItem, TodosUpdated
+
+    [plan] = updates_for(TodosUpdated((TodoItem("look", "in_progress", "looking"), TodoItem("fix", "odd", "x"))))
+    assert isinstance(plan, AgentPlanUpdate)
+    assert [(e.content, e.status) for e in plan.entries] == [("look", "in_progress"), ("fix", "pending")]
