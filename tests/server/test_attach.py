@@ -8,6 +8,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 from agentcli.server.attach import Attached, deny
@@ -87,3 +88,31 @@ def test_killing_the_server_mid_turn_leaves_a_resumable_session(server: Server, 
     assert resumed.status == 0, resumed.stderr
     assert resumed.stdout.strip() == "back again"
     assert "first answer" in str(fake_llm.requests[-1].body["messages"])
+
+
+def test_the_attached_repl_and_an_interrupt(server: Server, fake_llm: FakeLLM, tmp_path: Path) -> None:
+    proj = git_repo(tmp_path / "proj", {"notes.txt": "alpha\n"})
+    fake_llm.push(Reply(text="answered in the attached repl"))
+    clean = {k: v for k, v in os.environ.items() if not k.endswith(("_API_KEY", "_BASE_URL"))}
+    repl = subprocess.run([sys.executable, "-m", "agentcli", "--attach", server.url], input="hello\n", cwd=proj,
+                          env={**clean, "PYTHONPATH": str(ROOT)}, capture_output=True, text=True, timeout=TIMEOUT)
+    assert repl.returncode == 0, repl.stderr
+    assert "answered in the attached repl" in repl.stdout
+
+    client = Attached(server.url, server.token)
+    client.open(str(proj), None)
+    before = len(fake_llm.requests)
+    fake_llm.push(Reply(text="never", fault=Fault("slow_first_byte", delay_s=30)))
+
+    def interrupt() -> None:  # once the model request is under way
+        assert fake_llm.wait_for_requests(before + 1, TIMEOUT)
+        with server.client() as c:
+            assert c.post(f"/v1/sessions/{client.sid}/interrupt").json() == {"interrupted": True}
+
+    stopper = threading.Thread(target=interrupt)
+    stopper.start()
+    seen = list(client.turn("wait", deny))
+    stopper.join(TIMEOUT)
+    client.close()
+    assert seen[-1]["type"] == "result" and seen[-1]["error"]["code"] == "interrupted"
+    assert seen[-1]["exit_status"] == 130
