@@ -77,3 +77,15 @@ def test_token_two_watchers_and_a_shared_permission(server: Server, fake_llm: Fa
         assert target.read_text() == "made\n"
         for t in threads:
             t.join(TIMEOUT)
+
+
+def test_bad_requests_are_clear_refusals(server: Server, tmp_path: Path) -> None:
+    with server.client() as c:
+        bad = c.post("/v1/sessions", content=b"not json", headers={"Content-Type": "application/json"})
+        assert bad.status_code == 400 and bad.json()["error"] == "usage"
+        relative = c.post("/v1/sessions", json={"cwd": "some/dir"})
+        assert relative.status_code == 400 and "absolute" in relative.json()["message"]
+        unknown = c.post("/v1/sessions", json={"cwd": str(tmp_path), "resume": "no-such-session"})
+        assert unknown.status_code == 400
+        assert c.post("/v1/sessions/nope/prompt", json={"prompt": "x"}).status_code == 404
+        assert c.get("/v1/sessions").json() == {"sessions": []}
