@@ -12,7 +12,7 @@ from agentcli.commands import new_app, reporting_errors
 app = new_app("Serve the Agent Client Protocol on stdin/stdout (for editors and ACP clients).")
 
 
-@app.callback(invoke_without_command=True)
+@app.command()
 def _acp(
     model: Annotated[str | None, typer.Option(metavar="MODEL", help="provider/model or a bare model name")] = None,
     provider: Annotated[str | None, typer.Option(metavar="PROVIDER", help="the provider")] = None,

@@ -11,7 +11,7 @@ from agentcli.commands import new_app, reporting_errors
 app = new_app("Serve agentcli sessions over HTTP (loopback and a bearer token by default).")
 
 
-@app.callback(invoke_without_command=True)
+@app.command()
 def _serve(
     host: Annotated[str, typer.Option(metavar="HOST", help="the address to listen on")] = "127.0.0.1",
     port: Annotated[int, typer.Option(metavar="N", help="the port (0: any free one)")] = 8787,
