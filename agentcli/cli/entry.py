@@ -329,11 +329,20 @@ def _attached(values: dict[str, Any]) -> int:
     the server's own settings and model run the turn."""
     from agentcli.server.attach import run_attached
 
-    prompt = _read_prompt(values.get("prompt")) if values.get("print_mode") else None
     resume = values.get("resume")
-    return run_attached(values["attach"], values.get("token"), prompt, str(_cwd(values)),
-                        resume if isinstance(resume, str) and resume else None,
+    if resume is not None and not (isinstance(resume, str) and resume):
+        raise UsageError("--attach with -r needs a session id", hint="agentcli -r SESSION_ID --attach URL")
+    ignored = sorted(k for k, v in values.items() if k not in ATTACH_FLAGS and v not in (None, False, []))
+    if ignored:  # the warm server's settings run the turn: say so rather than drop them quietly
+        spelled = {f.name: next((n for n in f.names if n.startswith("--")), f.names[0]) for f in ROOT_FLAGS}
+        names = ", ".join(spelled.get(k, k) for k in ignored)
+        sys.stderr.write(f"agentcli: with --attach the server's settings apply; ignored: {names}\n")
+    prompt = _read_prompt(values.get("prompt")) if values.get("print_mode") else None
+    return run_attached(values["attach"], values.get("token"), prompt, str(_cwd(values)), resume,
                         values.get("output_format") or "text")
+
+
+ATTACH_FLAGS = frozenset({"attach", "token", "print_mode", "prompt", "cwd", "resume", "output_format"})
 
 
 def start_up_done() -> None:

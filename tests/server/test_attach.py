@@ -116,3 +116,11 @@ def test_the_attached_repl_and_an_interrupt(server: Server, fake_llm: FakeLLM, t
     client.close()
     assert seen[-1]["type"] == "result" and seen[-1]["error"]["code"] == "interrupted"
     assert seen[-1]["exit_status"] == 130
+
+
+def test_attach_says_which_flags_the_server_overrides(tmp_path: Path) -> None:
+    run = attach(["-p", "hello", "--attach", "http://192.0.2.1:9", "--model", "x/y", "--token", "t", "-c"],
+                 tmp_path)
+    assert "ignored: --continue, --model" in run.stderr
+    bare = attach(["-p", "hello", "--attach", "http://127.0.0.1:9", "--token", "t", "-r"], tmp_path)
+    assert bare.returncode == 2 and "needs a session id" in bare.stderr
