@@ -30,6 +30,8 @@ from agentcli.server.hub import Hub, ServedSession
 from agentcli.server.token import matches
 
 OPENAPI_PATH = "/v1/openapi.json"
+LAGGED = {"type": "system", "subtype": "notice", "level": "error", "code": "watcher_lagged",
+          "text": "this watcher fell too far behind and was let go: connect again (the session goes on)"}
 
 
 class BearerAuth:
@@ -119,8 +121,10 @@ async def events(request: Request) -> Response:
     async def stream() -> AsyncIterator[str]:
         with session.watch() as queue:
             yield ": watching\n\n"
-            while (line := await queue.get()) is not None:
+            while not (queue.lagged and queue.empty()) and (line := await queue.get()) is not None:
                 yield f"event: {line.get('type', 'message')}\ndata: {json.dumps(line)}\n\n"
+            if queue.lagged and session.id in _hub(request).sessions:
+                yield f"event: system\ndata: {json.dumps(LAGGED)}\n\n"
 
     return StreamingResponse(stream(), media_type="text/event-stream", headers={"Cache-Control": "no-store"})
 

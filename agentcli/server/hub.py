@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import io
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -70,24 +71,40 @@ class HttpApprover:
         return True
 
 
+WATCH_BACKLOG = 10_000  # lines a watcher may fall behind before it is let go (memory stays bounded)
+
+
+class Watch(asyncio.Queue[Line | None]):
+    """One watcher's lines. `lagged`: it fell behind by WATCH_BACKLOG lines and was let go; it reads what it
+    has, then its stream ends with a notice saying why."""
+
+    def __init__(self) -> None:
+        super().__init__(maxsize=WATCH_BACKLOG)
+        self.lagged = False
+
+
 @dataclass
 class ServedSession:
     id: str
     driver: Driver
     approver: HttpApprover
-    watchers: set[asyncio.Queue[Line | None]] = field(default_factory=set)
+    watchers: set[Watch] = field(default_factory=set)
     turn: asyncio.Task[None] | None = None
     exit_status: int = 0  # the last run's (on its result line: a thin client exits with it, as `-p` does)
 
     def publish(self, line: Line) -> None:
         if line.get("type") == "result":
             line = {**line, "exit_status": self.exit_status}
-        for queue in self.watchers:
-            queue.put_nowait(line)
+        for queue in list(self.watchers):
+            try:
+                queue.put_nowait(line)
+            except asyncio.QueueFull:
+                queue.lagged = True
+                self.watchers.discard(queue)
 
     @contextlib.contextmanager
-    def watch(self) -> Any:
-        queue: asyncio.Queue[Line | None] = asyncio.Queue()
+    def watch(self) -> Iterator[Watch]:
+        queue = Watch()
         self.watchers.add(queue)
         try:
             yield queue
@@ -119,7 +136,9 @@ class ServedSession:
                 await self.turn
         await self.driver.aclose()
         for queue in self.watchers:
-            queue.put_nowait(None)
+            with contextlib.suppress(asyncio.QueueFull):
+                queue.put_nowait(None)
+            queue.lagged = True  # a full one ends once drained
 
 
 class Hub:
