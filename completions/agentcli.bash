@@ -9,7 +9,7 @@ _agentcli() {
         w="${COMP_WORDS[i]}"
         [[ -z $cmdpath && $i -gt 1 ]] && break  # after the first word, the root takes no command (it is the prompt)
         case "$cmdpath|$w" in
-            "|sessions"|"|models"|"|permissions"|"|presets"|"|mcp"|"|sandbox"|"|doctor"|"|hooks"|"|agents"|"|usage"|"|completion"|"sessions|list"|"sessions|show"|"sessions|rm"|"sessions|rename"|"sessions|export"|"sessions|tree"|"sessions|doctor"|"sessions|fork"|"sessions|rewind"|"permissions|list"|"permissions|add"|"permissions|rm"|"permissions|trust"|"permissions|check"|"presets|list"|"presets|show"|"mcp|add"|"mcp|add-json"|"mcp|list"|"mcp|get"|"mcp|remove"|"sandbox|run"|"sandbox|show"|"hooks|list"|"hooks|import"|"hooks|trust"|"agents|list") cmdpath="${cmdpath:+$cmdpath }$w";;
+            "|sessions"|"|models"|"|permissions"|"|presets"|"|mcp"|"|sandbox"|"|doctor"|"|hooks"|"|agents"|"|usage"|"|acp"|"|serve"|"|completion"|"sessions|list"|"sessions|show"|"sessions|rm"|"sessions|rename"|"sessions|export"|"sessions|tree"|"sessions|doctor"|"sessions|fork"|"sessions|rewind"|"permissions|list"|"permissions|add"|"permissions|rm"|"permissions|trust"|"permissions|check"|"presets|list"|"presets|show"|"mcp|add"|"mcp|add-json"|"mcp|list"|"mcp|get"|"mcp|remove"|"sandbox|run"|"sandbox|show"|"hooks|list"|"hooks|import"|"hooks|trust"|"agents|list") cmdpath="${cmdpath:+$cmdpath }$w";;
         esac
     done
     for ((i = COMP_CWORD - 1; i >= 1; i--)); do  # inside `--allowedTools A B …`: complete for the option
@@ -57,6 +57,8 @@ _agentcli() {
         "|--session-id") :; return;;
         "|--resume-session-at") :; return;;
         "|-n"|"|--name") :; return;;
+        "|--attach") :; return;;
+        "|--token") :; return;;
         "|--betas") :; return;;
         "|--task-budget") :; return;;
         "|--thinking-display") :; return;;
@@ -99,10 +101,19 @@ _agentcli() {
         "agents|-C"|"agents|--directory") COMPREPLY=($(compgen -d -- "$cur")); return;;
         "usage|--since") :; return;;
         "usage|--by") COMPREPLY=($(compgen -W 'day project model provider' -- "$cur")); return;;
+        "acp|--model") _agentcli_values models; return;;
+        "acp|--provider") _agentcli_values providers; return;;
+        "acp|--base-url") :; return;;
+        "acp|--permission-mode") :; return;;
+        "serve|--host") :; return;;
+        "serve|--port") :; return;;
+        "serve|--model") _agentcli_values models; return;;
+        "serve|--provider") _agentcli_values providers; return;;
+        "serve|--base-url") :; return;;
     esac
     if [[ $cur == -* ]]; then
         case "$cmdpath" in
-        "") w='-p --print --output-format --input-format --replay-user-messages --permission-prompt-tool --include-partial-messages --verbose --model --provider --base-url --effort --fallback-model --max-thinking-tokens --thinking --permission-mode --sandbox --dangerously-skip-permissions --allow-dangerously-skip-permissions --allowedTools --allowed-tools --disallowedTools --disallowed-tools --preset --add-dir --append-system-prompt --system-prompt --system-prompt-file --append-system-prompt-file --tools --setting-sources --json-schema --include-hook-events --agents --cwd --mcp-config --strict-mcp-config --settings --max-turns --max-budget-usd --max-tool-calls-per-turn --request-timeout --tool-timeout -c --continue -r --resume --fork-session --session-id --resume-session-at --no-session-persistence -n --name --betas --task-budget --thinking-display --debug-to-stderr --plugin-dir --session-mirror --resume-drops-turn -h --help -v --version';;
+        "") w='-p --print --output-format --input-format --replay-user-messages --permission-prompt-tool --include-partial-messages --verbose --model --provider --base-url --effort --fallback-model --max-thinking-tokens --thinking --permission-mode --sandbox --dangerously-skip-permissions --allow-dangerously-skip-permissions --allowedTools --allowed-tools --disallowedTools --disallowed-tools --preset --add-dir --append-system-prompt --system-prompt --system-prompt-file --append-system-prompt-file --tools --setting-sources --json-schema --include-hook-events --agents --cwd --mcp-config --strict-mcp-config --settings --max-turns --max-budget-usd --max-tool-calls-per-turn --request-timeout --tool-timeout -c --continue -r --resume --fork-session --session-id --resume-session-at --no-session-persistence -n --name --attach --token --betas --task-budget --thinking-display --debug-to-stderr --plugin-dir --session-mirror --resume-drops-turn -h --help -v --version';;
         "sessions") w='-C --directory -h --help';;
         "sessions list") w='--json -n --limit --all -h --help';;
         "sessions show") w='--json --sidechain -h --help';;
@@ -140,6 +151,8 @@ _agentcli() {
         "agents") w='-C --directory -h --help';;
         "agents list") w='--json -h --help';;
         "usage") w='--since --by --json -h --help';;
+        "acp") w='--model --provider --base-url --permission-mode -h --help';;
+        "serve") w='--host --port --allow-remote --model --provider --base-url -h --help';;
         "completion") w='-h --help';;
         esac
         COMPREPLY=($(compgen -W "$w" -- "$cur"))
@@ -147,7 +160,7 @@ _agentcli() {
     fi
     [[ -z $cmdpath && $COMP_CWORD -gt 1 ]] && return
     case "$cmdpath" in
-        "") COMPREPLY=($(compgen -W 'sessions models permissions presets mcp sandbox doctor hooks agents usage completion' -- "$cur"));;
+        "") COMPREPLY=($(compgen -W 'sessions models permissions presets mcp sandbox doctor hooks agents usage acp serve completion' -- "$cur"));;
         "sessions") COMPREPLY=($(compgen -W 'list show rm rename export tree doctor fork rewind' -- "$cur"));;
         "sessions show") _agentcli_values sessions;;
         "sessions rm") _agentcli_values sessions;;

@@ -7,7 +7,7 @@ function __agentcli_path
             break
         end
         switch "$cmdpath|$words[$i]"
-            case '|sessions' '|models' '|permissions' '|presets' '|mcp' '|sandbox' '|doctor' '|hooks' '|agents' '|usage' '|completion' 'sessions|list' 'sessions|show' 'sessions|rm' 'sessions|rename' 'sessions|export' 'sessions|tree' 'sessions|doctor' 'sessions|fork' 'sessions|rewind' 'permissions|list' 'permissions|add' 'permissions|rm' 'permissions|trust' 'permissions|check' 'presets|list' 'presets|show' 'mcp|add' 'mcp|add-json' 'mcp|list' 'mcp|get' 'mcp|remove' 'sandbox|run' 'sandbox|show' 'hooks|list' 'hooks|import' 'hooks|trust' 'agents|list'
+            case '|sessions' '|models' '|permissions' '|presets' '|mcp' '|sandbox' '|doctor' '|hooks' '|agents' '|usage' '|acp' '|serve' '|completion' 'sessions|list' 'sessions|show' 'sessions|rm' 'sessions|rename' 'sessions|export' 'sessions|tree' 'sessions|doctor' 'sessions|fork' 'sessions|rewind' 'permissions|list' 'permissions|add' 'permissions|rm' 'permissions|trust' 'permissions|check' 'presets|list' 'presets|show' 'mcp|add' 'mcp|add-json' 'mcp|list' 'mcp|get' 'mcp|remove' 'sandbox|run' 'sandbox|show' 'hooks|list' 'hooks|import' 'hooks|trust' 'agents|list'
                 set cmdpath (string trim -- "$cmdpath $words[$i]")
         end
     end
@@ -40,6 +40,8 @@ complete -c agentcli -n __agentcli_at_root_start -a doctor -d 'one screen for a 
 complete -c agentcli -n __agentcli_at_root_start -a hooks -d 'list the hooks in force, import them from Claude Code\'s settings'
 complete -c agentcli -n __agentcli_at_root_start -a agents -d 'list subagent definitions (.claude/agents, .agentcli/agents, built-ins)'
 complete -c agentcli -n __agentcli_at_root_start -a usage -d 'tokens and cost over time, by day, project, model or provider'
+complete -c agentcli -n __agentcli_at_root_start -a acp -d 'serve the Agent Client Protocol on stdin/stdout (editors, ACP clients)'
+complete -c agentcli -n __agentcli_at_root_start -a serve -d 'serve sessions over HTTP (loopback, bearer token): prompts, SSE events, permissions'
 complete -c agentcli -n __agentcli_at_root_start -a completion -d 'print the shell completion script: bash, zsh or fish'
 complete -c agentcli -n '__agentcli_at ""' -s p -l print -d 'run one task headless and print the result (prompt as argument or on stdin)'
 complete -c agentcli -n '__agentcli_at ""' -l output-format -x -a 'text json stream-json' -d 'with -p: text (default), json or stream-json'
@@ -90,6 +92,8 @@ complete -c agentcli -n '__agentcli_at ""' -l session-id -x -d 'use this UUID fo
 complete -c agentcli -n '__agentcli_at ""' -l resume-session-at -x -d 'with --resume: continue from this message (the ones after it are left out)'
 complete -c agentcli -n '__agentcli_at ""' -l no-session-persistence -d 'do not save this session'
 complete -c agentcli -n '__agentcli_at ""' -s n -l name -x -d 'a name for this session'
+complete -c agentcli -n '__agentcli_at ""' -l attach -x -d 'run on a warm `agentcli serve` at URL (-p, or a plain REPL); its token is found by itself on this machine'
+complete -c agentcli -n '__agentcli_at ""' -l token -x -d 'with --attach: the server\'s bearer token (else $AGENTCLI_SERVER_TOKEN, else the local one)'
 complete -c agentcli -n '__agentcli_at ""' -l betas -x -d 'Anthropic beta headers: accepted and ignored'
 complete -c agentcli -n '__agentcli_at ""' -l task-budget -x -d 'a task token budget: accepted and ignored'
 complete -c agentcli -n '__agentcli_at ""' -l thinking-display -x -d 'how thinking is shown: accepted and ignored'
@@ -235,5 +239,17 @@ complete -c agentcli -n '__agentcli_at usage' -l since -x -d 'only requests sinc
 complete -c agentcli -n '__agentcli_at usage' -l by -x -a 'day project model provider' -d 'group by day (default), project, model or provider'
 complete -c agentcli -n '__agentcli_at usage' -l json -d 'rows and total as JSON'
 complete -c agentcli -n '__agentcli_at usage' -s h -l help -d 'show help and exit'
+complete -c agentcli -n '__agentcli_at acp' -l model -x -a '(agentcli __complete models 2>/dev/null)' -d 'provider/model or a bare model name'
+complete -c agentcli -n '__agentcli_at acp' -l provider -x -a '(agentcli __complete providers 2>/dev/null)' -d 'the provider'
+complete -c agentcli -n '__agentcli_at acp' -l base-url -x -d 'the provider\'s base URL'
+complete -c agentcli -n '__agentcli_at acp' -l permission-mode -x -d 'the mode new sessions start in: default, acceptEdits or plan'
+complete -c agentcli -n '__agentcli_at acp' -s h -l help -d 'show help and exit'
+complete -c agentcli -n '__agentcli_at serve' -l host -x -d 'the address to listen on'
+complete -c agentcli -n '__agentcli_at serve' -l port -x -d 'the port (0: any free one)'
+complete -c agentcli -n '__agentcli_at serve' -l allow-remote -d 'allow a --host that is not loopback (the token is still required)'
+complete -c agentcli -n '__agentcli_at serve' -l model -x -a '(agentcli __complete models 2>/dev/null)' -d 'provider/model or a bare model name'
+complete -c agentcli -n '__agentcli_at serve' -l provider -x -a '(agentcli __complete providers 2>/dev/null)' -d 'the provider'
+complete -c agentcli -n '__agentcli_at serve' -l base-url -x -d 'the provider\'s base URL'
+complete -c agentcli -n '__agentcli_at serve' -s h -l help -d 'show help and exit'
 complete -c agentcli -n '__agentcli_at completion' -s h -l help -d 'show help and exit'
 complete -c agentcli -n '__agentcli_at completion' -x -a 'bash zsh fish'

@@ -34,7 +34,7 @@ def settings_flags(values: dict[str, Any]) -> dict[str, Any]:
         flags["permission_mode"] = "bypassPermissions"
     if "add_dirs" in flags:
         flags["add_dirs"] = tuple(Path(d).expanduser().resolve() for d in flags["add_dirs"])
-    for key in ("prompt", "print_mode", "cwd", "help", "version"):
+    for key in ("prompt", "print_mode", "cwd", "help", "version", "attach", "token"):
         flags.pop(key, None)
     return cli_compat.drop(flags)
 
@@ -160,6 +160,11 @@ def run(argv: list[str], *, exit_when_done: bool = False) -> int:
     try:
         for note in cli_compat.check(values):
             sys.stderr.write(note + "\n")
+        if values.get("attach"):
+            status = _attached(values)
+            if exit_when_done:
+                exit_now(status)
+            return status
         from agentcli.assembly.resumed import with_session_setup
         from agentcli.settings.config import load_settings
 
@@ -204,6 +209,27 @@ def run(argv: list[str], *, exit_when_done: bool = False) -> int:
     except KeyboardInterrupt:
         sys.stderr.write("agentcli: interrupted\n")
         return 130
+
+
+def _attached(values: dict[str, Any]) -> int:
+    """`--attach URL`: a thin client of `agentcli serve` (agentcli.server.attach imports nothing of the agent);
+    the server's own settings and model run the turn."""
+    from agentcli.server.attach import run_attached
+
+    resume = values.get("resume")
+    if resume is not None and not (isinstance(resume, str) and resume):
+        raise UsageError("--attach with -r needs a session id", hint="agentcli -r SESSION_ID --attach URL")
+    ignored = sorted(k for k, v in values.items() if k not in ATTACH_FLAGS and v not in (None, False, []))
+    if ignored:  # the warm server's settings run the turn: say so rather than drop them quietly
+        spelled = {f.name: next((n for n in f.names if n.startswith("--")), f.names[0]) for f in ROOT_FLAGS}
+        names = ", ".join(spelled.get(k, k) for k in ignored)
+        sys.stderr.write(f"agentcli: with --attach the server's settings apply; ignored: {names}\n")
+    prompt = _read_prompt(values.get("prompt")) if values.get("print_mode") else None
+    return run_attached(values["attach"], values.get("token"), prompt, str(_cwd(values)), resume,
+                        values.get("output_format") or "text")
+
+
+ATTACH_FLAGS = frozenset({"attach", "token", "print_mode", "prompt", "cwd", "resume", "output_format"})
 
 
 def start_up_done() -> None:

@@ -23,6 +23,8 @@ SUBCOMMANDS: dict[str, str] = {
     "hooks": "list the hooks in force, import them from Claude Code's settings",
     "agents": "list subagent definitions (.claude/agents, .agentcli/agents, built-ins)",
     "usage": "tokens and cost over time, by day, project, model or provider",
+    "acp": "serve the Agent Client Protocol on stdin/stdout (editors, ACP clients)",
+    "serve": "serve sessions over HTTP (loopback, bearer token): prompts, SSE events, permissions",
     "completion": "print the shell completion script: bash, zsh or fish",
 }
 
@@ -111,6 +113,11 @@ ROOT_FLAGS: tuple[Flag, ...] = (
          help="with --resume: continue from this message (the ones after it are left out)"),
     flag("--no-session-persistence", kind="switch", panel=SESSION, help="do not save this session"),
     flag("-n", "--name", metavar="NAME", panel=SESSION, help="a name for this session"),
+    flag("--attach", metavar="URL", panel=RUN,
+         help="run on a warm `agentcli serve` at URL (-p, or a plain REPL); its token is found by itself on "
+              "this machine"),
+    flag("--token", metavar="TOKEN", panel=RUN,
+         help="with --attach: the server's bearer token (else $AGENTCLI_SERVER_TOKEN, else the local one)"),
     *cli_compat.COMPAT_FLAGS,
     flag("-h", "--help", kind="help", panel=RUN, help="show this message and exit"),
     flag("-v", "--version", kind="version", panel=RUN, help="print the version and exit"),

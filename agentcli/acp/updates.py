@@ -1,0 +1,126 @@
+"""agentcli's events → ACP `session/update` notifications (text and thinking chunks, plans from TodoWrite, tool
+calls with their kind, locations and diffs, and their updates). Pure mapping: no I/O."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from acp import helpers
+from acp.schema import (
+    AgentMessageChunk,
+    AgentPlanUpdate,
+    AgentThoughtChunk,
+    ToolCallLocation,
+    ToolCallProgress,
+    ToolCallStart,
+    UserMessageChunk,
+)
+
+from agentcli.core.events import (
+    AgentEvent,
+    AssistantMessage,
+    TextDelta,
+    ThinkingDelta,
+    TodosUpdated,
+    ToolFinished,
+    ToolStarted,
+)
+from agentcli.llm.messages import Message, TextBlock, ThinkingBlock, ToolUseBlock
+
+Update = (AgentMessageChunk | AgentThoughtChunk | ToolCallStart | ToolCallProgress | AgentPlanUpdate
+          | UserMessageChunk)
+
+# ACP's tool kinds (read, edit, delete, move, search, execute, think, fetch, other) for agentcli's tools.
+KINDS: dict[str, str] = {
+    "Read": "read", "NotebookRead": "read", "LS": "read",
+    "Write": "edit", "Edit": "edit", "MultiEdit": "edit", "NotebookEdit": "edit",
+    "Grep": "search", "Glob": "search", "WebSearch": "search", "ToolSearch": "search",
+    "Bash": "execute", "BashOutput": "execute", "KillShell": "execute",
+    "WebFetch": "fetch", "TodoWrite": "think", "Task": "think", "ExitPlanMode": "think",
+}
+_PATH_KEYS = ("file_path", "notebook_path", "path")
+
+
+def kind_of(name: str) -> str:
+    return KINDS.get(name, "other")
+
+
+def locations(args: dict[str, Any]) -> list[ToolCallLocation]:
+    """The files a call touches (ACP clients follow them in the editor)."""
+    found = [args[k] for k in _PATH_KEYS if isinstance(args.get(k), str)]
+    return [ToolCallLocation(path=p) for p in found[:1]]
+
+
+def title(name: str, args: dict[str, Any]) -> str:
+    for key in ("command", "file_path", "path", "pattern", "url", "description"):
+        value = args.get(key)
+        if isinstance(value, str) and value:
+            return f"{name}: {value.splitlines()[0][:120]}"
+    return name
+
+
+def diffs(name: str, args: dict[str, Any]) -> list[Any]:
+    """Edit and Write as ACP diffs (what the editor shows before and after the call)."""
+    path = args.get("file_path")
+    if not isinstance(path, str):
+        return []
+    if name == "Write" and isinstance(args.get("content"), str):
+        return [helpers.tool_diff_content(path, args["content"])]
+    if name == "Edit" and isinstance(args.get("new_string"), str):
+        return [helpers.tool_diff_content(path, args["new_string"], str(args.get("old_string") or ""))]
+    return []
+
+
+def tool_start(tool_use_id: str, name: str, args: dict[str, Any]) -> ToolCallStart:
+    return helpers.start_tool_call(tool_use_id, title(name, args), kind=kind_of(name),  # type: ignore[arg-type]
+                                   status="pending", locations=locations(args), raw_input=args,
+                                   content=diffs(name, args) or None)
+
+
+def updates_for(event: AgentEvent) -> list[Update]:
+    """The updates one event makes (most make none: they are the driver's or the result's business)."""
+    if isinstance(event, TextDelta):
+        return [helpers.update_agent_message_text(event.text)] if event.text else []
+    if isinstance(event, ThinkingDelta):
+        return [helpers.update_agent_thought_text(event.text)] if event.text else []
+    if isinstance(event, AssistantMessage):  # the calls it asks for, complete, before any permission question
+        return [tool_start(b.id, b.name, dict(b.input)) for b in event.message.content
+                if isinstance(b, ToolUseBlock)]
+    if isinstance(event, ToolStarted):
+        return [helpers.update_tool_call(event.tool_use_id, status="in_progress")]
+    if isinstance(event, ToolFinished):
+        text = event.display or _result_text(event)
+        failed = bool(event.result.is_error)
+        return [helpers.update_tool_call(
+            event.tool_use_id, status="failed" if failed else "completed",
+            content=[helpers.tool_content(helpers.text_block(text))] if text else None,
+            raw_output=_result_text(event))]
+    if isinstance(event, TodosUpdated):
+        return [helpers.update_plan([helpers.plan_entry(t.content, status=_status(t.status))  # type: ignore[arg-type]
+                                     for t in event.todos])]
+    return []  # the rest is the driver's or the result's business (a subagent shows as its Task's result)
+
+
+def _status(status: str) -> str:
+    return status if status in ("pending", "in_progress", "completed") else "pending"
+
+
+def _result_text(event: ToolFinished) -> str:
+    return event.result.content
+
+
+def history_updates(messages: list[Message]) -> list[Update]:
+    """A loaded session's transcript replayed as updates (ACP's `session/load` contract): user and agent text,
+    thinking, and each tool call with its result."""
+    out: list[Update] = []
+    for msg in messages:
+        for block in msg.content:
+            if isinstance(block, TextBlock) and block.text:
+                out.append(helpers.update_user_message_text(block.text) if msg.role == "user"
+                           else helpers.update_agent_message_text(block.text))
+            elif isinstance(block, ThinkingBlock) and block.thinking:
+                out.append(helpers.update_agent_thought_text(block.thinking))
+            elif isinstance(block, ToolUseBlock):
+                start = tool_start(block.id, block.name, dict(block.input))
+                out.append(start.model_copy(update={"status": "completed"}))
+    return out

@@ -1,0 +1,65 @@
+"""`agentcli serve`'s process: check the bind, make or read the token, serve until SIGINT/SIGTERM."""
+
+from __future__ import annotations
+
+import asyncio
+import ipaddress
+import socket
+import sys
+from typing import Any
+
+from agentcli.errors import UsageError
+
+LOOPBACK_NAMES = ("localhost",)
+
+
+def is_loopback(host: str) -> bool:
+    if host in LOOPBACK_NAMES:
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def check_bind(host: str, allow_remote: bool) -> None:
+    """A non-loopback bind needs the explicit opt-in: anyone who reaches the port would drive an agent with
+    this user's files and keys, with only the token between."""
+    if not is_loopback(host) and not allow_remote:
+        raise UsageError(f"--host {host} is not a loopback address: the server would be reachable from other "
+                         "machines", hint="add --allow-remote to mean it (the token is still required), or "
+                                          "use --host 127.0.0.1")
+
+
+def run_server(host: str, port: int, allow_remote: bool, flags: dict[str, Any]) -> int:
+    check_bind(host, allow_remote)
+    from agentcli.server.token import ensure_token, token_file
+
+    token, made = ensure_token()
+    if made:
+        sys.stderr.write(f"agentcli serve: token (printed once; stored in {token_file()}, mode 0600):\n{token}\n")
+    else:
+        sys.stderr.write(f"agentcli serve: using the token in {token_file()}\n")
+    return asyncio.run(_serve(host, port, token, flags))
+
+
+async def _serve(host: str, port: int, token: str, flags: dict[str, Any]) -> int:
+    import uvicorn
+
+    import agentcli.assembly.runtime  # noqa: F401  (warm: the first session does not pay the agent's imports)
+    from agentcli.server.app import build_app
+    from agentcli.server.hub import Hub
+
+    hub = Hub(flags)
+    config = uvicorn.Config(build_app(hub, token), log_level="warning", lifespan="off")
+    server = uvicorn.Server(config)
+    sock = socket.create_server((host, port), family=socket.AF_INET6 if ":" in host else socket.AF_INET)
+    bound = sock.getsockname()
+    shown = f"[{bound[0]}]" if ":" in host else bound[0]
+    sys.stderr.write(f"agentcli serve: listening on http://{shown}:{bound[1]}\n")
+    sys.stderr.flush()
+    try:
+        await server.serve(sockets=[sock])
+    finally:
+        await hub.aclose()
+    return 0
