@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from agentcli.mcp.sdk_transport import SdkRequest
     from agentcli.settings.presets import Preset
     from agentcli.telemetry.setup import DeferredRecorder
+from agentcli.skills.attach import attach_skills
 from agentcli.tools.base import ToolContext
 from agentcli.tools.registry import DEFAULT_TOOLS, ToolRegistry, resolve_tools, unknown_tool_notices
 
@@ -404,6 +405,7 @@ async def build(settings: Settings, approver: Approver,
         approver=approver, ctx=ctx, options=options, sink=opened.sink, history=opened.history, hooks=hooks,
     )
     carry_usage(agent, opened.replay)
+    attach_skills(agent.registry, ctx, settings.project_root)
     sdkparts.bind_fallback(agent)
     opened.notices.extend(hook_warnings)
     publish_web(ctx, policy, settings)

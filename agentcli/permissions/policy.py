@@ -161,6 +161,26 @@ class RulePolicy:
         return None
 
     def check(self, tool: Tool, args: dict[str, Any]) -> Verdict:
+        verdict = self._check(tool, args)
+        if verdict.behavior == "ask" and verdict.by == "default" and self.ctx.skill_allowed_tools:
+            return self._skill_check(tool, args) or verdict
+        return verdict
+
+    def _skill_check(self, tool: Tool, args: dict[str, Any]) -> Verdict | None:
+        """The active skill's `allowed-tools` (agentcli.skills) spare a question the defaults would ask, checked
+        by a policy holding them beside this one's deny and ask rules, so they never reach past either."""
+        allow = []
+        for text in self.ctx.skill_allowed_tools:
+            try:
+                allow.append(parse_rule(text, "allow", source=f"skill {self.ctx.active_skill}"))
+            except ValueError:
+                continue  # told when the skill was loaded; an unreadable rule grants nothing
+        kept = [r for r in self.rules if r.behavior != "allow"]
+        narrow = RulePolicy(self.ctx, [*kept, *allow], home=self.home, session=self.session)
+        found = narrow._check(tool, args)
+        return found if found.behavior == "allow" and found.by == "rule" else None
+
+    def _check(self, tool: Tool, args: dict[str, Any]) -> Verdict:
         if tool.name == "Bash":
             # Imported on the first Bash call: the shell parser is a large share of start-up otherwise.
             from agentcli.permissions import bashcheck

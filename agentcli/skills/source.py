@@ -1,0 +1,52 @@
+"""Skills as a tool source of the registry: the `Skill` tool, `/name args` for a skill the user may invoke (in
+the REPL, `-p` and the Agent SDK alike, through `ToolRegistry.attach`), and discovery's notices."""
+
+from __future__ import annotations
+
+from agentcli.errors import AgentCliError
+from agentcli.llm.messages import ContentBlock
+from agentcli.skills.discovery import Discovery
+from agentcli.skills.tool import SkillTool, skill_prompt
+from agentcli.tools.base import Tool, ToolContext
+
+
+class SkillSource:
+    def __init__(self, found: Discovery, ctx: ToolContext, budget: int | None = None) -> None:
+        self.found = found
+        self.ctx = ctx
+        self.tool = SkillTool(found.skills) if budget is None else SkillTool(found.skills, budget)
+        self._notices = [("warning", n) for n in found.notices]
+
+    async def refresh(self) -> None:
+        return None
+
+    def tools(self) -> list[Tool]:
+        return [self.tool] if self.found.skills else []
+
+    def lookup(self, name: str) -> Tool | str | None:
+        return None
+
+    def notices(self) -> list[tuple[str, str]]:
+        out, self._notices = self._notices, []
+        return out
+
+    def servers(self) -> list[tuple[str, str]]:
+        return []
+
+    async def attachments(self, text: str) -> list[ContentBlock]:
+        return []
+
+    async def expand(self, text: str) -> str | None:
+        name, _, arguments = text[1:].partition(" ")
+        skill = self.found.skills.get(name)
+        if skill is None or not skill.user_invocable:
+            return None
+        prompt = skill_prompt(skill, arguments)
+        if prompt is None:
+            raise AgentCliError(f"the skill {name}'s SKILL.md can no longer be read")
+        self.ctx.active_skill = skill.name
+        self.ctx.skill_allowed_tools = skill.grants()
+        return prompt
+
+    async def aclose(self) -> None:
+        return None
