@@ -15,19 +15,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from agentcli import paths
 from agentcli.settings.projectfiles import read_inside
+from agentcli.skills.index import MAX_SKILL_BYTES, Index, parse_meta, split_front_matter
 
 SKILL_FILE = "SKILL.md"
-MAX_SKILL_BYTES = 256 * 1024
 # The Agent Skills specification: lowercase letters, digits and hyphens, at most 64 characters; a description
 # of at most 1,024 characters.
 NAME_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 MAX_NAME = 64
 MAX_DESCRIPTION = 1024
-_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,18 +91,6 @@ def project_sources(root: Path) -> list[SkillSource]:
     ]
 
 
-def split_front_matter(text: str) -> tuple[str | None, str]:
-    """The YAML between the opening and closing `---` lines, and the rest; (None, text) without front matter."""
-    if not text.startswith("---"):
-        return None, text
-    first = text.find("\n")
-    end = text.find("\n---", first)
-    if first < 0 or end < 0 or text[3:first].strip():
-        return None, text
-    after = text.find("\n", end + 4)
-    return text[first + 1 : end + 1], "" if after < 0 else text[after + 1 :]
-
-
 def _tools(value: Any) -> tuple[str, ...] | None:
     """`allowed-tools` as Claude Code writes it: a list, or one string separated by commas or spaces (a rule's
     own spaces stay inside its parentheses). None when it is neither."""
@@ -118,17 +103,10 @@ def _tools(value: Any) -> tuple[str, ...] | None:
     return None
 
 
-def parse_skill(raw: str, path: Path, source: SkillSource) -> Skill | str:
-    """The skill `raw` (a SKILL.md's text) describes, or why it cannot be used."""
-    yaml_text, _ = split_front_matter(raw)
-    if yaml_text is None:
-        return "has no YAML front matter (--- name, description ---)"
-    try:
-        meta = yaml.load(yaml_text, Loader=_LOADER)  # a safe loader (C or Python)
-    except yaml.YAMLError as exc:
-        return f"has front matter that is not valid YAML ({str(exc).splitlines()[0]})"
-    if not isinstance(meta, dict):
-        return "has front matter that is not a table of keys"
+def skill_from_meta(meta: dict[str, Any] | str, path: Path, source: SkillSource) -> Skill | str:
+    """The skill a SKILL.md's front matter describes, or why it cannot be used."""
+    if isinstance(meta, str):
+        return meta
     name = meta.get("name", path.parent.name)
     description = meta.get("description")
     if not isinstance(name, str) or not NAME_RE.match(name) or len(name) > MAX_NAME:
@@ -148,31 +126,43 @@ def parse_skill(raw: str, path: Path, source: SkillSource) -> Skill | str:
     )
 
 
+def parse_skill(raw: str, path: Path, source: SkillSource) -> Skill | str:
+    return skill_from_meta(parse_meta(raw), path, source)
+
+
 def skill_files(folder: Path) -> list[Path]:
+    """The SKILL.md of each folder directly under `folder` that has one (hidden folders left out)."""
     try:
-        entries = sorted(os.scandir(folder), key=lambda e: e.name)
+        entries = sorted((e.name, e.path) for e in os.scandir(folder) if not e.name.startswith(".") and e.is_dir())
     except OSError:
         return []
-    return [Path(e.path) / SKILL_FILE for e in entries
-            if not e.name.startswith(".") and e.is_dir() and os.path.isfile(os.path.join(e.path, SKILL_FILE))]
+    return [Path(f) for _, p in entries if os.path.isfile(f := os.path.join(p, SKILL_FILE))]
 
 
-def discover(sources: Iterable[SkillSource]) -> Discovery:
+def _inside(path: Path, real_root: str | None) -> bool:
+    """A project's SKILL.md must really be inside the project (a link to ~/.ssh would be sent to the model)."""
+    return real_root is None or os.path.realpath(path).startswith(real_root + os.sep)
+
+
+def discover(sources: Iterable[SkillSource], index: Index | None = None) -> Discovery:
     """Every skill in `sources`, the first source holding a name winning; what is left out is a notice."""
     found = Discovery()
+    index = index if index is not None else Index()
     for source in sources:
         count = 0
+        real_root = os.path.realpath(source.root) if source.root is not None else None
         for f in skill_files(source.folder):
-            raw = read_inside(f, source.root, MAX_SKILL_BYTES)
-            where = f"{source.label}/{f.parent.name}/{SKILL_FILE}"
-            skill = parse_skill(raw, f, source) if raw is not None else "cannot be read (or links outside)"
+            entry = index.entry(str(f)) if _inside(f, real_root) else None
+            skill = skill_from_meta(entry[0], f, source) if entry else "cannot be read (or links outside)"
             if isinstance(skill, str):
-                found.notices.append(f"Skill {where} was not loaded: it {skill}")
+                found.notices.append(f"Skill {source.label}/{f.parent.name}/{SKILL_FILE} was not loaded: it {skill}")
             elif skill.name in found.skills:
                 kept = found.skills[skill.name].source.label
-                found.notices.append(f"Skill {where} is hidden by the skill of the same name in {kept}")
+                found.notices.append(f"Skill {source.label}/{f.parent.name}/{SKILL_FILE} is hidden by the skill "
+                                     f"of the same name in {kept}")
             else:
                 found.skills[skill.name] = skill
                 count += 1
         found.sources.append((source, count))
+    index.save()
     return found

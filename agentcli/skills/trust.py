@@ -11,24 +11,24 @@ from pathlib import Path
 
 from agentcli import paths
 from agentcli.skills.discovery import SKILL_FILE, SkillSource, skill_files
+from agentcli.skills.index import Index
 
 
 def _file() -> Path:
     return paths.home() / "trusted-skills.json"
 
 
-def digest(sources: list[SkillSource]) -> str | None:
-    """One SHA-256 over the project's SKILL.md files (folder and bytes); None when there are none."""
+def digest(sources: list[SkillSource], index: Index | None = None) -> str | None:
+    """One SHA-256 over the project's SKILL.md files (folder and each file's SHA-256); None when there are none.
+    A file that cannot be read counts as its name alone, so making it readable later asks again."""
+    index = index if index is not None else Index()
     h = hashlib.sha256()
     seen = False
     for source in sources:
         for f in skill_files(source.folder):
-            try:
-                data = f.read_bytes()
-            except OSError:
-                continue
             seen = True
-            h.update(f"{source.label}/{f.parent.name}/{SKILL_FILE}".encode() + b"\0" + data + b"\0")
+            entry = index.entry(str(f))
+            h.update(f"{source.label}/{f.parent.name}/{SKILL_FILE}\0{entry[1] if entry else '-'}\0".encode())
     return h.hexdigest() if seen else None
 
 
@@ -40,9 +40,9 @@ def _load() -> dict[str, str]:
     return {str(k): str(v) for k, v in data.items()} if isinstance(data, dict) else {}
 
 
-def is_trusted(root: Path, sources: list[SkillSource]) -> bool:
+def is_trusted(root: Path, sources: list[SkillSource], index: Index | None = None) -> bool:
     """Are the project's skills absent, or unchanged since the user trusted them?"""
-    found = digest(sources)
+    found = digest(sources, index)
     return found is None or _load().get(str(root.resolve())) == found
 
 

@@ -9,7 +9,8 @@ import pytest
 
 from agentcli.skills import trust
 from agentcli.skills.catalog import find_skills
-from agentcli.skills.discovery import project_sources, split_front_matter
+from agentcli.skills.discovery import project_sources
+from agentcli.skills.index import split_front_matter
 from tests.skills.helpers import place, write_skill
 
 USER_DIRS = (".claude/skills", ".agents/skills", ".codex/skills")
@@ -104,3 +105,10 @@ def test_the_body_is_read_without_its_front_matter() -> None:
 def test_nothing_found_when_there_are_no_skills(tmp_path: Path, home: Path) -> None:
     found = find_skills(tmp_path / "proj", user_home=home)
     assert found.skills == {} and found.notices == [] and all(n == 0 for _, n in found.sources)
+
+
+def test_an_edited_skill_is_read_again_past_the_cache(tmp_path: Path, home: Path) -> None:
+    path = write_skill(home / ".claude/skills", "deploy", "first words")
+    assert find_skills(tmp_path / "proj", user_home=home).skills["deploy"].description == "first words"
+    path.write_text(path.read_text().replace("first words", "other words"))  # same size, maybe the same mtime
+    assert find_skills(tmp_path / "proj", user_home=home).skills["deploy"].description == "other words"
