@@ -36,6 +36,7 @@ class SkillSource:
     folder: Path
     root: Path | None = None  # a project's skills must stay inside the project once links are followed
     namespace: str = ""  # a plugin's name: its skills are `plugin:skill`
+    only: str = ""  # the one skill folder of `folder` this source holds (a plugin listing skills one by one)
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,6 +153,8 @@ def discover(sources: Iterable[SkillSource], index: Index | None = None) -> Disc
         count = 0
         real_root = os.path.realpath(source.root) if source.root is not None else None
         for f in skill_files(source.folder):
+            if source.only and f.parent.name != source.only:
+                continue
             entry = index.entry(str(f)) if _inside(f, real_root) else None
             skill = skill_from_meta(entry[0], f, source) if entry else "cannot be read (or links outside)"
             if isinstance(skill, str):

@@ -3,6 +3,9 @@ the REPL, `-p` and the Agent SDK alike, through `ToolRegistry.attach`), and disc
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from pathlib import Path
+
 from agentcli.errors import AgentCliError
 from agentcli.llm.messages import ContentBlock
 from agentcli.skills.discovery import Discovery
@@ -11,9 +14,11 @@ from agentcli.tools.base import Tool, ToolContext
 
 
 class SkillSource:
-    def __init__(self, found: Discovery, ctx: ToolContext, budget: int | None = None) -> None:
+    def __init__(self, found: Discovery, ctx: ToolContext, budget: int | None = None,
+                 commands: Mapping[str, Path] | None = None) -> None:
         self.found = found
         self.ctx = ctx
+        self.commands = dict(commands or {})  # a plugin's commands, `plugin:command` → its markdown file
         self.tool = SkillTool(found.skills) if budget is None else SkillTool(found.skills, budget)
         self._notices = [("warning", n) for n in found.notices]
 
@@ -38,6 +43,8 @@ class SkillSource:
 
     async def expand(self, text: str) -> str | None:
         name, _, arguments = text[1:].partition(" ")
+        if name in self.commands:
+            return _command(name, self.commands[name], arguments)
         skill = self.found.skills.get(name)
         if skill is None or not skill.user_invocable:
             return None
@@ -50,3 +57,15 @@ class SkillSource:
 
     async def aclose(self) -> None:
         return None
+
+
+def _command(name: str, path: Path, arguments: str) -> str:
+    """A plugin's command as Claude Code runs it: the markdown body, `$ARGUMENTS` filled in."""
+    from agentcli.settings.custom_commands import MAX_FILE_BYTES, CustomCommand, parse_front_matter
+    from agentcli.settings.projectfiles import read_inside
+
+    raw = read_inside(path, None, MAX_FILE_BYTES)
+    if raw is None:
+        raise AgentCliError(f"the command /{name} ({path}) can no longer be read")
+    meta, body = parse_front_matter(raw)
+    return CustomCommand(name, body.strip(), path, "plugin", meta.get("description", "")).expand(arguments)
