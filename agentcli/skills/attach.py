@@ -5,18 +5,19 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from agentcli.plugins.loaded import Loaded, load_plugins
 from agentcli.skills.catalog import find_skills
 from agentcli.skills.source import SkillSource
 from agentcli.tools.base import ToolContext
 from agentcli.tools.registry import Listed, ToolRegistry
 
 
-def attach_skills(registry: ToolRegistry, ctx: ToolContext, project_root: Path) -> SkillSource | None:
+def attach_skills(registry: ToolRegistry, ctx: ToolContext, project_root: Path,
+                  plugins: Loaded | None = None) -> SkillSource | None:
     """Adds the skills' source to `registry`; None when there are no skills, plugins nor anything to tell."""
-    from agentcli.plugins.loaded import load_plugins
     from agentcli.settings.custom_commands import load_commands
 
-    plugins = load_plugins()
+    plugins = plugins if plugins is not None else load_plugins()
     found = find_skills(project_root, plugins=plugins.skill_sources())
     found.notices[:0] = plugins.notices
     plugin_commands = plugins.commands()

@@ -14,13 +14,10 @@ import os
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from agentcli import paths
 from agentcli.settings.projectfiles import read_regular
 
 MAX_SKILL_BYTES = 256 * 1024
-_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _KEYS = ("name", "description", "allowed-tools", "user-invocable", "disable-model-invocation", "argument-hint")
 VERSION = 1
 
@@ -54,8 +51,10 @@ def parse_meta(raw: str) -> dict[str, Any] | str:
     yaml_text, _ = split_front_matter(raw)
     if yaml_text is None:
         return "has no YAML front matter (--- name, description ---)"
+    import yaml  # only when a skill is new or changed: start-up with the cache warm never imports it
+
     try:
-        meta = yaml.load(yaml_text, Loader=_LOADER)  # a safe loader (C or Python)
+        meta = yaml.load(yaml_text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))  # a safe loader
     except yaml.YAMLError as exc:
         return f"has front matter that is not valid YAML ({str(exc).splitlines()[0]})"
     if not isinstance(meta, dict):
