@@ -37,7 +37,7 @@ if TYPE_CHECKING:
     from agentcli.settings.presets import Preset
     from agentcli.telemetry.setup import DeferredRecorder
 from agentcli.plugins.loaded import Loaded, load_plugins
-from agentcli.plugins.parts import add_servers, hook_layers
+from agentcli.plugins.parts import add_servers, agent_definitions, hook_layers
 from agentcli.skills.attach import attach_skills
 from agentcli.tools.base import ToolContext
 from agentcli.tools.registry import DEFAULT_TOOLS, ToolRegistry, resolve_tools, unknown_tool_notices
@@ -373,7 +373,9 @@ async def build(settings: Settings, approver: Approver,
     settings = with_session_setup(settings)
     plugins = load_plugins()
     plugin_hooks, plugin_notices = hook_layers(plugins)
-    settings = replace(settings, hooks=(*settings.hooks, *plugin_hooks))
+    plugin_agents, agent_warnings = agent_definitions(plugins)
+    settings = replace(settings, hooks=(*settings.hooks, *plugin_hooks), agents=(*settings.agents, *plugin_agents))
+    plugin_notices += agent_warnings
     settings, approver, dont_ask = sdkparts.dont_ask(settings, approver)
     preset = load_preset(settings)
     if preset is not None and preset.model and not settings.model:

@@ -10,6 +10,7 @@ import os
 import shlex
 from typing import Any
 
+from agentcli.agents.definitions import AgentDefinition
 from agentcli.plugins.loaded import Loaded
 
 ROOT_VAR = "${CLAUDE_PLUGIN_ROOT}"
@@ -57,3 +58,27 @@ def add_servers(config: Any, loaded: Loaded) -> None:
         servers = {f"plugin_{m.name}_{name}": entry for name, entry in m.mcp_servers.items()}
         environ = {**os.environ, "CLAUDE_PLUGIN_ROOT": str(m.root)}
         add_source(config, servers, scope="project", origin=f"plugin {p.key}", trusted=p.trusted, environ=environ)
+
+
+def agent_definitions(loaded: Loaded) -> tuple[list[AgentDefinition], list[str]]:
+    """Each enabled plugin's subagents (`agents/*.md`, Claude Code's format), named `plugin:agent`."""
+    from dataclasses import replace
+
+    from agentcli.agents.definitions import MAX_FILE_BYTES, parse_definition
+    from agentcli.settings.projectfiles import read_inside
+
+    found: list[AgentDefinition] = []
+    warnings: list[str] = []
+    for p, m in loaded.plugins:
+        for folder in m.agents:
+            for f in sorted(folder.glob("*.md")) if folder.is_dir() else [folder]:
+                text = read_inside(f, m.root, MAX_FILE_BYTES)
+                try:
+                    if text is None:
+                        raise ValueError("not a regular file inside the plugin")
+                    d = parse_definition(text, "plugin", str(f))
+                except ValueError as err:
+                    warnings.append(f"plugin {p.key}: agent definition {f.name} skipped: {err}")
+                    continue
+                found.append(replace(d, name=f"{m.name}:{d.name}"))
+    return found, warnings

@@ -43,15 +43,21 @@ def test_every_part_of_a_plugin_and_its_trust(tmp_path: Path, fake_llm: FakeLLM)
     listed = agentcli(["plugin", "list"], proj).stdout
     assert "kit@anthropic-agent-skills  1.0.0  enabled, trusted" in listed
     target = proj / "out.txt"
+    task = {"description": "help", "prompt": "help me", "subagent_type": "kit:helper"}
     fake_llm.push(Reply(tool_calls=[ToolCall("Skill", {"skill": "kit:greet"})]),
-                  Reply(tool_calls=[ToolCall(TOOL, {"path": str(target)})]), Reply(text="done"))
+                  Reply(tool_calls=[ToolCall(TOOL, {"path": str(target)})]),
+                  Reply(tool_calls=[ToolCall("Task", task)]), Reply(text="helped"), Reply(text="done"))
     init, out = _run(fake_llm, proj, home, "greet and write", "--allowedTools", TOOL)
-    assert marker.read_text() == "ran\n"
+    ran = marker.read_text()
+    assert ran.startswith("ran\n")  # (the subagent's prompt may fire it too)
     assert target.read_text() == "x"
     assert "Greet warmly." in json.dumps(fake_llm.requests[2].body["messages"])
+    assert "kit:helper" in init["agents"]  # type: ignore[operator]
+    assert "You help." in json.dumps(fake_llm.requests[4].body.get("system"))
+    assert "helped" in json.dumps(fake_llm.requests[5].body["messages"][-1])
 
     assert agentcli(["plugin", "uninstall", "kit"], proj).status == 0
     fake_llm.push(Reply(text="gone"))
     init, _ = _run(fake_llm, proj, home, "hi")
-    assert marker.read_text() == "ran\n" and init["skills"] == [] and "kit:hello" not in init["slash_commands"]
+    assert marker.read_text() == ran and init["skills"] == [] and "kit:hello" not in init["slash_commands"]
     assert not any(name.startswith("mcp__plugin_kit") for name in init["tools"])  # type: ignore[union-attr]
