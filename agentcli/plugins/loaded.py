@@ -25,7 +25,8 @@ class Loaded:
         for p, m in self.plugins:
             for folder in m.skills:
                 only = folder.name if (folder / SKILL_FILE).is_file() else ""
-                out.append(SkillSource("plugin", f"plugin {p.key}", folder.parent if only else folder,
+                label = f"plugin {p.key} {p.version or '?'}, {'trusted' if p.trusted else 'untrusted'}"
+                out.append(SkillSource("plugin", label, folder.parent if only else folder,
                                        namespace=m.name, only=only))
         return out
 

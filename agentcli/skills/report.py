@@ -28,10 +28,19 @@ def skill_lines(found: Discovery) -> list[str]:
     return out
 
 
-def doctor_lines(project_root: Path) -> list[str]:
+def everything(project_root: Path) -> Discovery:
+    """The skills a session here would have, installed plugins' included, with every notice."""
+    from agentcli.plugins.loaded import load_plugins
     from agentcli.skills.catalog import find_skills
 
-    found = find_skills(project_root)
+    plugins = load_plugins()
+    found = find_skills(project_root, plugins=plugins.skill_sources())
+    found.notices[:0] = plugins.notices
+    return found
+
+
+def doctor_lines(project_root: Path) -> list[str]:
+    found = everything(project_root)
     lines = [f"skills: {line}" for line in source_lines(found)]
     lines += [f"skills: {notice}" for notice in found.notices]
     return lines

@@ -36,3 +36,28 @@ def test_skills_lists_sources_and_slash_name_runs_one(tmp_path: Path, fake_llm: 
         term.expect("trusted as they are now")
     finally:
         term.close()
+
+
+def test_plugin_in_the_repl_installs_lists_and_skills_shows_it(tmp_path: Path, fake_llm: FakeLLM) -> None:
+    from tests.plugins.helpers import marketplace
+
+    project = tmp_path / "proj"
+    project.mkdir()
+    subprocess.run(["git", "init", "-q"], cwd=project, check=True)
+    market = marketplace(tmp_path / "market")
+    term = Term(["--model", "openai/fake-model"], project,
+                child_env(fake_llm.openai_url, HOME=str(tmp_path / "home")))
+    try:
+        term.prompt()
+        term.line(f"/plugin marketplace add {market}")
+        term.expect("Added marketplace anthropic-agent-skills")
+        term.line("/plugin install example-skills@anthropic-agent-skills")
+        term.expect("Install: example-skills@anthropic-agent-skills")
+        term.line("/plugin list")
+        term.expect("enabled, untrusted")
+        term.expect("source ")
+        term.line("/skills")
+        shown = term.expect("example-skills:webapp-testing")
+        assert "plugin example-skills@anthropic-agent-skills ?, untrusted (plugin)" in shown
+    finally:
+        term.close()
