@@ -129,3 +129,25 @@ def _result(body: dict[str, object]) -> str:
 
 
 assert os.sep == "/"
+
+
+def test_first_request_with_50_skills_and_50_mcp_tools(tmp_path: Path, fake_llm: FakeLLM) -> None:
+    """What is advertised but not loaded (skill descriptions, deferred MCP schemas), measured: the first request
+    of a default session with 50 skills and 50 MCP tools, beside the same session with neither."""
+    proj = git_repo(tmp_path / "proj", {"a.py": "a = 1\n"})
+    (proj / ".agentcli").mkdir()
+    (proj / ".agentcli/settings.local.toml").write_text("mcp_grace_s = 20\n")
+    many = str(Path(__file__).parents[1] / "mcp/servers/many.py")
+    config = json.dumps({"mcpServers": {"alpha": {"command": sys.executable, "args": [many, "alpha", "50"]}}})
+    home = tmp_path / "home"
+    _fifty(home / ".claude/skills")
+    fake_llm.push(Reply(text="ok"), Reply(text="ok"))
+    bare = agentcli(["-p", "hi", "--model", ANTHROPIC], proj, _env(fake_llm, tmp_path / "nobody"))
+    full = agentcli(["-p", "hi", "--model", ANTHROPIC, "--mcp-config", config], proj, _env(fake_llm, home))
+    assert bare.status == 0 and full.status == 0, full.stderr
+    without, with_ = (request_tokens(r.body) for r in fake_llm.requests)
+    names = [t["name"] for t in fake_llm.requests[1].body["tools"]]
+    assert "Skill" in names and "McpToolSearch" in names, names
+    # The whole first request (default tools, prompt, the skills' listing, the deferred MCP tools' names): the
+    # issue's bound. Measured 2,629 tokens bare and 4,373 with both.
+    assert without < with_ <= 5000, (without, with_)
