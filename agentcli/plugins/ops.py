@@ -9,12 +9,14 @@ from pathlib import Path
 
 from agentcli.errors import ConfigError
 from agentcli.plugins import marketplace, store
-from agentcli.plugins.manifest import read_manifest
+from agentcli.plugins.manifest import NAME_RE, read_manifest
 
 
 def split_ref(ref: str, state: store.State) -> tuple[str, str]:
     """`name@marketplace`, or a bare name when exactly one marketplace (or installed plugin) has it."""
     name, at, market = ref.partition("@")
+    if not NAME_RE.match(name) or (at and not NAME_RE.match(market)):
+        raise ConfigError(f"{ref!r} is not NAME@MARKETPLACE", hint="lowercase letters, digits, '-', '_' and '.'")
     if at:
         return name, market
     found = [p.marketplace for p in state.plugins.values() if p.plugin == name]

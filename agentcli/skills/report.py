@@ -6,12 +6,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from agentcli.skills.discovery import Discovery
+from agentcli.visible import one_line
 
 
 def source_lines(found: Discovery) -> list[str]:
     """One line per location searched: its label, scope and how many skills it gave."""
-    return [f"{source.label} ({source.scope}): {count} skill{'s' if count != 1 else ''}"
-            + (f" — {source.folder}" if source.scope == "plugin" else "")
+    return [one_line(f"{source.label} ({source.scope}): {count} skill{'s' if count != 1 else ''}"
+                     + (f" — {source.folder}" if source.scope == "plugin" else ""))
             for source, count in found.sources]
 
 
@@ -24,7 +25,7 @@ def skill_lines(found: Discovery) -> list[str]:
         if skill.allowed_tools:
             flags.append(f"allowed-tools: {', '.join(skill.allowed_tools)}")
         extra = f" [{'; '.join(flags)}]" if flags else ""
-        out.append(f"/{skill.name} ({skill.source.label}){extra} — {skill.description[:100]}")
+        out.append(one_line(f"/{skill.name} ({skill.source.label}){extra} — {skill.description[:100]}"))
     return out
 
 

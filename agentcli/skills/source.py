@@ -21,6 +21,7 @@ class SkillSource:
         self.commands = dict(commands or {})  # a plugin's commands, `plugin:command` → its markdown file
         self.tool = SkillTool(found.skills) if budget is None else SkillTool(found.skills, budget)
         self._notices = [("warning", n) for n in found.notices]
+        self._just_expanded = False
 
     async def refresh(self) -> None:
         return None
@@ -39,6 +40,13 @@ class SkillSource:
         return []
 
     async def attachments(self, text: str) -> list[ContentBlock]:
+        """Asked for every user prompt (after `expand`): a new prompt ends the skill loaded before it, so its
+        `allowed-tools` stop sparing questions; a `/skill` prompt keeps the one it just loaded."""
+        if self._just_expanded:
+            self._just_expanded = False
+        else:
+            self.ctx.active_skill = None
+            self.ctx.skill_allowed_tools = ()
         return []
 
     async def expand(self, text: str) -> str | None:
@@ -53,6 +61,7 @@ class SkillSource:
             raise AgentCliError(f"the skill {name}'s SKILL.md can no longer be read")
         self.ctx.active_skill = skill.name
         self.ctx.skill_allowed_tools = skill.grants()
+        self._just_expanded = True
         return prompt
 
     async def aclose(self) -> None:

@@ -89,6 +89,8 @@ def test_a_tampered_pinned_copy_is_not_loaded(tmp_path: Path, fake_llm: FakeLLM)
 
 def test_bad_references_are_clear_errors(tmp_path: Path) -> None:
     proj = git_repo(tmp_path / "proj", {"a.py": "a = 1\n"})
+    run = agentcli(["plugin", "install", "../../x@nowhere"], proj)
+    assert run.status == 2 and "is not NAME@MARKETPLACE" in run.stderr
     run = agentcli(["plugin", "install", "nothing@nowhere"], proj)
     assert run.status == 2 and "no marketplace named 'nowhere'" in run.stderr and "[config]" in run.stderr
     run = agentcli(["plugin", "marketplace", "add", str(tmp_path)], proj)
