@@ -9,7 +9,7 @@ _agentcli() {
         w="${COMP_WORDS[i]}"
         [[ -z $cmdpath && $i -gt 1 ]] && break  # after the first word, the root takes no command (it is the prompt)
         case "$cmdpath|$w" in
-            "|sessions"|"|models"|"|permissions"|"|presets"|"|mcp"|"|sandbox"|"|doctor"|"|hooks"|"|agents"|"|usage"|"|acp"|"|serve"|"|completion"|"sessions|list"|"sessions|show"|"sessions|rm"|"sessions|rename"|"sessions|export"|"sessions|tree"|"sessions|doctor"|"sessions|fork"|"sessions|rewind"|"permissions|list"|"permissions|add"|"permissions|rm"|"permissions|trust"|"permissions|check"|"presets|list"|"presets|show"|"mcp|add"|"mcp|add-json"|"mcp|list"|"mcp|get"|"mcp|remove"|"sandbox|run"|"sandbox|show"|"hooks|list"|"hooks|import"|"hooks|trust"|"agents|list") cmdpath="${cmdpath:+$cmdpath }$w";;
+            "|sessions"|"|models"|"|permissions"|"|presets"|"|mcp"|"|sandbox"|"|doctor"|"|hooks"|"|plugin"|"|agents"|"|usage"|"|acp"|"|serve"|"|completion"|"sessions|list"|"sessions|show"|"sessions|rm"|"sessions|rename"|"sessions|export"|"sessions|tree"|"sessions|doctor"|"sessions|fork"|"sessions|rewind"|"permissions|list"|"permissions|add"|"permissions|rm"|"permissions|trust"|"permissions|check"|"presets|list"|"presets|show"|"mcp|add"|"mcp|add-json"|"mcp|list"|"mcp|get"|"mcp|remove"|"sandbox|run"|"sandbox|show"|"hooks|list"|"hooks|import"|"hooks|trust"|"plugin|install"|"plugin|list"|"plugin|enable"|"plugin|disable"|"plugin|trust"|"plugin|uninstall"|"plugin|update"|"plugin|trust-skills"|"plugin|marketplace"|"plugin marketplace|add"|"plugin marketplace|list"|"plugin marketplace|remove"|"agents|list") cmdpath="${cmdpath:+$cmdpath }$w";;
         esac
     done
     for ((i = COMP_CWORD - 1; i >= 1; i--)); do  # inside `--allowedTools A B …`: complete for the option
@@ -98,6 +98,7 @@ _agentcli() {
         "hooks|-C"|"hooks|--directory") COMPREPLY=($(compgen -d -- "$cur")); return;;
         "hooks import|--from") COMPREPLY=($(compgen -f -- "$cur")); return;;
         "hooks import|--scope") COMPREPLY=($(compgen -W 'local project user' -- "$cur")); return;;
+        "plugin trust-skills|-C"|"plugin trust-skills|--directory") COMPREPLY=($(compgen -d -- "$cur")); return;;
         "agents|-C"|"agents|--directory") COMPREPLY=($(compgen -d -- "$cur")); return;;
         "usage|--since") :; return;;
         "usage|--by") COMPREPLY=($(compgen -W 'day project model provider' -- "$cur")); return;;
@@ -148,6 +149,19 @@ _agentcli() {
         "hooks list") w='--json -h --help';;
         "hooks import") w='--from --scope -h --help';;
         "hooks trust") w='-h --help';;
+        "plugin") w='-h --help';;
+        "plugin install") w='-h --help';;
+        "plugin list") w='--json -h --help';;
+        "plugin enable") w='-h --help';;
+        "plugin disable") w='-h --help';;
+        "plugin trust") w='-h --help';;
+        "plugin uninstall") w='-h --help';;
+        "plugin update") w='--yes -h --help';;
+        "plugin trust-skills") w='-C --directory -h --help';;
+        "plugin marketplace") w='-h --help';;
+        "plugin marketplace add") w='-h --help';;
+        "plugin marketplace list") w='--json -h --help';;
+        "plugin marketplace remove") w='-h --help';;
         "agents") w='-C --directory -h --help';;
         "agents list") w='--json -h --help';;
         "usage") w='--since --by --json -h --help';;
@@ -160,7 +174,7 @@ _agentcli() {
     fi
     [[ -z $cmdpath && $COMP_CWORD -gt 1 ]] && return
     case "$cmdpath" in
-        "") COMPREPLY=($(compgen -W 'sessions models permissions presets mcp sandbox doctor hooks agents usage acp serve completion' -- "$cur"));;
+        "") COMPREPLY=($(compgen -W 'sessions models permissions presets mcp sandbox doctor hooks plugin agents usage acp serve completion' -- "$cur"));;
         "sessions") COMPREPLY=($(compgen -W 'list show rm rename export tree doctor fork rewind' -- "$cur"));;
         "sessions show") _agentcli_values sessions;;
         "sessions rm") _agentcli_values sessions;;
@@ -175,6 +189,8 @@ _agentcli() {
         "mcp") COMPREPLY=($(compgen -W 'add add-json list get remove' -- "$cur"));;
         "sandbox") COMPREPLY=($(compgen -W 'run show' -- "$cur"));;
         "hooks") COMPREPLY=($(compgen -W 'list import trust' -- "$cur"));;
+        "plugin") COMPREPLY=($(compgen -W 'install list enable disable trust uninstall update trust-skills marketplace' -- "$cur"));;
+        "plugin marketplace") COMPREPLY=($(compgen -W 'add list remove' -- "$cur"));;
         "agents") COMPREPLY=($(compgen -W 'list' -- "$cur"));;
         "completion") COMPREPLY=($(compgen -W 'bash zsh fish' -- "$cur"));;
     esac

@@ -12,7 +12,7 @@ _agentcli() {
     w="${words[i]}"
     [[ -z $cmdpath && $i -gt 2 ]] && break
     case "$cmdpath|$w" in
-      "|sessions"|"|models"|"|permissions"|"|presets"|"|mcp"|"|sandbox"|"|doctor"|"|hooks"|"|agents"|"|usage"|"|acp"|"|serve"|"|completion"|"sessions|list"|"sessions|show"|"sessions|rm"|"sessions|rename"|"sessions|export"|"sessions|tree"|"sessions|doctor"|"sessions|fork"|"sessions|rewind"|"permissions|list"|"permissions|add"|"permissions|rm"|"permissions|trust"|"permissions|check"|"presets|list"|"presets|show"|"mcp|add"|"mcp|add-json"|"mcp|list"|"mcp|get"|"mcp|remove"|"sandbox|run"|"sandbox|show"|"hooks|list"|"hooks|import"|"hooks|trust"|"agents|list") cmdpath="${cmdpath:+$cmdpath }$w";;
+      "|sessions"|"|models"|"|permissions"|"|presets"|"|mcp"|"|sandbox"|"|doctor"|"|hooks"|"|plugin"|"|agents"|"|usage"|"|acp"|"|serve"|"|completion"|"sessions|list"|"sessions|show"|"sessions|rm"|"sessions|rename"|"sessions|export"|"sessions|tree"|"sessions|doctor"|"sessions|fork"|"sessions|rewind"|"permissions|list"|"permissions|add"|"permissions|rm"|"permissions|trust"|"permissions|check"|"presets|list"|"presets|show"|"mcp|add"|"mcp|add-json"|"mcp|list"|"mcp|get"|"mcp|remove"|"sandbox|run"|"sandbox|show"|"hooks|list"|"hooks|import"|"hooks|trust"|"plugin|install"|"plugin|list"|"plugin|enable"|"plugin|disable"|"plugin|trust"|"plugin|uninstall"|"plugin|update"|"plugin|trust-skills"|"plugin|marketplace"|"plugin marketplace|add"|"plugin marketplace|list"|"plugin marketplace|remove"|"agents|list") cmdpath="${cmdpath:+$cmdpath }$w";;
     esac
   done
   for ((i = CURRENT - 1; i >= 2; i--)); do
@@ -101,6 +101,7 @@ _agentcli() {
     "hooks|-C"|"hooks|--directory") _files -/; return;;
     "hooks import|--from") _files; return;;
     "hooks import|--scope") compadd -- 'local' 'project' 'user'; return;;
+    "plugin trust-skills|-C"|"plugin trust-skills|--directory") _files -/; return;;
     "agents|-C"|"agents|--directory") _files -/; return;;
     "usage|--since") _message value; return;;
     "usage|--by") compadd -- 'day' 'project' 'model' 'provider'; return;;
@@ -151,6 +152,19 @@ _agentcli() {
       "hooks list") items=('--json:one JSON document' '-h:show help and exit' '--help:show help and exit');;
       "hooks import") items=('--from:the settings.json to read (default\: the project'\''s .claude/settings.json)' '--scope:where to write them\: local (.agentcli/settings.local.toml, default), project (.agentcli/settings.toml, shared; runs once trusted) or user (config.toml)' '-h:show help and exit' '--help:show help and exit');;
       "hooks trust") items=('-h:show help and exit' '--help:show help and exit');;
+      "plugin") items=('-h:show help and exit' '--help:show help and exit');;
+      "plugin install") items=('-h:show help and exit' '--help:show help and exit');;
+      "plugin list") items=('--json:one JSON document' '-h:show help and exit' '--help:show help and exit');;
+      "plugin enable") items=('-h:show help and exit' '--help:show help and exit');;
+      "plugin disable") items=('-h:show help and exit' '--help:show help and exit');;
+      "plugin trust") items=('-h:show help and exit' '--help:show help and exit');;
+      "plugin uninstall") items=('-h:show help and exit' '--help:show help and exit');;
+      "plugin update") items=('--yes:apply the update shown' '-h:show help and exit' '--help:show help and exit');;
+      "plugin trust-skills") items=('-C:the project directory (default\: the current one)' '--directory:the project directory (default\: the current one)' '-h:show help and exit' '--help:show help and exit');;
+      "plugin marketplace") items=('-h:show help and exit' '--help:show help and exit');;
+      "plugin marketplace add") items=('-h:show help and exit' '--help:show help and exit');;
+      "plugin marketplace list") items=('--json:one JSON document' '-h:show help and exit' '--help:show help and exit');;
+      "plugin marketplace remove") items=('-h:show help and exit' '--help:show help and exit');;
       "agents") items=('-C:the project directory (default\: the current one)' '--directory:the project directory (default\: the current one)' '-h:show help and exit' '--help:show help and exit');;
       "agents list") items=('--json:one JSON document' '-h:show help and exit' '--help:show help and exit');;
       "usage") items=('--since:only requests since then\: 7d, 24h, 90m, 2w or a date (2026-11-01)' '--by:group by day (default), project, model or provider' '--json:rows and total as JSON' '-h:show help and exit' '--help:show help and exit');;
@@ -163,7 +177,7 @@ _agentcli() {
   fi
   [[ -z $cmdpath && $CURRENT -gt 2 ]] && { _files; return }
   case "$cmdpath" in
-    "") items=('sessions:list, show, tree, rename, fork, rewind, export, rm and repair stored sessions' 'models:list models (catalog for hosted providers, live probe for local servers)' 'permissions:list, add, rm and check permission rules; trust a project'\''s shared settings' 'presets:list and show tool presets' 'mcp:add, list, get and remove MCP servers' 'sandbox:run a command under the configured sandbox; show what it allows' 'doctor:one screen for a bug report\: sandbox, ripgrep, providers, trust' 'hooks:list the hooks in force, import them from Claude Code'\''s settings' 'agents:list subagent definitions (.claude/agents, .agentcli/agents, built-ins)' 'usage:tokens and cost over time, by day, project, model or provider' 'acp:serve the Agent Client Protocol on stdin/stdout (editors, ACP clients)' 'serve:serve sessions over HTTP (loopback, bearer token)\: prompts, SSE events, permissions' 'completion:print the shell completion script\: bash, zsh or fish'); _describe command items;;
+    "") items=('sessions:list, show, tree, rename, fork, rewind, export, rm and repair stored sessions' 'models:list models (catalog for hosted providers, live probe for local servers)' 'permissions:list, add, rm and check permission rules; trust a project'\''s shared settings' 'presets:list and show tool presets' 'mcp:add, list, get and remove MCP servers' 'sandbox:run a command under the configured sandbox; show what it allows' 'doctor:one screen for a bug report\: sandbox, ripgrep, providers, trust' 'hooks:list the hooks in force, import them from Claude Code'\''s settings' 'plugin:marketplaces and plugins (Claude Code'\''s format)\: install, list, update, trust' 'agents:list subagent definitions (.claude/agents, .agentcli/agents, built-ins)' 'usage:tokens and cost over time, by day, project, model or provider' 'acp:serve the Agent Client Protocol on stdin/stdout (editors, ACP clients)' 'serve:serve sessions over HTTP (loopback, bearer token)\: prompts, SSE events, permissions' 'completion:print the shell completion script\: bash, zsh or fish'); _describe command items;;
     "sessions") items=('list:sessions of this project, newest first' 'show:the records of a session'\''s current branch' 'rm:delete sessions' 'rename:name a session (usable with --resume NAME)' 'export:print a session as Markdown or JSON' 'tree:this project'\''s sessions and the forks between them' 'doctor:check every session of this project and repair what can be' 'fork:start a new session branching from any record (assistant ones too)' 'rewind:restore files and/or the conversation to a record'); _describe command items;;
     "sessions show") _agentcli_values sessions;;
     "sessions rm") _agentcli_values sessions;;
@@ -178,6 +192,8 @@ _agentcli() {
     "mcp") items=('add:add a server\: NAME -- COMMAND [ARG…], or NAME --transport http URL' 'add-json:add a server from its JSON entry' 'list:every configured server, where it is configured, and whether it connects' 'get:one server'\''s configuration' 'remove:remove a server'); _describe command items;;
     "sandbox") items=('run:run a command under the sandbox (exit status\: the command'\''s)' 'show:the mechanism, mode, and the paths it protects and hides'); _describe command items;;
     "hooks") items=('list:every hook in force, with where it is configured' 'import:copy the hooks of a Claude Code settings.json into agentcli'\''s settings' 'trust:trust the project files the hooks in force run (scripts), as they are now'); _describe command items;;
+    "plugin") items=('install:install a plugin, pinned to its content digest (its hooks and MCP servers...' 'list:installed plugins\: source, version, pin, enabled and trust states' 'enable:enable an installed plugin' 'disable:disable an installed plugin (kept installed)' 'trust:let an installed plugin'\''s hooks and MCP servers run, as it is pinned now' 'uninstall:remove an installed plugin and its pinned copy' 'update:show what changed in a plugin'\''s marketplace; apply it with --yes' 'trust-skills:trust this project'\''s own skills (.claude/skills, .agents/skills) as they are now' 'marketplace:Add, list and remove plugin marketplaces.'); _describe command items;;
+    "plugin marketplace") items=('add:add a marketplace from a folder or a git URL (https\://, file\://, ….git)' 'list:the marketplaces added' 'remove:forget a marketplace (its installed plugins stay until uninstalled)'); _describe command items;;
     "agents") items=('list:every definition, with where it comes from'); _describe command items;;
     "completion") compadd -- 'bash' 'zsh' 'fish';;
   esac

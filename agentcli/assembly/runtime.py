@@ -36,6 +36,9 @@ if TYPE_CHECKING:
     from agentcli.mcp.sdk_transport import SdkRequest
     from agentcli.settings.presets import Preset
     from agentcli.telemetry.setup import DeferredRecorder
+from agentcli.plugins.loaded import Loaded, load_plugins
+from agentcli.plugins.parts import add_servers, agent_definitions, hook_layers
+from agentcli.skills.attach import attach_skills
 from agentcli.tools.base import ToolContext
 from agentcli.tools.registry import DEFAULT_TOOLS, ToolRegistry, resolve_tools, unknown_tool_notices
 
@@ -369,6 +372,12 @@ async def build(settings: Settings, approver: Approver,
     agent and every subagent run both. `sdk_request`: the Agent SDK's control channel (agentcli.sdkio), which
     `"type": "sdk"` MCP servers talk through, also those the SDK declares after the build."""
     settings = with_session_setup(settings)
+    plugins = load_plugins()
+    plugin_hooks, plugin_notices = hook_layers(plugins)
+    plugin_agents, agent_warnings = agent_definitions(plugins)
+    hook_layers_all = replace(settings.hooks, layers=(*settings.hooks.layers, *plugin_hooks))
+    settings = replace(settings, hooks=hook_layers_all, agents=(*settings.agents, *plugin_agents))
+    plugin_notices += agent_warnings
     settings, approver, dont_ask = sdkparts.dont_ask(settings, approver)
     preset = load_preset(settings)
     if preset is not None and preset.model and not settings.model.name:
@@ -411,6 +420,8 @@ async def build(settings: Settings, approver: Approver,
         approver=approver, ctx=ctx, options=options, sink=opened.sink, history=opened.history, hooks=hooks,
     )
     carry_usage(agent, opened.replay)
+    attach_skills(agent.registry, ctx, settings.project_root, plugins)
+    opened.notices.extend(plugin_notices)
     sdkparts.bind_fallback(agent)
     opened.notices.extend(hook_warnings)
     publish_web(ctx, policy, settings)
@@ -424,7 +435,7 @@ async def build(settings: Settings, approver: Approver,
         agent.observers.append(telemetry[0].bind(options.cost_fn, lambda text: ctx.redact(text, shapes=True)))
         opened.notices.extend(telemetry[1])
     try:
-        start_mcp(settings, agent, sdk_request)
+        start_mcp(settings, agent, sdk_request, plugins)
     except BaseException:
         opened.close()
         raise
@@ -449,12 +460,15 @@ def _sandbox_wrap(settings: Settings, config: Any) -> Callable[..., Any] | None:
     return functools.partial(wrap_command, settings)
 
 
-def start_mcp(settings: Settings, agent: Agent, sdk_request: SdkRequest | None = None) -> None:
-    """Configured MCP servers start connecting in the background and feed the agent's registry. With none
-    configured nothing of the `mcp` SDK is imported."""
+def start_mcp(settings: Settings, agent: Agent, sdk_request: SdkRequest | None = None,
+              plugins: Loaded | None = None) -> None:
+    """Configured MCP servers (and enabled plugins' servers) start connecting in the background and feed the
+    agent's registry. With none configured nothing of the `mcp` SDK is imported."""
     from agentcli.mcp.config import load
 
     config = load(settings.project_root, settings.mcp.config, settings.mcp.strict_config)
+    if plugins is not None and not settings.mcp.strict_config:
+        add_servers(config, plugins)
     if settings.setting_sources is not None:  # as Claude Code's: user servers always load, like the login
         config = sdkparts.servers_from(config, ("user", "flag", *settings.setting_sources))
     if not (config.servers or config.untrusted or config.problems):

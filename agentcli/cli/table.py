@@ -21,6 +21,7 @@ SUBCOMMANDS: dict[str, str] = {
     "sandbox": "run a command under the configured sandbox; show what it allows",
     "doctor": "one screen for a bug report: sandbox, ripgrep, providers, trust",
     "hooks": "list the hooks in force, import them from Claude Code's settings",
+    "plugin": "marketplaces and plugins (Claude Code's format): install, list, update, trust",
     "agents": "list subagent definitions (.claude/agents, .agentcli/agents, built-ins)",
     "usage": "tokens and cost over time, by day, project, model or provider",
     "acp": "serve the Agent Client Protocol on stdin/stdout (editors, ACP clients)",

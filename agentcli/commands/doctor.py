@@ -44,6 +44,9 @@ def _report() -> int:
     lines += doctor_lines(settings)
     lines += _agent_lines(settings.project_root)
     lines += _hook_lines(settings)
+    from agentcli.skills.report import doctor_lines as skill_lines
+
+    lines += skill_lines(settings.project_root)
     sys.stdout.write("\n".join(lines) + "\n")
     return 0
 

@@ -46,6 +46,9 @@ class SessionStarted:
     permission_mode: str
     mcp_servers: tuple[tuple[str, str], ...] = ()  # (name, status): connected | pending | failed | untrusted
     agents: tuple[str, ...] = ()  # the subagent types the Task tool can start
+    skills: tuple[str, ...] = ()  # the skills the Skill tool can load (agentcli.skills)
+    plugins: tuple[tuple[str, str], ...] = ()  # (name, path) of each enabled plugin (agentcli.plugins)
+    slash_commands: tuple[str, ...] = ()  # custom commands and user-invocable skills, without the slash
 
 
 @record

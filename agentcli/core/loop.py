@@ -448,7 +448,9 @@ class Agent:
         agents = self.subagents.definitions if "Task" in tools and self.subagents is not None else None
         return SessionStarted(self.session_id, str(self.ctx.project_root), self.options.model,
                               self.options.provider_label or self.options.provider_name, tools,
-                              self.policy.mode, tuple(self.registry.servers()), tuple(sorted(agents or ())))
+                              self.policy.mode, tuple(self.registry.servers()), tuple(sorted(agents or ())),
+                              self.registry.listed.skills, self.registry.listed.plugins,
+                              self.registry.listed.slash_commands)
 
     def _take_inbox(self, st: RunState) -> None:
         """What finished in the background since the last turn (a background subagent's answer) is told to the

@@ -164,7 +164,24 @@ class RulePolicy:
         return None
 
     def check(self, tool: Tool, args: dict[str, Any]) -> Verdict:
-        return self._auto(tool, self._check(tool, args))
+        verdict = self._check(tool, args)
+        if verdict.behavior == "ask" and verdict.by == "default" and self.ctx.skill_allowed_tools:
+            verdict = self._skill_check(tool, args) or verdict
+        return self._auto(tool, verdict)
+
+    def _skill_check(self, tool: Tool, args: dict[str, Any]) -> Verdict | None:
+        """The active skill's `allowed-tools` (agentcli.skills) spare a question the defaults would ask, checked
+        by a policy holding them beside this one's deny and ask rules, so they never reach past either."""
+        allow = []
+        for text in self.ctx.skill_allowed_tools:
+            try:
+                allow.append(parse_rule(text, "allow", source=f"skill {self.ctx.active_skill}"))
+            except ValueError:
+                continue  # told when the skill was loaded; an unreadable rule grants nothing
+        kept = [r for r in self.rules if r.behavior != "allow"]
+        narrow = RulePolicy(self.ctx, [*kept, *allow], home=self.home, session=self.session)
+        found = narrow._check(tool, args)
+        return found if found.behavior == "allow" and found.by == "rule" else None
 
     def _auto(self, tool: Tool, verdict: Verdict) -> Verdict:
         """`auto` mode (Claude Code's sandbox auto-allow): what would ask only by default runs without a

@@ -102,6 +102,10 @@ class ToolContext:
     inbox: list[Any] = field(default_factory=list)
     # The session's subagent runner (agentcli.agents.runner), for the Task tools; None when subagents are off.
     subagents: SubagentFactory | None = None
+    # The skill the model loaded last (agentcli.skills.tool) and its `allowed-tools` rules, which run without
+    # asking while it is active (deny rules still win: the policy checks them first).
+    active_skill: str | None = None
+    skill_allowed_tools: tuple[str, ...] = ()
     _redactor: Redactor | None = field(default=None, repr=False, compare=False)
 
     def redact(self, text: str, *, shapes: bool = False) -> str:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Iterable
+from dataclasses import dataclass
 
 from agentcli.llm.messages import Message, TextBlock
 from agentcli.tools.base import Tool, ToolSource
@@ -32,6 +33,16 @@ def load_tool(name: str) -> Tool:
     return tool
 
 
+@dataclass(frozen=True, slots=True)
+class Listed:
+    """What the session offers beyond tools, for `system/init`: skill names, (plugin, path) pairs, and the
+    slash commands a prompt may start with (custom commands and user-invocable skills)."""
+
+    skills: tuple[str, ...] = ()
+    plugins: tuple[tuple[str, str], ...] = ()
+    slash_commands: tuple[str, ...] = ()
+
+
 class ToolRegistry:
     """The tools a session may use, in a stable order. `enabled` can change between turns."""
 
@@ -41,6 +52,7 @@ class ToolRegistry:
         self._loaded: dict[str, Tool] = {}
         self._extra: dict[str, Tool] = {t.name: t for t in extra}
         self.sources: list[ToolSource] = list(sources)
+        self.listed = Listed()
 
     def add(self, tool: Tool) -> None:
         self._extra[tool.name] = tool

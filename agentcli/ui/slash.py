@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from rich.text import Text
 
 from agentcli.core.modes import PERMISSION_MODES
-from agentcli.ui import mcp_commands
+from agentcli.ui import mcp_commands, skill_commands
 from agentcli.ui.commands import ALIASES, COMMANDS, command
 from agentcli.ui.status import MODE_LABELS
 
@@ -32,6 +32,7 @@ def command_names(repl: ReplHost) -> list[tuple[str, str]]:
     names = [(c.name, c.description) for c in COMMANDS.values()]
     names.extend((c.name, f"{c.description} ({c.scope})") for c in load_commands(repl.root).values())
     names.extend(mcp_commands.prompt_names(repl))
+    names.extend(skill_commands.skill_names(repl))
     return names
 
 
@@ -59,6 +60,10 @@ async def dispatch(repl: ReplHost, text: str) -> None:
         await repl.send(custom.expand(args))
         return
     if name.startswith("mcp__") and await mcp_commands.run_prompt(repl, name, args):
+        return
+    agent = await repl.ensure_agent()
+    if agent is not None and name in agent.registry.listed.skills:
+        await repl.send(text)  # the registry's skill source expands it (agentcli.skills.source)
         return
     repl.renderer.notice(f"Unknown command /{name} — /help lists the commands", style="yellow")
 
