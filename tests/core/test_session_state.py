@@ -34,7 +34,8 @@ from tests.permissions.test_loop import PlanReviewer, make
 def switch_preset(agent: Agent, settings: Settings, name: str) -> None:
     """What the REPL's `/preset name` does to a built agent (agentcli.ui.actions.switch_preset)."""
     preset = presets.load_preset(name, settings.project_root)
-    settings = dataclasses.replace(settings, preset=name, permission_mode=preset.permission_mode or agent.mode)
+    modes = dataclasses.replace(settings.permissions, mode=preset.permission_mode or agent.mode)
+    settings = dataclasses.replace(settings, preset=name, permissions=modes)
     policy = preset_policy(settings, agent, preset, [])
     agent.switch_preset(name, policy=policy, tools=runtime.tool_names(preset, policy.mode),
                         system_prompt=runtime.build_prompt(settings, preset))

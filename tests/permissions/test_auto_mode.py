@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from agentcli.permissions.loader import builtin_rules
+from agentcli.core.state import SessionState
 from agentcli.permissions.policy import RulePolicy
 from agentcli.sandbox.core import Sandbox
 from agentcli.sandbox.none import NoSandbox
@@ -27,7 +28,7 @@ def root(tmp_path: Path) -> Path:
 
 def policy(root: Path, mode: str, sandbox: Sandbox | None) -> RulePolicy:
     ctx = ToolContext(project_root=root, shell_cwd=root, sandbox=sandbox)
-    p = RulePolicy(mode, ctx, builtin_rules(root))
+    p = RulePolicy(ctx, builtin_rules(root), session=SessionState(mode))
     p.bind(ctx)
     return p
 

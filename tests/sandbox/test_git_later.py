@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from agentcli.permissions.loader import builtin_rules
+from agentcli.core.state import SessionState
 from agentcli.permissions.policy import RulePolicy
 from agentcli.sandbox.execconfig import NAMES
 from agentcli.sandbox.spec import PROTECTED
@@ -120,7 +121,7 @@ def test_hook_runner_and_tool_manager_files_are_read_only_at_any_depth(root: Pat
 def test_the_policy_asks_for_every_file_the_sandbox_keeps(root: Path) -> None:
     user_git(root, "config", "core.hooksPath", "scripts/hooks")
     ctx = ToolContext(project_root=root)
-    policy = RulePolicy("acceptEdits", ctx, builtin_rules(root))
+    policy = RulePolicy(ctx, builtin_rules(root), session=SessionState("acceptEdits"))
     names = [p.removesuffix("/") for p in PROTECTED] + [f"pkg/{n}/x" for n in NAMES] + ["scripts/hooks/pre-commit"]
     for name in names:
         verdict = policy.check(WriteTool(), {"file_path": str(root / name), "content": "x"})

@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from agentcli.permissions.loader import builtin_rules
+from agentcli.core.state import SessionState
 from agentcli.permissions.policy import RulePolicy
 from agentcli.tools.base import Tool, ToolContext, ToolOutput
 from agentcli.tools.paths import outside_approved
@@ -72,7 +73,7 @@ def as_the_loop_runs(policy: RulePolicy, tool: Tool, args: dict[str, Any], ctx: 
 
 def session(root: Path) -> tuple[RulePolicy, ToolContext]:
     ctx = ToolContext(project_root=root, shell_cwd=root)
-    policy = RulePolicy("acceptEdits", ctx, builtin_rules(root))
+    policy = RulePolicy(ctx, builtin_rules(root), session=SessionState("acceptEdits"))
     policy.bind(ctx)
     return policy, ctx
 
@@ -116,7 +117,7 @@ def test_image_reads_through_a_flipping_link_never_attach_outside(world: tuple[P
     Image.new("RGB", (4, 4), "blue").save(outside / "out.png")
     outside_bytes = (outside / "out.png").read_bytes()
     policy, ctx = session(root)
-    ctx.state["accepts_images"] = lambda: True
+    ctx.model = _Sees()
     link = root / "pic.png"
     import base64
 
@@ -130,3 +131,10 @@ def test_image_reads_through_a_flipping_link_never_attach_outside(world: tuple[P
             if ran >= ROUNDS:
                 break
     assert ran >= ROUNDS
+
+
+class _Sees:
+    """A session model that takes images (the tool context's ModelInfo)."""
+
+    model = "fake-model"
+    accepts_images = True
