@@ -86,13 +86,17 @@ def _ask_trust(settings: Settings, values: dict[str, Any], untrusted: list[str])
     from agentcli.settings.config import load_settings
 
     what = "\n".join(f"  - {g}" for g in untrusted)
-    sys.stdout.write(f"This project's own files (.agentcli/, .mcp.json) would:\n{what}\n")
+    sys.stdout.write(f"This project's own files (.agentcli/, .claude/, .mcp.json) would:\n{what}\n")
     answer = input("Trust these settings for this project? [y/N] ").strip().lower()
     if answer not in ("y", "yes"):
         sys.stdout.write("Not trusted: its deny and ask rules apply, its grants do not.\n")
         return settings
     trust.trust(settings.project_root)
-    return load_settings(settings.cwd, settings_flags(values))
+    trusted = load_settings(settings.cwd, settings_flags(values))
+    from agentcli.hooks.setup import pin_scripts
+
+    pin_scripts(trusted)  # the project files its hooks run are trusted with it, as they are now (hooks.scripts)
+    return trusted
 
 
 def _require_provider(settings: Settings, values: dict[str, Any]) -> Settings:

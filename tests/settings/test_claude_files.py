@@ -154,7 +154,8 @@ def test_the_project_hook_blocks_rm_in_a_headless_run_once_trusted(
     tmp_path: Path, home: Path, fake_llm: FakeLLM
 ) -> None:
     proj = claude_project(tmp_path)
-    trust.trust(proj)
+    trusted = agentcli(["permissions", "trust"], proj, {"HOME": str(home)}, stdin="y\n")  # as a person trusts it
+    assert trusted.status == 0, trusted.stderr
     fake_llm.push(Reply(tool_calls=[ToolCall("Bash", {"command": "rm -rf build"})]), Reply(text="done"))
     env = {**provider_env(fake_llm, ANTHROPIC), "HOME": str(home)}
     run = agentcli(["-p", "clean up", "--model", ANTHROPIC, "--allowedTools", "Bash"], proj, env)
@@ -171,7 +172,8 @@ def test_the_sdk_with_project_setting_source_blocks_rm_through_the_project_hook(
     from tests.sdk.helpers import wrapper
 
     proj = claude_project(tmp_path)
-    trust.trust(proj)
+    trusted = agentcli(["permissions", "trust"], proj, {"HOME": str(home)}, stdin="y\n")  # as a person trusts it
+    assert trusted.status == 0, trusted.stderr
     fake_llm.push(Reply(tool_calls=[ToolCall("Bash", {"command": "rm -rf build"})]), Reply(text="done"))
     from claude_agent_sdk import ClaudeAgentOptions
 
