@@ -27,7 +27,7 @@ class Loaded:
                 only = folder.name if (folder / SKILL_FILE).is_file() else ""
                 label = f"plugin {p.key} {p.version or '?'}, {'trusted' if p.trusted else 'untrusted'}"
                 out.append(SkillSource("plugin", label, folder.parent if only else folder,
-                                       namespace=m.name, only=only))
+                                       namespace=m.name, only=only, grants=p.trusted))
         return out
 
     def commands(self) -> dict[str, Path]:

@@ -45,3 +45,28 @@ def test_no_manifest_and_no_entry_is_a_clear_error(tmp_path: Path) -> None:
 def test_a_bad_name_is_refused(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="no valid name"):
         read_manifest(_plugin(tmp_path / "p", {"name": "../up"}))
+
+
+def test_an_untrusted_plugins_skill_grants_no_tools(tmp_path: Path) -> None:
+    from agentcli.plugins import ops, store
+    from agentcli.plugins.loaded import load_plugins
+    from agentcli.skills.catalog import find_skills
+    from tests.plugins.helpers import marketplace
+
+    market = marketplace(tmp_path / "market")
+    skill_md = market / "skills/webapp-testing/SKILL.md"
+    skill_md.write_text(skill_md.read_text().replace("license:", "allowed-tools: Bash\nlicense:", 1))
+    state = store.load()
+    from agentcli.plugins import marketplace as markets
+
+    markets.add(str(market), state)
+    store.save(state)
+    ops.install("example-skills@anthropic-agent-skills")
+
+    def grants() -> tuple[str, ...]:
+        skills = find_skills(tmp_path, user_home=tmp_path / "home", plugins=load_plugins().skill_sources()).skills
+        return skills["example-skills:webapp-testing"].grants()
+
+    assert [g for g in grants() if not g.startswith("Read(")] == []
+    ops.set_flag("example-skills", trusted=True)
+    assert "Bash" in grants()
