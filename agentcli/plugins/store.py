@@ -114,10 +114,10 @@ def pin_copy(source: Path, key: str, pinned: str) -> Path:
     if dest.exists():
         shutil.rmtree(dest)
     shutil.copytree(source, dest, symlinks=True, ignore=shutil.ignore_patterns(*SKIP))
-    for dirpath, _, filenames in os.walk(dest):
-        for name in filenames:
+    for dirpath, dirnames, filenames in os.walk(dest):
+        for name in [*dirnames, *filenames]:
             if (Path(dirpath) / name).is_symlink():
-                (Path(dirpath) / name).unlink()  # a link could reach outside what was pinned
+                (Path(dirpath) / name).unlink()  # a link (to a file or a folder) could reach outside the pin
     return dest
 
 

@@ -70,3 +70,18 @@ def test_an_untrusted_plugins_skill_grants_no_tools(tmp_path: Path) -> None:
     assert [g for g in grants() if not g.startswith("Read(")] == []
     ops.set_flag("example-skills", trusted=True)
     assert "Bash" in grants()
+
+
+def test_links_in_a_plugin_are_not_pinned(tmp_path: Path) -> None:
+    from agentcli.plugins import store
+
+    source = tmp_path / "src"
+    (source / "skills").mkdir(parents=True)
+    (source / "real.md").write_text("kept")
+    (source / "skills/outside").symlink_to(tmp_path / "elsewhere", target_is_directory=True)
+    (tmp_path / "elsewhere").mkdir()
+    (source / "key").symlink_to(tmp_path / "elsewhere")
+    files = store.file_digests(source)
+    pinned = store.pin_copy(source, "p@m", store.digest(files))
+    assert sorted(p.name for p in pinned.rglob("*")) == ["real.md", "skills"]
+    assert list(files) == ["real.md"]
