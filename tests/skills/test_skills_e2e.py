@@ -178,3 +178,15 @@ def test_the_python_api_sees_skills_and_runs_one(tmp_path: Path, fake_llm: FakeL
                           text=True, timeout=60)
     assert sorted(json.loads(done.stdout)) == sorted(VENDORED), done.stderr
     assert "When to use this skill" in json.dumps(fake_llm.requests[0].body["messages"])
+
+
+def test_a_skill_tool_denied_by_name_is_not_offered(tmp_path: Path, fake_llm: FakeLLM) -> None:
+    proj = git_repo(tmp_path / "proj", {"a.py": "a = 1\n"})
+    home = tmp_path / "home"
+    place(home / ".claude/skills", "brand-guidelines")
+    fake_llm.push(Reply(text="a"), Reply(text="b"))
+    agentcli(["-p", "hi", "--model", ANTHROPIC, "--disallowedTools", "Skill"], proj, _env(fake_llm, home))
+    agentcli(["-p", "/brand-guidelines x", "--model", ANTHROPIC, "--tools", "Read"], proj, _env(fake_llm, home))
+    for request in fake_llm.requests:
+        assert "Skill" not in [t["name"] for t in request.body.get("tools", [])]
+    assert "Anthropic Brand Styling" in json.dumps(fake_llm.requests[1].body["messages"])  # yours to run still
