@@ -190,3 +190,14 @@ def test_a_skill_tool_denied_by_name_is_not_offered(tmp_path: Path, fake_llm: Fa
     for request in fake_llm.requests:
         assert "Skill" not in [t["name"] for t in request.body.get("tools", [])]
     assert "Anthropic Brand Styling" in json.dumps(fake_llm.requests[1].body["messages"])  # yours to run still
+
+
+def test_tools_naming_skill_offers_it_without_a_notice(tmp_path: Path, fake_llm: FakeLLM) -> None:
+    proj = git_repo(tmp_path / "proj", {"a.py": "a = 1\n"})
+    home = tmp_path / "home"
+    place(home / ".claude/skills", "brand-guidelines")
+    fake_llm.push(Reply(text="a"))
+    run = agentcli(["-p", "hi", "--model", ANTHROPIC, "--tools", "Read,Skill", "--output-format", "stream-json",
+                    "--verbose"], proj, _env(fake_llm, home))
+    assert [t["name"] for t in fake_llm.requests[0].body["tools"]] == ["Read", "Skill"]
+    assert "no tool named" not in run.stdout
