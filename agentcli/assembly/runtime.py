@@ -420,7 +420,8 @@ async def build(settings: Settings, approver: Approver,
         approver=approver, ctx=ctx, options=options, sink=opened.sink, history=opened.history, hooks=hooks,
     )
     carry_usage(agent, opened.replay)
-    attach_skills(agent.registry, ctx, settings.project_root, plugins)
+    offer_skill = bool(sdkparts.without_denied(["Skill"], policy)) and "Skill" in (settings.tools or ("Skill",))
+    attach_skills(agent.registry, ctx, settings.project_root, plugins, offer_skill)
     opened.notices.extend(plugin_notices)
     sdkparts.bind_fallback(agent)
     opened.notices.extend(hook_warnings)

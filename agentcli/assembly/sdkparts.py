@@ -28,6 +28,7 @@ def unknown_tools_notice(names: tuple[str, ...] | None) -> str | None:
     if not names:
         return None
     _, unknown = resolve_tools(names)
+    unknown = [n for n in unknown if n != "Skill"]  # offered by the skills' source when there are skills
     if not unknown:
         return None
     return f"--tools: agentcli has no tool named {', '.join(unknown)}; left out"

@@ -6,16 +6,19 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from agentcli.errors import AgentCliError
-from agentcli.plugins import store
-from agentcli.plugins.manifest import Manifest, read_manifest
+from agentcli import paths
 from agentcli.skills.discovery import SKILL_FILE, SkillSource
+
+if TYPE_CHECKING:
+    from agentcli.plugins.manifest import Manifest
+    from agentcli.plugins.store import Installed
 
 
 @dataclass(slots=True)
 class Loaded:
-    plugins: list[tuple[store.Installed, Manifest]] = field(default_factory=list)
+    plugins: list[tuple[Installed, Manifest]] = field(default_factory=list)
     notices: list[str] = field(default_factory=list)
 
     def skill_sources(self) -> list[SkillSource]:
@@ -27,7 +30,7 @@ class Loaded:
                 only = folder.name if (folder / SKILL_FILE).is_file() else ""
                 label = f"plugin {p.key} {p.version or '?'}, {'trusted' if p.trusted else 'untrusted'}"
                 out.append(SkillSource("plugin", label, folder.parent if only else folder,
-                                       namespace=m.name, only=only))
+                                       namespace=m.name, only=only, grants=p.trusted))
         return out
 
     def commands(self) -> dict[str, Path]:
@@ -43,8 +46,11 @@ class Loaded:
 
 def load_plugins() -> Loaded:
     found = Loaded()
-    if not (store.root() / "state.json").exists():
-        return found  # nothing installed: nothing read
+    if not (paths.home() / "plugins" / "state.json").exists():
+        return found  # nothing installed: nothing read, nothing more imported
+    from agentcli.errors import AgentCliError
+    from agentcli.plugins import store
+    from agentcli.plugins.manifest import read_manifest
     try:
         state = store.load()
     except AgentCliError as exc:

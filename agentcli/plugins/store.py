@@ -5,10 +5,8 @@ runs is what the user installed: a marketplace changing later changes nothing un
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
-import shutil
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -84,6 +82,8 @@ def save(state: State) -> None:
 def file_digests(folder: Path) -> dict[str, str]:
     """Every regular file under `folder` (no links followed, `.git` left out): relative path → SHA-256 of its
     executable bit and content."""
+    import hashlib
+
     out: dict[str, str] = {}
     for dirpath, dirnames, filenames in os.walk(folder):
         dirnames[:] = sorted(d for d in dirnames if d not in SKIP)
@@ -98,6 +98,8 @@ def file_digests(folder: Path) -> dict[str, str]:
 
 
 def digest(files: dict[str, str]) -> str:
+    import hashlib
+
     h = hashlib.sha256()
     for rel in sorted(files):
         h.update(f"{rel}\0{files[rel]}\0".encode())
@@ -106,14 +108,16 @@ def digest(files: dict[str, str]) -> str:
 
 def pin_copy(source: Path, key: str, pinned: str) -> Path:
     """A copy of `source` (without `.git` and links) at the pinned place for `key` and its digest."""
+    import shutil
+
     dest = root() / "installed" / key / pinned[:16]
     if dest.exists():
         shutil.rmtree(dest)
     shutil.copytree(source, dest, symlinks=True, ignore=shutil.ignore_patterns(*SKIP))
-    for dirpath, _, filenames in os.walk(dest):
-        for name in filenames:
+    for dirpath, dirnames, filenames in os.walk(dest):
+        for name in [*dirnames, *filenames]:
             if (Path(dirpath) / name).is_symlink():
-                (Path(dirpath) / name).unlink()  # a link could reach outside what was pinned
+                (Path(dirpath) / name).unlink()  # a link (to a file or a folder) could reach outside the pin
     return dest
 
 

@@ -13,7 +13,7 @@ from agentcli.tools.registry import Listed, ToolRegistry
 
 
 def attach_skills(registry: ToolRegistry, ctx: ToolContext, project_root: Path,
-                  plugins: Loaded | None = None) -> SkillSource | None:
+                  plugins: Loaded | None = None, offer: bool = True) -> SkillSource | None:
     """Adds the skills' source to `registry`; None when there are no skills, plugins nor anything to tell."""
     from agentcli.settings.custom_commands import load_commands
 
@@ -27,6 +27,6 @@ def attach_skills(registry: ToolRegistry, ctx: ToolContext, project_root: Path,
                              tuple(commands + invocable))
     if not found.skills and not found.notices and not plugin_commands:
         return None
-    source = SkillSource(found, ctx, commands=plugin_commands)
+    source = SkillSource(found, ctx, commands=plugin_commands, offer=offer)
     registry.sources.append(source)
     return source

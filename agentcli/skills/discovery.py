@@ -37,6 +37,7 @@ class SkillSource:
     root: Path | None = None  # a project's skills must stay inside the project once links are followed
     namespace: str = ""  # a plugin's name: its skills are `plugin:skill`
     only: str = ""  # the one skill folder of `folder` this source holds (a plugin listing skills one by one)
+    grants: bool = True  # may its skills' `allowed-tools` spare questions (not an untrusted plugin's)
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,9 +56,11 @@ class Skill:
         return self.path.parent
 
     def grants(self) -> tuple[str, ...]:
-        """What runs without asking while the skill is active: its `allowed-tools`, and reading its own folder
-        (the references it points the model at), never past a deny rule."""
-        return (*self.allowed_tools, f"Read(//{self.folder.resolve().as_posix().lstrip('/')}/**)")
+        """What runs without asking while the skill is active: its `allowed-tools` (unless it came with a plugin
+        the user has not trusted), and reading its own folder (the references it points the model at), never
+        past a deny rule."""
+        own = f"Read(//{self.folder.resolve().as_posix().lstrip('/')}/**)"
+        return (*self.allowed_tools, own) if self.source.grants else (own,)
 
     def body(self) -> str | None:
         """The instructions below the front matter, read now (a skill edited mid-session is read as it is)."""

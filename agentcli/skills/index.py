@@ -8,7 +8,6 @@ content is ignored and rebuilt.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 from pathlib import Path
@@ -98,6 +97,8 @@ class Index:
         data = read_regular(path, MAX_SKILL_BYTES)
         if data is None:
             return None
+        import hashlib
+
         meta = parse_meta(data.decode("utf-8", errors="replace"))
         digest = hashlib.sha256(data).hexdigest()
         self.files[path] = [key, meta, digest]

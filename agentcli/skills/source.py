@@ -15,10 +15,11 @@ from agentcli.tools.base import Tool, ToolContext
 
 class SkillSource:
     def __init__(self, found: Discovery, ctx: ToolContext, budget: int | None = None,
-                 commands: Mapping[str, Path] | None = None) -> None:
+                 commands: Mapping[str, Path] | None = None, offer: bool = True) -> None:
         self.found = found
         self.ctx = ctx
         self.commands = dict(commands or {})  # a plugin's commands, `plugin:command` → its markdown file
+        self.offer = offer  # False: the Skill tool is denied by name or left out of `--tools` (/name still works)
         self.tool = SkillTool(found.skills) if budget is None else SkillTool(found.skills, budget)
         self._notices = [("warning", n) for n in found.notices]
         self._just_expanded = False
@@ -27,7 +28,7 @@ class SkillSource:
         return None
 
     def tools(self) -> list[Tool]:
-        return [self.tool] if self.found.skills else []
+        return [self.tool] if self.found.skills and self.offer else []
 
     def lookup(self, name: str) -> Tool | str | None:
         return None

@@ -5,7 +5,6 @@ repository can write; a changed or added skill asks again."""
 
 from __future__ import annotations
 
-import hashlib
 import json
 from pathlib import Path
 
@@ -21,6 +20,8 @@ def _file() -> Path:
 def digest(sources: list[SkillSource], index: Index | None = None) -> str | None:
     """One SHA-256 over the project's SKILL.md files (folder and each file's SHA-256); None when there are none.
     A file that cannot be read counts as its name alone, so making it readable later asks again."""
+    import hashlib
+
     index = index if index is not None else Index()
     h = hashlib.sha256()
     seen = False

@@ -33,6 +33,20 @@ async def _skills(repl: Repl, args: str) -> None:
     repl.renderer.notice("\n".join(lines))
 
 
+def is_skill(repl: Repl, name: str) -> bool:
+    """Does `/name` run a skill or a plugin's command? Asked of the session's agent once it is built; before
+    that, of what a session here would find (the agent is built by sending the prompt)."""
+    if repl.agent is not None:
+        return name in repl.agent.registry.listed.slash_commands
+    from agentcli.plugins.loaded import load_plugins
+    from agentcli.skills.report import everything
+
+    if name in load_plugins().commands():
+        return True
+    skill = everything(repl.root).skills.get(name)
+    return skill is not None and skill.user_invocable
+
+
 def skill_names(repl: Repl) -> list[tuple[str, str]]:
     """(name, description) of the skills `/name` runs, for completion and /help (the session's agent's)."""
     agent = repl.agent
@@ -46,8 +60,7 @@ PLUGIN_USAGE = ("/plugin [list | install NAME@MARKETPLACE | uninstall|enable|dis
                 "| marketplace add PATH|GIT-URL]")
 
 
-@command("plugin", "plugins: list, install, update, trust (takes effect in a new session)",
-         "[list|install|uninstall|enable|disable|trust|update|marketplace add] …")
+@command("plugin", "plugins: list, install, update, trust, marketplace add", "[VERB …]")
 async def _plugin(repl: Repl, args: str) -> None:
     import asyncio
 

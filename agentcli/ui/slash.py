@@ -61,8 +61,7 @@ async def dispatch(repl: ReplHost, text: str) -> None:
         return
     if name.startswith("mcp__") and await mcp_commands.run_prompt(repl, name, args):
         return
-    agent = await repl.ensure_agent()
-    if agent is not None and name in agent.registry.listed.skills:
+    if skill_commands.is_skill(repl, name):
         await repl.send(text)  # the registry's skill source expands it (agentcli.skills.source)
         return
     repl.renderer.notice(f"Unknown command /{name} — /help lists the commands", style="yellow")

@@ -112,3 +112,15 @@ def test_an_edited_skill_is_read_again_past_the_cache(tmp_path: Path, home: Path
     assert find_skills(tmp_path / "proj", user_home=home).skills["deploy"].description == "first words"
     path.write_text(path.read_text().replace("first words", "other words"))  # same size, maybe the same mtime
     assert find_skills(tmp_path / "proj", user_home=home).skills["deploy"].description == "other words"
+
+
+def test_doctor_names_every_source_and_what_was_left_out(tmp_path: Path, home: Path) -> None:
+    from tests.cli.helpers import agentcli, git_repo
+
+    proj = git_repo(tmp_path / "proj", {"a.py": "a = 1\n"})
+    place(home / ".codex/skills", "brand-guidelines")
+    place(proj / ".agents/skills", "internal-comms")
+    run = agentcli(["doctor"], proj, {"HOME": str(home)})
+    assert "skills: ~/.codex/skills (user): 1 skill" in run.stdout, run.stdout + run.stderr
+    assert "skills: ~/.claude/skills (user): 0 skills" in run.stdout
+    assert "skills: This project's skills (internal-comms) are not trusted" in run.stdout

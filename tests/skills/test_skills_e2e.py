@@ -128,7 +128,7 @@ def _result(body: dict[str, object]) -> str:
     raise AssertionError(f"no tool result in {last}")
 
 
-assert os.sep == "/"
+
 
 
 def test_first_request_with_50_skills_and_50_mcp_tools(tmp_path: Path, fake_llm: FakeLLM) -> None:
@@ -151,3 +151,53 @@ def test_first_request_with_50_skills_and_50_mcp_tools(tmp_path: Path, fake_llm:
     # The whole first request (default tools, prompt, the skills' listing, the deferred MCP tools' names): the
     # issue's bound. Measured 2,629 tokens bare and 4,373 with both.
     assert without < with_ <= 5000, (without, with_)
+
+
+def test_the_python_api_sees_skills_and_runs_one(tmp_path: Path, fake_llm: FakeLLM) -> None:
+    import subprocess
+
+    script = tmp_path / "run.py"
+    script.write_text(
+        "import asyncio, json, sys\n"
+        "from agentcli import query\n"
+        "from agentcli.core.events import SessionStarted\n"
+        "async def main():\n"
+        "    skills = None\n"
+        "    async for ev in query('/internal-comms a status report', model=sys.argv[1]):\n"
+        "        if isinstance(ev, SessionStarted):\n"
+        "            skills = ev.skills\n"
+        "    print(json.dumps(skills))\n"
+        "asyncio.run(main())\n")
+    proj = git_repo(tmp_path / "proj", {"a.py": "a\n"})
+    home = tmp_path / "home"
+    place(home / ".claude/skills")
+    fake_llm.push(Reply(text="written"))
+    env = {k: v for k, v in os.environ.items() if not k.endswith(("_API_KEY", "_BASE_URL"))}
+    env |= _env(fake_llm, home)
+    done = subprocess.run([sys.executable, str(script), ANTHROPIC], cwd=proj, env=env, capture_output=True,
+                          text=True, timeout=60)
+    assert sorted(json.loads(done.stdout)) == sorted(VENDORED), done.stderr
+    assert "When to use this skill" in json.dumps(fake_llm.requests[0].body["messages"])
+
+
+def test_a_skill_tool_denied_by_name_is_not_offered(tmp_path: Path, fake_llm: FakeLLM) -> None:
+    proj = git_repo(tmp_path / "proj", {"a.py": "a = 1\n"})
+    home = tmp_path / "home"
+    place(home / ".claude/skills", "brand-guidelines")
+    fake_llm.push(Reply(text="a"), Reply(text="b"))
+    agentcli(["-p", "hi", "--model", ANTHROPIC, "--disallowedTools", "Skill"], proj, _env(fake_llm, home))
+    agentcli(["-p", "/brand-guidelines x", "--model", ANTHROPIC, "--tools", "Read"], proj, _env(fake_llm, home))
+    for request in fake_llm.requests:
+        assert "Skill" not in [t["name"] for t in request.body.get("tools", [])]
+    assert "Anthropic Brand Styling" in json.dumps(fake_llm.requests[1].body["messages"])  # yours to run still
+
+
+def test_tools_naming_skill_offers_it_without_a_notice(tmp_path: Path, fake_llm: FakeLLM) -> None:
+    proj = git_repo(tmp_path / "proj", {"a.py": "a = 1\n"})
+    home = tmp_path / "home"
+    place(home / ".claude/skills", "brand-guidelines")
+    fake_llm.push(Reply(text="a"))
+    run = agentcli(["-p", "hi", "--model", ANTHROPIC, "--tools", "Read,Skill", "--output-format", "stream-json",
+                    "--verbose"], proj, _env(fake_llm, home))
+    assert [t["name"] for t in fake_llm.requests[0].body["tools"]] == ["Read", "Skill"]
+    assert "no tool named" not in run.stdout
