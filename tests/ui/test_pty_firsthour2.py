@@ -98,9 +98,9 @@ def test_the_repl_refuses_a_prompt_known_to_overflow_the_window(
     terms.append(t)
     t.prompt()
     t.send("\x1b[200~" + "word " * 3000 + "\x1b[201~")
-    t.expect("[Pasted text #1")
+    t.expect("[Pasted text #1", timeout=60)  # 15,000 characters through the pty: slow on a loaded machine
     t.send("\r")
-    t.expect("it was not sent")
+    t.expect("it was not sent", timeout=60)
     t.expect("/compact or /clear")
     t.prompt()
     assert [r for r in fake_llm.requests if r.path.endswith("/chat/completions")] == []
