@@ -55,7 +55,8 @@ def text_reply(text: str) -> Script:
     return [TextDelta(text), UsageReport(Usage(100, 5)), MessageStop("end_turn")]
 
 
-def make_repl(tmp_path: Path, provider: ScriptedProvider, width: int = 80) -> tuple[Repl, io.StringIO]:
+def make_repl(tmp_path: Path, provider: ScriptedProvider, width: int = 80,
+              window: int = 1000) -> tuple[Repl, io.StringIO]:
     out = io.StringIO()
     console = Console(file=out, width=width, force_terminal=False, color_system=None)
     settings = Settings(cwd=tmp_path, model=ModelSettings(name="scripted-model", provider="scripted"))
@@ -66,7 +67,7 @@ def make_repl(tmp_path: Path, provider: ScriptedProvider, width: int = 80) -> tu
         policy=SimplePolicy(),
         approver=_Deny(),
         ctx=ToolContext(project_root=tmp_path, shell_cwd=tmp_path),
-        options=AgentOptions(model="scripted-model", provider_name="scripted", context_window_fn=lambda m: 1000),
+        options=AgentOptions(model="scripted-model", provider_name="scripted", context_window_fn=lambda m: window),
         sink=NullSink("sess-1"),
     )
     selection = Selection(ProviderConfig("scripted"), "scripted-model")

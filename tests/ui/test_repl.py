@@ -189,7 +189,7 @@ def test_slash_todos_shows_the_list_todowrite_set(tmp_path: Path) -> None:
     call: Script = [ToolCallStart(0, "c1", "TodoWrite"), ToolCallDelta(0, todos), ToolCallEnd(0),
                     MessageStop("tool_use")]
     provider = ScriptedProvider([call, text_reply("planned")])
-    repl, out = make_repl(tmp_path, provider)
+    repl, out = make_repl(tmp_path, provider, window=4000)  # TodoWrite's schema: over 1000 tokens, never sent
     assert repl.agent is not None
     repl.agent.registry.enabled.append("TodoWrite")
 
