@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from agentcli.permissions.loader import builtin_rules
 from agentcli.core.state import SessionState
+from agentcli.permissions.loader import builtin_rules
 from agentcli.permissions.policy import RulePolicy
 from agentcli.sandbox.core import Sandbox
 from agentcli.sandbox.none import NoSandbox

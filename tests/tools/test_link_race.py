@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
-from agentcli.permissions.loader import builtin_rules
 from agentcli.core.state import SessionState
+from agentcli.permissions.loader import builtin_rules
 from agentcli.permissions.policy import RulePolicy
 from agentcli.tools.base import Tool, ToolContext, ToolOutput
 from agentcli.tools.paths import outside_approved
