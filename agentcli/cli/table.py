@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from agentcli.cli import compat as cli_compat
 from agentcli.cli.flags import Flag, flag
-from agentcli.core.modes import FLAG_MODES
+from agentcli.modes import FLAG_MODES
 
 SUBCOMMANDS: dict[str, str] = {
     "sessions": "list, show, tree, rename, fork, rewind, export, rm and repair stored sessions",

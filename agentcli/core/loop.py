@@ -35,7 +35,6 @@ from agentcli.core.events import (
 )
 from agentcli.core.hooks import HookOutcome, Hooks, fire
 from agentcli.core.interrupts import INTERRUPTED
-from agentcli.core.modes import PermissionMode, parse_mode
 from agentcli.core.options import AgentOptions, NestedMemory, memory_for
 from agentcli.core.parts import McpServers, Observer, ShellScope, Subagents
 from agentcli.core.permissions import Approver, Policy
@@ -45,6 +44,7 @@ from agentcli.core.toolrun import ToolRunner
 from agentcli.errors import AgentCliError, LimitReachedError, PermissionDeniedError
 from agentcli.llm.messages import Message, ToolUseBlock, Usage
 from agentcli.llm.request import Provider
+from agentcli.modes import PermissionMode, parse_mode
 from agentcli.tools.base import ToolContext
 from agentcli.tools.registry import ToolRegistry
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
-from agentcli.core.modes import PermissionMode
 from agentcli.core.state import SessionState
+from agentcli.modes import PermissionMode
 from agentcli.tools.base import Tool
 
 Behavior = Literal["allow", "deny", "ask"]

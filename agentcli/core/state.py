@@ -1,4 +1,4 @@
-"""The session's state with one owner: the permission mode (agentcli.core.modes), the preset and the todo list.
+"""The session's state with one owner: the permission mode (agentcli.modes), the preset and the todo list.
 
 The agent owns one `SessionState` for its whole life. The policy it uses, the sandbox (plan mode runs commands
 read-only) and every front end read the mode from that object, so a preset switch, which brings a new policy,
@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from agentcli.core.events import SessionChanged, TodoItem
-from agentcli.core.modes import PermissionMode
+from agentcli.modes import PermissionMode
 
 
 @dataclass(slots=True)

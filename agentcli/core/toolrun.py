@@ -157,8 +157,8 @@ class ToolRunner:
             own = verdict = Verdict("deny", "policy", reason=f"Permission check failed for this {tool.name} call "
                                                              f"({type(err).__name__}: {err}); it was not run.")
         behavior, by, reason, updated = verdict.behavior, verdict.by, verdict.reason, None
-        if behavior == "ask" and self.approver.interactive and (unread := unread_change(tool.name, args,
-                                                                                         self.ctx)) is not None:
+        asks_a_person = getattr(self.approver, "interactive", True)
+        if behavior == "ask" and asks_a_person and (unread := unread_change(tool.name, args, self.ctx)) is not None:
             yield self._fail(call, unread)  # it would fail after a person's approval: do not ask them for one
             return
         if behavior == "ask":

@@ -23,9 +23,9 @@ from typing import Any
 
 from agentcli import paths
 from agentcli.atomicfile import atomic_write
-from agentcli.core.modes import PERMISSION_MODES, is_mode
 from agentcli.core.state import SessionState
 from agentcli.errors import ConfigError
+from agentcli.modes import PERMISSION_MODES, is_mode
 from agentcli.permissions.policy import RulePolicy
 from agentcli.permissions.rules import Rule, RuleBehavior, parse_rule, split_rule_list
 from agentcli.sandbox.execconfig import git_followed, policy_patterns

@@ -15,10 +15,10 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from agentcli.core.modes import PermissionMode
 from agentcli.core.permissions import Verdict
 from agentcli.core.state import SessionState
 from agentcli.errors import AgentCliError
+from agentcli.modes import PermissionMode
 from agentcli.permissions.rules import (
     READ_TOOLS,
     Rule,

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Protocol
 
-from agentcli.core.modes import PermissionMode
+from agentcli.modes import PermissionMode
 from agentcli.permissions.rules import Rule, RuleBehavior
 from agentcli.tools.base import ToolContext
 

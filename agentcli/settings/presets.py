@@ -22,8 +22,8 @@ from pathlib import Path
 from typing import Any
 
 from agentcli import paths
-from agentcli.core.modes import PERMISSION_MODES
 from agentcli.errors import ConfigError
+from agentcli.modes import PERMISSION_MODES
 from agentcli.settings import writer
 
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")

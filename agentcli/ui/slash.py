@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from rich.text import Text
 
-from agentcli.core.modes import PERMISSION_MODES
+from agentcli.modes import PERMISSION_MODES
 from agentcli.ui import mcp_commands, skill_commands
 from agentcli.ui.commands import ALIASES, COMMANDS, command
 from agentcli.ui.status import MODE_LABELS

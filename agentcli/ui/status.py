@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
-from agentcli.core.modes import PermissionMode
+from agentcli.modes import PermissionMode
 
 MODE_LABELS: dict[str, str] = {
     "default": "default mode",

@@ -172,7 +172,7 @@ def test_the_clients_mcp_servers_join_the_users(tmp_path: Path) -> None:
                HttpMcpServer(type="http", name="docs", url="http://127.0.0.1:9/mcp",
                              headers=[HttpHeader(name="X-Key", value="k")])]
     settings = session_settings(str(proj), {}, servers, session_id="00000000-0000-4000-8000-000000000001")
-    config = load(settings.project_root, settings.mcp_config, settings.strict_mcp_config)
+    config = load(settings.project_root, settings.mcp.config, settings.mcp.strict_config)
     assert {"clock", "docs"} <= set(config.servers) and not config.problems
 
 

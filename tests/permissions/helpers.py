@@ -7,8 +7,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agentcli.core.modes import parse_mode
 from agentcli.core.state import SessionState
+from agentcli.modes import parse_mode
 from agentcli.permissions.loader import builtin_rules
 from agentcli.permissions.policy import RulePolicy
 from agentcli.permissions.rules import parse_rule
