@@ -86,21 +86,3 @@ def test_a_slow_local_server_is_evaluating_the_prompt(project: Path, fake_llm: F
     t.expect("Evaluated.")
     assert "Thinking…" not in t.out
 
-
-def test_the_repl_refuses_a_prompt_known_to_overflow_the_window(
-    project: Path, fake_llm: FakeLLM, terms: list[Term]
-) -> None:
-    """A pasted prompt far over llama.cpp's 2048-token window is not sent; the error says what to do here."""
-    llama_routes(fake_llm)
-    fake_llm.get_routes["/props"] = {**fake_llm.get_routes["/props"], "default_generation_settings": {"n_ctx": 2048}}
-    fake_llm.push(Reply(text="never asked"))
-    t = Term(["--base-url", fake_llm.openai_url], project, local_env())
-    terms.append(t)
-    t.prompt()
-    t.send("\x1b[200~" + "word " * 3000 + "\x1b[201~")
-    t.expect("[Pasted text #1", timeout=60)  # 15,000 characters through the pty: slow on a loaded machine
-    t.send("\r")
-    t.expect("it was not sent", timeout=60)
-    t.expect("/compact or /clear")
-    t.prompt()
-    assert [r for r in fake_llm.requests if r.path.endswith("/chat/completions")] == []
