@@ -465,9 +465,11 @@ def start_mcp(settings: Settings, agent: Agent, sdk_request: SdkRequest | None =
               plugins: Loaded | None = None) -> None:
     """Configured MCP servers (and enabled plugins' servers) start connecting in the background and feed the
     agent's registry. With none configured nothing of the `mcp` SDK is imported."""
-    from agentcli.mcp.config import load
+    from agentcli.mcp.config import add_claude_servers, load
 
     config = load(settings.project_root, settings.mcp.config, settings.mcp.strict_config)
+    if not settings.mcp.strict_config:
+        add_claude_servers(config, settings.mcp.claude_servers)
     if plugins is not None and not settings.mcp.strict_config:
         add_servers(config, plugins)
     if settings.setting_sources is not None:  # as Claude Code's: user servers always load, like the login

@@ -180,12 +180,12 @@ def _list(ns: argparse.Namespace, root: Path) -> int:
     trusted = {"project": trust.is_mcp_trusted(root), "local": trust.is_trusted(root)}
     health = _health(root)
     rows = []
-    for scope, name, entry in _raw_entries(root):
+    for scope, name, entry in [*_raw_entries(root), *_claude_entries(root)]:
         target = " ".join([str(entry.get("command", "")), *map(str, entry.get("args", []))]).strip() or \
             config.safe_url(str(entry.get("url", "")))
         target, ok = trust.printable(target), trusted.get(scope, True)
         note = "" if ok else " (not trusted: starts after agentcli permissions trust)"
-        found = health.get((name, scope))
+        found = health.get((name, scope.removeprefix("claude-")))
         row: dict[str, Any] = {"name": name, "scope": scope, "target": target, "trusted": ok}
         if found is not None:
             row |= {"status": found.status, "detail": found.detail}
@@ -201,15 +201,28 @@ def _list(ns: argparse.Namespace, root: Path) -> int:
     return 0
 
 
+def _claude_entries(root: Path) -> list[tuple[str, str, dict[str, Any]]]:
+    """Claude Code's `~/.claude.json` servers (its user ones, this project's): agentcli starts them too."""
+    from agentcli.settings import claude
+
+    out = []
+    for origin, table in claude.mcp_servers(root):
+        scope = "claude-local" if "(project " in origin else "claude-user"
+        out += [(scope, name, entry) for name, entry in table.items() if isinstance(entry, dict)]
+    return out
+
+
 def _health(root: Path) -> dict[tuple[str, str], Any]:
     """(name, scope) → agentcli.mcp.health.Health of each server that would start here (Claude Code's `mcp list`
     checks them too); a configuration that cannot load is reported by the list as it stands."""
     import asyncio
 
     from agentcli.mcp.health import Health, check
+    from agentcli.settings import claude
     from agentcli.settings.config import load_settings
 
     loaded = config.load(root)
+    config.add_claude_servers(loaded, claude.mcp_servers(root))
     out: dict[tuple[str, str], Any] = {}
     if loaded.servers:
         found = asyncio.run(check(loaded, load_settings(root, {})))

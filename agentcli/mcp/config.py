@@ -297,6 +297,14 @@ def add_source(out: McpConfig, data: Any, *, scope: str, origin: str, trusted: b
         out.untrusted.update({n: s for n, s in found.items() if n not in out.servers})
 
 
+def add_claude_servers(out: McpConfig, sources: Iterable[tuple[str, Any]]) -> None:
+    """Claude Code's `~/.claude.json` servers (agentcli.settings.claude.mcp_servers: its top-level `mcpServers`,
+    then this project's entry), as Claude Code uses them: the user wrote them (`claude mcp add`), in the user's
+    own home, so they start as the user's own config does; the project's entry is Claude Code's "local" scope."""
+    for origin, table in sources:
+        add_source(out, table, scope="local" if "(project " in origin else "user", origin=origin, trusted=True)
+
+
 def describe(servers: Iterable[ServerConfig]) -> list[str]:
     """What starting these servers would do, in words (the trust question shows it)."""
     out: list[str] = []

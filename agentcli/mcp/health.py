@@ -59,10 +59,12 @@ def doctor_lines(settings: Settings) -> list[str]:
     import asyncio
     import os
 
-    from agentcli.mcp.config import load
+    from agentcli.mcp.config import add_claude_servers, load
     from agentcli.mcp.limits import resolve
 
     config = load(settings.project_root, settings.mcp.config, settings.mcp.strict_config)
+    if not settings.mcp.strict_config:
+        add_claude_servers(config, settings.mcp.claude_servers)
     limits = resolve(os.environ, settings.mcp.connect_timeout_s, settings.mcp.tool_timeout_s)
     if not (config.servers or config.untrusted or config.problems or limits.problems):
         return ["MCP servers: none configured"]
