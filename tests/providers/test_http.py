@@ -212,7 +212,11 @@ def test_paths_are_sent_percent_encoded() -> None:
 
     async def run() -> bytes:
         async with Raw(handler) as raw:
-            await (await HttpClient().send("GET", f"http://127.0.0.1:{raw.port}/v1/models/a b%2Fc:x?q=1 2")).read()
+            client = HttpClient()  # closed: its kept-alive connection would otherwise be left to the GC
+            try:
+                await (await client.send("GET", f"http://127.0.0.1:{raw.port}/v1/models/a b%2Fc:x?q=1 2")).read()
+            finally:
+                await client.aclose()
             return raw.heads[0].split(b"\r\n", 1)[0]
 
     assert asyncio.run(run()) == b"GET /v1/models/a%20b%2Fc:x?q=1%202 HTTP/1.1"
