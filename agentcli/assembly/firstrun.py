@@ -56,8 +56,8 @@ def first_run_message(found: list[tuple[str, int, str]]) -> str:
         lines.append("Local model servers found listening:")
         lines.extend(f"  {name} on port {port}: {hint}" for name, port, hint in found)
     else:
-        lines.append("No local model server found on ports 11434 (Ollama), 8080 (llama.cpp), 1234 (LM Studio), "
-                     "8000 (vLLM).")
+        ports = ", ".join(f"{port} ({name.removesuffix(' server')})" for name, _, port, _ in LOCAL_SERVERS)
+        lines.append(f"No local model server found on ports {ports}.")
     return "\n".join(lines)
 
 
