@@ -32,6 +32,7 @@ from acp.schema import (
 )
 
 from agentcli.acp.approver import AcpApprover
+from agentcli.acp.files import ClientFiles
 from agentcli.acp.settings import session_settings
 from agentcli.acp.updates import Update, history_updates, updates_for
 from agentcli.core.events import RunFinished
@@ -65,12 +66,15 @@ class AcpAgent:
         self.flags = flags
         self.client: Client | None = None
         self.sessions: dict[str, Session] = {}
+        self.fs = (False, False)  # the client offers fs/read_text_file, fs/write_text_file (its `initialize`)
 
     def on_connect(self, conn: Client) -> None:
         self.client = conn
 
     async def initialize(self, protocol_version: int, client_capabilities: Any = None, client_info: Any = None,
                          **_: Any) -> InitializeResponse:
+        fs = getattr(client_capabilities, "fs", None)
+        self.fs = (getattr(fs, "read_text_file", None) is True, getattr(fs, "write_text_file", None) is True)
         caps = AgentCapabilities(
             load_session=True, prompt_capabilities=PromptCapabilities(embedded_context=True),
             mcp_capabilities=McpCapabilities(http=True, sse=True),
@@ -160,7 +164,7 @@ class AcpAgent:
             raise RequestError.invalid_params({"message": err.one_line(), "code": err.code}) from None
         approver = AcpApprover(sid, settings.project_root)
         approver.client = self.client
-        driver = Driver(settings, approver)
+        driver = Driver(settings, approver, files=self._files(sid))
         failed = await driver.start()
         if failed is not None:
             raise RequestError.internal_error({"message": failed.error_message, "code": failed.error_code})
@@ -169,6 +173,13 @@ class AcpAgent:
         session.later = asyncio.get_running_loop().create_task(self._send(sid, AvailableCommandsUpdate(
             session_update="available_commands_update", available_commands=COMMANDS)))
         return session
+
+    def _files(self, sid: str) -> ClientFiles | None:
+        """The client's file system for the file tools' text, when it offers reading or writing."""
+        read, write = self.fs
+        if self.client is None or not (read or write):
+            return None
+        return ClientFiles(self.client, sid, read=read, write=write)
 
     def _session(self, session_id: str) -> Session:
         session = self.sessions.get(session_id)
