@@ -9,7 +9,7 @@ import datetime
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from acp import PROTOCOL_VERSION, RequestError
+from acp import PROTOCOL_VERSION, RequestError, helpers
 from acp.schema import (
     AgentCapabilities,
     AvailableCommand,
@@ -32,6 +32,7 @@ from acp.schema import (
 )
 
 from agentcli.acp.approver import AcpApprover
+from agentcli.acp.commands import available, expand
 from agentcli.acp.files import ClientFiles
 from agentcli.acp.settings import session_settings
 from agentcli.acp.updates import Update, history_updates, updates_for
@@ -49,7 +50,6 @@ MODES = {
     "acceptEdits": "Edit files without asking; ask before commands",
     "plan": "Read only: plan, then ask to go ahead",
 }
-COMMANDS = [AvailableCommand(name="compact", description="summarise the conversation to free context")]
 
 
 @dataclass
@@ -57,6 +57,7 @@ class Session:
     driver: Driver
     approver: AcpApprover
     later: asyncio.Task[None] | None = None
+    commands: list[AvailableCommand] | None = None  # the slash commands the client was last told of
 
 
 class AcpAgent:
@@ -121,10 +122,12 @@ class AcpAgent:
 
     async def prompt(self, session_id: str, prompt: list[Any], **_: Any) -> PromptResponse:
         session = self._session(session_id)
-        text = _prompt_text(prompt)
         driver = session.driver
-        run = driver.compact(text[len("/compact"):].strip() or None) if text.strip().startswith("/compact") \
-            else driver.run(text)
+        asked = expand(_prompt_text(prompt), driver.settings.project_root)
+        for line in asked.unrun:
+            await self._send(session_id, helpers.update_agent_message_text(
+                f"(agentcli does not run `!` commands; sent as written: {line})\n"))
+        run = driver.compact(asked.text or None) if asked.compact else driver.run(asked.text)
         stop = "end_turn"
         mode = driver.agent.mode
         async with contextlib.aclosing(run) as events:
@@ -140,6 +143,7 @@ class AcpAgent:
                     if event.result.is_error and stop == "end_turn":
                         raise RequestError.internal_error({"message": event.result.error_message,
                                                            "code": event.result.error_code})
+        await self._advertise(session_id, session)  # an MCP server's prompts may have arrived meanwhile
         return PromptResponse(stop_reason=stop)  # type: ignore[arg-type]
 
     async def cancel(self, session_id: str, **_: Any) -> None:
@@ -170,9 +174,16 @@ class AcpAgent:
             raise RequestError.internal_error({"message": failed.error_message, "code": failed.error_code})
         session = self.sessions[sid] = Session(driver, approver)
         # after the response that tells the client the session's id (as other ACP agents send it)
-        session.later = asyncio.get_running_loop().create_task(self._send(sid, AvailableCommandsUpdate(
-            session_update="available_commands_update", available_commands=COMMANDS)))
+        session.later = asyncio.get_running_loop().create_task(self._advertise(sid, session))
         return session
+
+    async def _advertise(self, sid: str, session: Session) -> None:
+        """The session's slash commands, when they are not what the client was last told."""
+        commands = available(session.driver.agent, session.driver.settings.project_root)
+        if commands != session.commands:
+            session.commands = commands
+            await self._send(sid, AvailableCommandsUpdate(session_update="available_commands_update",
+                                                          available_commands=commands))
 
     def _files(self, sid: str) -> ClientFiles | None:
         """The client's file system for the file tools' text, when it offers reading or writing."""

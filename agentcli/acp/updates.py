@@ -25,7 +25,7 @@ from agentcli.core.events import (
     ToolFinished,
     ToolStarted,
 )
-from agentcli.llm.messages import Message, TextBlock, ThinkingBlock, ToolUseBlock
+from agentcli.llm.messages import Message, TextBlock, ThinkingBlock, ToolResultBlock, ToolUseBlock
 
 Update = (AgentMessageChunk | AgentThoughtChunk | ToolCallStart | ToolCallProgress | AgentPlanUpdate
           | UserMessageChunk)
@@ -111,7 +111,8 @@ def _result_text(event: ToolFinished) -> str:
 
 def history_updates(messages: list[Message]) -> list[Update]:
     """A loaded session's transcript replayed as updates (ACP's `session/load` contract): user and agent text,
-    thinking, and each tool call with its result."""
+    thinking, and each tool call (with its final status) and, where it was recorded, its result."""
+    failed = {b.tool_use_id: b.is_error for m in messages for b in m.content if isinstance(b, ToolResultBlock)}
     out: list[Update] = []
     for msg in messages:
         for block in msg.content:
@@ -122,5 +123,10 @@ def history_updates(messages: list[Message]) -> list[Update]:
                 out.append(helpers.update_agent_thought_text(block.thinking))
             elif isinstance(block, ToolUseBlock):
                 start = tool_start(block.id, block.name, dict(block.input))
-                out.append(start.model_copy(update={"status": "completed"}))
+                out.append(start.model_copy(update={"status": "failed" if failed.get(block.id) else "completed"}))
+            elif isinstance(block, ToolResultBlock):
+                out.append(helpers.update_tool_call(
+                    block.tool_use_id, status="failed" if block.is_error else "completed",
+                    content=[helpers.tool_content(helpers.text_block(block.content))] if block.content else None,
+                    raw_output=block.content))
     return out

@@ -15,6 +15,7 @@ from acp.core import ClientSideConnection
 from acp.schema import (
     AgentMessageChunk,
     AllowedOutcome,
+    AvailableCommandsUpdate,
     ClientCapabilities,
     FileSystemCapabilities,
     ReadTextFileResponse,
@@ -41,6 +42,8 @@ class Client:
         self.asked: list[Any] = []
         self.reads: list[str] = []
         self.writes: list[tuple[str, str]] = []
+        self.commands: list[Any] = []  # the last available_commands_update's
+        self.commands_told = asyncio.Event()
 
     async def request_permission(self, session_id: str, tool_call: Any, options: list[Any],
                                  **_: Any) -> RequestPermissionResponse:
@@ -49,6 +52,9 @@ class Client:
 
     async def session_update(self, session_id: str, update: Any, **_: Any) -> None:
         self.updates.append(update)
+        if isinstance(update, AvailableCommandsUpdate):
+            self.commands = update.available_commands
+            self.commands_told.set()
 
     async def read_text_file(self, path: str, session_id: str, limit: int | None = None, line: int | None = None,
                              **_: Any) -> ReadTextFileResponse:
