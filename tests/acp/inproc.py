@@ -85,8 +85,10 @@ class Client:
 
 
 @contextlib.asynccontextmanager
-async def connected(client: Client, flags: dict[str, Any] | None = None) -> AsyncIterator[ClientSideConnection]:
-    """An initialized connection to a fresh `AcpAgent` (its flags: `--model` the fake's Anthropic model)."""
+async def connected(client: Client, flags: dict[str, Any] | None = None,
+                    fs: tuple[bool, bool] = (True, True)) -> AsyncIterator[ClientSideConnection]:
+    """An initialized connection to a fresh `AcpAgent` (its flags: `--model` the fake's Anthropic model); a client
+    with `fs` offers reading and writing as `fs` says."""
     from agentcli.acp.agent import AcpAgent
 
     agent_sock, client_sock = socket.socketpair()
@@ -96,7 +98,7 @@ async def connected(client: Client, flags: dict[str, Any] | None = None) -> Asyn
     serving = asyncio.ensure_future(run_agent(agent, agent_writer, agent_reader))
     conn = connect_to_agent(client, client_writer, client_reader)
     try:
-        caps = ClientCapabilities(fs=FileSystemCapabilities(read_text_file=True, write_text_file=True)) \
+        caps = ClientCapabilities(fs=FileSystemCapabilities(read_text_file=fs[0], write_text_file=fs[1])) \
             if client.fs else ClientCapabilities()
         await asyncio.wait_for(conn.initialize(protocol_version=PROTOCOL_VERSION, client_capabilities=caps), TIMEOUT)
         yield conn

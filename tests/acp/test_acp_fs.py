@@ -84,17 +84,20 @@ def test_reads_see_the_editors_buffer_and_writes_go_to_the_editor(tmp_path: Path
 
 async def outside_refused_and_failures(fake: FakeLLM, proj: Path, outside: Path) -> None:
     client = Client(answer="reject_once", fs=True,
-                    buffers={str(outside): "the editor's copy", str(proj / "image.bin"): "text?"})
+                    buffers={str(outside): "the editor's copy", str(proj / "image.bin"): "text?",
+                             str(proj / ".env"): "KEY=editor"})
     async with connected(client) as conn:
         sid = (await asyncio.wait_for(conn.new_session(cwd=str(proj), mcp_servers=[]), TIMEOUT)).session_id
         calls = [ToolCall("Read", {"file_path": str(proj / "link.txt")}),  # a link out of the project
                  ToolCall("Read", {"file_path": str(proj / "missing.txt")}),  # no such file
                  ToolCall("Read", {"file_path": str(proj / "notes.txt")}),  # not open in the editor
                  ToolCall("Read", {"file_path": str(proj / "image.bin")}),  # binary: the disk says so
-                 ToolCall("Write", {"file_path": str(outside), "content": "x"})]
+                 ToolCall("Write", {"file_path": str(outside), "content": "x"}),
+                 ToolCall("Read", {"file_path": str(proj / ".env")})]  # a deny rule protects it
         fake.push(Reply(tool_calls=calls), Reply(text="done"))
         assert await prompt(conn, sid, "try them") == "end_turn"
-        link, missing, closed, binary, write = (result_text(b) for b in tool_results(fake))
+        link, missing, closed, binary, write, env = (result_text(b) for b in tool_results(fake))
+        assert "KEY" not in env and "denied" in env.lower()
         assert "editor's copy" not in link and "secret" not in link
         assert "does not exist" in missing
         assert "Cannot read" in closed and "editor could not give its text" in closed and "alpha" not in closed
@@ -116,7 +119,28 @@ def test_outside_paths_never_reach_the_client_and_its_refusals_are_errors(tmp_pa
         monkeypatch.setenv(k, v)
     outside = tmp_path / "outside.txt"
     outside.write_text("secret\n")
-    proj = git_repo(tmp_path / "proj", {"notes.txt": "alpha\n"})
+    proj = git_repo(tmp_path / "proj", {"notes.txt": "alpha\n", ".env": "KEY=disk\n"})
     (proj / "image.bin").write_bytes(b"\x89PNG\0\0binary")
     os.symlink(outside, proj / "link.txt")
     asyncio.run(outside_refused_and_failures(fake_llm, proj, outside.resolve()))
+
+
+async def reads_only(fake: FakeLLM, proj: Path) -> None:
+    notes = proj / "notes.txt"
+    client = Client(fs=True, buffers={str(notes): "alpha\nunsaved\n"})
+    async with connected(client, fs=(True, False)) as conn:
+        sid = (await asyncio.wait_for(conn.new_session(cwd=str(proj), mcp_servers=[]), TIMEOUT)).session_id
+        fake.push(Reply(tool_calls=[ToolCall("Read", {"file_path": str(notes)})]),
+                  Reply(tool_calls=[ToolCall("Write", {"file_path": str(notes), "content": "beta\n"})]),
+                  Reply(text="done"))
+        assert await prompt(conn, sid, "read, then write") == "end_turn"
+        assert client.reads == [str(notes), str(notes)]  # the Read, and the Write's old text for its diff
+        assert client.writes == [] and notes.read_text() == "beta\n"
+
+
+def test_a_client_that_offers_reading_only_gets_no_writes(tmp_path: Path, fake_llm: FakeLLM,
+                                                          monkeypatch: Any) -> None:
+    for k, v in provider_env(fake_llm, ANTHROPIC).items():
+        monkeypatch.setenv(k, v)
+    proj = git_repo(tmp_path / "proj", {"notes.txt": "alpha\n"})
+    asyncio.run(reads_only(fake_llm, proj))
