@@ -9,7 +9,7 @@ import datetime
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from acp import PROTOCOL_VERSION, RequestError, helpers
+from acp import PROTOCOL_VERSION, RequestError
 from acp.schema import (
     AgentCapabilities,
     AvailableCommand,
@@ -35,7 +35,7 @@ from agentcli.acp.approver import AcpApprover
 from agentcli.acp.commands import available, expand
 from agentcli.acp.files import ClientFiles
 from agentcli.acp.settings import session_settings
-from agentcli.acp.updates import Update, history_updates, updates_for
+from agentcli.acp.updates import Update, history_updates, notice_update, updates_for
 from agentcli.core.events import RunFinished
 from agentcli.driver import Driver
 from agentcli.errors import AgentCliError
@@ -90,6 +90,7 @@ class AcpAgent:
                           mcp_servers: list[Any] | None = None, **_: Any) -> NewSessionResponse:
         sid = new_uuid()
         session = await self._open(sid, cwd, mcp_servers, session_id=sid)
+        self._announce(sid, session)
         return NewSessionResponse(session_id=sid, modes=_modes(session.driver.settings.permissions.mode))
 
     async def load_session(self, cwd: str, session_id: str, mcp_servers: list[Any] | None = None,
@@ -97,6 +98,7 @@ class AcpAgent:
         session = await self._open(session_id, cwd, mcp_servers, resume=session_id)
         for update in history_updates(session.driver.agent.messages):
             await self._send(session_id, update)
+        self._announce(session_id, session)
         return LoadSessionResponse(modes=_modes(session.driver.agent.mode))
 
     async def list_sessions(self, cwd: str | None = None, cursor: str | None = None,
@@ -123,10 +125,11 @@ class AcpAgent:
     async def prompt(self, session_id: str, prompt: list[Any], **_: Any) -> PromptResponse:
         session = self._session(session_id)
         driver = session.driver
-        asked = expand(_prompt_text(prompt), driver.settings.project_root)
-        for line in asked.unrun:
-            await self._send(session_id, helpers.update_agent_message_text(
-                f"(agentcli does not run `!` commands; sent as written: {line})\n"))
+        text, left_out = _prompt_text(prompt)
+        asked = expand(text, driver.settings.project_root)
+        for told in [*left_out, *(f"agentcli does not run `!` commands; sent as written: {line}"
+                                  for line in asked.unrun)]:
+            await self._send(session_id, notice_update("warning", told))
         run = driver.compact(asked.text or None) if asked.compact else driver.run(asked.text)
         stop = "end_turn"
         mode = driver.agent.mode
@@ -173,9 +176,19 @@ class AcpAgent:
         if failed is not None:
             raise RequestError.internal_error({"message": failed.error_message, "code": failed.error_code})
         session = self.sessions[sid] = Session(driver, approver)
-        # after the response that tells the client the session's id (as other ACP agents send it)
-        session.later = asyncio.get_running_loop().create_task(self._advertise(sid, session))
         return session
+
+    def _announce(self, sid: str, session: Session) -> None:
+        """The start-up notices (settings not trusted, no sandbox, hooks or tools dropped …) and the slash
+        commands, once, right after the response that tells the client the session's id (as other ACP agents
+        send their commands): the caller returns at once, so the response is queued first."""
+
+        async def announce() -> None:
+            for notice in session.driver.take_notices():  # taken now: a first prompt does not repeat them
+                await self._send(sid, notice_update(notice.level, notice.text, notice.code))
+            await self._advertise(sid, session)
+
+        session.later = asyncio.get_running_loop().create_task(announce())
 
     async def _advertise(self, sid: str, session: Session) -> None:
         """The session's slash commands, when they are not what the client was last told."""
@@ -208,9 +221,12 @@ def _modes(current: str) -> SessionModeState:
                             available_modes=[SessionMode(id=k, name=k, description=v) for k, v in MODES.items()])
 
 
-def _prompt_text(blocks: list[Any]) -> str:
-    """The prompt's text; embedded resources (a file the editor attached) and links are given as text too."""
+def _prompt_text(blocks: list[Any]) -> tuple[str, list[str]]:
+    """The prompt's text; embedded resources (a file the editor attached) and links are given as text too. And
+    what was left out, to be said: images, audio and binary resources (agentcli offers none of them in
+    `promptCapabilities`, but a client may send them anyway)."""
     parts: list[str] = []
+    left_out: list[str] = []
     for block in blocks:
         data = block.model_dump(by_alias=True, exclude_none=True)
         if data.get("type") == "text":
@@ -219,9 +235,15 @@ def _prompt_text(blocks: list[Any]) -> str:
             res = data.get("resource", {})
             if isinstance(res.get("text"), str):
                 parts.append(f"<file uri=\"{res.get('uri', '')}\">\n{res['text']}\n</file>")
+            else:
+                left_out.append(f"{res.get('uri') or 'an attached resource'} (not text)")
         elif data.get("type") == "resource_link":
             parts.append(f"@{data.get('uri', '')}")
-    return "\n".join(parts)
+        else:
+            left_out.append(f"{data.get('type', 'unknown')} block")
+    told = [f"left out of the prompt: the {what} (agentcli takes text, text files and links over ACP)"
+            for what in left_out]
+    return "\n".join(parts), told
 
 
 def _stop_reason(subtype: str, code: str | None) -> str:
