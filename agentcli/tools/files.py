@@ -82,7 +82,7 @@ def decode_text(data: bytes) -> str:
         raise NotText(f"it is not valid UTF-8 text (undecodable byte at offset {e.start})") from None
 
 
-def unread_change(tool: str, args: dict[str, Any], ctx: ToolContext) -> str | None:
+async def unread_change(tool: str, args: dict[str, Any], ctx: ToolContext) -> str | None:
     """Why an Edit or Write of an existing file would fail for want of a fresh read (None if it would not):
     asked before the person is asked to approve it, so no approval is spent on a call bound to fail."""
     if tool not in ("Edit", "Write") or not isinstance(args.get("file_path"), str):
@@ -90,10 +90,15 @@ def unread_change(tool: str, args: dict[str, Any], ctx: ToolContext) -> str | No
     from agentcli.tools.paths import resolve_in_project
 
     path = resolve_in_project(args["file_path"], ctx).path
+    if read_from_buffer(ctx, path) and ctx.files is not None:  # an editor's buffer: its text now
+        try:
+            return require_same_text(ctx, path, await ctx.files.read_text(path, ctx))
+        except (NotText, OSError):
+            return None  # the tool explains
     try:
         st = os.stat(path)
     except OSError:
         return None  # a new file (or one the tool will explain): nothing to have read
-    if not stat.S_ISREG(st.st_mode) or read_from_buffer(ctx, path):
-        return None  # an editor's buffer: the tool compares its text when it runs
+    if not stat.S_ISREG(st.st_mode):
+        return None
     return require_fresh_read(ctx, path, st)

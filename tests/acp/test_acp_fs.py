@@ -134,7 +134,8 @@ async def reads_only(fake: FakeLLM, proj: Path) -> None:
                   Reply(tool_calls=[ToolCall("Write", {"file_path": str(notes), "content": "beta\n"})]),
                   Reply(text="done"))
         assert await prompt(conn, sid, "read, then write") == "end_turn"
-        assert client.reads == [str(notes), str(notes)]  # the Read, and the Write's old text for its diff
+        # the Read, the check that the buffer is unchanged before the person is asked, the Write's old text
+        assert client.reads == [str(notes)] * 3
         assert client.writes == [] and notes.read_text() == "beta\n"
 
 
@@ -164,9 +165,11 @@ async def edits_in_the_buffer(fake: FakeLLM, proj: Path) -> None:
         client.buffers[str(notes)] = "alpha\ngamma\nthe person's line\n"  # typed in the editor, not saved
         again = ToolCall("Edit", {"file_path": str(notes), "old_string": "gamma", "new_string": "delta"})
         fake.push(Reply(tool_calls=[again]), Reply(text="refused"))
+        asked = len(client.asked)
         assert await prompt(conn, sid, "edit again") == "end_turn"
         [refused] = tool_results(fake)
         assert refused.get("is_error") and "modified since it was last read" in result_text(refused)
+        assert len(client.asked) == asked > 0  # refused before the person was asked to approve it
         assert client.buffers[str(notes)] == "alpha\ngamma\nthe person's line\n"  # the person's text kept
 
 
