@@ -67,6 +67,15 @@ class FileAccess(Protocol):
         ...
 
 
+@dataclass(frozen=True, slots=True)
+class BufferStamp:
+    """What a tool read from (or wrote to) an editor's buffer of a file: the text's digest, and the file's time on
+    disk then (None: not on disk), for the read-before-edit check (agentcli.tools.files)."""
+
+    digest: str
+    mtime_ns: int | None
+
+
 class ToolLookup(Protocol):
     def __call__(self, name: str) -> Tool | str | None:
         """A tool not offered this turn (a deferred MCP tool) by name, or why it cannot run, or None if unknown."""
@@ -103,10 +112,10 @@ class ToolContext:
     sandbox: Sandbox | None = None
     # The read-deny checks of the policy in force (set by its `bind`, again when a preset brings another).
     reads: ReadGuard | None = None
-    # The read tracker: a file's real path → its st_mtime_ns when last read or written by a tool, or the digest
-    # of the text read through an editor's buffer (agentcli.tools.files), so an edit of a file changed since it
-    # was read is refused.
-    read_files: dict[str, int | str] = field(default_factory=dict)
+    # The read tracker: a file's real path → its st_mtime_ns when last read or written by a tool, or the stamp of
+    # the text read through an editor's buffer (agentcli.tools.files), so an edit of a file changed since it was
+    # read is refused.
+    read_files: dict[str, int | BufferStamp] = field(default_factory=dict)
     allow_outside: bool = False  # the file tools may work outside the project for the whole session
     # (shell cwd, path as written) → the real path the policy decided it as; None where no policy decides
     # (a bare tool context): agentcli.tools.paths, so a link flipped after the decision is not followed

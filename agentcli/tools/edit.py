@@ -89,7 +89,7 @@ class EditTool:
             return ToolOutput.error(f"Cannot edit {path}: {e}.")
         except OSError as e:
             return ToolOutput.error(f"Cannot edit {path}: {e.strerror}")
-        if buffered and (stale := require_same_text(ctx, path, text)):
+        if buffered and (stale := require_same_text(ctx, path, text, st)):
             return ToolOutput.error(stale)
         result = _replace(text, old_s, new_s, bool(args.get("replace_all", False)), path)
         if isinstance(result, ToolOutput):

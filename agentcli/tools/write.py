@@ -66,7 +66,7 @@ class WriteTool:
                 old = await file_access(ctx).read_text(path, ctx)
             except (NotText, OSError):
                 old = None
-            if buffered and (st is not None or old is not None) and (stale := require_same_text(ctx, path, old)):
+            if buffered and (st is not None or old is not None) and (stale := require_same_text(ctx, path, old, st)):
                 return ToolOutput.error(stale)
         try:
             new_st = await file_access(ctx).write_text(path, content, ctx)

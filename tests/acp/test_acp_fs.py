@@ -150,12 +150,12 @@ def test_a_client_that_offers_reading_only_gets_no_writes(tmp_path: Path, fake_l
 async def edits_in_the_buffer(fake: FakeLLM, proj: Path) -> None:
     notes = proj / "notes.txt"
     client = Client(fs=True, buffers={str(notes): "alpha\nunsaved beta\n"}, save=False)
+    read = ToolCall("Read", {"file_path": str(notes)})
     async with connected(client) as conn:
         sid = (await asyncio.wait_for(conn.new_session(cwd=str(proj), mcp_servers=[]), TIMEOUT)).session_id
-        fake.push(Reply(tool_calls=[ToolCall("Read", {"file_path": str(notes)})]), Reply(text="read"))
+        fake.push(Reply(tool_calls=[read]), Reply(text="read"))
         assert await prompt(conn, sid, "read notes") == "end_turn"
 
-        os.utime(notes, ns=(1, 1))  # the disk's time moves; the buffer the model read does not
         edit = ToolCall("Edit", {"file_path": str(notes), "old_string": "unsaved beta", "new_string": "gamma"})
         fake.push(Reply(tool_calls=[edit]), Reply(text="edited"))
         assert await prompt(conn, sid, "edit notes") == "end_turn"
@@ -172,8 +172,18 @@ async def edits_in_the_buffer(fake: FakeLLM, proj: Path) -> None:
         assert len(client.asked) == asked > 0  # refused before the person was asked to approve it
         assert client.buffers[str(notes)] == "alpha\ngamma\nthe person's line\n"  # the person's text kept
 
+        fake.push(Reply(tool_calls=[read]), Reply(text="read"))
+        assert await prompt(conn, sid, "read it again") == "end_turn"
+        notes.write_text("alpha\nby a command\n")  # the disk changes; the editor has not reloaded its buffer yet
+        os.utime(notes, ns=(1, 1))  # a time the read cannot have seen, whatever the file system's granularity
+        fake.push(Reply(tool_calls=[again]), Reply(text="refused"))
+        assert await prompt(conn, sid, "edit once more") == "end_turn"
+        [refused] = tool_results(fake)
+        assert refused.get("is_error") and "modified since it was last read" in result_text(refused)
+        assert notes.read_text() == "alpha\nby a command\n"
 
-def test_an_edit_checks_the_buffer_the_model_read_not_the_disk(tmp_path: Path, fake_llm: FakeLLM,
+
+def test_an_edit_checks_the_buffer_the_model_read_and_the_disk(tmp_path: Path, fake_llm: FakeLLM,
                                                                monkeypatch: Any) -> None:
     for k, v in provider_env(fake_llm, ANTHROPIC).items():
         monkeypatch.setenv(k, v)
