@@ -236,12 +236,12 @@ def _prompt_text(blocks: list[Any]) -> tuple[str, list[str]]:
             if isinstance(res.get("text"), str):
                 parts.append(f"<file uri=\"{res.get('uri', '')}\">\n{res['text']}\n</file>")
             else:
-                left_out.append(f"{res.get('uri') or 'an attached resource'} (not text)")
+                left_out.append(f"the attached {res.get('uri') or 'resource'} (not text)")
         elif data.get("type") == "resource_link":
             parts.append(f"@{data.get('uri', '')}")
         else:
-            left_out.append(f"{data.get('type', 'unknown')} block")
-    told = [f"left out of the prompt: the {what} (agentcli takes text, text files and links over ACP)"
+            left_out.append(f"the {data.get('type', 'unknown')} block")
+    told = [f"left out of the prompt: {what} (agentcli takes text, text files and links over ACP)"
             for what in left_out]
     return "\n".join(parts), told
 

@@ -9,7 +9,13 @@ disk tools do), and the file's first bytes are checked to be text: binary files 
 
 A read the client refuses (not open, not found, any error) is the tool's ordinary error, as Zed's Claude Code
 adapter (claude-code-acp) gives it; no silent fall back to disk, which would show the model a text the editor
-does not have."""
+does not have.
+
+The paths read through the client are its buffers (`buffers`): the read-before-edit check compares the text the
+tools read there, not the disk's time (agentcli.tools.files), so a Write the editor keeps unsaved can be read and
+edited next, and a change the person makes in the buffer after the model read it is still caught. A file that is
+in such a buffer only, not on disk, is asked of the client as it is (nothing to sniff), once the tools know it is
+there (they wrote or read it)."""
 
 from __future__ import annotations
 
@@ -42,8 +48,11 @@ class ClientFiles:
         self.read = read
         self.write = write
 
+    def buffers(self, path: Path, ctx: ToolContext) -> bool:
+        return self.read and _in_project(path, ctx)
+
     async def read_text(self, path: Path, ctx: ToolContext) -> str:
-        if not (self.read and _in_project(path, ctx)):
+        if not self.buffers(path, ctx):
             return await LOCAL.read_text(path, ctx)
         _sniff(path, ctx)
         try:
@@ -79,8 +88,19 @@ def _in_project(path: Path, ctx: ToolContext) -> bool:
 
 
 def _sniff(path: Path, ctx: ToolContext) -> None:
-    """NotText when the file on disk is not UTF-8 text (its first bytes), as the disk read would say."""
-    with open_beneath(path, ctx) as f:
+    """NotText when the file on disk is not UTF-8 text (its first bytes), as the disk read would say. A file not
+    on disk (a buffer the editor has not saved) has nothing to sniff; its directories must still be reached
+    without a link, and its name must not be a link either."""
+    try:
+        f = open_beneath(path, ctx)
+    except FileNotFoundError:
+        with dir_beneath(path, ctx) as dfd:  # a missing directory is the tool's "not found"
+            try:
+                os.stat(path.name, dir_fd=dfd, follow_symlinks=False)
+            except FileNotFoundError:
+                return
+        raise OSError(errno.ELOOP, "not a regular file", str(path)) from None
+    with f:
         head = f.read(SNIFF_BYTES)
     if b"\0" in head:
         raise NotText("it looks like a binary file (contains NUL bytes)")

@@ -9,7 +9,7 @@ prefixed `agentcli:` (`⚠ agentcli:` for a warning), so it does not read as the
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, assert_never
 
 from acp import helpers
 from acp.schema import (
@@ -22,16 +22,8 @@ from acp.schema import (
     UserMessageChunk,
 )
 
-from agentcli.core.events import (
-    AgentEvent,
-    AssistantMessage,
-    Notice,
-    TextDelta,
-    ThinkingDelta,
-    TodosUpdated,
-    ToolFinished,
-    ToolStarted,
-)
+from agentcli.core import events as ev
+from agentcli.core.events import AgentEvent, ToolFinished
 from agentcli.llm.messages import Message, TextBlock, ThinkingBlock, ToolResultBlock, ToolUseBlock
 
 Update = (AgentMessageChunk | AgentThoughtChunk | ToolCallStart | ToolCallProgress | AgentPlanUpdate
@@ -85,29 +77,40 @@ def tool_start(tool_use_id: str, name: str, args: dict[str, Any]) -> ToolCallSta
 
 
 def updates_for(event: AgentEvent) -> list[Update]:
-    """The updates one event makes (most make none: they are the driver's or the result's business)."""
-    if isinstance(event, TextDelta):
-        return [helpers.update_agent_message_text(event.text)] if event.text else []
-    if isinstance(event, ThinkingDelta):
-        return [helpers.update_agent_thought_text(event.text)] if event.text else []
-    if isinstance(event, AssistantMessage):  # the calls it asks for, complete, before any permission question
-        return [tool_start(b.id, b.name, dict(b.input)) for b in event.message.content
-                if isinstance(b, ToolUseBlock)]
-    if isinstance(event, ToolStarted):
-        return [helpers.update_tool_call(event.tool_use_id, status="in_progress")]
-    if isinstance(event, ToolFinished):
-        text = event.display or _result_text(event)
-        failed = bool(event.result.is_error)
-        return [helpers.update_tool_call(
-            event.tool_use_id, status="failed" if failed else "completed",
-            content=[helpers.tool_content(helpers.text_block(text))] if text else None,
-            raw_output=_result_text(event))]
-    if isinstance(event, Notice):
-        return [notice_update(event.level, event.text, event.code)]
-    if isinstance(event, TodosUpdated):
-        return [helpers.update_plan([helpers.plan_entry(t.content, status=_status(t.status))  # type: ignore[arg-type]
-                                     for t in event.todos])]
-    return []  # the rest is the driver's or the result's business (a subagent shows as its Task's result)
+    """The updates one event makes (many make none: they are the driver's or the result's business). Exhaustive,
+    so a new event is a type error here, not a silent drop."""
+    match event:
+        case ev.TextDelta(text=text) | ev.ThinkingDelta(text=text) if not text:
+            return []
+        case ev.TextDelta(text=text):
+            return [helpers.update_agent_message_text(text)]
+        case ev.ThinkingDelta(text=text):
+            return [helpers.update_agent_thought_text(text)]
+        case ev.AssistantMessage(message=message):  # the calls it asks for, complete, before any permission question
+            return [tool_start(b.id, b.name, dict(b.input)) for b in message.content if isinstance(b, ToolUseBlock)]
+        case ev.ToolStarted(tool_use_id=tool_use_id):
+            return [helpers.update_tool_call(tool_use_id, status="in_progress")]
+        case ev.ToolFinished():
+            text = event.display or _result_text(event)
+            return [helpers.update_tool_call(
+                event.tool_use_id, status="failed" if event.result.is_error else "completed",
+                content=[helpers.tool_content(helpers.text_block(text))] if text else None,
+                raw_output=_result_text(event))]
+        case ev.Notice(level=level, text=text, code=code):
+            return [notice_update(level, text, code)]
+        case ev.TodosUpdated(todos=todos):
+            return [helpers.update_plan([helpers.plan_entry(t.content, status=_status(t.status))  # type: ignore[arg-type]
+                                         for t in todos])]
+        case (ev.SessionStarted() | ev.TurnStarted() | ev.PermissionDecision() | ev.ToolResultsMessage()
+              | ev.CompactionStarted() | ev.CompactBoundary() | ev.SessionChanged() | ev.HookStarted()
+              | ev.HookFinished() | ev.RunFinished() | ev.ThinkingSignature() | ev.RedactedThinking()
+              | ev.ToolCallStart() | ev.ToolCallDelta() | ev.ToolCallEnd() | ev.UsageReport() | ev.ApiRetry()
+              | ev.MessageStop() | ev.WebSearchResults()):
+            return []  # the driver's, the result's (the prompt's stop reason) or the session file's business
+        case ev.SubagentEvent():
+            return []  # a subagent shows as its Task call's result, as in the REPL
+        case _:
+            assert_never(event)
 
 
 def notice_update(level: str, text: str, code: str | None = None) -> AgentMessageChunk:

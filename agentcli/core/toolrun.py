@@ -158,7 +158,8 @@ class ToolRunner:
                                                              f"({type(err).__name__}: {err}); it was not run.")
         behavior, by, reason, updated = verdict.behavior, verdict.by, verdict.reason, None
         asks_a_person = getattr(self.approver, "interactive", True)
-        if behavior == "ask" and asks_a_person and (unread := unread_change(tool.name, args, self.ctx)) is not None:
+        unread = await unread_change(tool.name, args, self.ctx) if behavior == "ask" and asks_a_person else None
+        if unread is not None:
             yield self._fail(call, unread)  # it would fail after a person's approval: do not ask them for one
             return
         if behavior == "ask":

@@ -61,6 +61,20 @@ class FileAccess(Protocol):
         (kept in an editor's buffer)."""
         ...
 
+    def buffers(self, path: Path, ctx: ToolContext) -> bool:
+        """True when `path`'s text is an editor's buffer, not the disk's file (which may be older, or missing):
+        the read-before-edit check then compares the text read (agentcli.tools.files), not the file's time."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class BufferStamp:
+    """What a tool read from (or wrote to) an editor's buffer of a file: the text's digest, and the file's time on
+    disk then (None: not on disk), for the read-before-edit check (agentcli.tools.files)."""
+
+    digest: str
+    mtime_ns: int | None
+
 
 class ToolLookup(Protocol):
     def __call__(self, name: str) -> Tool | str | None:
@@ -98,9 +112,10 @@ class ToolContext:
     sandbox: Sandbox | None = None
     # The read-deny checks of the policy in force (set by its `bind`, again when a preset brings another).
     reads: ReadGuard | None = None
-    # The read tracker: a file's real path → its st_mtime_ns when last read or written by a tool
-    # (agentcli.tools.files), so an edit of a file changed since it was read is refused.
-    read_files: dict[str, int] = field(default_factory=dict)
+    # The read tracker: a file's real path → its st_mtime_ns when last read or written by a tool, or the stamp of
+    # the text read through an editor's buffer (agentcli.tools.files), so an edit of a file changed since it was
+    # read is refused.
+    read_files: dict[str, int | BufferStamp] = field(default_factory=dict)
     allow_outside: bool = False  # the file tools may work outside the project for the whole session
     # (shell cwd, path as written) → the real path the policy decided it as; None where no policy decides
     # (a bare tool context): agentcli.tools.paths, so a link flipped after the decision is not followed

@@ -11,7 +11,7 @@ from typing import Any
 from agentcli.tools.base import ToolContext, ToolOutput
 from agentcli.tools.diff import unified_diff
 from agentcli.tools.fileaccess import file_access
-from agentcli.tools.files import NotText, record_read, require_fresh_read
+from agentcli.tools.files import NotText, read_from_buffer, record_seen, require_fresh_read, require_same_text
 from agentcli.tools.paths import display_path, refuse_outside, resolve_in_project
 from agentcli.tools.text import number_lines, split_lines
 
@@ -66,20 +66,22 @@ class EditTool:
         new_s: str = args["new_string"]
         if old_s == new_s:
             return ToolOutput.error("old_string and new_string are identical; there is nothing to change.")
+        buffered = read_from_buffer(ctx, path)  # read through an editor's buffer: its text is compared
         try:
             st = os.stat(path)
         except FileNotFoundError:
-            if old_s == "":
-                return await _create(path, new_s, ctx)
-            return ToolOutput.error(
-                f"File does not exist: {path}. To create a file use Write (or Edit with an empty old_string)."
-            )
+            st = None
+            if not buffered:  # (a buffer the editor has not saved is edited there)
+                if old_s == "":
+                    return await _create(path, new_s, ctx)
+                return ToolOutput.error(
+                    f"File does not exist: {path}. To create a file use Write (or Edit with an empty old_string)."
+                )
         except OSError as e:
             return ToolOutput.error(f"Cannot edit {path}: {e.strerror}")
-        if stat.S_ISDIR(st.st_mode):
+        if st is not None and stat.S_ISDIR(st.st_mode):
             return ToolOutput.error(f"{path} is a directory, not a file.")
-        stale = require_fresh_read(ctx, path, st)
-        if stale:
+        if st is not None and not buffered and (stale := require_fresh_read(ctx, path, st)):
             return ToolOutput.error(stale)
         try:
             text = await file_access(ctx).read_text(path, ctx)
@@ -87,6 +89,8 @@ class EditTool:
             return ToolOutput.error(f"Cannot edit {path}: {e}.")
         except OSError as e:
             return ToolOutput.error(f"Cannot edit {path}: {e.strerror}")
+        if buffered and (stale := require_same_text(ctx, path, text, st)):
+            return ToolOutput.error(stale)
         result = _replace(text, old_s, new_s, bool(args.get("replace_all", False)), path)
         if isinstance(result, ToolOutput):
             return result
@@ -95,8 +99,7 @@ class EditTool:
             new_st = await file_access(ctx).write_text(path, new_text, ctx)
         except OSError as e:
             return ToolOutput.error(f"Cannot write {path}: {e.strerror or e}")
-        if new_st is not None:
-            record_read(ctx, path, new_st.st_mtime_ns)
+        record_seen(ctx, path, new_text, new_st)
         return _success(path, text, new_text, count, first_at, new_s, ctx)
 
 
@@ -166,8 +169,7 @@ async def _create(path: Path, content: str, ctx: ToolContext) -> ToolOutput:
         st = await file_access(ctx).write_text(path, content, ctx)
     except OSError as e:
         return ToolOutput.error(f"Cannot create {path}: {e.strerror or e}")
-    if st is not None:
-        record_read(ctx, path, st.st_mtime_ns)
+    record_seen(ctx, path, content, st)
     n = len(split_lines(content))
     return ToolOutput(
         f"Created {path} ({n} lines).",

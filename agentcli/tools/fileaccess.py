@@ -2,7 +2,8 @@
 
 Only the reading and writing of a text file's content goes through it; everything around it stays in the tools
 (path resolution and confinement, the read-before-edit check, size limits, binary and image files, diffs,
-redaction) and in the loop (checkpoints before a call that may change files)."""
+redaction) and in the loop (checkpoints before a call that may change files). The access says only which paths
+it serves from an editor's buffer (`buffers`), for the read-before-edit check."""
 
 from __future__ import annotations
 
@@ -25,6 +26,9 @@ class LocalFiles:
     async def write_text(self, path: Path, content: str, ctx: ToolContext) -> os.stat_result | None:
         with dir_beneath(path, ctx, create=True) as dfd:
             return atomic_write(path, content, dir_fd=dfd)
+
+    def buffers(self, path: Path, ctx: ToolContext) -> bool:
+        return False
 
 
 LOCAL = LocalFiles()

@@ -10,7 +10,7 @@ from typing import Any, BinaryIO
 from agentcli.tools.base import ToolContext, ToolOutput
 from agentcli.tools.beneath import open_beneath
 from agentcli.tools.fileaccess import file_access
-from agentcli.tools.files import NotText, decode_text, record_read
+from agentcli.tools.files import NotText, decode_text, read_from_buffer, record_read, record_seen
 from agentcli.tools.paths import refuse_outside, resolve_in_project
 from agentcli.tools.text import MAX_LINE_CHARS, number_lines, split_lines
 
@@ -69,7 +69,7 @@ class ReadTool:
         try:
             st = os.stat(path)
         except FileNotFoundError:
-            return ToolOutput.error(_missing_message(path))
+            return await _unsaved(path, args, ctx)
         except OSError as e:
             return ToolOutput.error(f"Cannot read {path}: {e.strerror}")
         if stat.S_ISDIR(st.st_mode):
@@ -85,21 +85,42 @@ class ReadTool:
             return _notebook(path, st, ctx)
         if path.suffix.lower() in IMAGE_SUFFIXES:
             return _image(path, st, ctx)
-        start = max(int(args.get("offset") or 1), 1)
-        limit = int(args.get("limit") or DEFAULT_LIMIT)
+        start, limit = _window(args)
         try:
             if st.st_size > self.whole_file_bytes:
                 lines, total = _scan_window(open_beneath(path, ctx), start, limit)
+                record_read(ctx, path, st.st_mtime_ns)
             else:
-                all_lines = split_lines(await file_access(ctx).read_text(path, ctx))
+                text = await file_access(ctx).read_text(path, ctx)
+                record_seen(ctx, path, text, st)
+                all_lines = split_lines(text)
                 total = len(all_lines)
                 lines = all_lines[start - 1 : start - 1 + limit]
         except NotText as e:
             return ToolOutput.error(f"Cannot read {path}: {e}. Read shows text files only.")
         except OSError as e:
             return ToolOutput.error(f"Cannot read {path}: {e.strerror}")
-        record_read(ctx, path, st.st_mtime_ns)
         return _render(path, lines, start, total, ctx)
+
+
+def _window(args: dict[str, Any]) -> tuple[int, int]:
+    """The first line (1-based) and how many lines a call asks for."""
+    return max(int(args.get("offset") or 1), 1), int(args.get("limit") or DEFAULT_LIMIT)
+
+
+async def _unsaved(path: Path, args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
+    """A file not on disk: the editor's buffer of it, when a tool read or wrote it there (a file written and not
+    saved); else the missing file's error."""
+    if not read_from_buffer(ctx, path):
+        return ToolOutput.error(_missing_message(path))
+    try:
+        text = await file_access(ctx).read_text(path, ctx)
+    except (NotText, OSError):
+        return ToolOutput.error(_missing_message(path))
+    record_seen(ctx, path, text, None)
+    start, limit = _window(args)
+    all_lines = split_lines(text)
+    return _render(path, all_lines[start - 1 : start - 1 + limit], start, len(all_lines), ctx)
 
 
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".gif", ".webp")

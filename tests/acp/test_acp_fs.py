@@ -134,7 +134,8 @@ async def reads_only(fake: FakeLLM, proj: Path) -> None:
                   Reply(tool_calls=[ToolCall("Write", {"file_path": str(notes), "content": "beta\n"})]),
                   Reply(text="done"))
         assert await prompt(conn, sid, "read, then write") == "end_turn"
-        assert client.reads == [str(notes), str(notes)]  # the Read, and the Write's old text for its diff
+        # the Read, the check that the buffer is unchanged before the person is asked, the Write's old text
+        assert client.reads == [str(notes)] * 3
         assert client.writes == [] and notes.read_text() == "beta\n"
 
 
@@ -144,3 +145,80 @@ def test_a_client_that_offers_reading_only_gets_no_writes(tmp_path: Path, fake_l
         monkeypatch.setenv(k, v)
     proj = git_repo(tmp_path / "proj", {"notes.txt": "alpha\n"})
     asyncio.run(reads_only(fake_llm, proj))
+
+
+async def edits_in_the_buffer(fake: FakeLLM, proj: Path) -> None:
+    notes = proj / "notes.txt"
+    client = Client(fs=True, buffers={str(notes): "alpha\nunsaved beta\n"}, save=False)
+    read = ToolCall("Read", {"file_path": str(notes)})
+    async with connected(client) as conn:
+        sid = (await asyncio.wait_for(conn.new_session(cwd=str(proj), mcp_servers=[]), TIMEOUT)).session_id
+        fake.push(Reply(tool_calls=[read]), Reply(text="read"))
+        assert await prompt(conn, sid, "read notes") == "end_turn"
+
+        edit = ToolCall("Edit", {"file_path": str(notes), "old_string": "unsaved beta", "new_string": "gamma"})
+        fake.push(Reply(tool_calls=[edit]), Reply(text="edited"))
+        assert await prompt(conn, sid, "edit notes") == "end_turn"
+        assert not tool_results(fake)[0].get("is_error"), tool_results(fake)
+        assert client.buffers[str(notes)] == "alpha\ngamma\n" and notes.read_text() == "alpha\n"
+
+        client.buffers[str(notes)] = "alpha\ngamma\nthe person's line\n"  # typed in the editor, not saved
+        again = ToolCall("Edit", {"file_path": str(notes), "old_string": "gamma", "new_string": "delta"})
+        fake.push(Reply(tool_calls=[again]), Reply(text="refused"))
+        asked = len(client.asked)
+        assert await prompt(conn, sid, "edit again") == "end_turn"
+        [refused] = tool_results(fake)
+        assert refused.get("is_error") and "modified since it was last read" in result_text(refused)
+        assert len(client.asked) == asked > 0  # refused before the person was asked to approve it
+        assert client.buffers[str(notes)] == "alpha\ngamma\nthe person's line\n"  # the person's text kept
+
+        fake.push(Reply(tool_calls=[read]), Reply(text="read"))
+        assert await prompt(conn, sid, "read it again") == "end_turn"
+        notes.write_text("alpha\nby a command\n")  # the disk changes; the editor has not reloaded its buffer yet
+        os.utime(notes, ns=(1, 1))  # a time the read cannot have seen, whatever the file system's granularity
+        fake.push(Reply(tool_calls=[again]), Reply(text="refused"))
+        assert await prompt(conn, sid, "edit once more") == "end_turn"
+        [refused] = tool_results(fake)
+        assert refused.get("is_error") and "modified since it was last read" in result_text(refused)
+        assert notes.read_text() == "alpha\nby a command\n"
+
+
+def test_an_edit_checks_the_buffer_the_model_read_and_the_disk(tmp_path: Path, fake_llm: FakeLLM,
+                                                               monkeypatch: Any) -> None:
+    for k, v in provider_env(fake_llm, ANTHROPIC).items():
+        monkeypatch.setenv(k, v)
+    proj = git_repo(tmp_path / "proj", {"notes.txt": "alpha\n"})
+    asyncio.run(edits_in_the_buffer(fake_llm, proj))
+
+
+async def unsaved_write_then_edit(fake: FakeLLM, proj: Path) -> None:
+    made = proj / "sub" / "made.txt"
+    client = Client(fs=True, save=False)
+    async with connected(client) as conn:
+        sid = (await asyncio.wait_for(conn.new_session(cwd=str(proj), mcp_servers=[]), TIMEOUT)).session_id
+        edit = ToolCall("Edit", {"file_path": str(made), "old_string": "one", "new_string": "two"})
+        fake.push(Reply(tool_calls=[ToolCall("Write", {"file_path": str(made), "content": "one\n"})]),
+                  Reply(tool_calls=[edit]), Reply(tool_calls=[ToolCall("Read", {"file_path": str(made)})]),
+                  Reply(text="done"))
+        assert await prompt(conn, sid, "write, edit, read") == "end_turn"
+        assert not made.exists()  # all of it in the editor's buffer
+        assert client.writes == [(str(made), "one\n"), (str(made), "two\n")]
+        edited, read = (fake.requests[i].body["messages"][-1]["content"][0] for i in (2, 3))
+        assert not edited.get("is_error") and "two" in result_text(edited), edited
+        assert not read.get("is_error") and "1\ttwo" in result_text(read), read
+
+        client.buffers[str(made)] = "two\nthree\n"  # the person adds a line
+        fake.push(Reply(tool_calls=[ToolCall("Write", {"file_path": str(made), "content": "four\n"})]),
+                  Reply(text="refused"))
+        assert await prompt(conn, sid, "overwrite") == "end_turn"
+        [refused] = tool_results(fake)
+        assert refused.get("is_error") and "modified since it was last read" in result_text(refused)
+        assert client.buffers[str(made)] == "two\nthree\n"
+
+
+def test_a_write_the_editor_keeps_unsaved_can_be_edited_and_read(tmp_path: Path, fake_llm: FakeLLM,
+                                                                  monkeypatch: Any) -> None:
+    for k, v in provider_env(fake_llm, ANTHROPIC).items():
+        monkeypatch.setenv(k, v)
+    proj = git_repo(tmp_path / "proj", {"notes.txt": "alpha\n"})
+    asyncio.run(unsaved_write_then_edit(fake_llm, proj))

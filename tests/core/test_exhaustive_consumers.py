@@ -27,6 +27,7 @@ CONSUMERS = {
     "core/assemble.py": 1,  # the message builder
     "ui/render.py": 2,  # the renderer, and its view of a subagent's events
     "telemetry/recorder.py": 1,  # OpenTelemetry spans and metrics
+    "acp/updates.py": 1,  # ACP session updates
 }
 
 def _dummy(name: str) -> str:
