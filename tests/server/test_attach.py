@@ -79,7 +79,6 @@ def test_killing_the_server_mid_turn_leaves_a_resumable_session(server: Server, 
         assert c.post(f"/v1/sessions/{client.sid}/prompt", json={"prompt": "second"}).status_code == 202
     assert fake_llm.wait_for_requests(2, TIMEOUT)
     sid = client.sid
-    client.http.close()
     os.kill(server.proc.pid, signal.SIGKILL)
     server.proc.wait(TIMEOUT)
     fake_llm.push(Reply(text="back again"))
