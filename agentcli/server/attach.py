@@ -5,12 +5,8 @@ runs the turn; this imports nothing of the agent (tests/server/test_attach.py ho
 made only of the flags a thin client reads is run here (`read_argv`); any other (a flag the server's settings
 override, a mistake, `--help`) goes the usual way, through the flag table and typer (agentcli.cli.entry).
 
-HTTP: the standard library's `http.client`, not httpx (the project's client everywhere else). Measured
-(bench/RESULTS.md, "attach"): the whole attached run has ~45 ms (0.2× Codex CLI's cold `-p hello`), and
-importing httpx with what it pulls (httpcore, h11, anyio, trio's detection, click and rich through its CLI)
-costs more than that on its own; `http.client` a tenth of it. Each request gets its own connection (one
-loopback connect, ~0.1 ms): a kept-alive one the server closed meanwhile would need httpx's pool logic to reuse
-safely, and a POST is never sent twice.
+HTTP: one HTTP/1.0 request per connection over `socket` (agentcli.server.wire says why not httpx, with the
+figures).
 
 The token: `--token`, else $AGENTCLI_SERVER_TOKEN, else (a loopback URL only: the same machine and user) the
 server's token file in agentcli's home, never anything from the project."""
@@ -21,13 +17,13 @@ import json
 import os
 import sys
 from collections.abc import Callable, Iterator
-from http.client import HTTPConnection, HTTPException, HTTPSConnection
 from urllib.parse import urlsplit
 
 from agentcli.cli.given import given_cwd, read_prompt
 from agentcli.errors import AgentCliError, UsageError
 from agentcli.net.addr import is_loopback
 from agentcli.server.token import ENV, read_token, token_path
+from agentcli.server.wire import Exchange, WireError
 
 TYPE_CHECKING = False  # not `typing.TYPE_CHECKING`: see agentcli/__init__.py
 if TYPE_CHECKING:
@@ -36,8 +32,6 @@ if TYPE_CHECKING:
 
     Line = dict[str, Any]
 
-CONNECT_TIMEOUT = 30.0  # connecting and each answer; the event stream then waits without limit (a turn may
-# think for long between events)
 OUTPUT_FORMATS = ("text", "json", "stream-json")
 
 
@@ -84,48 +78,40 @@ class Attached:
         self.auth = {"Authorization": f"Bearer {token}"}
         self.sid = ""
 
-    def _connection(self) -> HTTPConnection:
-        if self.tls:  # the one trust store (SSL_CERT_FILE / SSL_CERT_DIR, else the system's); plain http loads none
-            from agentcli.net.tls import trust_context
-
-            return HTTPSConnection(self.host, self.port, timeout=CONNECT_TIMEOUT, context=trust_context())
-        return HTTPConnection(self.host, self.port, timeout=CONNECT_TIMEOUT)
+    def _exchange(self, method: str, path: str, body: Line | None = None, accept: str = "application/json") \
+            -> Exchange:
+        headers = {**self.auth, "Accept": accept}
+        data = None
+        if body is not None:
+            data = json.dumps(body).encode()
+            headers["Content-Type"] = "application/json"
+        try:
+            return Exchange(self.host, self.port, self.tls, method, self.prefix + path, headers, data)
+        except WireError as err:
+            raise Unreachable(str(err)) from None
 
     def _send(self, method: str, path: str, body: Line | None = None) -> Line:
-        conn = self._connection()
+        exchange = self._exchange(method, path, body)
         try:
-            headers = dict(self.auth)
-            data = None
-            if body is not None:
-                data = json.dumps(body).encode()
-                headers["Content-Type"] = "application/json"
-            conn.request(method, self.prefix + path, body=data, headers=headers)
-            response = conn.getresponse()
-            return _checked(response.status, response.read())
-        except (OSError, HTTPException) as err:
-            raise Unreachable(str(err) or type(err).__name__) from None
-        finally:
-            conn.close()
+            return _checked(exchange.status, exchange.body())
+        except WireError as err:
+            raise Unreachable(str(err)) from None
 
     def open(self, cwd: str, resume: str | None) -> None:
         self.sid = self._send("POST", "/v1/sessions", {"cwd": cwd, "resume": resume})["session_id"]
 
     def turn(self, prompt: str, answer: Callable[[Line], Line]) -> Iterator[Line]:
         """The turn's stream-json lines, the result last; permission questions go to `answer`."""
-        conn = self._connection()
+        exchange = self._exchange("GET", f"/v1/sessions/{self.sid}/events", accept="text/event-stream")
         try:
-            conn.request("GET", f"{self.prefix}/v1/sessions/{self.sid}/events",
-                         headers={**self.auth, "Accept": "text/event-stream"})
-            response = conn.getresponse()
-            if response.status != 200:
-                _checked(response.status, response.read())
-                raise Unreachable(f"the event stream answered {response.status}")
-            if conn.sock is not None:
-                conn.sock.settimeout(None)
+            if exchange.status != 200:
+                _checked(exchange.status, exchange.body())
+                raise Unreachable(f"the event stream answered {exchange.status}")
+            exchange.wait_forever()
             # ": watching": the watcher is registered, so the prompt's events cannot be missed
-            response.readline()
+            exchange.stream.readline()
             self._send("POST", f"/v1/sessions/{self.sid}/prompt", {"prompt": prompt})
-            for data in events(response.readline):
+            for data in events(exchange.stream.readline):
                 line: Line = json.loads(data)
                 if not isinstance(line, dict):
                     raise ValueError(data)
@@ -134,12 +120,12 @@ class Attached:
                 yield line
                 if line.get("type") == "result":
                     return
-        except (OSError, HTTPException) as err:
+        except (OSError, WireError) as err:
             raise Unreachable(str(err) or type(err).__name__) from None
         except ValueError:
             raise Unreachable("the server sent an event that is not a JSON object") from None
         finally:
-            conn.close()
+            exchange.close()
         raise Unreachable("the server ended the event stream before the turn's result")
 
     def close(self) -> None:
