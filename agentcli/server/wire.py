@@ -40,6 +40,7 @@ class Exchange:
             sock = socket.create_connection((address, port), timeout=CONNECT_TIMEOUT)
         except OSError as err:
             raise WireError(str(err) or type(err).__name__) from None
+        stream: BinaryIO | None = None
         try:
             if tls:  # the one trust store (SSL_CERT_FILE / SSL_CERT_DIR, else the system's); http:// loads none
                 from agentcli.net.tls import trust_context
@@ -51,14 +52,15 @@ class Exchange:
             if body is not None:
                 lines.append(f"Content-Length: {len(body)}")
             sock.sendall(("\r\n".join(lines) + "\r\n\r\n").encode("latin-1") + (body or b""))
-            self.sock = sock
-            self.stream: BinaryIO = sock.makefile("rb")
+            stream = sock.makefile("rb")
+            self.sock, self.stream = sock, stream
             self.status, self.length = self._head()
-        except OSError as err:
+        except BaseException as err:
+            if stream is not None:
+                stream.close()
             sock.close()
-            raise WireError(str(err) or type(err).__name__) from None
-        except BaseException:
-            sock.close()
+            if isinstance(err, OSError):
+                raise WireError(str(err) or type(err).__name__) from None
             raise
 
     def _head(self) -> tuple[int, int | None]:

@@ -16,9 +16,7 @@ from tests.cli.helpers import ANTHROPIC, agentcli, git_repo, provider_env
 from tests.fakes.script import Fault, Reply
 from tests.fakes.server import FakeLLM
 from tests.server.conftest import ROOT, TIMEOUT, Server
-
-AGENT_MODULES = ("agentcli.core", "agentcli.assembly", "agentcli.driver", "agentcli.providers", "agentcli.tools",
-                 "agentcli.llm", "anthropic", "openai")
+from tests.server.test_attach_argv import HEAVY
 
 
 def attach(args: list[str], cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
@@ -39,7 +37,7 @@ def test_attach_runs_on_the_server_thin_and_resumable(server: Server, fake_llm: 
     run = attach(["-p", "hello", "--attach", server.url], proj)
     assert run.returncode == 0, run.stderr[-2000:]
     assert run.stdout == "hello from the warm server\n"
-    heavy = {m for m in imported(run.stderr) if m.startswith(AGENT_MODULES)}
+    heavy = {m for m in imported(run.stderr) if m in HEAVY or m.startswith(tuple(h + "." for h in HEAVY))}
     assert not heavy, sorted(heavy)
 
     # an ordinary session of this project: resumed without the server
