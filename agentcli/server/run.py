@@ -49,11 +49,15 @@ def listening_socket(host: str, port: int) -> socket.socket:
 
 
 async def _serve(host: str, port: int, token: str, flags: dict[str, Any]) -> int:
+    from pathlib import Path
+
     import uvicorn
 
-    import agentcli.assembly.runtime  # noqa: F401  (warm: the first session does not pay the agent's imports)
     from agentcli.server.app import build_app
     from agentcli.server.hub import Hub
+    from agentcli.server.warm import warm
+
+    await warm(flags, Path.cwd())  # the first session costs what the next ones do
 
     hub = Hub(flags)
     config = uvicorn.Config(build_app(hub, token), log_level="warning", lifespan="off")
