@@ -14,6 +14,10 @@ in the machine's load hits all alike:
   `npm install --prefix bench/.codex @openai/codex`, the default `--codex`);
 - `python -c pass`: the interpreter's own start, the floor under any Python client.
 
+agentcli runs as the `agentcli` command the acceptance names (this venv's console script; `--before` puts the
+earlier tree first on its path), not `python -m agentcli`, whose runpy adds ~35 M instructions (a quarter of
+an attached run) that an installed `agentcli` does not pay.
+
 Then the server's side of an attached run, request by request (`--phases` runs from this process, through the
 thin client's own HTTP): opening the session, registering the event stream, the prompt's answer, the turn until
 its result line, closing. Prints markdown tables.
@@ -38,6 +42,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.bench_headless import PY, ROOT, SCENARIOS, clean_env, fake_server
 from bench.bench_vs_codex import TARGET, Sample, codex_config, timed
+
+AGENTCLI = str(Path(PY).with_name("agentcli"))  # the console script installed beside this interpreter
 
 
 @contextmanager
@@ -115,10 +121,10 @@ def main() -> int:
                     (serving({**before, **TARGET.env(url)}, proj) if before else _nothing()) as before_url:
                 # the clients: no provider set up at all, only the server could answer
                 cmds: dict[str, tuple[list[str], dict[str, str]]] = {
-                    "attach": ([PY, "-m", "agentcli", "-p", "hello", "--attach", attach_url], after)}
+                    "attach": ([AGENTCLI, "-p", "hello", "--attach", attach_url], after)}
                 if before is not None and before_url:
-                    cmds["attach before"] = ([PY, "-m", "agentcli", "-p", "hello", "--attach", before_url], before)
-                cmds["agentcli cold"] = ([PY, "-m", "agentcli", "-p", "hello", *TARGET.args, "--permission-mode",
+                    cmds["attach before"] = ([AGENTCLI, "-p", "hello", "--attach", before_url], before)
+                cmds["agentcli cold"] = ([AGENTCLI, "-p", "hello", *TARGET.args, "--permission-mode",
                                           "bypassPermissions"], {**after, **TARGET.env(url)})
                 if have_codex:
                     cmds["codex cold"] = ([args.codex, "exec", "--skip-git-repo-check",
