@@ -293,3 +293,5 @@ def main(argv: list[str]) -> int | None:
     except KeyboardInterrupt:  # the session was closed on the way out, which stops its turn on the server
         sys.stderr.write("agentcli: interrupted\n")
         return 130
+    except BrokenPipeError:  # `| head -1` left early: quietly, with the status of the usual path
+        return 141

@@ -47,6 +47,18 @@ def test_attach_runs_on_the_server_thin_and_resumable(server: Server, fake_llm: 
     assert again.status == 0, again.stderr
     assert "hello" in str(fake_llm.requests[-1].body["messages"])
 
+    # a reader that leaves at once (`| head -0`): the quiet status of a closed pipe, no traceback
+    fake_llm.push(Reply(text="nobody reads this"))
+    clean = {k: v for k, v in os.environ.items() if not k.endswith(("_API_KEY", "_BASE_URL"))}
+    gone = subprocess.Popen([sys.executable, "-m", "agentcli", "-p", "hi", "--attach", server.url, "--output-format",
+                             "stream-json"], cwd=proj, env={**clean, "PYTHONPATH": str(ROOT)},
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert gone.stdout is not None and gone.stderr is not None
+    gone.stdout.close()
+    assert gone.wait(TIMEOUT) == 141
+    assert gone.stderr.read() == ""
+    gone.stderr.close()
+
 
 def test_attach_refuses_without_a_token_for_another_machine(tmp_path: Path) -> None:
     run = attach(["-p", "hello", "--attach", "http://192.0.2.1:9"], tmp_path)

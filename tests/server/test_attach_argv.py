@@ -104,3 +104,15 @@ def test_the_attached_run_imports_nothing_heavy(tmp_path: Path) -> None:
     assert "agentcli.server.attach" in loaded
     heavy = sorted(m for m in loaded if m in HEAVY or m.startswith(tuple(h + "." for h in HEAVY)))
     assert not heavy, heavy
+
+
+@pytest.mark.parametrize(("url", "said"), [("foo", "not an http:// or https:// URL"),
+                                           ("http://127.0.0.1:99999", "Port out of range"),
+                                           ("ftp://127.0.0.1:1", "not an http:// or https:// URL")])
+def test_a_bad_url_is_a_usage_error_before_any_token_lookup(url: str, said: str,
+                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    from agentcli.server.attach import main
+
+    assert main(["-p", "hi", "--attach", url]) == 2
+    err = capsys.readouterr().err
+    assert said in err and err.rstrip().endswith("[usage]") and "token" not in err

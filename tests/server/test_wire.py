@@ -90,3 +90,12 @@ def test_the_servers_connections_send_at_once() -> None:
             return nodelay
 
     assert asyncio.run(main()) != 0
+
+
+@pytest.mark.parametrize("port", [b"HTTP/1.0 200 OK\r\n\r\n: watching\n\nevent: system\n"
+                                  b"data: {\"type\": \"system\"}\n\n"], indirect=True)
+def test_a_stream_that_ends_before_the_result_is_said_so(port: int) -> None:
+    client = Attached(f"http://127.0.0.1:{port}", "t")
+    client.sid = "s"
+    with pytest.raises(Unreachable, match="before the turn's result"):
+        list(client.turn("hi", lambda line: {}))
