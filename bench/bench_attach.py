@@ -74,10 +74,10 @@ def phases(url: str, cwd: Path, runs: int) -> dict[str, list[float]]:
         t0 = time.perf_counter()
         client.open(str(cwd), None)
         t1 = time.perf_counter()
-        stream = client._exchange("GET", f"/v1/sessions/{client.sid}/events", accept="text/event-stream")
+        stream = client._exchange("GET", f"{client.at}/events", accept="text/event-stream")
         stream.stream.readline()
         t2 = time.perf_counter()
-        client._send("POST", f"/v1/sessions/{client.sid}/prompt", {"prompt": "hello"})
+        client._send("POST", f"{client.at}/prompt", {"prompt": "hello"})
         t3 = time.perf_counter()
         for data in events(stream.stream.readline):
             if json.loads(data).get("type") == "result":

@@ -17,7 +17,7 @@ import json
 import os
 import sys
 from collections.abc import Callable, Iterator
-from urllib.parse import urlsplit
+from urllib.parse import quote, urlsplit
 
 from agentcli.cli.given import given_cwd, read_prompt
 from agentcli.errors import AgentCliError, UsageError
@@ -75,8 +75,16 @@ class Attached:
         parts = split_url(url)
         self.host, self.port, self.tls = parts.hostname or "", parts.port, parts.scheme == "https"
         self.prefix = parts.path.rstrip("/")
+        if not (token.isascii() and token.isprintable()):
+            raise UsageError("the token holds characters an HTTP header cannot carry",
+                             hint="pass the token `agentcli serve` printed")
         self.auth = {"Authorization": f"Bearer {token}"}
         self.sid = ""
+
+    @property
+    def at(self) -> str:
+        """The session's path (its id as one path segment, whatever the server sent)."""
+        return f"/v1/sessions/{quote(self.sid, safe='')}"
 
     def _exchange(self, method: str, path: str, body: Line | None = None, accept: str = "application/json") \
             -> Exchange:
@@ -98,11 +106,14 @@ class Attached:
             raise Unreachable(str(err)) from None
 
     def open(self, cwd: str, resume: str | None) -> None:
-        self.sid = self._send("POST", "/v1/sessions", {"cwd": cwd, "resume": resume})["session_id"]
+        sid = self._send("POST", "/v1/sessions", {"cwd": cwd, "resume": resume}).get("session_id")
+        if not isinstance(sid, str) or not sid:
+            raise Unreachable("the server's answer names no session")
+        self.sid = sid
 
     def turn(self, prompt: str, answer: Callable[[Line], Line]) -> Iterator[Line]:
         """The turn's stream-json lines, the result last; permission questions go to `answer`."""
-        exchange = self._exchange("GET", f"/v1/sessions/{self.sid}/events", accept="text/event-stream")
+        exchange = self._exchange("GET", f"{self.at}/events", accept="text/event-stream")
         try:
             if exchange.status != 200:
                 _checked(exchange.status, exchange.body())
@@ -110,13 +121,14 @@ class Attached:
             exchange.wait_forever()
             # ": watching": the watcher is registered, so the prompt's events cannot be missed
             exchange.stream.readline()
-            self._send("POST", f"/v1/sessions/{self.sid}/prompt", {"prompt": prompt})
+            self._send("POST", f"{self.at}/prompt", {"prompt": prompt})
             for data in events(exchange.stream.readline):
                 line: Line = json.loads(data)
                 if not isinstance(line, dict):
                     raise ValueError(data)
                 if line.get("type") == "control_request":
-                    self._send("POST", f"/v1/sessions/{self.sid}/permissions/{line['request_id']}", answer(line))
+                    self._send("POST", f"{self.at}/permissions/{quote(str(line.get('request_id')), safe='')}",
+                               answer(line))
                 yield line
                 if line.get("type") == "result":
                     return
@@ -130,7 +142,7 @@ class Attached:
 
     def close(self) -> None:
         if self.sid:
-            self._send("DELETE", f"/v1/sessions/{self.sid}")
+            self._send("DELETE", self.at)
 
 
 def events(readline: Callable[[], bytes]) -> Iterator[str]:

@@ -10,13 +10,15 @@ from collections.abc import Iterator
 
 import pytest
 
+from agentcli.errors import UsageError
 from agentcli.server.attach import Attached, Unreachable
 from agentcli.server.run import listening_socket
 from agentcli.server.wire import MAX_HEADERS, Exchange, WireError
 
 
-def _serving(answer: bytes) -> Iterator[int]:
-    """A loopback server that answers every request with `answer`, closing each connection after it."""
+def _serving(answer: bytes, heard: list[bytes] | None = None) -> Iterator[int]:
+    """A loopback server that answers every request with `answer`, closing each connection after it; the
+    requests' first lines go to `heard`."""
     sock = socket.create_server(("127.0.0.1", 0))
 
     def serve() -> None:
@@ -26,7 +28,9 @@ def _serving(answer: bytes) -> Iterator[int]:
             except OSError:  # closed: the test is over
                 return
             with conn:
-                conn.recv(65536)
+                request = conn.recv(65536)
+                if heard is not None:
+                    heard.append(request.split(b"\r\n", 1)[0])
                 conn.sendall(answer)
 
     thread = threading.Thread(target=serve, daemon=True)
@@ -99,3 +103,20 @@ def test_a_stream_that_ends_before_the_result_is_said_so(port: int) -> None:
     client.sid = "s"
     with pytest.raises(Unreachable, match="before the turn's result"):
         list(client.turn("hi", lambda line: {}))
+
+
+def test_what_the_server_names_stays_one_path_segment() -> None:
+    """A session id (or request id) from the server goes into request lines quoted, never as raw text."""
+    heard: list[bytes] = []
+    answer = b'HTTP/1.0 201 Created\r\n\r\n{"session_id": "a b\\r\\nX: y/../.."}'
+    for port in _serving(answer, heard):
+        client = Attached(f"http://127.0.0.1:{port}", "t")
+        client.open("/tmp", None)
+        with pytest.raises(Unreachable):
+            list(client.turn("hi", lambda line: {}))
+    assert heard[1] == b"GET /v1/sessions/a%20b%0D%0AX%3A%20y%2F..%2F../events HTTP/1.0"
+
+
+def test_a_token_no_header_can_carry_is_a_usage_error() -> None:
+    with pytest.raises(UsageError, match="cannot carry"):
+        Attached("http://127.0.0.1:9", "t\r\nX-Evil: 1")
