@@ -18,16 +18,15 @@ agentcli runs as the `agentcli` command the acceptance names (this venv's consol
 earlier tree first on its path), not `python -m agentcli`, whose runpy adds ~35 M instructions (a quarter of
 an attached run) that an installed `agentcli` does not pay.
 
-Then the server's side of an attached run, request by request (`--phases` runs from this process, through the
-thin client's own HTTP): opening the session, registering the event stream, the prompt's answer, the turn until
-its result line, closing. Prints markdown tables.
+Then the server's side of an attached run, step by step (`--phases` runs from this process, through the thin
+client itself): opening the session, the prompt until the turn's first line, the rest of the turn until its
+result line (after which the server ends the session itself). Prints markdown tables.
 """
 
 from __future__ import annotations
 
 import argparse
 import compileall
-import json
 import os
 import statistics
 import subprocess
@@ -65,7 +64,7 @@ def serving(env: dict[str, str], cwd: Path) -> Iterator[str]:
 
 def phases(url: str, cwd: Path, runs: int) -> dict[str, list[float]]:
     """Milliseconds per step of `runs` attached `hello` turns, seen from a client that is already running."""
-    from agentcli.server.attach import Attached, events
+    from agentcli.server.attach import Attached, deny
     from agentcli.server.token import read_token
 
     out: dict[str, list[float]] = {}
@@ -74,21 +73,15 @@ def phases(url: str, cwd: Path, runs: int) -> dict[str, list[float]]:
         t0 = time.perf_counter()
         client.open(str(cwd), None)
         t1 = time.perf_counter()
-        stream = client._exchange("GET", f"{client.at}/events", accept="text/event-stream")
-        stream.stream.readline()
-        t2 = time.perf_counter()
-        client._send("POST", f"{client.at}/prompt", {"prompt": "hello"})
+        first = None
+        for _line in client.turn("hello", deny, close=True):
+            first = first or time.perf_counter()
         t3 = time.perf_counter()
-        for data in events(stream.stream.readline):
-            if json.loads(data).get("type") == "result":
-                break
-        stream.close()
+        client.close()  # nothing left to do unless the server is older (then a DELETE)
         t4 = time.perf_counter()
-        client.close()
-        t5 = time.perf_counter()
-        for name, took in (("open the session", t1 - t0), ("register the event stream", t2 - t1),
-                           ("prompt accepted", t3 - t2), ("turn to its result line", t4 - t3),
-                           ("close the session", t5 - t4), ("all", t5 - t0)):
+        assert first is not None
+        for name, took in (("open the session", t1 - t0), ("prompt to the turn's first line", first - t1),
+                           ("first line to the result line", t3 - first), ("close", t4 - t3), ("all", t4 - t0)):
             out.setdefault(name, []).append(took * 1000)
     return out
 
@@ -136,9 +129,8 @@ def main() -> int:
                         results.setdefault(name, []).append(timed(cmd, proj, env))
                 load1 = os.getloadavg()
                 os.environ["AGENTCLI_HOME"] = str(tmp / "home")
+                # this tree's server only: an earlier one may not stream a prompt's answer
                 steps = {"after": phases(attach_url, proj, args.phases)} if args.phases else {}
-                if args.phases and before_url:
-                    steps["before"] = phases(before_url, proj, args.phases)
     print(f"{started}, median of {args.runs} interleaved runs, load average {load0[0]:.2f} at start, "
           f"{load1[0]:.2f} at end\n")
     _report(results, have_codex)

@@ -2,7 +2,10 @@
 
     POST /v1/sessions                      {"cwd": DIR, "resume": ID?} → {"session_id"}   (create or resume)
     GET  /v1/sessions                      the sessions this server holds
-    POST /v1/sessions/{id}/prompt          {"prompt": TEXT} → 202; 409 while a turn runs
+    POST /v1/sessions/{id}/prompt          {"prompt": TEXT} → 202; 409 while a turn runs. With `Accept:
+                                           text/event-stream`: 200, this turn's lines as SSE up to its result
+                                           (`"close": true`: the session then ends) — `-p --attach` in two
+                                           requests instead of four
     GET  /v1/sessions/{id}/events          SSE: the stream-json lines of the session's turns (any number of
                                            watchers), permission questions as `control_request` lines
     POST /v1/sessions/{id}/permissions/{request_id}   {"behavior": "allow"|"deny", "message"?}
@@ -26,7 +29,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from agentcli.core.permissions import Approval
 from agentcli.errors import AgentCliError
-from agentcli.server.hub import Hub, ServedSession
+from agentcli.server.hub import Hub, ServedSession, Watch
 from agentcli.server.token import matches
 
 OPENAPI_PATH = "/v1/openapi.json"
@@ -103,30 +106,59 @@ async def prompt(request: Request) -> Response:
     if session is None:
         return _error(404, "not_found", "no such session on this server")
     try:
-        text = (await _body(request)).get("prompt")
+        body = await _body(request)
     except AgentCliError as err:
         return _error(400, err.code, err.one_line())
-    if not isinstance(text, str) or not text.strip():
-        return _error(400, "usage", '{"prompt": "your task"}')
+    text, close = body.get("prompt"), body.get("close", False)
+    streamed = "text/event-stream" in request.headers.get("accept", "")
+    if not isinstance(text, str) or not text.strip() or not isinstance(close, bool) or (close and not streamed):
+        return _error(400, "usage", '{"prompt": "your task", "close": true (with Accept: text/event-stream)}')
+    queue = Watch()
+    if streamed:  # registered before the turn starts: none of its lines can be missed
+        session.watchers.add(queue)
     if not session.prompt(text):
+        session.watchers.discard(queue)
         return _error(409, "usage", "a turn is already running in this session: wait, or interrupt it")
-    return JSONResponse({"accepted": True}, status_code=202)
+    if not streamed:
+        return JSONResponse({"accepted": True}, status_code=202)
+    hub = _hub(request)
+
+    async def stream() -> AsyncIterator[str]:
+        try:
+            async for line in _lines(session, queue, hub):
+                yield line
+        finally:  # before the answer's end reaches the client, and also when it left early
+            session.watchers.discard(queue)
+            if close:
+                hub.end(session.id)
+
+    return StreamingResponse(stream(), media_type="text/event-stream", headers={"Cache-Control": "no-store"})
 
 
 async def events(request: Request) -> Response:
     session = session_of(request)
     if session is None:
         return _error(404, "not_found", "no such session on this server")
+    hub = _hub(request)
 
     async def stream() -> AsyncIterator[str]:
         with session.watch() as queue:
             yield ": watching\n\n"
-            while not (queue.lagged and queue.empty()) and (line := await queue.get()) is not None:
-                yield f"event: {line.get('type', 'message')}\ndata: {json.dumps(line)}\n\n"
-            if queue.lagged and session.id in _hub(request).sessions:
-                yield f"event: system\ndata: {json.dumps(LAGGED)}\n\n"
+            async for line in _lines(session, queue, hub, until_result=False):
+                yield line
 
     return StreamingResponse(stream(), media_type="text/event-stream", headers={"Cache-Control": "no-store"})
+
+
+async def _lines(session: ServedSession, queue: Watch, hub: Hub, until_result: bool = True) -> AsyncIterator[str]:
+    """A watcher's lines as SSE events: until the session ends (or `until_result`: after the first result
+    line); one that fell too far behind gets the notice saying so."""
+    while not (queue.lagged and queue.empty()) and (line := await queue.get()) is not None:
+        yield f"event: {line.get('type', 'message')}\ndata: {json.dumps(line)}\n\n"
+        if until_result and line.get("type") == "result":
+            return
+    if queue.lagged and session.id in hub.sessions:
+        yield f"event: system\ndata: {json.dumps(LAGGED)}\n\n"
 
 
 async def permission(request: Request) -> Response:

@@ -80,6 +80,7 @@ class Attached:
                              hint="pass the token `agentcli serve` printed")
         self.auth = {"Authorization": f"Bearer {token}"}
         self.sid = ""
+        self.ended = False  # the server ended the session itself (a turn sent with `close`)
 
     @property
     def at(self) -> str:
@@ -111,17 +112,16 @@ class Attached:
             raise Unreachable("the server's answer names no session")
         self.sid = sid
 
-    def turn(self, prompt: str, answer: Callable[[Line], Line]) -> Iterator[Line]:
-        """The turn's stream-json lines, the result last; permission questions go to `answer`."""
-        exchange = self._exchange("GET", f"{self.at}/events", accept="text/event-stream")
+    def turn(self, prompt: str, answer: Callable[[Line], Line], close: bool = False) -> Iterator[Line]:
+        """The turn's stream-json lines, the result last; permission questions go to `answer`. One request: the
+        prompt's answer is the turn's event stream (`close`: the server then ends the session itself)."""
+        exchange = self._exchange("POST", f"{self.at}/prompt", {"prompt": prompt, "close": close},
+                                  accept="text/event-stream")
         try:
             if exchange.status != 200:
                 _checked(exchange.status, exchange.body())
-                raise Unreachable(f"the event stream answered {exchange.status}")
+                raise Unreachable(f"the prompt was answered with {exchange.status}, not its event stream")
             exchange.wait_forever()
-            # ": watching": the watcher is registered, so the prompt's events cannot be missed
-            exchange.stream.readline()
-            self._send("POST", f"{self.at}/prompt", {"prompt": prompt})
             for data in events(exchange.stream.readline):
                 line: Line = json.loads(data)
                 if not isinstance(line, dict):
@@ -131,6 +131,7 @@ class Attached:
                                answer(line))
                 yield line
                 if line.get("type") == "result":
+                    self.ended = close
                     return
         except (OSError, WireError) as err:
             raise Unreachable(str(err) or type(err).__name__) from None
@@ -141,8 +142,15 @@ class Attached:
         raise Unreachable("the server ended the event stream before the turn's result")
 
     def close(self) -> None:
-        if self.sid:
-            self._send("DELETE", self.at)
+        """End the session, unless the server ended it after the last turn (or none was opened)."""
+        if self.sid and not self.ended:
+            exchange = self._exchange("DELETE", self.at)
+            try:
+                body = exchange.body()
+            except WireError as err:
+                raise Unreachable(str(err)) from None
+            if exchange.status != 404:  # 404: the server ended it already (a `close` turn the reader left)
+                _checked(exchange.status, body)
 
 
 def events(readline: Callable[[], bytes]) -> Iterator[str]:
@@ -192,7 +200,7 @@ def run_attached(url: str, token: str | None, prompt: str | None, cwd: str, resu
         try:
             client.open(cwd, resume)
             if prompt is not None:
-                return _print_turn(client, prompt, output_format, deny)
+                return _print_turn(client, prompt, output_format, deny)  # its session ends with the turn
             return _repl(client)
         finally:
             client.close()
@@ -203,7 +211,7 @@ def run_attached(url: str, token: str | None, prompt: str | None, cwd: str, resu
 
 def _print_turn(client: Attached, prompt: str, output_format: str, answer: Callable[[Line], Line]) -> int:
     status = 1
-    for line in client.turn(prompt, answer):
+    for line in client.turn(prompt, answer, close=True):
         if output_format == "stream-json":
             sys.stdout.write(json.dumps(line) + "\n")
             sys.stdout.flush()

@@ -114,7 +114,7 @@ def test_what_the_server_names_stays_one_path_segment() -> None:
         client.open("/tmp", None)
         with pytest.raises(Unreachable):
             list(client.turn("hi", lambda line: {}))
-    assert heard[1] == b"GET /v1/sessions/a%20b%0D%0AX%3A%20y%2F..%2F../events HTTP/1.0"
+    assert heard[1] == b"POST /v1/sessions/a%20b%0D%0AX%3A%20y%2F..%2F../prompt HTTP/1.0"
 
 
 def test_a_token_no_header_can_carry_is_a_usage_error() -> None:
