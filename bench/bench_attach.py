@@ -18,9 +18,9 @@ agentcli runs as the `agentcli` command the acceptance names (this venv's consol
 earlier tree first on its path), not `python -m agentcli`, whose runpy adds ~35 M instructions (a quarter of
 an attached run) that an installed `agentcli` does not pay.
 
-Then the server's side of an attached run, step by step (`--phases` runs from this process, through the thin
-client itself): opening the session, the prompt until the turn's first line, the rest of the turn until its
-result line (after which the server ends the session itself). Prints markdown tables.
+Then the server's side of an attached run (`--phases` runs from this process, through the thin client itself,
+one request each): from the request to the turn's first line (the session opened, the turn started), and on to
+its result line (after which the server ends the session itself). Prints markdown tables.
 """
 
 from __future__ import annotations
@@ -71,17 +71,13 @@ def phases(url: str, cwd: Path, runs: int) -> dict[str, list[float]]:
     for _ in range(runs):
         client = Attached(url, read_token())
         t0 = time.perf_counter()
-        client.open(str(cwd), None)
-        t1 = time.perf_counter()
         first = None
-        for _line in client.turn("hello", deny, close=True):
+        for _line in client.run(str(cwd), None, "hello", deny):
             first = first or time.perf_counter()
-        t3 = time.perf_counter()
-        client.close()  # nothing left to do unless the server is older (then a DELETE)
-        t4 = time.perf_counter()
+        t2 = time.perf_counter()
         assert first is not None
-        for name, took in (("open the session", t1 - t0), ("prompt to the turn's first line", first - t1),
-                           ("first line to the result line", t3 - first), ("close", t4 - t3), ("all", t4 - t0)):
+        for name, took in (("the request to the turn's first line (the session opened)", first - t0),
+                           ("first line to the result line", t2 - first), ("all", t2 - t0)):
             out.setdefault(name, []).append(took * 1000)
     return out
 

@@ -1,11 +1,13 @@
 """The HTTP API (Starlette): every path, the OpenAPI description included, needs the bearer token.
 
-    POST /v1/sessions                      {"cwd": DIR, "resume": ID?} → {"session_id"}   (create or resume)
+    POST /v1/sessions                      {"cwd": DIR, "resume": ID?} → {"session_id"}   (create or resume);
+                                           with "prompt" (and "close"?) and `Accept: text/event-stream`: the
+                                           session's first turn streamed as the prompt route streams it
+                                           (`-p --attach`: one request)
     GET  /v1/sessions                      the sessions this server holds
     POST /v1/sessions/{id}/prompt          {"prompt": TEXT} → 202; 409 while a turn runs. With `Accept:
                                            text/event-stream`: 200, this turn's lines as SSE up to its result
-                                           (`"close": true`: the session then ends) — `-p --attach` in two
-                                           requests instead of four
+                                           (`"close": true`: the session then ends)
     GET  /v1/sessions/{id}/events          SSE: the stream-json lines of the session's turns (any number of
                                            watchers), permission questions as `control_request` lines
     POST /v1/sessions/{id}/permissions/{request_id}   {"behavior": "allow"|"deny", "message"?}
@@ -82,17 +84,26 @@ def session_of(request: Request) -> ServedSession | None:
 async def create(request: Request) -> Response:
     from agentcli.acp.settings import session_settings
 
+    hub = _hub(request)
     try:
         body = await _body(request)
         cwd, resume = body.get("cwd"), body.get("resume")
         if not isinstance(cwd, str) or not (resume is None or isinstance(resume, str)):
             return _error(400, "usage", '{"cwd": "/abs/dir", "resume": "session id (optional)"}')
-        if resume is not None and resume in _hub(request).sessions:  # held already: one writer per session file
-            return JSONResponse({"session_id": resume}, status_code=200)
-        session = await _hub(request).open(session_settings(cwd, _hub(request).flags, None, resume=resume))
+        asked = _asked(body, True) if "prompt" in body else None
+        if isinstance(asked, Response):
+            return asked
+        if asked is not None and not _streamed(request):  # else nothing would tell the client its session
+            return _error(400, "usage", "a prompt sent with the session needs Accept: text/event-stream")
+        if resume is not None and resume in hub.sessions:  # held already: one writer per session file
+            session, status = hub.sessions[resume], 200
+        else:
+            session, status = await hub.open(session_settings(cwd, hub.flags, None, resume=resume)), 201
     except AgentCliError as err:
         return _error(400, err.code, err.one_line())
-    return JSONResponse({"session_id": session.id}, status_code=201)
+    if asked is None:
+        return JSONResponse({"session_id": session.id}, status_code=status)
+    return _start(hub, session, *asked, streamed=True)
 
 
 async def listing(request: Request) -> Response:
@@ -109,10 +120,28 @@ async def prompt(request: Request) -> Response:
         body = await _body(request)
     except AgentCliError as err:
         return _error(400, err.code, err.one_line())
+    streamed = _streamed(request)
+    asked = _asked(body, streamed)
+    if isinstance(asked, Response):
+        return asked
+    return _start(_hub(request), session, *asked, streamed=streamed)
+
+
+def _streamed(request: Request) -> bool:
+    return "text/event-stream" in request.headers.get("accept", "")
+
+
+def _asked(body: dict[str, Any], streamed: bool) -> tuple[str, bool] | Response:
+    """A turn's prompt and `close`, or the 400 saying what a valid one is (`close` only with a stream)."""
     text, close = body.get("prompt"), body.get("close", False)
-    streamed = "text/event-stream" in request.headers.get("accept", "")
     if not isinstance(text, str) or not text.strip() or not isinstance(close, bool) or (close and not streamed):
         return _error(400, "usage", '{"prompt": "your task", "close": true (with Accept: text/event-stream)}')
+    return text, close
+
+
+def _start(hub: Hub, session: ServedSession, text: str, close: bool, streamed: bool) -> Response:
+    """Start the turn: 202, or (`streamed`) its lines as SSE up to its result, then the session ends (`close`;
+    also when the client left early)."""
     queue = Watch()
     if streamed:  # registered before the turn starts: none of its lines can be missed
         session.watchers.add(queue)
@@ -121,7 +150,6 @@ async def prompt(request: Request) -> Response:
         return _error(409, "usage", "a turn is already running in this session: wait, or interrupt it")
     if not streamed:
         return JSONResponse({"accepted": True}, status_code=202)
-    hub = _hub(request)
 
     async def stream() -> AsyncIterator[str]:
         try:

@@ -115,8 +115,16 @@ class Attached:
     def turn(self, prompt: str, answer: Callable[[Line], Line], close: bool = False) -> Iterator[Line]:
         """The turn's stream-json lines, the result last; permission questions go to `answer`. One request: the
         prompt's answer is the turn's event stream (`close`: the server then ends the session itself)."""
-        exchange = self._exchange("POST", f"{self.at}/prompt", {"prompt": prompt, "close": close},
-                                  accept="text/event-stream")
+        return self._stream(f"{self.at}/prompt", {"prompt": prompt, "close": close}, answer)
+
+    def run(self, cwd: str, resume: str | None, prompt: str, answer: Callable[[Line], Line]) -> Iterator[Line]:
+        """`-p`: the session opened with its prompt, its one turn streamed back, and ended by the server, all in
+        one request."""
+        return self._stream("/v1/sessions", {"cwd": cwd, "resume": resume, "prompt": prompt, "close": True},
+                            answer)
+
+    def _stream(self, path: str, body: Line, answer: Callable[[Line], Line]) -> Iterator[Line]:
+        exchange = self._exchange("POST", path, body, accept="text/event-stream")
         try:
             if exchange.status != 200:
                 _checked(exchange.status, exchange.body())
@@ -126,12 +134,14 @@ class Attached:
                 line: Line = json.loads(data)
                 if not isinstance(line, dict):
                     raise ValueError(data)
+                if not self.sid and isinstance(line.get("session_id"), str):
+                    self.sid = line["session_id"]  # from the first line (`run`): a Ctrl-C can still end it
                 if line.get("type") == "control_request":
                     self._send("POST", f"{self.at}/permissions/{quote(str(line.get('request_id')), safe='')}",
                                answer(line))
                 yield line
                 if line.get("type") == "result":
-                    self.ended = close
+                    self.ended = bool(body.get("close"))
                     return
         except (OSError, WireError) as err:
             raise Unreachable(str(err) or type(err).__name__) from None
@@ -198,9 +208,9 @@ def run_attached(url: str, token: str | None, prompt: str | None, cwd: str, resu
     client = Attached(url, find_token(url, token))
     try:
         try:
+            if prompt is not None:  # one request; the server ends the session with the turn
+                return _print_turn(client.run(cwd, resume, prompt, deny), output_format)
             client.open(cwd, resume)
-            if prompt is not None:
-                return _print_turn(client, prompt, output_format, deny)  # its session ends with the turn
             return _repl(client)
         finally:
             client.close()
@@ -209,9 +219,9 @@ def run_attached(url: str, token: str | None, prompt: str | None, cwd: str, resu
         return 1
 
 
-def _print_turn(client: Attached, prompt: str, output_format: str, answer: Callable[[Line], Line]) -> int:
+def _print_turn(lines: Iterator[Line], output_format: str) -> int:
     status = 1
-    for line in client.turn(prompt, answer, close=True):
+    for line in lines:
         if output_format == "stream-json":
             sys.stdout.write(json.dumps(line) + "\n")
             sys.stdout.flush()
