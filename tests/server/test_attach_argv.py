@@ -116,3 +116,34 @@ def test_a_bad_url_is_a_usage_error_before_any_token_lookup(url: str, said: str,
     assert main(["-p", "hi", "--attach", url]) == 2
     err = capsys.readouterr().err
     assert said in err and err.rstrip().endswith("[usage]") and "token" not in err
+
+
+def test_the_token_comes_from_the_flag_the_environment_or_agentclis_home(monkeypatch: pytest.MonkeyPatch,
+                                                                          tmp_path: Path) -> None:
+    from agentcli.errors import UsageError
+    from agentcli.server.attach import find_token
+
+    remote, local = "http://192.0.2.1:9", "http://127.0.0.1:9"
+    with pytest.raises(UsageError, match="another machine"):
+        find_token(remote, None)
+    with pytest.raises(UsageError, match="no server token in"):
+        find_token(local, None)
+    path = Path(token_path())
+    path.parent.mkdir(parents=True)
+    path.write_text("from-home\n")
+    path.chmod(0o644)
+    with pytest.raises(UsageError, match="readable by others"):
+        find_token(local, None)
+    path.chmod(0o600)
+    assert find_token(local, None) == "from-home"
+    with pytest.raises(UsageError, match="another machine"):  # the home's token is never sent elsewhere
+        find_token(remote, None)
+    monkeypatch.setenv("AGENTCLI_SERVER_TOKEN", "from-env")
+    assert find_token(remote, None) == find_token(local, None) == "from-env"
+    assert find_token(remote, "from-flag") == "from-flag"
+    project = tmp_path / "proj"  # a token file in the project is never read
+    (project / ".agentcli" / "server").mkdir(parents=True)
+    (project / ".agentcli" / "server" / "token").write_text("from-project\n")
+    monkeypatch.delenv("AGENTCLI_SERVER_TOKEN")
+    monkeypatch.chdir(project)
+    assert find_token(local, None) == "from-home"
