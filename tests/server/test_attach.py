@@ -126,6 +126,21 @@ def test_the_attached_repl_and_an_interrupt(server: Server, fake_llm: FakeLLM, t
     assert seen[-1]["type"] == "result" and seen[-1]["error"]["code"] == "interrupted"
     assert seen[-1]["exit_status"] == 130
 
+    # Ctrl-C in an attached -p: the client ends its session on the way out (its turn stops on the server)
+    before = len(fake_llm.requests)
+    fake_llm.push(Reply(text="never", fault=Fault("slow_first_byte", delay_s=30)))
+    run = subprocess.Popen([sys.executable, "-m", "agentcli", "-p", "wait", "--attach", server.url,
+                            "--output-format", "stream-json"], cwd=proj, env={**clean, "PYTHONPATH": str(ROOT)},
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert run.stdout is not None
+    assert '"init"' in run.stdout.readline()  # the client knows its session
+    assert fake_llm.wait_for_requests(before + 1, TIMEOUT)
+    run.send_signal(signal.SIGINT)
+    _, err = run.communicate(timeout=TIMEOUT)
+    assert run.returncode == 130 and err == "agentcli: interrupted\n"
+    with server.client() as c:
+        assert c.get("/v1/sessions").json() == {"sessions": []}
+
 
 def test_attach_says_which_flags_the_server_overrides(tmp_path: Path) -> None:
     run = attach(["-p", "hello", "--attach", "http://192.0.2.1:9", "--model", "x/y", "--token", "t", "-c"],
