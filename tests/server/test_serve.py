@@ -93,8 +93,9 @@ def test_bad_requests_are_clear_refusals(server: Server, tmp_path: Path) -> None
 
 def test_a_prompt_answered_with_its_event_stream_then_the_session_ends(server: Server, fake_llm: FakeLLM,
                                                                         tmp_path: Path) -> None:
-    """`Accept: text/event-stream` on a prompt: its answer is this turn's lines up to the result (what `-p
-    --attach` uses, two requests instead of four); another watcher sees the same; `close` ends the session."""
+    """`Accept: text/event-stream` on a prompt: its answer is this turn's lines up to the result; another
+    watcher sees the same; `close` ends the session. And a session opened with its prompt (what `-p --attach`
+    sends: one request)."""
     proj = git_repo(tmp_path / "proj", {"notes.txt": "alpha\n"})
     sse = {"Accept": "text/event-stream"}
     with server.client() as c:
@@ -119,18 +120,14 @@ def test_a_prompt_answered_with_its_event_stream_then_the_session_ends(server: S
         watcher.join(TIMEOUT)
         assert c.get("/v1/sessions").json() == {"sessions": []}  # let go before the answer ended
 
-
-def test_a_session_opened_with_its_prompt_streams_its_turn(server: Server, fake_llm: FakeLLM, tmp_path: Path) -> None:
-    """`-p --attach` in one request: the session, its one turn streamed back, the session ended."""
-    proj = git_repo(tmp_path / "proj", {"notes.txt": "alpha\n"})
+    # `-p --attach` in one request: the session opened with its prompt, its one turn streamed, the session ended
     asked = {"cwd": str(proj), "prompt": "hi", "close": True}
     with server.client() as c:
         unstreamed = c.post("/v1/sessions", json=asked)
         assert unstreamed.status_code == 400 and "text/event-stream" in unstreamed.json()["message"]
         fake_llm.push(Reply(text="one request"))
-        with c.stream("POST", "/v1/sessions", json=asked, headers={"Accept": "text/event-stream"}) as response:
+        with c.stream("POST", "/v1/sessions", json=asked, headers=sse) as response:
             assert response.status_code == 200
             lines = [json.loads(line[len("data: "):]) for line in response.iter_lines() if line.startswith("data: ")]
         assert lines[0]["type"] == "system" and lines[-1]["result"] == "one request"
         assert c.get("/v1/sessions").json() == {"sessions": []}
-        assert (proj / "notes.txt").exists()
