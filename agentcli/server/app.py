@@ -23,7 +23,6 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from starlette.applications import Starlette
-from starlette.background import BackgroundTask
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
@@ -215,11 +214,12 @@ async def interrupt(request: Request) -> Response:
 
 
 async def close(request: Request) -> Response:
-    session = _hub(request).sessions.pop(request.path_params["sid"], None)
-    if session is None:
+    if request.path_params["sid"] not in _hub(request).sessions:
         return _error(404, "not_found", "no such session on this server")
-    # the session ends after the answer (SessionEnd hooks, provider, file): a client leaving waits for none of it
-    return JSONResponse({"closed": True}, background=BackgroundTask(session.aclose))
+    # the session ends in the background (SessionEnd hooks, provider, file): a client leaving waits for none of
+    # it, and the server's shutdown waits for all of it
+    _hub(request).end(request.path_params["sid"])
+    return JSONResponse({"closed": True})
 
 
 async def openapi(request: Request) -> Response:

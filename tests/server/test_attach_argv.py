@@ -147,3 +147,10 @@ def test_the_token_comes_from_the_flag_the_environment_or_agentclis_home(monkeyp
     monkeypatch.delenv("AGENTCLI_SERVER_TOKEN")
     monkeypatch.chdir(project)
     assert find_token(local, None) == "from-home"
+
+
+def test_the_thin_reader_knows_the_tables_output_formats() -> None:
+    from agentcli.cli.table import OUTPUT_FORMATS as TABLE
+    from agentcli.server.attach import OUTPUT_FORMATS
+
+    assert OUTPUT_FORMATS == TABLE
