@@ -173,8 +173,8 @@ class Hub:
         return session
 
     async def aclose(self) -> None:
-        for session in self.sessions.values():
+        while self.sessions:  # one at a time off the table: a second caller finds only what is left
+            _, session = self.sessions.popitem()
             await session.aclose()
-        self.sessions.clear()
         if self.ending:
             await asyncio.gather(*self.ending, return_exceptions=True)

@@ -55,13 +55,14 @@ async def _serve(host: str, port: int, token: str, flags: dict[str, Any]) -> int
 
     from agentcli.server.app import build_app
     from agentcli.server.hub import Hub
+    from agentcli.server.stopping import Stopping
     from agentcli.server.warm import warm
 
     await warm(flags, Path.cwd())  # the first session costs what the next ones do
 
     hub = Hub(flags)
     config = uvicorn.Config(build_app(hub, token), log_level="warning", lifespan="off")
-    server = uvicorn.Server(config)
+    server = Stopping(config, hub)
     sock = listening_socket(host, port)
     bound = sock.getsockname()
     shown = f"[{bound[0]}]" if ":" in host else bound[0]

@@ -99,6 +99,30 @@ def test_killing_the_server_mid_turn_leaves_a_resumable_session(server: Server, 
     assert "first answer" in str(fake_llm.requests[-1].body["messages"])
 
 
+def test_sigterm_mid_turn_ends_the_watchers_streams_and_leaves_a_resumable_session(
+        server: Server, fake_llm: FakeLLM, tmp_path: Path) -> None:
+    """A stop asked while a client watches (uvicorn's graceful shutdown would wait for its stream for ever): the
+    turn is stopped, the watcher gets its result and the end of its stream, the server exits, the session
+    resumes."""
+    proj = git_repo(tmp_path / "proj", {"notes.txt": "alpha\n"})
+    client = Attached(server.url, server.token)
+    client.open(str(proj), None)
+    fake_llm.push(Reply(text="never", fault=Fault("slow_first_byte", delay_s=30)))
+    seen: list[dict[str, object]] = []
+    watcher = threading.Thread(target=lambda: seen.extend(client.turn("wait", deny)), daemon=True)
+    watcher.start()
+    assert fake_llm.wait_for_requests(1, TIMEOUT)
+    server.proc.send_signal(signal.SIGTERM)
+    server.proc.wait(TIMEOUT)  # uvicorn ends the process with the signal it stopped for (-15), once shut down
+    watcher.join(TIMEOUT)
+    assert seen and seen[-1]["type"] == "result" and seen[-1]["is_error"]
+    fake_llm.push(Reply(text="back after the stop"))
+    resumed = agentcli(["-p", "and now", "--resume", client.sid, "--model", ANTHROPIC], proj,
+                       env=provider_env(fake_llm, ANTHROPIC))
+    assert resumed.status == 0, resumed.stderr
+    assert resumed.stdout.strip() == "back after the stop"
+
+
 def test_the_attached_repl_and_an_interrupt(server: Server, fake_llm: FakeLLM, tmp_path: Path) -> None:
     proj = git_repo(tmp_path / "proj", {"notes.txt": "alpha\n"})
     fake_llm.push(Reply(text="answered in the attached repl"))
