@@ -198,8 +198,9 @@ def run(argv: list[str], *, exit_when_done: bool = False) -> int:
 
 def _attached(values: dict[str, Any]) -> int:
     """`--attach URL`: a thin client of `agentcli serve` (agentcli.server.attach imports nothing of the agent);
-    the server's own settings and model run the turn. An argv of the thin client's flags alone never gets here
-    (agentcli/__main__.py runs it before importing this module); this one names others, which are reported."""
+    the server's own settings and model run the turn. The `agentcli` command runs an argv of the thin client's
+    flags alone before importing this module (agentcli/__main__.py); what comes here names others too, which
+    are reported, or is a caller's in-process `run`."""
     from agentcli.server.attach import ATTACH_FLAGS, run_values
 
     ignored = sorted(k for k, v in values.items() if k not in ATTACH_FLAGS and v not in (None, False, []))
