@@ -100,10 +100,16 @@ def test_the_attached_run_imports_nothing_heavy(tmp_path: Path) -> None:
                           "http://127.0.0.1:9", "--token", "t"], cwd=tmp_path, env=env, capture_output=True,
                          text=True, timeout=60)
     assert run.returncode == 1 and "[server_unreachable]" in run.stderr, run.stderr[-2000:]
-    loaded = {line.split("|")[-1].strip() for line in run.stderr.splitlines() if line.startswith("import time:")}
+    bare = subprocess.run([sys.executable, "-X", "importtime", "-c", "pass"], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=60)  # what this interpreter's site loads anyway
+    loaded = imported(run.stderr) - imported(bare.stderr)
     assert "agentcli.server.attach" in loaded
     heavy = sorted(m for m in loaded if m in HEAVY or m.startswith(tuple(h + "." for h in HEAVY)))
     assert not heavy, heavy
+
+
+def imported(importtime: str) -> set[str]:
+    return {line.split("|")[-1].strip() for line in importtime.splitlines() if line.startswith("import time:")}
 
 
 @pytest.mark.parametrize(("url", "said"), [("foo", "not an http:// or https:// URL"),
