@@ -281,6 +281,8 @@ def read_argv(argv: list[str]) -> dict[str, Any] | None:
                 if i >= len(argv):
                     return None
                 attached, i = argv[i], i + 1
+            if name == "--output-format" and attached not in OUTPUT_FORMATS:  # each value is checked
+                return None
             values[_VALUED[name]] = attached
         elif name in ("-r", "--resume"):
             if not eq:  # a value only when the next word is not an option; one that starts with "-" is left
@@ -293,8 +295,7 @@ def read_argv(argv: list[str]) -> dict[str, Any] | None:
             return None
         else:
             values["prompt"] = word
-    if values.get("output_format", "text") not in OUTPUT_FORMATS or not values.get("attach") \
-            or ("prompt" in values and not values.get("print_mode")):
+    if not values.get("attach") or ("prompt" in values and not values.get("print_mode")):
         return None
     return values
 

@@ -59,6 +59,7 @@ def test_usual_attached_argvs_take_the_fast_way(argv: list[str]) -> None:
     ["-p", "--attach", "http://h:1", "--output-format", "xml"],
     ["-p", "hi", "--attach"],
     ["-p", "hi", "--attach", "http://h:1", "--help"],
+    ["--output-format", "-p", "--attach=http://h:1", "--output-format=text"],  # "-p" was a value, not a choice
 ])
 def test_anything_else_takes_the_usual_way(argv: list[str]) -> None:
     assert read_argv(argv) is None
