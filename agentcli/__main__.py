@@ -23,6 +23,14 @@ def main() -> None:
         from agentcli.cli.completion import complete_values
 
         raise SystemExit(complete_values(argv[1:]))
+    if any(word == "--attach" or word.startswith("--attach=") for word in argv):
+        # A thin client of a warm `agentcli serve`: its whole budget is ~45 ms (bench/RESULTS.md), so an argv of
+        # its flags alone runs before the flag table, typer or anything of the agent is imported.
+        from agentcli.server.attach import main as attached
+
+        status = attached(argv)
+        if status is not None:
+            _exit_now(status)
     # Start-up creates a few hundred thousand long-lived objects (modules, classes, functions) and next to no
     # garbage cycles, yet the cyclic GC would scan them over and over while they are made: ~5 % of a `-p` run.
     # Paused here; `run` resumes it when start-up is over (at once for a subcommand).
@@ -32,6 +40,23 @@ def main() -> None:
     from agentcli.cli.entry import run
 
     raise SystemExit(run(argv, exit_when_done=True))
+
+
+def _exit_now(status: int) -> None:
+    """Exit without the interpreter's teardown, once stdout and stderr are flushed (as agentcli.cli.entry's
+    `exit_now`, which this path does not import)."""
+    import os
+
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except BrokenPipeError:  # `| head -1` left early: the same quiet status as the usual path
+            status = 141 if stream is sys.stdout else status
+        except (OSError, ValueError):
+            pass
+    if "coverage" in sys.modules:
+        raise SystemExit(status)
+    os._exit(status)
 
 
 if __name__ == "__main__":

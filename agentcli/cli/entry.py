@@ -13,8 +13,9 @@ from typing import TYPE_CHECKING, Any
 
 from agentcli.cli import compat as cli_compat
 from agentcli.cli.flags import ArgvError, fast_parse
+from agentcli.cli.given import given_cwd, read_prompt
 from agentcli.cli.table import ROOT_FLAGS, SUBCOMMANDS
-from agentcli.errors import AgentCliError, UsageError
+from agentcli.errors import AgentCliError
 
 if TYPE_CHECKING:
     from agentcli.settings.config import Settings
@@ -40,27 +41,7 @@ def settings_flags(values: dict[str, Any]) -> dict[str, Any]:
 
 
 def _cwd(values: dict[str, Any]) -> Path:
-    given = values.get("cwd")
-    if given is None:
-        return Path.cwd()
-    cwd = Path(given).expanduser()
-    if not cwd.is_dir():
-        raise UsageError(f"--cwd {given}: not a directory", hint="pass an existing directory")
-    return cwd.resolve()
-
-
-def _read_prompt(prompt: str | None) -> str:
-    """With -p the prompt is the argument, or stdin when no argument was given."""
-    if prompt is not None:
-        if not prompt.strip():
-            raise UsageError("-p got an empty prompt", hint='agentcli -p "your task"')
-        return prompt
-    if sys.stdin is None or sys.stdin.isatty():
-        raise UsageError("-p needs a prompt", hint='agentcli -p "your task", or pipe it: echo "task" | agentcli -p')
-    text = sys.stdin.read()
-    if not text.strip():
-        raise UsageError("-p got an empty prompt on stdin", hint='agentcli -p "your task"')
-    return text
+    return Path(given_cwd(values.get("cwd")))
 
 
 def _untrusted(settings: Settings) -> list[str]:
@@ -188,7 +169,7 @@ def run(argv: list[str], *, exit_when_done: bool = False) -> int:
                 preload()
             from agentcli.headless import run_headless
 
-            status = run_headless(settings, _read_prompt(values.get("prompt")), on_ready=started)
+            status = run_headless(settings, read_prompt(values.get("prompt")), on_ready=started)
             if exit_when_done:
                 exit_now(status)
             return status
@@ -217,23 +198,17 @@ def run(argv: list[str], *, exit_when_done: bool = False) -> int:
 
 def _attached(values: dict[str, Any]) -> int:
     """`--attach URL`: a thin client of `agentcli serve` (agentcli.server.attach imports nothing of the agent);
-    the server's own settings and model run the turn."""
-    from agentcli.server.attach import run_attached
+    the server's own settings and model run the turn. The `agentcli` command runs an argv of the thin client's
+    flags alone before importing this module (agentcli/__main__.py); what comes here names others too, which
+    are reported, or is a caller's in-process `run`."""
+    from agentcli.server.attach import ATTACH_FLAGS, run_values
 
-    resume = values.get("resume")
-    if resume is not None and not (isinstance(resume, str) and resume):
-        raise UsageError("--attach with -r needs a session id", hint="agentcli -r SESSION_ID --attach URL")
     ignored = sorted(k for k, v in values.items() if k not in ATTACH_FLAGS and v not in (None, False, []))
     if ignored:  # the warm server's settings run the turn: say so rather than drop them quietly
         spelled = {f.name: next((n for n in f.names if n.startswith("--")), f.names[0]) for f in ROOT_FLAGS}
         names = ", ".join(spelled.get(k, k) for k in ignored)
         sys.stderr.write(f"agentcli: with --attach the server's settings apply; ignored: {names}\n")
-    prompt = _read_prompt(values.get("prompt")) if values.get("print_mode") else None
-    return run_attached(values["attach"], values.get("token"), prompt, str(_cwd(values)), resume,
-                        values.get("output_format") or "text")
-
-
-ATTACH_FLAGS = frozenset({"attach", "token", "print_mode", "prompt", "cwd", "resume", "output_format"})
+    return run_values(values)
 
 
 def start_up_done() -> None:

@@ -1,8 +1,13 @@
 """The HTTP API (Starlette): every path, the OpenAPI description included, needs the bearer token.
 
-    POST /v1/sessions                      {"cwd": DIR, "resume": ID?} → {"session_id"}   (create or resume)
+    POST /v1/sessions                      {"cwd": DIR, "resume": ID?} → {"session_id"}   (create or resume);
+                                           with "prompt" (and "close"?) and `Accept: text/event-stream`: the
+                                           session's first turn streamed as the prompt route streams it
+                                           (`-p --attach`: one request)
     GET  /v1/sessions                      the sessions this server holds
-    POST /v1/sessions/{id}/prompt          {"prompt": TEXT} → 202; 409 while a turn runs
+    POST /v1/sessions/{id}/prompt          {"prompt": TEXT} → 202; 409 while a turn runs. With `Accept:
+                                           text/event-stream`: 200, this turn's lines as SSE up to its result
+                                           (`"close": true`: the session then ends)
     GET  /v1/sessions/{id}/events          SSE: the stream-json lines of the session's turns (any number of
                                            watchers), permission questions as `control_request` lines
     POST /v1/sessions/{id}/permissions/{request_id}   {"behavior": "allow"|"deny", "message"?}
@@ -18,7 +23,6 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from starlette.applications import Starlette
-from starlette.background import BackgroundTask
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
@@ -26,7 +30,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from agentcli.core.permissions import Approval
 from agentcli.errors import AgentCliError
-from agentcli.server.hub import Hub, ServedSession
+from agentcli.server.hub import Hub, ServedSession, Watch
 from agentcli.server.token import matches
 
 OPENAPI_PATH = "/v1/openapi.json"
@@ -79,17 +83,26 @@ def session_of(request: Request) -> ServedSession | None:
 async def create(request: Request) -> Response:
     from agentcli.acp.settings import session_settings
 
+    hub = _hub(request)
     try:
         body = await _body(request)
         cwd, resume = body.get("cwd"), body.get("resume")
         if not isinstance(cwd, str) or not (resume is None or isinstance(resume, str)):
             return _error(400, "usage", '{"cwd": "/abs/dir", "resume": "session id (optional)"}')
-        if resume is not None and resume in _hub(request).sessions:  # held already: one writer per session file
-            return JSONResponse({"session_id": resume}, status_code=200)
-        session = await _hub(request).open(session_settings(cwd, _hub(request).flags, None, resume=resume))
+        asked = _asked(body, True) if "prompt" in body else None
+        if isinstance(asked, Response):
+            return asked
+        if asked is not None and not _streamed(request):  # else nothing would tell the client its session
+            return _error(400, "usage", "a prompt sent with the session needs Accept: text/event-stream")
+        if resume is not None and resume in hub.sessions:  # held already: one writer per session file
+            session, status = hub.sessions[resume], 200
+        else:
+            session, status = await hub.open(session_settings(cwd, hub.flags, None, resume=resume)), 201
     except AgentCliError as err:
         return _error(400, err.code, err.one_line())
-    return JSONResponse({"session_id": session.id}, status_code=201)
+    if asked is None:
+        return JSONResponse({"session_id": session.id}, status_code=status)
+    return _start(hub, session, *asked, streamed=True)
 
 
 async def listing(request: Request) -> Response:
@@ -103,30 +116,76 @@ async def prompt(request: Request) -> Response:
     if session is None:
         return _error(404, "not_found", "no such session on this server")
     try:
-        text = (await _body(request)).get("prompt")
+        body = await _body(request)
     except AgentCliError as err:
         return _error(400, err.code, err.one_line())
-    if not isinstance(text, str) or not text.strip():
-        return _error(400, "usage", '{"prompt": "your task"}')
+    streamed = _streamed(request)
+    asked = _asked(body, streamed)
+    if isinstance(asked, Response):
+        return asked
+    return _start(_hub(request), session, *asked, streamed=streamed)
+
+
+def _streamed(request: Request) -> bool:
+    return "text/event-stream" in request.headers.get("accept", "")
+
+
+def _asked(body: dict[str, Any], streamed: bool) -> tuple[str, bool] | Response:
+    """A turn's prompt and `close`, or the 400 saying what a valid one is (`close` only with a stream)."""
+    text, close = body.get("prompt"), body.get("close", False)
+    if not isinstance(text, str) or not text.strip() or not isinstance(close, bool) or (close and not streamed):
+        return _error(400, "usage", '{"prompt": "your task", "close": true (with Accept: text/event-stream)}')
+    return text, close
+
+
+def _start(hub: Hub, session: ServedSession, text: str, close: bool, streamed: bool) -> Response:
+    """Start the turn: 202, or (`streamed`) its lines as SSE up to its result, then the session ends (`close`;
+    also when the client left early)."""
+    queue = Watch()
+    if streamed:  # registered before the turn starts: none of its lines can be missed
+        session.watchers.add(queue)
     if not session.prompt(text):
+        session.watchers.discard(queue)
         return _error(409, "usage", "a turn is already running in this session: wait, or interrupt it")
-    return JSONResponse({"accepted": True}, status_code=202)
+    if not streamed:
+        return JSONResponse({"accepted": True}, status_code=202)
+
+    async def stream() -> AsyncIterator[str]:
+        try:
+            async for line in _lines(session, queue, hub):
+                yield line
+        finally:  # before the answer's end reaches the client, and also when it left early
+            session.watchers.discard(queue)
+            if close:
+                hub.end(session.id)
+
+    return StreamingResponse(stream(), media_type="text/event-stream", headers={"Cache-Control": "no-store"})
 
 
 async def events(request: Request) -> Response:
     session = session_of(request)
     if session is None:
         return _error(404, "not_found", "no such session on this server")
+    hub = _hub(request)
 
     async def stream() -> AsyncIterator[str]:
         with session.watch() as queue:
             yield ": watching\n\n"
-            while not (queue.lagged and queue.empty()) and (line := await queue.get()) is not None:
-                yield f"event: {line.get('type', 'message')}\ndata: {json.dumps(line)}\n\n"
-            if queue.lagged and session.id in _hub(request).sessions:
-                yield f"event: system\ndata: {json.dumps(LAGGED)}\n\n"
+            async for line in _lines(session, queue, hub, until_result=False):
+                yield line
 
     return StreamingResponse(stream(), media_type="text/event-stream", headers={"Cache-Control": "no-store"})
+
+
+async def _lines(session: ServedSession, queue: Watch, hub: Hub, until_result: bool = True) -> AsyncIterator[str]:
+    """A watcher's lines as SSE events: until the session ends (or `until_result`: after the first result
+    line); one that fell too far behind gets the notice saying so."""
+    while not (queue.lagged and queue.empty()) and (line := await queue.get()) is not None:
+        yield f"event: {line.get('type', 'message')}\ndata: {json.dumps(line)}\n\n"
+        if until_result and line.get("type") == "result":
+            return
+    if queue.lagged and session.id in hub.sessions:
+        yield f"event: system\ndata: {json.dumps(LAGGED)}\n\n"
 
 
 async def permission(request: Request) -> Response:
@@ -155,11 +214,12 @@ async def interrupt(request: Request) -> Response:
 
 
 async def close(request: Request) -> Response:
-    session = _hub(request).sessions.pop(request.path_params["sid"], None)
-    if session is None:
+    if request.path_params["sid"] not in _hub(request).sessions:
         return _error(404, "not_found", "no such session on this server")
-    # the session ends after the answer (SessionEnd hooks, provider, file): a client leaving waits for none of it
-    return JSONResponse({"closed": True}, background=BackgroundTask(session.aclose))
+    # the session ends in the background (SessionEnd hooks, provider, file): a client leaving waits for none of
+    # it, and the server's shutdown waits for all of it
+    _hub(request).end(request.path_params["sid"])
+    return JSONResponse({"closed": True})
 
 
 async def openapi(request: Request) -> Response:

@@ -147,6 +147,16 @@ class Hub:
     def __init__(self, flags: dict[str, Any]) -> None:
         self.flags = flags
         self.sessions: dict[str, ServedSession] = {}
+        self.ending: set[asyncio.Task[None]] = set()  # sessions being closed by `end`
+
+    def end(self, sid: str) -> None:
+        """Let the session go at once (no client can reach it after this) and close it in the background: its
+        turn stopped if one runs, SessionEnd hooks, provider, file. The server's shutdown waits for it."""
+        session = self.sessions.pop(sid, None)
+        if session is not None:
+            task = asyncio.get_running_loop().create_task(session.aclose())
+            self.ending.add(task)
+            task.add_done_callback(self.ending.discard)
 
     async def open(self, settings: Settings) -> ServedSession:
         approver = HttpApprover()
@@ -163,6 +173,8 @@ class Hub:
         return session
 
     async def aclose(self) -> None:
-        for session in self.sessions.values():
+        while self.sessions:  # one at a time off the table: a second caller finds only what is left
+            _, session = self.sessions.popitem()
             await session.aclose()
-        self.sessions.clear()
+        if self.ending:
+            await asyncio.gather(*self.ending, return_exceptions=True)

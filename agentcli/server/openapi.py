@@ -19,6 +19,24 @@ def _obj(**props: dict[str, Any]) -> dict[str, Any]:
     return {"type": "object", "properties": props}
 
 
+def _created(text: dict[str, Any]) -> dict[str, Any]:
+    op = _op("create a session in cwd, or resume a stored one; with prompt (and Accept: text/event-stream), its "
+             "first turn streamed as Server-Sent Events up to its result (close: the session then ends)",
+             _obj(cwd=text, resume=text, prompt=text, close={"type": "boolean", "default": False}), "201")
+    op["responses"]["200"] = {"description": "the turn's stream-json lines (with prompt), or the session held",
+                              "content": {"text/event-stream": {"schema": text}}}
+    return op
+
+
+def _prompt(text: dict[str, Any]) -> dict[str, Any]:
+    op = _op("start a turn (409 while one runs); with Accept: text/event-stream, answered with this turn's lines "
+             "as Server-Sent Events up to its result (close: the session then ends)",
+             _obj(prompt=text, close={"type": "boolean", "default": False}), "202")
+    op["responses"]["200"] = {"description": "this turn's stream-json lines (Accept: text/event-stream)",
+                              "content": {"text/event-stream": {"schema": text}}}
+    return op
+
+
 SID = {"name": "sid", "in": "path", "required": True, "schema": {"type": "string"}}
 
 
@@ -32,10 +50,9 @@ def description() -> dict[str, Any]:
         "paths": {
             "/v1/sessions": {
                 "get": _op("the sessions this server holds"),
-                "post": _op("create a session in cwd, or resume a stored one", _obj(cwd=text, resume=text), "201"),
+                "post": _created(text),
             },
-            "/v1/sessions/{sid}/prompt": {"parameters": [SID], "post": _op(
-                "start a turn (409 while one runs)", _obj(prompt=text), "202")},
+            "/v1/sessions/{sid}/prompt": {"parameters": [SID], "post": _prompt(text)},
             "/v1/sessions/{sid}/events": {"parameters": [SID], "get": _op(
                 "Server-Sent Events: the turn's stream-json lines; permission questions as control_request")},
             "/v1/sessions/{sid}/permissions/{rid}": {

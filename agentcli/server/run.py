@@ -3,23 +3,12 @@
 from __future__ import annotations
 
 import asyncio
-import ipaddress
 import socket
 import sys
 from typing import Any
 
 from agentcli.errors import UsageError
-
-LOOPBACK_NAMES = ("localhost",)
-
-
-def is_loopback(host: str) -> bool:
-    if host in LOOPBACK_NAMES:
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
+from agentcli.net.addr import is_loopback
 
 
 def check_bind(host: str, allow_remote: bool) -> None:
@@ -43,17 +32,38 @@ def run_server(host: str, port: int, allow_remote: bool, flags: dict[str, Any]) 
     return asyncio.run(_serve(host, port, token, flags))
 
 
+def listening_socket(host: str, port: int) -> socket.socket:
+    """The bound, listening socket. Made with proto IPPROTO_TCP (not `socket.create_server`'s 0): asyncio turns
+    Nagle's algorithm off (TCP_NODELAY) only on the connections of such a socket, and with it on, every answer
+    on a kept-alive connection waited ~40 ms for the client's delayed ACK (its body was a second small write)."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as create_server does on POSIX
+        sock.bind((host, port))
+        sock.listen()
+    except BaseException:
+        sock.close()
+        raise
+    return sock
+
+
 async def _serve(host: str, port: int, token: str, flags: dict[str, Any]) -> int:
+    from pathlib import Path
+
     import uvicorn
 
-    import agentcli.assembly.runtime  # noqa: F401  (warm: the first session does not pay the agent's imports)
     from agentcli.server.app import build_app
     from agentcli.server.hub import Hub
+    from agentcli.server.stopping import Stopping
+    from agentcli.server.warm import warm
+
+    await warm(flags, Path.cwd())  # the first session costs what the next ones do
 
     hub = Hub(flags)
     config = uvicorn.Config(build_app(hub, token), log_level="warning", lifespan="off")
-    server = uvicorn.Server(config)
-    sock = socket.create_server((host, port), family=socket.AF_INET6 if ":" in host else socket.AF_INET)
+    server = Stopping(config, hub)
+    sock = listening_socket(host, port)
     bound = sock.getsockname()
     shown = f"[{bound[0]}]" if ":" in host else bound[0]
     sys.stderr.write(f"agentcli serve: listening on http://{shown}:{bound[1]}\n")

@@ -16,9 +16,7 @@ from tests.cli.helpers import ANTHROPIC, agentcli, git_repo, provider_env
 from tests.fakes.script import Fault, Reply
 from tests.fakes.server import FakeLLM
 from tests.server.conftest import ROOT, TIMEOUT, Server
-
-AGENT_MODULES = ("agentcli.core", "agentcli.assembly", "agentcli.driver", "agentcli.providers", "agentcli.tools",
-                 "agentcli.llm", "anthropic", "openai")
+from tests.server.test_attach_argv import HEAVY
 
 
 def attach(args: list[str], cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
@@ -39,7 +37,10 @@ def test_attach_runs_on_the_server_thin_and_resumable(server: Server, fake_llm: 
     run = attach(["-p", "hello", "--attach", server.url], proj)
     assert run.returncode == 0, run.stderr[-2000:]
     assert run.stdout == "hello from the warm server\n"
-    heavy = {m for m in imported(run.stderr) if m.startswith(AGENT_MODULES)}
+    bare = subprocess.run([sys.executable, "-X", "importtime", "-c", "pass"], cwd=proj, capture_output=True,
+                          text=True, timeout=TIMEOUT)  # what this interpreter's site loads anyway
+    loaded = imported(run.stderr) - imported(bare.stderr)
+    heavy = {m for m in loaded if m in HEAVY or m.startswith(tuple(h + "." for h in HEAVY))}
     assert not heavy, sorted(heavy)
 
     # an ordinary session of this project: resumed without the server
@@ -48,6 +49,18 @@ def test_attach_runs_on_the_server_thin_and_resumable(server: Server, fake_llm: 
                      env=provider_env(fake_llm, ANTHROPIC))
     assert again.status == 0, again.stderr
     assert "hello" in str(fake_llm.requests[-1].body["messages"])
+
+    # a reader that leaves at once (`| head -0`): the quiet status of a closed pipe, no traceback
+    fake_llm.push(Reply(text="nobody reads this"))
+    clean = {k: v for k, v in os.environ.items() if not k.endswith(("_API_KEY", "_BASE_URL"))}
+    gone = subprocess.Popen([sys.executable, "-m", "agentcli", "-p", "hi", "--attach", server.url, "--output-format",
+                             "stream-json"], cwd=proj, env={**clean, "PYTHONPATH": str(ROOT)},
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert gone.stdout is not None and gone.stderr is not None
+    gone.stdout.close()
+    assert gone.wait(TIMEOUT) == 141
+    assert gone.stderr.read() == ""
+    gone.stderr.close()
 
 
 def test_attach_refuses_without_a_token_for_another_machine(tmp_path: Path) -> None:
@@ -79,7 +92,6 @@ def test_killing_the_server_mid_turn_leaves_a_resumable_session(server: Server, 
         assert c.post(f"/v1/sessions/{client.sid}/prompt", json={"prompt": "second"}).status_code == 202
     assert fake_llm.wait_for_requests(2, TIMEOUT)
     sid = client.sid
-    client.http.close()
     os.kill(server.proc.pid, signal.SIGKILL)
     server.proc.wait(TIMEOUT)
     fake_llm.push(Reply(text="back again"))
@@ -88,6 +100,30 @@ def test_killing_the_server_mid_turn_leaves_a_resumable_session(server: Server, 
     assert resumed.status == 0, resumed.stderr
     assert resumed.stdout.strip() == "back again"
     assert "first answer" in str(fake_llm.requests[-1].body["messages"])
+
+
+def test_sigterm_mid_turn_ends_the_watchers_streams_and_leaves_a_resumable_session(
+        server: Server, fake_llm: FakeLLM, tmp_path: Path) -> None:
+    """A stop asked while a client watches (uvicorn's graceful shutdown would wait for its stream for ever): the
+    turn is stopped, the watcher gets its result and the end of its stream, the server exits, the session
+    resumes."""
+    proj = git_repo(tmp_path / "proj", {"notes.txt": "alpha\n"})
+    client = Attached(server.url, server.token)
+    client.open(str(proj), None)
+    fake_llm.push(Reply(text="never", fault=Fault("slow_first_byte", delay_s=30)))
+    seen: list[dict[str, object]] = []
+    watcher = threading.Thread(target=lambda: seen.extend(client.turn("wait", deny)), daemon=True)
+    watcher.start()
+    assert fake_llm.wait_for_requests(1, TIMEOUT)
+    server.proc.send_signal(signal.SIGTERM)
+    server.proc.wait(TIMEOUT)  # uvicorn ends the process with the signal it stopped for (-15), once shut down
+    watcher.join(TIMEOUT)
+    assert seen and seen[-1]["type"] == "result" and seen[-1]["is_error"]
+    fake_llm.push(Reply(text="back after the stop"))
+    resumed = agentcli(["-p", "and now", "--resume", client.sid, "--model", ANTHROPIC], proj,
+                       env=provider_env(fake_llm, ANTHROPIC))
+    assert resumed.status == 0, resumed.stderr
+    assert resumed.stdout.strip() == "back after the stop"
 
 
 def test_the_attached_repl_and_an_interrupt(server: Server, fake_llm: FakeLLM, tmp_path: Path) -> None:
@@ -116,6 +152,21 @@ def test_the_attached_repl_and_an_interrupt(server: Server, fake_llm: FakeLLM, t
     client.close()
     assert seen[-1]["type"] == "result" and seen[-1]["error"]["code"] == "interrupted"
     assert seen[-1]["exit_status"] == 130
+
+    # Ctrl-C in an attached -p: the client ends its session on the way out (its turn stops on the server)
+    before = len(fake_llm.requests)
+    fake_llm.push(Reply(text="never", fault=Fault("slow_first_byte", delay_s=30)))
+    run = subprocess.Popen([sys.executable, "-m", "agentcli", "-p", "wait", "--attach", server.url,
+                            "--output-format", "stream-json"], cwd=proj, env={**clean, "PYTHONPATH": str(ROOT)},
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert run.stdout is not None
+    assert '"init"' in run.stdout.readline()  # the client knows its session
+    assert fake_llm.wait_for_requests(before + 1, TIMEOUT)
+    run.send_signal(signal.SIGINT)
+    _, err = run.communicate(timeout=TIMEOUT)
+    assert run.returncode == 130 and err == "agentcli: interrupted\n"
+    with server.client() as c:
+        assert c.get("/v1/sessions").json() == {"sessions": []}
 
 
 def test_attach_says_which_flags_the_server_overrides(tmp_path: Path) -> None:

@@ -89,3 +89,45 @@ def test_bad_requests_are_clear_refusals(server: Server, tmp_path: Path) -> None
         assert unknown.status_code == 400
         assert c.post("/v1/sessions/nope/prompt", json={"prompt": "x"}).status_code == 404
         assert c.get("/v1/sessions").json() == {"sessions": []}
+
+
+def test_a_prompt_answered_with_its_event_stream_then_the_session_ends(server: Server, fake_llm: FakeLLM,
+                                                                        tmp_path: Path) -> None:
+    """`Accept: text/event-stream` on a prompt: its answer is this turn's lines up to the result; another
+    watcher sees the same; `close` ends the session. And a session opened with its prompt (what `-p --attach`
+    sends: one request)."""
+    proj = git_repo(tmp_path / "proj", {"notes.txt": "alpha\n"})
+    sse = {"Accept": "text/event-stream"}
+    with server.client() as c:
+        sid = c.post("/v1/sessions", json={"cwd": str(proj)}).json()["session_id"]
+        refused = c.post(f"/v1/sessions/{sid}/prompt", json={"prompt": "x", "close": True})
+        assert refused.status_code == 400 and "text/event-stream" in refused.json()["message"]
+        other: queue.Queue[dict[str, Any]] = queue.Queue()
+        ready = threading.Event()
+        watcher = threading.Thread(target=watch, args=(server, sid, other, ready), daemon=True)
+        watcher.start()
+        assert ready.wait(TIMEOUT)
+        fake_llm.push(Reply(text="streamed back"))
+        with c.stream("POST", f"/v1/sessions/{sid}/prompt", json={"prompt": "hi", "close": True},
+                      headers=sse) as response:
+            assert response.status_code == 200
+            assert response.headers["content-type"].startswith("text/event-stream")
+            mine = [json.loads(line[len("data: "):]) for line in response.iter_lines() if line.startswith("data: ")]
+        assert mine[0]["type"] == "system" and mine[-1]["type"] == "result"
+        assert mine[-1]["result"] == "streamed back" and mine[-1]["exit_status"] == 0
+        theirs = until(other, lambda o: o["type"] == "result")
+        assert [o["uuid"] for o in theirs] == [o["uuid"] for o in mine]
+        watcher.join(TIMEOUT)
+        assert c.get("/v1/sessions").json() == {"sessions": []}  # let go before the answer ended
+
+    # `-p --attach` in one request: the session opened with its prompt, its one turn streamed, the session ended
+    asked = {"cwd": str(proj), "prompt": "hi", "close": True}
+    with server.client() as c:
+        unstreamed = c.post("/v1/sessions", json=asked)
+        assert unstreamed.status_code == 400 and "text/event-stream" in unstreamed.json()["message"]
+        fake_llm.push(Reply(text="one request"))
+        with c.stream("POST", "/v1/sessions", json=asked, headers=sse) as response:
+            assert response.status_code == 200
+            lines = [json.loads(line[len("data: "):]) for line in response.iter_lines() if line.startswith("data: ")]
+        assert lines[0]["type"] == "system" and lines[-1]["result"] == "one request"
+        assert c.get("/v1/sessions").json() == {"sessions": []}
