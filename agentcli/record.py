@@ -18,24 +18,50 @@ a generated `__init__`: these classes are created a few hundred times a run, the
 from __future__ import annotations
 
 import dataclasses
+import inspect
+import reprlib
 from collections.abc import Callable
-from typing import Any, TypeVar, dataclass_transform
+from typing import Any, TypeVar, dataclass_transform, overload
 
 T = TypeVar("T", bound=type)
 
 _MISSING: Any = dataclasses.MISSING
 
 
+@overload
+def record(cls: T, /) -> T: ...
+
+
+@overload
+def record(*, frozen: bool = True, repr: bool = True, eq: bool = True) -> Callable[[T], T]: ...
+
+
 @dataclass_transform(frozen_default=True, field_specifiers=(dataclasses.field, dataclasses.Field))
-def record(cls: T) -> T:
-    """Make `cls` a frozen dataclass with `__slots__` (see the module's docstring)."""
+def record(cls: T | None = None, /, *, frozen: bool = True, repr: bool = True,
+           eq: bool = True) -> T | Callable[[T], T]:
+    """Make `cls` a dataclass with `__slots__` (see the module's docstring): `@record` is
+    `@dataclass(frozen=True, slots=True)`; `@record(frozen=False)` is `@dataclass(slots=True)`, and `repr=False` /
+    `eq=False` leave the class without a repr (one that would show secrets) or a field-wise equality, as
+    `dataclass`'s own flags do."""
+    if cls is None:
+        return lambda c: _make(c, frozen=frozen, repr=repr, eq=eq)
+    return _make(cls, frozen=True, repr=True, eq=True)
+
+
+def _make(cls: T, *, frozen: bool, repr: bool, eq: bool) -> T:
+    if not cls.__dict__.get("__doc__"):
+        # dataclasses would write "Name(signature)" here with inspect.signature, which for a class without an
+        # __init__ of its own parses object's text signature with tokenize (its import and regex: ~2 ms, once)
+        cls.__doc__ = f"{cls.__name__}({', '.join(inspect.get_annotations(cls))})"
     dataclasses.dataclass(init=False, repr=False, eq=False)(cls)
     fields = dataclasses.fields(cls)
+    _refuse_unsupported(cls, fields)
     ns = {k: v for k, v in cls.__dict__.items() if k not in ("__dict__", "__weakref__")}
     for f in fields:
         ns.pop(f.name, None)  # a default stays on the Field, not as a class attribute (slots forbid both)
     names = tuple(f.name for f in fields)
-    ns["__slots__"] = tuple(n for n in names if not _slot_inherited(cls, n))
+    inherited = {n for base in cls.__mro__[1:] for n in _slots_of(base)}
+    ns["__slots__"] = tuple(n for n in names if n not in inherited)
     ns["_record_init"] = tuple((f.name, f.default, None if f.default_factory is _MISSING else f.default_factory)
                                for f in fields if f.init)
     ns["_record_fixed"] = tuple((f.name, f.default, None if f.default_factory is _MISSING else f.default_factory)
@@ -45,7 +71,19 @@ def record(cls: T) -> T:
     ns["_record_hash"] = tuple(f.name for f in fields if (f.compare if f.hash is None else f.hash))
     ns["_record_repr"] = tuple(f.name for f in fields if f.repr)
     ns["_record_all"] = names
-    for name, fn in _METHODS.items():
+    # dataclass's rule: a __hash__ written in the class body stays (not the None that an __eq__ there implies)
+    explicit_hash = "__hash__" in ns and not (ns["__hash__"] is None and "__eq__" in ns)
+    methods = dict(_METHODS)
+    if frozen:
+        methods.update(_FROZEN)
+    if repr:
+        methods["__repr__"] = _repr
+    if eq:
+        methods["__eq__"] = _eq
+        if not explicit_hash:
+            ns.pop("__hash__", None)
+            methods["__hash__"] = _hash if frozen else None  # a mutable object with field equality: unhashable
+    for name, fn in methods.items():
         if name not in ns:
             ns[name] = fn
     new = type(cls)(cls.__name__, cls.__bases__, ns)
@@ -53,8 +91,18 @@ def record(cls: T) -> T:
     return new
 
 
-def _slot_inherited(cls: type, name: str) -> bool:
-    return any(name in getattr(base, "__slots__", ()) for base in cls.__mro__[1:])
+def _refuse_unsupported(cls: type, fields: tuple[dataclasses.Field[Any], ...]) -> None:
+    """What the shared `__init__` does not do, refused when the class is made rather than misbehaving later."""
+    if any(f.kw_only is True for f in fields):
+        raise TypeError(f"@record {cls.__qualname__}: keyword-only fields are not supported; use @dataclass")
+    declared = getattr(cls, "__dataclass_fields__", {})
+    if any("InitVar" in str(f.type) for n, f in declared.items() if n not in {g.name for g in fields}):
+        raise TypeError(f"@record {cls.__qualname__}: InitVar fields are not supported; use @dataclass")
+
+
+def _slots_of(cls: type) -> tuple[str, ...]:
+    slots = cls.__dict__.get("__slots__", ())
+    return (slots,) if isinstance(slots, str) else tuple(slots)
 
 
 def _init(self: Any, *args: Any, **kwargs: Any) -> None:
@@ -104,6 +152,7 @@ def _hash(self: Any) -> int:
     return hash(tuple(getattr(self, n) for n in self._record_hash))
 
 
+@reprlib.recursive_repr()
 def _repr(self: Any) -> str:
     inner = ", ".join(f"{n}={getattr(self, n)!r}" for n in self._record_repr)
     return f"{self.__class__.__qualname__}({inner})"
@@ -118,7 +167,7 @@ def _setstate(self: Any, state: list[Any]) -> None:
         object.__setattr__(self, name, value)
 
 
-_METHODS: dict[str, Callable[..., Any]] = {
-    "__init__": _init, "__setattr__": _frozen_setattr, "__delattr__": _frozen_delattr, "__eq__": _eq,
-    "__hash__": _hash, "__repr__": _repr, "__getstate__": _getstate, "__setstate__": _setstate,
+_METHODS: dict[str, Callable[..., Any] | None] = {
+    "__init__": _init, "__getstate__": _getstate, "__setstate__": _setstate,
 }
+_FROZEN: dict[str, Callable[..., Any] | None] = {"__setattr__": _frozen_setattr, "__delattr__": _frozen_delattr}
