@@ -124,7 +124,9 @@ class RulePolicy:
         return Path(self._real_roots()[0])
 
     def add(self, rule: Rule) -> None:
-        if all((r.text, r.behavior) != (rule.text, rule.behavior) for r in self.rules):
+        # (each start adds ~60 rules one by one: the text of a rule is made only when the behavior is the same)
+        text, behavior = rule.text, rule.behavior
+        if not any(r.behavior == behavior and r.text == text for r in self.rules):
             self.rules.append(rule)
             self._index = None
             self._denied_names = None
