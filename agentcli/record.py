@@ -56,21 +56,32 @@ def _make(cls: T, *, frozen: bool, repr: bool, eq: bool) -> T:
     dataclasses.dataclass(init=False, repr=False, eq=False)(cls)
     fields = dataclasses.fields(cls)
     _refuse_unsupported(cls, fields)
-    ns = {k: v for k, v in cls.__dict__.items() if k not in ("__dict__", "__weakref__")}
-    for f in fields:
-        ns.pop(f.name, None)  # a default stays on the Field, not as a class attribute (slots forbid both)
-    names = tuple(f.name for f in fields)
+    ns = dict(cls.__dict__)
+    ns.pop("__dict__", None)
+    ns.pop("__weakref__", None)
     inherited = {n for base in cls.__mro__[1:] for n in _slots_of(base)}
-    ns["__slots__"] = tuple(n for n in names if n not in inherited)
-    ns["_record_init"] = tuple((f.name, f.default, None if f.default_factory is _MISSING else f.default_factory)
-                               for f in fields if f.init)
-    ns["_record_fixed"] = tuple((f.name, f.default, None if f.default_factory is _MISSING else f.default_factory)
-                                for f in fields if not f.init and (f.default is not _MISSING or
-                                                                   f.default_factory is not _MISSING))
-    ns["_record_compare"] = tuple(f.name for f in fields if f.compare)
-    ns["_record_hash"] = tuple(f.name for f in fields if (f.compare if f.hash is None else f.hash))
-    ns["_record_repr"] = tuple(f.name for f in fields if f.repr)
-    ns["_record_all"] = names
+    init, fixed, compare, hashed, shown, names, slots = [], [], [], [], [], [], []
+    for f in fields:  # one pass: this runs for every record class at every start
+        name = f.name
+        ns.pop(name, None)  # a default stays on the Field, not as a class attribute (slots forbid both)
+        names.append(name)
+        if name not in inherited:
+            slots.append(name)
+        spec = (name, f.default, None if f.default_factory is _MISSING else f.default_factory)
+        if f.init:
+            init.append(spec)
+        elif f.default is not _MISSING or f.default_factory is not _MISSING:
+            fixed.append(spec)  # an init=False field with a default
+        if f.compare:
+            compare.append(name)
+        if f.compare if f.hash is None else f.hash:
+            hashed.append(name)
+        if f.repr:
+            shown.append(name)
+    ns["__slots__"] = tuple(slots)
+    ns["_record_init"], ns["_record_fixed"] = tuple(init), tuple(fixed)
+    ns["_record_compare"], ns["_record_hash"] = tuple(compare), tuple(hashed)
+    ns["_record_repr"], ns["_record_all"] = tuple(shown), tuple(names)
     # dataclass's rule: a __hash__ written in the class body stays (not the None that an __eq__ there implies)
     explicit_hash = "__hash__" in ns and not (ns["__hash__"] is None and "__eq__" in ns)
     methods = dict(_METHODS)
@@ -95,8 +106,9 @@ def _refuse_unsupported(cls: type, fields: tuple[dataclasses.Field[Any], ...]) -
     """What the shared `__init__` does not do, refused when the class is made rather than misbehaving later."""
     if any(f.kw_only is True for f in fields):
         raise TypeError(f"@record {cls.__qualname__}: keyword-only fields are not supported; use @dataclass")
-    declared = getattr(cls, "__dataclass_fields__", {})
-    if any("InitVar" in str(f.type) for n, f in declared.items() if n not in {g.name for g in fields}):
+    declared = cls.__dict__["__dataclass_fields__"]
+    if len(declared) != len(fields) and any(
+            "InitVar" in str(f.type) for n, f in declared.items() if n not in {g.name for g in fields}):
         raise TypeError(f"@record {cls.__qualname__}: InitVar fields are not supported; use @dataclass")
 
 
