@@ -13,6 +13,12 @@ class; the hash is that of those fields; the repr shows the fields with `repr=Tr
 `field(default_factory=...)` behave alike, positional or by keyword; `__post_init__` is called; copies and pickles
 work. Type checkers see a frozen dataclass (`dataclass_transform`). Creating an object costs ~1 µs more than with
 a generated `__init__`: these classes are created a few hundred times a run, their definitions every run.
+
+`@record(frozen=False)` is `@dataclass(slots=True)` (assignable; unhashable, as field equality makes it), and
+`@record(repr=False, eq=False)` leaves out the repr and the equality as `dataclass`'s flags do (`Settings`, whose
+repr would show API keys). Keyword-only fields and `InitVar`s are refused when the class is made. In instructions
+(valgrind, a 5-field class): `@dataclass(frozen=True, slots=True)` 3.9 M, `@record` 0.31 M; every class a `-p` run
+or the REPL's start imports is a record (tests/cli/test_startup_classes.py).
 """
 
 from __future__ import annotations
