@@ -125,30 +125,47 @@ def _slots_of(cls: type) -> tuple[str, ...]:
 
 def _init(self: Any, *args: Any, **kwargs: Any) -> None:
     spec = self._record_init
-    if len(args) > len(spec):
-        raise TypeError(f"{type(self).__name__}() takes {len(spec)} positional arguments but {len(args)} were given")
     setter = object.__setattr__
-    for i, (name, default, factory) in enumerate(spec):
-        if i < len(args):
-            if name in kwargs:
-                raise TypeError(f"{type(self).__name__}() got multiple values for argument {name!r}")
-            value = args[i]
-        elif name in kwargs:
-            value = kwargs.pop(name)
-        elif factory is not None:
-            value = factory()
-        elif default is not _MISSING:
-            value = default
-        else:
-            raise TypeError(f"{type(self).__name__}() missing required argument: {name!r}")
-        setter(self, name, value)
-    if kwargs:
-        raise TypeError(f"{type(self).__name__}() got an unexpected keyword argument {next(iter(kwargs))!r}")
+    if not kwargs and len(args) == len(spec):  # every field by position: how most events are made
+        for (name, _, _), value in zip(spec, args, strict=True):
+            setter(self, name, value)
+    elif not (not args and len(kwargs) == len(spec) and _all_by_keyword(self, spec, kwargs)):
+        if len(args) > len(spec):
+            raise TypeError(f"{type(self).__name__}() takes {len(spec)} positional arguments but {len(args)} were "
+                            "given")
+        for i, (name, default, factory) in enumerate(spec):
+            if i < len(args):
+                if name in kwargs:
+                    raise TypeError(f"{type(self).__name__}() got multiple values for argument {name!r}")
+                value = args[i]
+            elif name in kwargs:
+                value = kwargs.pop(name)
+            elif factory is not None:
+                value = factory()
+            elif default is not _MISSING:
+                value = default
+            else:
+                raise TypeError(f"{type(self).__name__}() missing required argument: {name!r}")
+            setter(self, name, value)
+        if kwargs:
+            raise TypeError(f"{type(self).__name__}() got an unexpected keyword argument {next(iter(kwargs))!r}")
     for name, default, factory in self._record_fixed:  # init=False fields that have a default
         setter(self, name, default if factory is None else factory())
     post = getattr(self, "__post_init__", None)
     if post is not None:
         post()
+
+
+def _all_by_keyword(self: Any, spec: tuple[tuple[str, Any, Any], ...], kwargs: dict[str, Any]) -> bool:
+    """Every field given by keyword (as `dataclasses.replace()` makes its copy): set them; False when a keyword
+    is not a field (the caller then goes field by field and says which)."""
+    setter = object.__setattr__
+    try:
+        for name, _, _ in spec:
+            setter(self, name, kwargs[name])
+    except KeyError:
+        return False
+    return True
 
 
 def _frozen_setattr(self: Any, name: str, value: Any) -> None:

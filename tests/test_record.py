@@ -86,6 +86,8 @@ def test_defaults_are_not_shared_and_copies_and_pickles_work() -> None:
     (lambda: Point(1, 2, (), {}, 5), "takes 4 positional arguments but 5 were given"),
     (lambda: Point(1, x=2), "multiple values for argument 'x'"),
     (lambda: Point(1, z=2), "unexpected keyword argument 'z'"),
+    (lambda: Point(x=1, y=2, tags=(), z=3), "unexpected keyword argument 'z'"),  # as many as fields, one wrong
+    (lambda: Point(1, 2, (), {}, z=5), "unexpected keyword argument 'z'"),
 ])
 def test_wrong_arguments_are_type_errors(call: Any, message: str) -> None:
     with pytest.raises(TypeError, match=message):
