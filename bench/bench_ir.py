@@ -83,7 +83,7 @@ def main() -> int:
     print("| instructions (millions) | " + " | ".join(scenarios) + " |")
     print("|---" * (1 + len(scenarios)) + "|")
     for name, got in rows.items():
-        print(f"| {name} | " + " | ".join(f"{got[s] / 1e6:.0f}" for s in scenarios) + " |")
+        print(f"| {name} | " + " | ".join(f"{got[s] / 1e6:.0f}" if s in got else "—" for s in scenarios) + " |")
     return 0
 
 
