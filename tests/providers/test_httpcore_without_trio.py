@@ -57,24 +57,27 @@ def test_httpcore_imported_by_agentcli_still_works_under_trio() -> None:
 
 
 IDNA_CERTIFI = textwrap.dedent("""
-    import sys
+    import ssl, sys
     from agentcli.net import preload
 
     preload.ensure()
     import httpx
 
-    before = ["idna" in sys.modules, "certifi" in sys.modules]
+    httpx.Client(verify=ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)).close()  # a client as agentcli makes them
+    before = ["idna" in sys.modules, "certifi.core" in sys.modules]
     host = httpx.URL("http://bücher.example/").raw_host.decode()  # httpx's idna, at its first use
     import certifi
 
-    print(*before, host, type(sys.modules["idna"]).__name__, certifi.where().endswith(".pem"))
+    print(*before, host, type(sys.modules["idna"]).__name__, certifi.where().endswith(".pem"),
+          "certifi.core" in sys.modules)
 """)
 
 
 def test_idna_and_certifi_load_only_when_used_and_then_work() -> None:
-    """httpx imports idna (host names that are not ASCII) and httpcore certifi (a trust store agentcli replaces
-    with its own, net/tls.py) at their import; neither is imported by the HTTP stack's import, and both work at
-    their first use. Fails loudly if httpx or httpcore stop reaching them as `idna.x` / `certifi.x`."""
+    """httpx imports idna (host names that are not ASCII) at its import, and certifi at its import and at each
+    client's creation, for a trust store agentcli replaces with its own (net/tls.py); neither is loaded by the
+    HTTP stack's import or a client as agentcli makes it, and both work at their first use. Fails loudly if
+    httpx or httpcore stop reaching them as `idna.x` / `certifi.x`."""
     done = subprocess.run([sys.executable, "-c", IDNA_CERTIFI], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
-    assert done.stdout.split() == ["False", "False", "xn--bcher-kva.example", "module", "True"]
+    assert done.stdout.split() == ["False", "False", "xn--bcher-kva.example", "module", "True", "True"]
