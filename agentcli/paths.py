@@ -29,11 +29,16 @@ def project_dir(root: Path) -> Path:
 
 def find_project_root(start: Path) -> Path:
     """The nearest ancestor holding `.git` (or `.agentcli/`); `start` itself when there is none."""
-    start = start.resolve()
-    for d in (start, *start.parents):
-        if (d / ".git").exists() or (d / ".agentcli").is_dir():
-            return d
-    return start
+    # os.path on strings, not a Path per ancestor: this runs at every start, once per settings layer and part
+    resolved = os.path.realpath(start)
+    d = resolved
+    while True:
+        if os.path.exists(os.path.join(d, ".git")) or os.path.isdir(os.path.join(d, ".agentcli")):
+            return Path(d)
+        parent = os.path.dirname(d)
+        if parent == d:
+            return Path(resolved)
+        d = parent
 
 
 def project_slug(root: Path) -> str:

@@ -6,9 +6,11 @@ sees no waits: it measures work, not the critical path (bench/bench_waits.py) or
     .venv/bin/python bench/bench_ir.py [--scenarios one-reply,4-turn,20k] [--floor] [DIR ...]
 
 Each DIR holds an agentcli package (default: this repository; an earlier version: `git archive <rev> agentcli |
-tar -x -C DIR`). `--floor`: also bench/floor_httpx.py (sync and `--async`). Needs `valgrind` (apt-get install
-valgrind); a run takes ~50× its normal time. Each figure is the smaller of two runs: the first run of a tree can
-execute ~20 M more (one-time caches under AGENTCLI_HOME); after it, repeated runs agree within ~0.2 %.
+tar -x -C DIR`). `--floor`: also bench/floor_httpx.py (sync and `--async`). Scenario `repl-start` (not a
+default): the REPL's start up to its prompt's first draw, in one process, no terminal (bench/repl_start.py).
+Needs `valgrind` (apt-get install valgrind); a run takes ~50× its normal time. Each figure is the smaller of
+two runs: the first run of a tree can execute ~20 M more (one-time caches under AGENTCLI_HOME); after it,
+repeated runs agree within ~0.2 %.
 """
 
 from __future__ import annotations
@@ -57,6 +59,13 @@ def main() -> int:
         env0["HOME"] = str(tmp / "user")
         (tmp / "user").mkdir()
         for scenario in scenarios:
+            if scenario == "repl-start":
+                env = {**env0, "OPENAI_API_KEY": "sk-bench-000000"}
+                for tree in args.trees:
+                    cmd = [PY, str(ROOT / "bench" / "repl_start.py")]
+                    tree_env = {**env, "PYTHONPATH": str(tree.resolve())}
+                    rows.setdefault(str(tree), {})[scenario] = min(instructions(cmd, proj, tree_env) for _ in "12")
+                continue
             with fake_server(SCENARIOS[scenario], tmp, TARGET) as url:
                 env = {**env0, **TARGET.env(url)}
                 prompt = "hello" if scenario == "one-reply" else "go"
@@ -74,7 +83,7 @@ def main() -> int:
     print("| instructions (millions) | " + " | ".join(scenarios) + " |")
     print("|---" * (1 + len(scenarios)) + "|")
     for name, got in rows.items():
-        print(f"| {name} | " + " | ".join(f"{got[s] / 1e6:.0f}" for s in scenarios) + " |")
+        print(f"| {name} | " + " | ".join(f"{got[s] / 1e6:.0f}" if s in got else "—" for s in scenarios) + " |")
     return 0
 
 

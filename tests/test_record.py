@@ -86,6 +86,8 @@ def test_defaults_are_not_shared_and_copies_and_pickles_work() -> None:
     (lambda: Point(1, 2, (), {}, 5), "takes 4 positional arguments but 5 were given"),
     (lambda: Point(1, x=2), "multiple values for argument 'x'"),
     (lambda: Point(1, z=2), "unexpected keyword argument 'z'"),
+    (lambda: Point(x=1, y=2, tags=(), z=3), "unexpected keyword argument 'z'"),  # as many as fields, one wrong
+    (lambda: Point(1, 2, (), {}, z=5), "unexpected keyword argument 'z'"),
 ])
 def test_wrong_arguments_are_type_errors(call: Any, message: str) -> None:
     with pytest.raises(TypeError, match=message):
@@ -108,3 +110,77 @@ def test_the_vocabulary_is_made_of_records() -> None:
     assert len(classes) >= 30
     assert all(c.__init__.__module__ == "agentcli.record" for c in classes), [
         c.__name__ for c in classes if c.__init__.__module__ != "agentcli.record"]
+
+
+@record(frozen=False)
+class Box:
+    """A mutable record, as `@dataclass(slots=True)`."""
+
+    items: list[int] = field(default_factory=list)
+    name: str = "box"
+
+
+@dataclass(slots=True)
+class BoxDc:
+    items: list[int] = field(default_factory=list)
+    name: str = "box"
+
+
+@record(repr=False, eq=False)
+class Secretive:
+    """Neither a repr that would show its fields nor field-wise equality (`Settings`)."""
+
+    key: str
+
+
+def test_a_mutable_record_behaves_as_a_slotted_dataclass() -> None:
+    b, d = Box([1]), BoxDc([1])
+    b.name = "other"
+    d.name = "other"
+    assert repr(b).replace("Box(", "") == repr(d).replace("BoxDc(", "")
+    assert b == Box([1], "other") and b != Box([2], "other")
+    with pytest.raises(TypeError, match="unhashable"):
+        hash(b)
+    with pytest.raises(TypeError, match="unhashable"):
+        hash(d)
+    with pytest.raises(AttributeError):
+        b.other = 1  # type: ignore[attr-defined]  (slots: no new attributes, as the dataclass)
+    assert Box().items is not Box().items
+    assert dataclasses.replace(b, name="x") == Box([1], "x")
+    assert pickle.loads(pickle.dumps(b)) == b
+
+
+def test_repr_and_eq_can_be_left_out() -> None:
+    s = Secretive("sk-do-not-show")
+    assert "sk-do-not-show" not in repr(s) and repr(s).startswith("<")
+    assert s != Secretive("sk-do-not-show") and s == s and hash(s) == hash(s)  # identity, as eq=False
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        s.key = "x"  # type: ignore[misc]
+
+
+def test_a_recursive_repr_stops() -> None:
+    b = Box()
+    b.items.append(b)  # type: ignore[arg-type]
+    assert repr(b) == "Box(items=[...], name='box')"
+
+
+def test_what_the_shared_init_cannot_do_is_refused_when_the_class_is_made() -> None:
+    with pytest.raises(TypeError, match="keyword-only"):
+        @record
+        class KwOnly:
+            a: int = field(kw_only=True)
+
+    with pytest.raises(TypeError, match="InitVar"):
+        @record
+        class WithInitVar:
+            a: int
+            b: dataclasses.InitVar[int]
+
+
+def test_a_class_without_a_docstring_gets_one_without_inspect() -> None:
+    @record
+    class Bare:
+        a: int
+        b: str
+
+    assert Bare.__doc__ == "Bare(a, b)"

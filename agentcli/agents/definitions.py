@@ -10,18 +10,19 @@ naming it; it never stops a session.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from agentcli import paths
+from agentcli.record import record
 
 NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
 READ_ONLY_TOOLS = ("Read", "Glob", "Grep")
 MAX_FILE_BYTES = 256 * 1024
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class AgentDefinition:
     """`tools` None means the parent's tools; `model` None or "inherit" the parent's model."""
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from agentcli.agents.definitions import AgentDefinition
 from agentcli.core.calls import current_call
@@ -16,11 +16,12 @@ from agentcli.core.events import AgentEvent, AssistantMessage, RunFinished, RunR
 from agentcli.core.loop import Agent
 from agentcli.errors import AgentCliError
 from agentcli.ids import new_uuid
+from agentcli.record import record
 
 ChildFactory = Callable[[AgentDefinition, str], Awaitable[Agent]]
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class BackgroundNote:
     """What the parent's loop reads from `ToolContext.inbox` at its next turn."""
 
@@ -28,7 +29,7 @@ class BackgroundNote:
     result: RunResult | None
 
 
-@dataclass(slots=True)
+@record(frozen=False)
 class BackgroundTask:
     task_id: str
     definition: AgentDefinition

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import os
-from dataclasses import dataclass
 
 from agentcli import paths
+from agentcli.record import record
 
 LOCAL_SERVERS = (
     ("Ollama", "127.0.0.1", 11434, "--provider ollama   (or OLLAMA_HOST=http://localhost:11434)"),
@@ -71,7 +71,7 @@ async def require_configured(model: str | None, provider: str | None, base_url: 
     raise ConfigError(first_run_message(await probe_local()), code="no_provider")
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class LocalServer:
     """A model server found on this machine: what to save as the provider, and what it serves."""
 

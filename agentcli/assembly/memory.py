@@ -17,11 +17,12 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 from fnmatch import fnmatch
 from pathlib import Path
 
 from agentcli import paths
+from agentcli.record import record
 
 MEMORY_NAMES = ("AGENTS.md", "CLAUDE.md", "GEMINI.md")
 MAX_FILE_CHARS = 40_000
@@ -35,7 +36,7 @@ _SECRET_NAMES = (".env", ".env.*", "*.pem", "*.key", "*.p12", "*.pfx", "id_rsa*"
 _SECRET_DIRS = frozenset({".ssh", ".aws", ".gnupg", ".git", ".docker", ".kube", ".azure", ".config"})
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Memory:
     """The joined text for the system prompt and the files it came from, in load order."""
 
@@ -99,7 +100,7 @@ def read_memory(f: Path, project_root: Path) -> str:
     return _expand(real, roots, 0, _Imports({real})) or ""
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class _Roots:
     """Where imports may come from: anywhere under `dirs`, and Markdown files of the user's `$AGENTCLI_HOME`
     (`md_home`) outside its session store: a project's memory file must never pull in the user's config (API
@@ -116,7 +117,7 @@ class _Roots:
                 and not real.is_relative_to(home / "projects"))
 
 
-@dataclass(slots=True)
+@record(frozen=False)
 class _Imports:
     """What one memory file's imports have used: the files (each imported once: cycles end there) and the
     characters (a file importing hundreds of others must not fill the window)."""

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from typing import TYPE_CHECKING, Any
 
 from agentcli.assembly import sdkparts, selection
@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from agentcli.telemetry.setup import DeferredRecorder
 from agentcli.plugins.loaded import Loaded, load_plugins
 from agentcli.plugins.parts import add_servers, agent_definitions, hook_layers
+from agentcli.record import record
 from agentcli.skills.attach import attach_skills
 from agentcli.tools.base import FileAccess, ToolContext
 from agentcli.tools.registry import DEFAULT_TOOLS, ToolRegistry, resolve_tools, unknown_tool_notices
@@ -262,7 +263,7 @@ def build_prompt(settings: Settings, preset: Preset | None = None) -> str:
     )
 
 
-@dataclass(slots=True)
+@record(frozen=False)
 class Built:
     """A ready agent plus what front ends show around it: the selection, the session's notices and replay."""
 

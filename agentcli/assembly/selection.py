@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
 from agentcli.errors import ConfigError, UsageError
 from agentcli.net.http import is_loopback_url
 from agentcli.providers import catalog, factory, profiles
 from agentcli.providers.base import ProviderConfig
+from agentcli.record import record
 
 DEFAULT_MODELS = {
     "anthropic": "claude-sonnet-4-5",
@@ -28,7 +29,7 @@ DEFAULT_MODELS = {
 LOCAL_MODEL = "default"  # what a local OpenAI-compatible server is asked for when no model is named
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Selection:
     config: ProviderConfig
     model: str

@@ -13,7 +13,6 @@ from __future__ import annotations
 import copy
 import dataclasses
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 from agentcli.agents.definitions import AgentDefinition, load_definitions, with_known_tools
@@ -25,6 +24,7 @@ from agentcli.core.loop import Agent, AgentOptions
 from agentcli.core.permissions import Approval, ApprovalRequest, Approver, Policy
 from agentcli.core.prompt import system_prompt
 from agentcli.core.sink import NullSink, SessionSink
+from agentcli.record import record
 from agentcli.settings.config import Settings
 from agentcli.tools.base import Tool, ToolContext
 from agentcli.tools.registry import SUBAGENT_TOOLS, ToolRegistry
@@ -47,7 +47,7 @@ class LabelledApprover:
         return await self.inner.approve(dataclasses.replace(request, agent=label))
 
 
-@dataclass(slots=True)
+@record(frozen=False)
 class Family:
     """What every child of one session shares with its parent."""
 

@@ -183,11 +183,11 @@ def run(argv: list[str], *, exit_when_done: bool = False) -> int:
             from dataclasses import replace
 
             settings = replace(settings, permissions=replace(settings.permissions, fallback="auto"))
-        if started:
-            started()
         from agentcli.ui.repl import run_repl
 
-        return run_repl(settings, values.get("prompt"))
+        # (start-up ends once the REPL's prompt session exists: importing prompt_toolkit and making the session
+        # create tens of thousands of objects, which the cyclic GC would scan over and over, ~20 M instructions)
+        return run_repl(settings, values.get("prompt"), on_ready=started)
     except AgentCliError as err:
         sys.stderr.write(f"agentcli: {err.one_line()} [{err.code}]\n")
         return err.exit_status

@@ -13,13 +13,15 @@ Claude Code's shapes that click cannot express are rewritten here before typer s
 from __future__ import annotations
 
 from collections.abc import Generator, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, Literal
+
+from agentcli.record import record
 
 Kind = Literal["switch", "value", "many", "append", "optional", "help", "version"]
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Flag:
     """One root option. `kind`: switch (no value), value (one), many (one or more words after one flag, and the
     flag may repeat), append (one value, repeatable), optional (a value or none: `const`), version.
@@ -67,7 +69,7 @@ class ArgvError(ValueError):
         self.suggestion = suggestion
 
 
-@dataclass(slots=True)
+@record(frozen=False)
 class Parsed:
     """What a valid argv says: option values by `Flag.name` (absent options are not keys) and the positionals."""
 

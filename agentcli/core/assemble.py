@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, assert_never
 
 from agentcli.core.events import (
@@ -31,9 +31,10 @@ from agentcli.llm.messages import (
     ToolUseBlock,
     Usage,
 )
+from agentcli.record import record
 
 
-@dataclass(slots=True)
+@record(frozen=False)
 class _Call:
     id: str
     name: str
@@ -41,7 +42,7 @@ class _Call:
     done: bool = False
 
 
-@dataclass(slots=True)
+@record(frozen=False)
 class MessageBuilder:
     """Feed it every StreamEvent of one response; `message()` gives the merged assistant message.
 

@@ -10,15 +10,16 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from contextvars import ContextVar
-from dataclasses import dataclass
 from typing import Any
+
+from agentcli.record import record
 
 
 async def _nothing_pending() -> None:
     return None
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class CallScope:
     tool_use_id: str
     emit: Callable[[Any], None]

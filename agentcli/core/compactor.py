@@ -10,7 +10,6 @@ provider said the prompt is too long (`overflow`); `manual` for `/compact [focus
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
 from typing import Any, Literal
 
 from agentcli.core.assemble import MessageBuilder
@@ -23,6 +22,7 @@ from agentcli.core.tokens import estimate_usage
 from agentcli.errors import ContextOverflowError
 from agentcli.llm.messages import Message, Usage
 from agentcli.llm.request import ModelRequest, Provider
+from agentcli.record import record
 
 PRUNE_PROTECT = 0.4  # of the limit: recent results pruning never touches
 PRUNE_ENOUGH = 0.6  # an automatic compaction whose prune phase got below this needs no summary
@@ -34,7 +34,7 @@ COMPACTION = "compaction"
 Trigger = Literal["auto", "manual"]
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Outcome:
     messages: list[Message]
     phases: tuple[str, ...]

@@ -8,11 +8,12 @@ so a session without hooks pays nothing), announces them, runs them with `Hooks.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, Literal, Protocol
 
 from agentcli.core.events import AgentEvent, HookFinished, HookStarted, Notice
 from agentcli.core.sink import SessionSink
+from agentcli.record import record
 
 HOOK_EVENTS = (
     "PreToolUse",
@@ -29,7 +30,7 @@ HOOK_EVENTS = (
 )
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class HookCall:
     """One command an event will run."""
 
@@ -40,7 +41,7 @@ class HookCall:
     timeout_s: float
 
 
-@dataclass(slots=True)
+@record(frozen=False)
 class HookOutcome:
     """Every hook of one event, combined. Empty (nothing to apply) when no hook ran or all said nothing.
 

@@ -4,13 +4,13 @@ assembly plugs in (nested memory files, a structured-output tool, another model 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
 from agentcli.core.final import FinalOutput
 from agentcli.llm.messages import TextBlock, ToolUseBlock, Usage
 from agentcli.llm.request import Effort, Provider
+from agentcli.record import record
 
 
 class NestedMemory(Protocol):
@@ -36,7 +36,7 @@ def memory_for(memory: NestedMemory | None, calls: list[ToolUseBlock], shell_cwd
     return [TextBlock(t) for t in memory(paths)]
 
 
-@dataclass(slots=True)
+@record(frozen=False)
 class AgentOptions:
     model: str
     provider_name: str

@@ -7,17 +7,17 @@ The full rule language lives in agentcli.permissions; `SimplePolicy` is the mode
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
 from agentcli.core.state import SessionState
 from agentcli.modes import PermissionMode
+from agentcli.record import record
 from agentcli.tools.base import Tool
 
 Behavior = Literal["allow", "deny", "ask"]
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Verdict:
     """The policy's answer. `by` is rule | mode | default; `rule` the rule text that matched."""
 
@@ -27,7 +27,7 @@ class Verdict:
     reason: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ApprovalRequest:
     """A question for the person. `kind` "tool": may this call run? "plan": ExitPlanMode's `plan` — approve it
     (and say which mode to continue in) or send it back with feedback (the denial's reason)."""
@@ -42,7 +42,7 @@ class ApprovalRequest:
     agent: str | None = None  # the subagent asking (None: the main agent)
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Approval:
     """A person's answer. `updated_input` is a counter-proposal that runs instead; `remember` a rule text
     with `scope` session | local ("this project", personal) | project (shared) | user ("everywhere") to save;

@@ -5,16 +5,17 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from agentcli.core.events import ModelUsage, RunResult
 from agentcli.core.options import AgentOptions
 from agentcli.errors import AgentCliError, LimitReachedError
 from agentcli.llm.messages import ToolUseBlock, Usage
+from agentcli.record import record
 
 
-@dataclass(slots=True)
+@record(frozen=False)
 class RunState:
     started: float = field(default_factory=time.monotonic)
     turns: int = 0

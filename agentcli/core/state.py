@@ -7,14 +7,15 @@ can never leave a reader holding a mode nobody updates any more.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Literal
 
 from agentcli.core.events import SessionChanged, TodoItem
 from agentcli.modes import PermissionMode
+from agentcli.record import record
 
 
-@dataclass(slots=True)
+@record(frozen=False)
 class SessionState:
     """What a session is set to now. Written only through the agent's command API (`Agent.set_mode` …) and by
     its loop (the TodoWrite list, as the last call left it)."""

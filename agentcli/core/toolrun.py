@@ -10,7 +10,7 @@ import asyncio
 import json
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
 from agentcli.core.calls import CallScope, current_call
@@ -21,13 +21,14 @@ from agentcli.core.sink import SessionSink
 from agentcli.core.state import SessionState
 from agentcli.llm.messages import ContentBlock, ToolResultBlock, ToolUseBlock
 from agentcli.proc.validate import unusable_strings, validate_args
+from agentcli.record import record
 from agentcli.tools.base import Tool, ToolContext, ToolOutput
 from agentcli.tools.files import unread_change
 from agentcli.tools.hookresponse import tool_response
 from agentcli.tools.paths import outside_approved
 
 
-@dataclass(slots=True)
+@record(frozen=False)
 class _Ready:
     call: ToolUseBlock
     tool: Tool

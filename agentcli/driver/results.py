@@ -5,14 +5,15 @@ from __future__ import annotations
 
 import signal
 import time
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from agentcli.core.events import AgentEvent, AssistantMessage, RunResult, TurnStarted
 from agentcli.core.interrupts import INTERRUPTED
 from agentcli.llm.messages import Usage
+from agentcli.record import record
 
 
-@dataclass(slots=True)
+@record(frozen=False)
 class Tally:
     """What a turn has done so far, as its events showed it: the interrupted result reports it (the loop's own
     tally ends with the run it would have finished)."""
@@ -33,7 +34,7 @@ class Tally:
         return int((time.monotonic() - self.started) * 1000)
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Stop:
     """Why a turn is being stopped: the result's error code and message, and its exit status."""
 

@@ -21,12 +21,13 @@ import json
 import os
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
 from agentcli import paths
 from agentcli.errors import ConfigError
+from agentcli.record import record
 
 MCP_JSON = ".mcp.json"
 SHARED_SCOPES = frozenset({"project"})  # chosen by the repository, not by the user
@@ -39,7 +40,7 @@ TRANSPORTS = {"stdio": "stdio", "http": "http", "streamable-http": "http", "stre
 SDK_SCOPES = frozenset({"flag"})
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ServerConfig:
     """One server, expanded and checked. `scope`: user | project | local | flag; `origin` names the file."""
 
@@ -73,7 +74,7 @@ class ServerConfig:
         return [v for v in values if len(v) >= 8]
 
 
-@dataclass(slots=True)
+@record(frozen=False)
 class McpConfig:
     """Every configured server that may start, the ones withheld until the project is trusted, and one line
     per entry that could not be used."""

@@ -73,22 +73,48 @@ class _Deferred(types.ModuleType):
         return getattr(importlib.import_module(self.__name__), name)
 
 
-# Imported by httpcore at its own import, used only on paths agentcli does not take: trio (its trio backend, when
-# the running loop is trio's; with attrs ~60–170 ms of CPU), anyio (its asyncio backend: agentcli uses the sync
-# client, net/exchange.py; ~1.5 ms), socksio (SOCKS proxies; ~1.5–3.5 ms).
-_DEFERRED = ("trio", "anyio", "socksio")
+# Imported by httpcore or httpx at their own import, used only on paths agentcli does not take: trio (httpcore's
+# trio backend, when the running loop is trio's; with attrs ~60–170 ms of CPU), anyio (its asyncio backend:
+# agentcli uses the sync client, net/exchange.py; ~1.5 ms), socksio (SOCKS proxies; ~1.5–3.5 ms) and idna
+# (httpx's encoding of a host name that is not ASCII; ~1.5 ms, ~8 M instructions).
+_DEFERRED = ("trio", "anyio", "socksio", "idna")
+# Imported by httpcore at its import and by httpx at every client's creation (`create_ssl_context`), but read
+# only for a default trust store, which agentcli always replaces with its own (net/tls.py): its stand-in stays
+# (with the module's real `__spec__`, so `import certifi` does not load it; the standard library's LazyLoader
+# would), and its import (with importlib.resources, ~1.5 ms, ~8 M instructions) happens only if something reads it.
+_LAZY = ("certifi",)
 
 
 def _import_httpcore() -> None:
-    """Import httpcore without importing what it imports only for paths agentcli does not take (`_DEFERRED`).
-    While httpcore is imported, `import trio` (anyio, socksio) gets a stand-in that imports the real module at
-    its first use, so httpcore under trio, httpx's AsyncClient, or a SOCKS proxy in the same process still work."""
-    placed = [] if "httpcore" in sys.modules else [name for name in _DEFERRED if name not in sys.modules]
+    """Import httpcore and httpx without importing what they import only for paths agentcli does not take
+    (`_DEFERRED`, `_LAZY`). While they are imported, `import trio` (anyio, socksio, idna) gets a stand-in that
+    imports the real module at its first use, so httpcore under trio, httpx's AsyncClient, a SOCKS proxy or a
+    host name in another script in the same process still work."""
+    placed = [] if "httpx" in sys.modules else [name for name in _DEFERRED if name not in sys.modules]
     for name in placed:
         sys.modules[name] = _Deferred(name)
+    if "httpx" not in sys.modules:
+        for name in _LAZY:
+            _import_lazily(name)
     try:
         import httpcore  # noqa: F401  (its __init__ imports the HTTP/1.1 connection classes httpx uses)
+        import httpx  # noqa: F401
     finally:
         for name in placed:
             if isinstance(sys.modules.get(name), _Deferred):
                 del sys.modules[name]
+
+
+def _import_lazily(name: str) -> None:
+    """From now on `import name` gives a stand-in that imports the module at its first attribute read (as
+    `_Deferred`), with the module's own spec; nothing when it is imported already or missing."""
+    if name in sys.modules:
+        return
+    import importlib.util
+
+    spec = importlib.util.find_spec(name)
+    if spec is None:
+        return
+    stand_in = _Deferred(name)
+    stand_in.__spec__ = spec
+    sys.modules[name] = stand_in

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +27,7 @@ from agentcli.errors import ConfigError
 from agentcli.modes import PERMISSION_MODES, is_mode
 from agentcli.permissions.policy import RulePolicy
 from agentcli.permissions.rules import Rule, RuleBehavior, parse_rule, split_rule_list
+from agentcli.record import record
 from agentcli.sandbox.execconfig import git_followed, policy_patterns
 from agentcli.settings import writer
 from agentcli.tools.base import ToolContext
@@ -42,7 +42,7 @@ SECRET_PATTERNS = (".env*", "~/.ssh", "~/.aws", "~/.gnupg")
 EXEC_CONFIG_PATTERNS = policy_patterns()
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class RuleFile:
     source: str
     path: Path

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +29,7 @@ from agentcli.permissions.rules import (
     path_regex,
     tool_matches,
 )
+from agentcli.record import record
 from agentcli.tools.base import Tool, ToolContext
 from agentcli.tools.paths import note_decided
 
@@ -39,7 +40,7 @@ _SIMPLE = re.compile(r"[\w.*?\-]+")  # a name pattern: no path, no braces or cla
 SCOPE_ALIASES = {"everywhere": "user", "global": "user", "this project": "local", "shared": "project"}
 
 
-@dataclass(slots=True)
+@record(frozen=False)
 class RulePolicy:
     """Implements agentcli.core.permissions.Policy. Its `mode` is the session's (`session`, which the agent
     hands it), so it may change at any time (Shift-Tab, /mode, plan approval). `ctx` supplies the project root,
@@ -123,7 +124,9 @@ class RulePolicy:
         return Path(self._real_roots()[0])
 
     def add(self, rule: Rule) -> None:
-        if all((r.text, r.behavior) != (rule.text, rule.behavior) for r in self.rules):
+        # (each start adds ~60 rules one by one: the text of a rule is made only when the behavior is the same)
+        text, behavior = rule.text, rule.behavior
+        if not any(r.behavior == behavior and r.text == text for r in self.rules):
             self.rules.append(rule)
             self._index = None
             self._denied_names = None

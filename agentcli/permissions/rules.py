@@ -18,17 +18,18 @@ from __future__ import annotations
 import fnmatch
 import functools
 import re
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import urlsplit
+
+from agentcli.record import record
 
 RuleBehavior = Literal["allow", "ask", "deny"]
 READ_TOOLS = frozenset({"Read", "Glob", "Grep", "LS", "NotebookRead"})
 _NAME = re.compile(r"[A-Za-z_][\w.\-]*\*?")
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Rule:
     """One rule and where it came from: `source` is builtin | user | project | local | flag | preset | session;
     `origin` the file it was read from, if any."""

@@ -4,11 +4,12 @@ loaded (one notice): what runs is what was installed."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from agentcli import paths
+from agentcli.record import record
 from agentcli.skills.discovery import SKILL_FILE, SkillSource
 
 if TYPE_CHECKING:
@@ -16,7 +17,7 @@ if TYPE_CHECKING:
     from agentcli.plugins.store import Installed
 
 
-@dataclass(slots=True)
+@record(frozen=False)
 class Loaded:
     plugins: list[tuple[Installed, Manifest]] = field(default_factory=list)
     notices: list[str] = field(default_factory=list)

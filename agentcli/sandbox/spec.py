@@ -13,12 +13,13 @@ import functools
 import os
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from agentcli import paths
 from agentcli.errors import ConfigError
+from agentcli.record import record
 from agentcli.sandbox.execconfig import GIT_DIR_ENTRIES, NAMES, git_followed
 
 MODES = ("read-only", "workspace-write", "danger-full-access")
@@ -56,7 +57,7 @@ _NAMES = frozenset(NAMES)
 _SECRET_NAME = re.compile("|".join(fnmatch.translate(p) for p in SECRET_NAMES))
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class SandboxSpec:
     """`writable` are the project root and `--add-dir` directories (real paths); `network` whether the
     network is reachable at all; `allowed_hosts` reserved for a proxy (see docs/sandbox.md)."""
@@ -143,7 +144,7 @@ class SandboxSpec:
 
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Launch:
     """One command for a mechanism to wrap (`Mechanism.argv`): the session's spec, the effective mode, the
     command and where it runs (a real path), the secret paths to hide, host files it must read although they

@@ -21,7 +21,7 @@ import subprocess
 import threading
 import time
 from collections.abc import Collection
-from dataclasses import dataclass, field
+from dataclasses import field
 from functools import cache
 from pathlib import Path
 
@@ -94,7 +94,7 @@ class Change:
     path: str
 
 
-@dataclass(slots=True)
+@record(frozen=False)
 class ShadowGit:
     store: Path
     work_tree: Path

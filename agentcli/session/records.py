@@ -13,7 +13,7 @@ import os
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from agentcli.llm.messages import (
@@ -26,6 +26,7 @@ from agentcli.llm.messages import (
     ToolResultBlock,
     ToolUseBlock,
 )
+from agentcli.record import record
 from agentcli.session.shape import clean_header, why_invalid
 
 SCHEMA_VERSION = 1
@@ -125,7 +126,7 @@ def _opt_str(value: object) -> bool:
 
 
 
-@dataclass(slots=True)
+@record(frozen=False)
 class Problem:
     """Something wrong in a file: `kind` is torn (last line cut short), corrupt (bad line elsewhere) or field
     (a header field of the wrong type, ignored: the line itself is kept)."""
@@ -138,7 +139,7 @@ class Problem:
         return f"line {self.line}: {self.kind} ({self.detail})"
 
 
-@dataclass(slots=True)
+@record(frozen=False)
 class ParsedFile:
     header: Record
     records: list[Record]

@@ -19,7 +19,7 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -28,6 +28,7 @@ from agentcli.atomicfile import NewFile, atomic_write
 from agentcli.core.sink import NullSink, SessionSink
 from agentcli.errors import SessionNotFoundError, UsageError
 from agentcli.llm.messages import Message
+from agentcli.record import record
 from agentcli.redact import Redactor
 from agentcli.session import layout
 from agentcli.session.checkpoint import ShadowGit
@@ -41,7 +42,7 @@ if TYPE_CHECKING:  # the reader and resumable are imported by what resumes, fork
     from agentcli.session.repair import Repaired
 
 
-@dataclass(slots=True)
+@record(frozen=False)
 class OpenedSession:
     """What the runtime needs: where to write, what to continue from, what to tell the user."""
 

@@ -10,17 +10,17 @@ from __future__ import annotations
 
 import re
 import shlex
-from dataclasses import dataclass
 from pathlib import Path
 
 from agentcli import paths
+from agentcli.record import record
 
 _POSITIONAL = re.compile(r"\$(\d)")
 _SHELL = re.compile(r"!`([^`\n]+)`")  # Claude Code's inline command, run before the prompt is sent
 MAX_FILE_BYTES = 256 * 1024
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class CustomCommand:
     name: str
     body: str

@@ -9,14 +9,15 @@ is paid on every start, ~0.45 ms each without them against ~0.9 with.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
 from agentcli import paths
+from agentcli.record import record
 
 
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
+@record(repr=False, eq=False)
 class ModelSettings:
     """Which model, how to reach it, and what to ask of it."""
 
@@ -40,7 +41,7 @@ class ModelSettings:
     thinking: str | None = None  # adaptive | enabled | disabled
 
 
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
+@record(repr=False, eq=False)
 class PermissionSettings:
     """The permission mode and the rules given outside the settings files' own [permissions] tables."""
 
@@ -55,7 +56,7 @@ class PermissionSettings:
     fallback: str = "default"
 
 
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
+@record(repr=False, eq=False)
 class SandboxSettings:
     """The kernel sandbox around every command (docs/sandbox.md)."""
 
@@ -69,7 +70,7 @@ class SandboxSettings:
     allowed_sockets: tuple[str, ...] = ()  # host Unix sockets commands may reach (agentcli.sandbox.sockets)
 
 
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
+@record(repr=False, eq=False)
 class McpSettings:
     config: tuple[str, ...] = ()  # --mcp-config values (files or JSON), see agentcli.mcp.config
     strict_config: bool = False
@@ -85,13 +86,13 @@ class McpSettings:
     claude_servers: tuple[tuple[str, dict[str, Any]], ...] = ()
 
 
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
+@record(repr=False, eq=False)
 class HookSettings:
     layers: tuple[tuple[str, Any], ...] = ()  # (source, `hooks` table) per layer, lowest first; see agentcli.hooks
     include_events: bool = False  # --include-hook-events
 
 
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
+@record(repr=False, eq=False)
 class SessionSettings:
     """Which session this run continues, and the limits on what it may do."""
 
@@ -111,7 +112,7 @@ class SessionSettings:
     max_parallel_subagents: int = 4
 
 
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
+@record(repr=False, eq=False)
 class TelemetrySettings:
     """OpenTelemetry export (docs/telemetry.md): off unless a layer says `true`."""
 
@@ -119,7 +120,7 @@ class TelemetrySettings:
     log_prompts: bool = False  # export prompts and tool inputs/outputs too (redacted)
 
 
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
+@record(repr=False, eq=False)
 class Source:
     """One place settings were read from, and what it gave (for `agentcli doctor`)."""
 
@@ -130,7 +131,7 @@ class Source:
     ignored: tuple[tuple[str, str], ...] = ()  # (key, why)
 
 
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
+@record(repr=False, eq=False)
 class Settings:
     """Everything a run needs to know, after all layers are merged: the run's own options and one section per part."""
 
@@ -159,6 +160,9 @@ class Settings:
     json_schema: dict[str, Any] | None = None  # --json-schema: structured output (agentcli.structured)
     sources: tuple[Source, ...] = ()  # every layer read, for `agentcli doctor`
     notices: tuple[str, ...] = ()  # settings read but not supported or ignored: one notice each at start-up
+    # `project_root` once found for this object (it is read by each settings layer and each part at start-up);
+    # not an argument, so `replace()` gives the new object its own, found again from its cwd
+    found_root: Path | None = field(default=None, init=False, repr=False, compare=False)
 
     def loads(self, source: str) -> bool:
         """Whether the settings layer `source` (user, project, local) is read for this run."""
@@ -166,4 +170,8 @@ class Settings:
 
     @property
     def project_root(self) -> Path:
-        return paths.find_project_root(self.cwd)
+        root = self.found_root
+        if root is None:
+            root = paths.find_project_root(self.cwd)
+            object.__setattr__(self, "found_root", root)  # a cache of a frozen object (see `found_root`)
+        return root

@@ -11,11 +11,12 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
 from agentcli import paths
+from agentcli.record import record
 from agentcli.settings.projectfiles import read_inside
 from agentcli.skills.index import MAX_SKILL_BYTES, Index, parse_meta, split_front_matter
 
@@ -27,7 +28,7 @@ MAX_NAME = 64
 MAX_DESCRIPTION = 1024
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class SkillSource:
     """One place skills are looked for: `scope` is user, project or plugin; `label` is what /skills prints."""
 
@@ -40,7 +41,7 @@ class SkillSource:
     grants: bool = True  # may its skills' `allowed-tools` spare questions (not an untrusted plugin's)
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Skill:
     name: str
     description: str
@@ -68,7 +69,7 @@ class Skill:
         return None if raw is None else split_front_matter(raw)[1].strip()
 
 
-@dataclass(slots=True)
+@record(frozen=False)
 class Discovery:
     """What a search found: skills by name, the sources looked at, and one line per thing left out."""
 

@@ -7,11 +7,12 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from agentcli.llm.messages import ContentBlock
+from agentcli.record import record
 from agentcli.redact import Redactor
 from agentcli.tools.delegation import SubagentFactory
 from agentcli.tools.shells import BackgroundShell
@@ -82,7 +83,7 @@ class ToolLookup(Protocol):
         ...
 
 
-@dataclass(slots=True)
+@record(frozen=False)
 class WebSettings:
     """What the web tools need from settings and rules (tools read neither): the `[web_search]` table, the
     private hosts an allow rule names exactly (`WebFetch(domain:127.0.0.1)`), and WebFetch's page cache
@@ -93,7 +94,7 @@ class WebSettings:
     cache: dict[str, tuple[float, str, str]] = field(default_factory=dict)
 
 
-@dataclass(slots=True)
+@record(frozen=False)
 class ToolContext:
     """Per-session state handed to every tool call: each capability a tool uses is a typed field.
 
@@ -150,7 +151,7 @@ class ToolContext:
         return self._redactor.text(text, patterns=shapes)
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ToolOutput:
     """A tool's result for two audiences: `content` for the model, `display` (optional) for the person."""
 

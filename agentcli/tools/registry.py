@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Iterable
-from dataclasses import dataclass
 
 from agentcli.llm.messages import Message, TextBlock
+from agentcli.record import record
 from agentcli.tools.base import Tool, ToolSource
 from agentcli.tools.names import (
     ALIASES,
@@ -33,7 +33,7 @@ def load_tool(name: str) -> Tool:
     return tool
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Listed:
     """What the session offers beyond tools, for `system/init`: skill names, (plugin, path) pairs, and the
     slash commands a prompt may start with (custom commands and user-invocable skills)."""

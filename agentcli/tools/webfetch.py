@@ -19,10 +19,10 @@ from __future__ import annotations
 import ipaddress
 import socket
 import time
-from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urljoin, urlsplit
 
+from agentcli.record import record
 from agentcli.tools.base import ToolContext, ToolOutput
 
 MAX_BYTES = 5 * 1024 * 1024
@@ -48,7 +48,7 @@ class Redirected(Exception):
         self.status = status
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Page:
     url: str
     status: int

@@ -12,17 +12,17 @@ the model.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
+from agentcli.record import record
 from agentcli.tools.base import ToolContext, ToolOutput
 
 MAX_RESULTS = 10
 DEFAULT_URLS = {"brave": "https://api.search.brave.com", "tavily": "https://api.tavily.com"}
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Result:
     title: str
     url: str

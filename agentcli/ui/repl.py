@@ -15,7 +15,7 @@ import functools
 import os
 import sys
 import time
-from collections.abc import AsyncIterator, Iterable
+from collections.abc import AsyncIterator, Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from prompt_toolkit.application import get_app_or_none
@@ -52,8 +52,9 @@ def redraw_status() -> None:
         app.invalidate()
 
 
-def run_repl(settings: Settings, initial_prompt: str | None) -> int:
-    """The REPL's entry point (called by agentcli.cli); returns the exit status."""
+def run_repl(settings: Settings, initial_prompt: str | None, on_ready: Callable[[], None] | None = None) -> int:
+    """The REPL's entry point (called by agentcli.cli); returns the exit status. `on_ready` is called once the
+    prompt session is made, just before the first prompt (agentcli.cli.entry resumes the cyclic GC there)."""
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
         from agentcli.errors import UsageError
 
@@ -61,7 +62,7 @@ def run_repl(settings: Settings, initial_prompt: str | None) -> int:
             "the interactive session needs a terminal",
             hint='run one task headless with -p: agentcli -p "task", or pipe it: echo "task" | agentcli -p',
         )
-    return asyncio.run(Repl(settings).main(initial_prompt))
+    return asyncio.run(Repl(settings).main(initial_prompt, on_ready))
 
 
 class Repl:
@@ -125,9 +126,11 @@ class Repl:
 
     # ---- main loop ----------------------------------------------------------------------------------------
 
-    async def main(self, initial_prompt: str | None) -> int:
+    async def main(self, initial_prompt: str | None, on_ready: Callable[[], None] | None = None) -> int:
         history = paths.home() / "projects" / paths.project_slug(self.root) / "history"
         self.session = make_session(history, self.completer, self.toolbar, self.cycle_mode, self.pastes)
+        if on_ready is not None:
+            on_ready()
         self.keys.guard_terminal()
         try:
             return await self._main(initial_prompt)

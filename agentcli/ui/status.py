@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Protocol
 
 from agentcli.modes import PermissionMode
+from agentcli.record import record
 
 MODE_LABELS: dict[str, str] = {
     "default": "default mode",
@@ -37,7 +37,7 @@ class SessionView(Protocol):
     def model(self) -> str: ...
 
 
-@dataclass(slots=True)
+@record(frozen=False)
 class Status:
     session: SessionView
     context_tokens: int = 0

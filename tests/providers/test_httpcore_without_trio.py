@@ -54,3 +54,30 @@ def test_a_request_on_asyncio_never_imports_trio() -> None:
 def test_httpcore_imported_by_agentcli_still_works_under_trio() -> None:
     """An embedding program that runs httpx on trio after agentcli imported httpcore gets the real trio."""
     assert run("trio") == ["hi", "False", "False", "hi", "module"]
+
+
+IDNA_CERTIFI = textwrap.dedent("""
+    import ssl, sys
+    from agentcli.net import preload
+
+    preload.ensure()
+    import httpx
+
+    httpx.Client(verify=ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)).close()  # a client as agentcli makes them
+    before = ["idna" in sys.modules, "certifi.core" in sys.modules]
+    host = httpx.URL("http://bücher.example/").raw_host.decode()  # httpx's idna, at its first use
+    import certifi
+
+    print(*before, host, type(sys.modules["idna"]).__name__, certifi.where().endswith(".pem"),
+          "certifi.core" in sys.modules)
+""")
+
+
+def test_idna_and_certifi_load_only_when_used_and_then_work() -> None:
+    """httpx imports idna (host names that are not ASCII) at its import, and certifi at its import and at each
+    client's creation, for a trust store agentcli replaces with its own (net/tls.py); neither is loaded by the
+    HTTP stack's import or a client as agentcli makes it, and both work at their first use. Fails loudly if
+    httpx or httpcore stop reaching them as `idna.x` / `certifi.x`."""
+    done = subprocess.run([sys.executable, "-c", IDNA_CERTIFI], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["False", "False", "xn--bcher-kva.example", "module", "True", "True"]
