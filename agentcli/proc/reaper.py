@@ -8,7 +8,8 @@ init, so it stays below it. When the command's own process ends, the reaper SIGK
 signal makes the reaper die of the same signal, so the caller sees what it would have seen. SIGTERM, SIGINT and
 SIGHUP do not end the reaper early (that would free the orphans): they reach the command through its process
 group, and the reaper cleans up once it ends. SIGKILL of the reaper's group or tree (a timeout, KillShell) is
-handled by the caller, which finds every descendant under the reaper (agentcli.proc.groups.kill_tree).
+handled by the caller, which finds every descendant under the reaper (agentcli.proc.groups.kill_tree). If
+agentcli itself dies, the reaper's parent-death signal kills the whole tree (as bubblewrap's `--die-with-parent`).
 
 Out of reach: a process handed to another daemon (`at`, `systemd-run --user`, D-Bus activation, a `tmux` server
 already running) was never a descendant; a command that SIGKILLs the reaper itself (`kill -9 $PPID`) frees its
@@ -25,7 +26,9 @@ import os
 import signal
 import sys
 
+PR_SET_PDEATHSIG = 1
 PR_SET_CHILD_SUBREAPER = 36
+ORPHANED = signal.SIGUSR1  # our parent-death signal
 _HELD = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
 
 
@@ -34,15 +37,27 @@ def contained(argv: list[str]) -> list[str]:
     return [sys.executable, "-I", "-S", os.path.abspath(__file__), "--", *argv]
 
 
-def become_subreaper() -> bool:
-    """Make this process a child subreaper; False where the kernel or libc does not offer it."""
+def _prctl(option: int, value: int) -> bool:
     try:
         import ctypes
 
         libc = ctypes.CDLL(None, use_errno=True)
-        return bool(libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0)
+        return bool(libc.prctl(option, value, 0, 0, 0) == 0)
     except (OSError, AttributeError):
         return False
+
+
+def become_subreaper() -> bool:
+    """Make this process a child subreaper; False where the kernel or libc does not offer it."""
+    return _prctl(PR_SET_CHILD_SUBREAPER, 1)
+
+
+def _kill_all(*_: object) -> None:
+    """agentcli died (our parent-death signal): nothing below us may go on, as bubblewrap's `--die-with-parent`.
+    The command's end follows, then the sweep."""
+    for pid in descendants(os.getpid()):
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGKILL)
 
 
 def descendants(pid: int) -> list[int]:
@@ -90,8 +105,11 @@ def sweep() -> None:
 def _original_env() -> dict[str, str]:
     """The environment we were started with. Python may have added to `os.environ` (PEP 538's LC_CTYPE in a C
     locale); the command gets exactly what agentcli gave it."""
-    with open("/proc/self/environ", "rb") as f:
-        data = f.read()
+    try:
+        with open("/proc/self/environ", "rb") as f:
+            data = f.read()
+    except OSError:
+        return dict(os.environ)
     pairs = (entry.split(b"=", 1) for entry in data.split(b"\0") if b"=" in entry)
     return {os.fsdecode(k): os.fsdecode(v) for k, v in pairs}
 
@@ -115,9 +133,14 @@ def main(argv: list[str]) -> None:
     if not argv:
         sys.stderr.write("usage: reaper.py -- COMMAND [ARG…]\n")
         os._exit(2)
+    parent = os.getppid()
     become_subreaper()
     for sig in _HELD:  # a handler, not SIG_IGN: the command must not inherit an ignored signal
         signal.signal(sig, lambda *_: None)
+    signal.signal(ORPHANED, _kill_all)
+    _prctl(PR_SET_PDEATHSIG, ORPHANED)
+    if os.getppid() != parent:  # agentcli died before we asked to be told
+        os._exit(1)
     try:
         pid = os.posix_spawnp(argv[0], argv, _original_env())
     except OSError as err:

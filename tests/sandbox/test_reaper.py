@@ -4,15 +4,19 @@
 from __future__ import annotations
 
 import os
+import shlex
+import signal
+import subprocess
 import uuid
 from pathlib import Path
 
 import pytest
 
+from agentcli.proc.reaper import contained
 from agentcli.sandbox.none import NoSandbox
 from agentcli.tools.background import BashOutputTool, KillShellTool
 from agentcli.tools.base import ToolContext
-from tests.sandbox.helpers import bash, context, project
+from tests.sandbox.helpers import Ready, alive, bash, context, gone, project
 
 
 def _escapes(marker: str, fifo: Path) -> str:
@@ -101,3 +105,21 @@ def test_a_background_shell_lives_until_it_is_stopped(tmp_path: Path) -> None:
     text, running, after = asyncio.run(go())
     assert len(running) == 6, text
     assert after == []
+
+
+def test_when_agentcli_dies_the_command_and_what_it_left_die_too(tmp_path: Path) -> None:
+    """As bubblewrap's `--die-with-parent`: a SIGKILLed agentcli (here a shell standing in for it) leaves nothing."""
+    marker = f"1000.{uuid.uuid4().int % 10**12}"
+    ready = Ready(tmp_path / "up")
+    sleeper = f"bash -c 'echo up > {ready.path}; exec sleep {marker}'"
+    command = shlex.join(contained(["bash", "-c", f"setsid {sleeper} & {sleeper}"]))
+    agentcli = subprocess.Popen(["bash", "-c", f"{command} & wait"], start_new_session=True)
+    try:
+        assert ready.wait(2)
+        agentcli.kill()
+        agentcli.wait()
+        assert gone(marker), alive(marker)
+    finally:
+        ready.close()
+        for pid in alive(marker):
+            os.kill(pid, signal.SIGKILL)
