@@ -15,13 +15,14 @@ Out of reach: a process handed to another daemon (`at`, `systemd-run --user`, D-
 already running) was never a descendant; a command that SIGKILLs the reaper itself (`kill -9 $PPID`) frees its
 orphans to init. Only the kernel sandbox's PID namespace holds those.
 
-The script imports nothing from agentcli and starts with `-I -S` (~10 ms CPU): agentcli.sandbox.none runs every
-command through it when the sandbox gives no PID namespace (bubblewrap absent or refused by the system).
+The script imports nothing from agentcli and little else, and starts with `-I -S`: ~11 ms CPU over a bare Python
+start (ctypes, signal), ~22 ms in all per command on this 2-core machine under load (measured 2026-11-28).
+agentcli.sandbox.none runs every command through it when the sandbox gives no PID namespace (bubblewrap absent
+or refused by the system); with bubblewrap (~2 ms CPU) it is not used.
 """
 
 from __future__ import annotations
 
-import contextlib
 import os
 import signal
 import sys
@@ -55,9 +56,7 @@ def become_subreaper() -> bool:
 def _kill_all(*_: object) -> None:
     """agentcli died (our parent-death signal): nothing below us may go on, as bubblewrap's `--die-with-parent`.
     The command's end follows, then the sweep."""
-    for pid in descendants(os.getpid()):
-        with contextlib.suppress(OSError):
-            os.kill(pid, signal.SIGKILL)
+    _kill(descendants(os.getpid()))
 
 
 def descendants(pid: int) -> list[int]:
@@ -81,15 +80,25 @@ def descendants(pid: int) -> list[int]:
     return out
 
 
+def _kill(pids: list[int]) -> None:
+    for pid in pids:
+        try:  # noqa: SIM105 — contextlib would double the reaper's start-up (functools, collections)
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
+
+
 def sweep() -> None:
     """SIGKILL every process below us and reap them all; returns when we have no children left. The whole tree
     is killed at once (a process with SIGKILL pending cannot fork), then reaped; whatever was forked between
     the look and the kill is re-parented to us and killed on the next pass."""
     me = os.getpid()
+    try:
+        os.waitpid(-1, os.WNOHANG)  # reaps one that has ended, if any
+    except ChildProcessError:
+        return  # no child, so nothing below us (we are a subreaper): the usual case, without reading /proc
     while True:
-        for pid in descendants(me):
-            with contextlib.suppress(OSError):
-                os.kill(pid, signal.SIGKILL)
+        _kill(descendants(me))
         try:
             os.waitpid(-1, 0)
         except ChildProcessError:
@@ -120,7 +129,7 @@ def _exit_like(status: int) -> None:
         import resource
 
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # the command may have dumped core; we must not
-        with contextlib.suppress(OSError, ValueError):  # SIGKILL and SIGSTOP have no handler to reset
+        if sig not in (signal.SIGKILL, signal.SIGSTOP):  # those two have no handler to reset
             signal.signal(sig, signal.SIG_DFL)
         os.kill(os.getpid(), sig)
         os._exit(128 + sig)
