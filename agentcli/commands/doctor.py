@@ -16,6 +16,7 @@ from agentcli.version import __version__
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from agentcli.sandbox.core import Sandbox
     from agentcli.settings.sections import Settings
 
 app = new_app("Print what a bug report needs: versions, sandbox, ripgrep, providers, trust.")
@@ -74,16 +75,24 @@ def _sandbox_lines(settings: Settings) -> list[str]:
         out.append(f"  secrets hidden: {len(hidden)} paths (found in {(time.monotonic() - t0) * 1000:.0f} ms, once "
                    "per session)")
         out.append(_sockets_line(sandbox))
-        argv, env = sandbox.wrap(["true"], settings.project_root, dict(os.environ))
-        t0 = time.monotonic()
-        proc = subprocess.run(argv, env=env, capture_output=True, text=True, check=False)
-        ms = (time.monotonic() - t0) * 1000
-        state = "works" if proc.returncode == 0 else f"FAILS: {proc.stderr.strip()[:200]}"
-        out.append(f"  probe (true under the sandbox): {state}, {ms:.1f} ms")
+    if sandbox.mechanism.name != "none":  # danger-full-access too: bubblewrap still gives the PID namespace
+        out.append(_probe_line(sandbox, settings))
     notice = sandbox.startup_notice()
     if notice:
         out.append(f"  note: {notice}")
     return out
+
+
+def _probe_line(sandbox: Sandbox, settings: Settings) -> str:
+    """`true` under the sandbox, timed; the session's own probe runs first (and may give up on the mechanism)."""
+    argv, env = sandbox.wrap(["true"], settings.project_root, dict(os.environ))
+    if sandbox.failure:
+        return f"  probe (true under the sandbox): FAILS — {sandbox.failure}"
+    t0 = time.monotonic()
+    proc = subprocess.run(argv, env=env, capture_output=True, text=True, check=False)
+    ms = (time.monotonic() - t0) * 1000
+    state = "works" if proc.returncode == 0 else f"FAILS: {proc.stderr.strip()[:200]}"
+    return f"  probe (true under the sandbox): {state}, {ms:.1f} ms"
 
 
 def _sockets_line(sandbox) -> str:  # type: ignore[no-untyped-def]

@@ -272,6 +272,8 @@ class ToolRunner:
             self._results[r.call.id] = block
             display = self.ctx.redact(out.display) if out.display else None
             yield ToolFinished(r.call.id, r.tool.name, r.args, block, ms, display)
+            if self.ctx.sandbox is not None and (told := self.ctx.sandbox.take_notice()):
+                yield Notice("warning", told)  # the sandbox turned out not to work: never silent (issue 28)
             if todos is not None:
                 yield todos
 

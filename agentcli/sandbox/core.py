@@ -84,6 +84,27 @@ def _inert_new_repo(path: Path) -> bool:
         for section, _, key in (name.partition(".") for name, _ in entries))
 
 
+# The probe is run again after these pauses while it fails in a way that can pass (issue 28: a namespace refused
+# for a moment under load); a refusal that lasts (user namespaces forbidden, no binary) is not retried.
+PROBE_RETRY_PAUSES_S = (0.05, 0.25)
+PROBE_TIMEOUT_S = 10.0
+_LASTING = ("Permission denied", "Operation not permitted", "No permissions", "No such file", "not found")
+
+
+def _probe_once(argv: list[str]) -> str:
+    """Run the probe once: '' if it worked, else what went wrong (its last line of stderr)."""
+    import subprocess
+
+    try:
+        proc = subprocess.run(argv, capture_output=True, text=True, timeout=PROBE_TIMEOUT_S, check=False)
+    except (OSError, subprocess.TimeoutExpired) as err:
+        return str(err)
+    if proc.returncode == 0:
+        return ""
+    lines = proc.stderr.strip().splitlines()
+    return lines[-1] if lines else f"exit status {proc.returncode}"
+
+
 def _inside(path: Path, parent: Path) -> bool:
     return path == parent or parent in path.parents
 
@@ -109,6 +130,7 @@ class Sandbox:
         self._checked = False
         self._trusted: str | None = None  # the remembered verdict this session relies on, if any
         self.failure: str | None = None  # set when the mechanism turned out not to work (see _check_works)
+        self._notice: str | None = None  # the same, for the user, until the event stream has taken it
 
     @property
     def mode(self) -> str:
@@ -197,22 +219,40 @@ class Sandbox:
         return self.mechanism.argv(Launch(self.spec, "read-only", ("true",), self.spec.project_root))
 
     def _probe(self, argv: list[str]) -> str:
-        """Run the probe; on failure switch to `NoSandbox` and set `failure`. Returns the problem ('' if none)."""
-        import subprocess
+        """Run the probe (again, a bounded number of times, when it failed in a way that can pass: a busy system
+        can refuse a namespace for a moment); if it still fails, switch to `NoSandbox` and set `failure` and the
+        notice for the user. Returns the problem ('' if none)."""
+        import time
 
+        problem = _probe_once(argv)
+        for pause in PROBE_RETRY_PAUSES_S:
+            if not problem or any(mark in problem for mark in _LASTING):
+                break
+            time.sleep(pause)
+            problem = _probe_once(argv)
+        if problem:
+            self._fail(problem[:200])
+        return problem
+
+    def _fail(self, problem: str) -> None:
         from agentcli.sandbox.none import NoSandbox
 
-        try:
-            proc = subprocess.run(argv, capture_output=True, text=True, timeout=30, check=False)
-            lines = proc.stderr.strip().splitlines()
-            problem = "" if proc.returncode == 0 else (lines[-1] if lines else f"exit status {proc.returncode}")
-        except (OSError, subprocess.TimeoutExpired) as err:
-            problem = str(err)
-        if problem:
-            self.failure = (f"The {self.mechanism.name} sandbox does not work here ({problem[:200]}): commands run "
-                            "unconfined; only the permission policy guards them. `agentcli doctor` shows more.")
-            self.mechanism = NoSandbox(f"{self.mechanism.name} failed: {problem[:200]}")
-        return problem
+        name = self.mechanism.name
+        if self.mode == "danger-full-access":
+            lost = ("commands run without its PID namespace; agentcli's own reaper still ends what they leave "
+                    "behind" if sys.platform.startswith("linux") else "processes a command leaves behind may "
+                    "outlive it")
+        else:
+            lost = "commands run unconfined; only the permission policy guards them"
+        self.failure = f"The {name} sandbox does not work here ({problem}): {lost}. `agentcli doctor` shows more."
+        self._notice = self.failure
+        self.mechanism = NoSandbox(f"{name} failed: {problem}")
+
+    def take_notice(self) -> str | None:
+        """What the user must hear about this sandbox since the last call (the mechanism turned out not to work):
+        once, for the event stream."""
+        notice, self._notice = self._notice, None
+        return notice
 
     def _proxy_socket(self) -> str | None:
         """The allowlist proxy's socket, started on first use; None when the allowlist does not apply."""

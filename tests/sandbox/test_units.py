@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from agentcli.errors import ConfigError
+from agentcli.proc import reaper
 from agentcli.sandbox.denied import sandbox_denial
 from agentcli.sandbox.env import scrub
 from agentcli.sandbox.none import NoSandbox
@@ -69,8 +70,10 @@ def test_seatbelt_read_only_network_and_full_access(tmp_path: Path) -> None:
     assert argv[:2] == ["/usr/bin/sandbox-exec", "-p"] and argv[-3:] == ["--", "ls", "-l"]
 
 
-def test_no_sandbox_runs_the_command_as_it_is(tmp_path: Path) -> None:
-    assert NoSandbox("why").argv(Launch(_spec(tmp_path), "workspace-write", ("ls",), tmp_path)) == ["ls"]
+def test_no_sandbox_runs_the_command_as_it_is_under_the_reaper(tmp_path: Path) -> None:
+    """No confinement, but process lifetime still holds on Linux (agentcli.proc.reaper)."""
+    argv = NoSandbox("why").argv(Launch(_spec(tmp_path), "workspace-write", ("ls",), tmp_path))
+    assert argv[-3:] == [str(Path(reaper.__file__).resolve()), "--", "ls"] and argv[1:3] == ["-I", "-S"]
 
 
 @pytest.mark.parametrize(("output", "code", "found"), [

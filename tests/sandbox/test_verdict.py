@@ -23,14 +23,17 @@ def root(tmp_path: Path) -> Path:
 @pytest.fixture
 def wrapper(tmp_path: Path) -> Path:
     """A bwrap that logs each run (a probe or a command) and refuses while `refuse` exists beside it (its own
-    identity, the key's binary part, stays the same)."""
+    identity, the key's binary part, stays the same), or once if `busy` does (as a loaded system can)."""
     real = find_bwrap()
     assert real is not None
     script = tmp_path / "bwrap"
     script.write_text('#!/bin/sh\nd=$(dirname "$0")\n'
                       'case "$*" in *" -- true") echo probe;; *) echo command;; esac >> "$d/runs"\n'
                       f'if [ -e "$d/refuse" ]; then echo "bwrap: setting up uid map: Permission denied" >&2; '
-                      f'exit 1; fi\nexec {real} "$@"\n')
+                      f'exit 1; fi\n'
+                      'if [ -e "$d/busy" ]; then rm "$d/busy"; '
+                      'echo "bwrap: Creating new namespace failed: Resource temporarily unavailable" >&2; exit 1; fi\n'
+                      f'exec {real} "$@"\n')
     script.chmod(0o755)
     return script
 
@@ -105,3 +108,23 @@ def test_a_verdict_expires(root: Path, wrapper: Path) -> None:
     assert not verdict.known_good(home, key)
     bash(session(root, wrapper), "true")
     assert runs(wrapper) == ["probe", "command"] * 2
+
+
+def test_a_probe_refused_for_a_moment_is_run_again(root: Path, wrapper: Path) -> None:
+    """Issue 28: under load a namespace can be refused once; that is no reason to run the session unconfined."""
+    wrapper.with_name("busy").touch()
+    ctx = session(root, wrapper)
+    assert bash(ctx, "echo ran").content == "ran"
+    assert runs(wrapper) == ["probe", "probe", "command"]
+    assert ctx.sandbox is not None and ctx.sandbox.confining and ctx.sandbox.take_notice() is None
+
+
+def test_a_lasting_refusal_is_not_retried_and_the_user_is_told_once(root: Path, wrapper: Path) -> None:
+    wrapper.with_name("refuse").touch()
+    ctx = session(root, wrapper)
+    bash(ctx, "true")
+    assert runs(wrapper) == ["probe"]
+    assert ctx.sandbox is not None
+    notice = ctx.sandbox.take_notice()
+    assert notice is not None and "does not work here (bwrap: setting up uid map: Permission denied)" in notice
+    assert ctx.sandbox.take_notice() is None
