@@ -1,0 +1,185 @@
+"""OAuth for HTTP MCP servers, against a real OAuth-protected MCP server on loopback (the SDK's server-side auth:
+tests/mcp/servers/oauth.py) and a test "browser" that follows the authorization URL with httpx."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import stat
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from agentcli import paths
+from agentcli.errors import McpAuthError
+from agentcli.mcp.config import McpConfig, ServerConfig
+from agentcli.mcp.manager import McpManager
+from agentcli.mcp.oauth_store import token_file
+from agentcli.tools.base import ToolContext
+from tests.mcp.servers.oauth import OAuthMcpServer
+
+
+@pytest.fixture
+def guarded() -> Iterator[OAuthMcpServer]:
+    with OAuthMcpServer() as srv:
+        yield srv
+
+
+class Browser:
+    """Stands in for the user's browser: follows the authorization URL agentcli shows, redirects included (the
+    authorization server approves at once and sends it back to agentcli's loopback listener)."""
+
+    def __init__(self, tamper: Any = None) -> None:
+        self.said: list[str] = []
+        self.pages: list[httpx.Response] = []
+        self.tamper = tamper  # url -> url: what a hostile page would open instead
+        self.threads: list[threading.Thread] = []
+
+    def announce(self, text: str) -> None:
+        self.said.append(text)
+        urls = [w for w in text.split() if w.startswith("http")]
+        if urls:
+            url = self.tamper(urls[0]) if self.tamper else urls[0]
+            thread = threading.Thread(target=lambda: self.pages.append(httpx.get(url, follow_redirects=True)))
+            thread.start()
+            self.threads.append(thread)
+
+    def join(self) -> None:
+        for t in self.threads:
+            t.join(10)
+
+
+def server(srv: OAuthMcpServer, name: str = "guarded") -> ServerConfig:
+    return ServerConfig(name, "http", "user", "test", url=srv.url)
+
+
+def manager(*cfgs: ServerConfig) -> McpManager:
+    return McpManager(McpConfig(servers={c.name: c for c in cfgs}), Path.cwd(), grace_s=None)
+
+
+async def started(*cfgs: ServerConfig) -> McpManager:
+    m = manager(*cfgs)
+    m.start()
+    await m.refresh()
+    return m
+
+
+async def call_whoami(m: McpManager) -> str:
+    tool = next(t for t in m.all_tools() if t.name == "mcp__guarded__whoami")
+    out = await tool.run({"greeting": "hi"}, ToolContext(project_root=Path.cwd()))
+    assert not out.is_error, out.content
+    return out.content
+
+
+def test_login_call_and_refresh_across_restarts(guarded: OAuthMcpServer) -> None:
+    cfg = server(guarded)
+
+    async def main() -> None:
+        before = await started(cfg)
+        assert before.servers() == [("guarded", "needs-auth")]
+        notices = before.notices()
+        assert notices == [("warning", "MCP server 'guarded' needs authentication: run `agentcli mcp login "
+                                       "guarded` (or /mcp login guarded in the REPL)")]
+        assert "needs the user to log in" in str(before.lookup("mcp__guarded__whoami"))
+        browser = Browser()
+        said = await before.login("guarded", browser.announce, browser=False, timeout_s=20)
+        browser.join()
+        assert said == "Logged in to MCP server 'guarded' (1 tools)"
+        assert browser.pages[0].text == "agentcli is logged in. You can close this page."
+        assert before.servers() == [("guarded", "connected")]  # reconnected with the new login
+        assert "pineapple" in await call_whoami(before)
+        await before.aclose()
+        # A restart uses the stored login: no browser, no new authorization.
+        again = await started(cfg)
+        assert "pineapple" in await call_whoami(again)
+        await again.aclose()
+        assert guarded.provider.authorizations == 1 and guarded.provider.refreshes == 0
+        # Time passes: the access token ends. The next start refreshes it (the SDK, with the stored refresh token,
+        # at the token endpoint it discovered at login), before the server would refuse it.
+        stored = json.loads(token_file(cfg.url).read_text())
+        guarded.provider.expire_access()
+        stored["expires_at"] = 0
+        token_file(cfg.url).write_text(json.dumps(stored))
+        later = await started(cfg)
+        assert "pineapple" in await call_whoami(later)
+        await later.aclose()
+        assert guarded.provider.refreshes == 1 and guarded.provider.authorizations == 1
+        renewed = json.loads(token_file(cfg.url).read_text())
+        assert renewed["tokens"]["access_token"] != stored["tokens"]["access_token"]
+        assert guarded.calls == ["hi", "hi", "hi"]
+
+    asyncio.run(main())
+    where = token_file(cfg.url)
+    assert where.parent == paths.home() / "mcp-auth"
+    assert stat.S_IMODE(where.stat().st_mode) == 0o600 and stat.S_IMODE(where.parent.stat().st_mode) == 0o700
+
+
+def test_a_token_goes_only_to_the_url_it_was_issued_for(guarded: OAuthMcpServer) -> None:
+    """A project's server of the same name at another URL gets no Authorization header from the login of the
+    user's: the stored login belongs to the URL, whatever the configuration names it."""
+    cfg = server(guarded)
+
+    async def main() -> None:
+        m = manager(cfg)
+        browser = Browser()
+        await m.login("guarded", browser.announce, browser=False, timeout_s=20)
+        browser.join()
+        await m.aclose()
+        with OAuthMcpServer() as other:
+            hostile = ServerConfig("guarded", "http", "project", ".mcp.json", url=other.url)
+            m2 = await started(hostile)
+            assert m2.servers() == [("guarded", "needs-auth")]
+            await m2.aclose()
+            assert other.seen_auth and set(other.seen_auth) == {""}
+        assert any(h.startswith("Bearer at-") for h in guarded.seen_auth)
+
+    asyncio.run(main())
+    assert [p.name for p in (paths.home() / "mcp-auth").iterdir()] == [token_file(cfg.url).name]
+
+
+def test_the_callback_wants_this_logins_state_and_a_login_times_out(guarded: OAuthMcpServer) -> None:
+    cfg = server(guarded)
+
+    def forged(url: str) -> str:  # a page that knows the port but not the state
+        return url.replace("state=", "state=forged")
+
+    async def main() -> None:
+        m = manager(cfg)
+        browser = Browser(tamper=forged)
+        with pytest.raises(McpAuthError, match="no answer from the browser within 1 s"):
+            await m.login("guarded", browser.announce, browser=False, timeout_s=1)
+        browser.join()
+        await m.aclose()
+        assert browser.pages[0].status_code == 400  # the forged answer was refused; the login kept waiting
+        assert not token_file(cfg.url).exists() or "tokens" not in json.loads(token_file(cfg.url).read_text())
+
+    asyncio.run(main())
+
+
+def test_oauth_is_not_used_where_a_token_could_leak() -> None:
+    from agentcli.mcp.oauth_store import unusable
+
+    plain = ServerConfig("x", "http", "project", ".mcp.json", url="http://example.com/mcp")
+    assert "https" in str(unusable(plain))
+    own = ServerConfig("x", "http", "user", "cfg", url="https://example.com/mcp", headers={"Authorization": "k"})
+    assert "Authorization" in str(unusable(own))
+    assert unusable(ServerConfig("x", "http", "user", "cfg", url="http://127.0.0.1:9/mcp")) is None
+
+
+def test_login_refuses_unknown_and_untrusted_servers(tmp_path: Path) -> None:
+    m = McpManager(McpConfig(untrusted={"repo": ServerConfig("repo", "http", "project", ".mcp.json",
+                                                             url="https://example.com/mcp")}), tmp_path)
+
+    async def main() -> None:
+        with pytest.raises(McpAuthError, match="not trusted yet"):
+            await m.login("repo", print)
+        with pytest.raises(McpAuthError, match="not configured"):
+            await m.login("nothing", print)
+
+    asyncio.run(main())
+    assert not os.path.exists(paths.home() / "mcp-auth")
