@@ -195,7 +195,9 @@ class _Callback:
                 return
 
         self.server = HTTPServer(("127.0.0.1", port), Handler)
-        self.thread = threading.Thread(target=self.server.serve_forever, name="mcp-oauth-callback", daemon=True)
+        # A short poll: closing the listener waits for the next one.
+        self.thread = threading.Thread(target=self.server.serve_forever, args=(0.05,), name="mcp-oauth-callback",
+                                       daemon=True)
 
     @property
     def redirect_uri(self) -> str:

@@ -1,0 +1,61 @@
+"""OAuth end to end, as a user meets it: a `-p` run reports the server that needs a login (once, never silently
+absent), `agentcli mcp list` says so, `agentcli mcp login` prints the authorization URL (the test's "browser"
+follows it with httpx) and finishes on its loopback listener. Using the login (tools listed and called, reused and
+refreshed across restarts) is tests/mcp/test_oauth.py's, in-process."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import httpx
+
+from agentcli import paths
+from agentcli.commands.mcp import main as mcp_main
+from tests.cli.helpers import ANTHROPIC, agentcli, git_repo, provider_env
+from tests.fakes.script import Reply
+from tests.fakes.server import FakeLLM
+from tests.mcp.servers.oauth import OAuthMcpServer
+
+
+def test_needs_auth_then_login_then_the_tool_runs(tmp_path: Path, fake_llm: FakeLLM, capsys: object) -> None:
+    proj = git_repo(tmp_path / "proj", {"README.md": "x\n"})
+    with OAuthMcpServer() as srv:
+        paths.home().mkdir(parents=True, exist_ok=True)
+        paths.user_config_file().write_text(f'[mcp_servers.guarded]\ntype = "http"\nurl = "{srv.url}"\n')
+        env = provider_env(fake_llm, ANTHROPIC)
+
+        fake_llm.push(Reply(text="nothing to call"))
+        run = agentcli(["-p", "go", "--model", ANTHROPIC, "--output-format", "stream-json", "--verbose"], proj, env,
+                       timeout=120)
+        assert run.status == 0, run.stderr
+        notices = [ln["text"] for ln in run.lines() if ln.get("subtype") == "notice" and "MCP server" in ln["text"]]
+        assert notices == ["MCP server 'guarded' needs authentication: run `agentcli mcp login guarded` (or /mcp "
+                           "login guarded in the REPL)"], run.stdout
+
+        assert mcp_main(["-C", str(proj), "list"]) == 0
+        listed = capsys.readouterr().out  # type: ignore[attr-defined]
+        assert f"guarded  [user]  {srv.url}  ✗ needs-auth (needs authentication: run `agentcli mcp login " \
+               "guarded`" in listed, listed
+
+        login = subprocess.Popen([sys.executable, "-m", "agentcli", "mcp", "login", "guarded", "--no-browser",
+                                  "--timeout", "60"], cwd=proj, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                 stdin=subprocess.DEVNULL, text=True, env=os.environ.copy())
+        assert login.stdout is not None
+        said = [login.stdout.readline(), login.stdout.readline()]
+        assert said[0] == "To log in to MCP server 'guarded', open this page in your browser:\n", said
+        page = httpx.get(said[1].strip(), follow_redirects=True, timeout=30)
+        out, err = login.communicate(timeout=60)
+        assert login.returncode == 0, err
+        assert page.text == "agentcli is logged in. You can close this page."
+        assert out == "Logged in to MCP server 'guarded' (1 tools)\n" and err == ""
+
+        # The login is stored for the URL, where the next run (tests/mcp/test_oauth.py: in-process) finds it, and
+        # the token itself is nowhere the user or the model sees.
+        token = json.loads(next((paths.home() / "mcp-auth").iterdir()).read_text())["tokens"]["access_token"]
+        assert token in srv.provider.access
+        assert all(token not in json.dumps(r.body) for r in fake_llm.requests)
+        assert token not in run.stdout + run.stderr + out + listed
