@@ -6,7 +6,7 @@ Tools never import providers, session/ or front ends. What they need from outsid
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -51,6 +51,10 @@ class ToolLookup(Protocol):
     def __call__(self, name: str) -> Tool | str | None:
         """A tool not offered this turn (a deferred MCP tool) by name, or why it cannot run, or None if unknown."""
         ...
+
+
+class RunCall(Protocol):
+    def __call__(self, name: str, args: dict[str, Any]) -> Awaitable[ToolOutput]: ...
 
 
 @dataclass(slots=True)
@@ -106,6 +110,9 @@ class ToolContext:
     # asking while it is active (deny rules still win: the policy checks them first).
     active_skill: str | None = None
     skill_allowed_tools: tuple[str, ...] = ()
+    # A tool call made for the user, not by the model (a custom command's !`command`), decided and run as the
+    # model's would be (hooks, policy and its question, sandbox): the agent's `run_call`; None outside an agent.
+    run_call: RunCall | None = None
     _redactor: Redactor | None = field(default=None, repr=False, compare=False)
 
     def redact(self, text: str, *, shapes: bool = False) -> str:
