@@ -70,7 +70,7 @@ async def _login(repl: Repl, manager: McpServers, verb: str, name: str) -> None:
         repl.renderer.notice(f"Logged out of MCP server '{name}'" if gone else f"No stored login for '{name}'")
         return
     try:
-        said = await manager.login(name, repl.renderer.notice)
+        said = await manager.login(name, lambda text: repl.renderer.notice(text, soft_wrap=True))
     except AgentCliError as err:
         repl.renderer.notice(err.one_line(), style="yellow")
         return

@@ -59,3 +59,31 @@ def test_needs_auth_then_login_then_the_tool_runs(tmp_path: Path, fake_llm: Fake
         assert token in srv.provider.access
         assert all(token not in json.dumps(r.body) for r in fake_llm.requests)
         assert token not in run.stdout + run.stderr + out + listed
+
+
+def test_repl_mcp_login(tmp_path: Path, fake_llm: FakeLLM) -> None:
+    """`/mcp login NAME` prints the URL whole (one line to copy: the terminal wraps it), the browser's answer
+    completes it, and the server is connected with its tools."""
+    import re
+
+    from tests.ui.ptyterm import Term, child_env
+
+    proj = git_repo(tmp_path / "proj", {"README.md": "x\n"})
+    with OAuthMcpServer() as srv:
+        paths.home().mkdir(parents=True, exist_ok=True)
+        paths.user_config_file().write_text(f'[mcp_servers.guarded]\ntype = "http"\nurl = "{srv.url}"\n')
+        term = Term(["--model", "openai/fake-model"], proj, child_env(fake_llm.openai_url, BROWSER=""))
+        try:
+            term.prompt()
+            term.line("/mcp login guarded")
+            term.expect("open this page in your browser:")
+            shown = term.expect(r"http://127\.0\.0\.1:\d+/authorize\?\S+", regex=True)
+            url = re.findall(r"http://127\.0\.0\.1:\d+/authorize\?\S+", re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", shown))
+            page = httpx.get(url[-1], follow_redirects=True, timeout=30)
+            assert page.text == "agentcli is logged in. You can close this page."
+            term.expect("Logged in to MCP server 'guarded' (1 tools)", timeout=60)
+            term.prompt()
+            term.line("/mcp")
+            term.expect("guarded [connected, 1 tools]")
+        finally:
+            term.close()
