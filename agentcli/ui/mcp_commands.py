@@ -25,8 +25,7 @@ async def manager_of(repl: Repl) -> McpServers | None:
     return found
 
 
-@command("mcp", "MCP servers: status, their tools, reconnect, OAuth login",
-         "[tools [server] | reconnect [server] | login server | logout server]")
+@command("mcp", "MCP servers: status, tools, reconnect, OAuth login", "[tools|reconnect|login|logout [server]]")
 async def _mcp(repl: Repl, args: str) -> None:
     manager = await manager_of(repl)
     if manager is None:
