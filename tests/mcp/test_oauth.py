@@ -119,6 +119,24 @@ def test_login_call_and_refresh_across_restarts(guarded: OAuthMcpServer) -> None
     assert stat.S_IMODE(where.stat().st_mode) == 0o600 and stat.S_IMODE(where.parent.stat().st_mode) == 0o700
 
 
+def test_login_over_legacy_sse() -> None:
+    with OAuthMcpServer("sse") as srv:
+        cfg = ServerConfig("guarded", "sse", "user", "test", url=srv.url)
+
+        async def main() -> None:
+            m = await started(cfg)
+            assert m.servers() == [("guarded", "needs-auth")]
+            browser = Browser()
+            assert await m.login("guarded", browser.announce, browser=False, timeout_s=20) == \
+                "Logged in to MCP server 'guarded' (1 tools)"
+            browser.join()
+            assert "pineapple" in await call_whoami(m)
+            await m.aclose()
+
+        asyncio.run(main())
+        assert srv.calls == ["hi"]
+
+
 def test_a_token_goes_only_to_the_url_it_was_issued_for(guarded: OAuthMcpServer) -> None:
     """A project's server of the same name at another URL gets no Authorization header from the login of the
     user's: the stored login belongs to the URL, whatever the configuration names it."""

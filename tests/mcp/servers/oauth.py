@@ -98,9 +98,10 @@ class Provider:
 
 
 class OAuthMcpServer:
-    """`with OAuthMcpServer() as srv:` serves `srv.url` (streamable HTTP at /mcp) until the block ends."""
+    """`with OAuthMcpServer() as srv:` serves `srv.url` (streamable HTTP at /mcp, or legacy SSE at /sse) until the
+    block ends."""
 
-    def __init__(self) -> None:
+    def __init__(self, transport: str = "http") -> None:
         # Bound and listening before uvicorn starts: a client's first connection waits in the backlog, so nothing
         # has to wait for the server to come up.
         self.sock = socket.socket()
@@ -108,7 +109,7 @@ class OAuthMcpServer:
         self.sock.listen(64)
         self.port = int(self.sock.getsockname()[1])
         base = f"http://127.0.0.1:{self.port}"
-        self.url = f"{base}/mcp"
+        self.url = f"{base}/mcp" if transport == "http" else f"{base}/sse"
         self.provider = Provider()
         self.calls: list[str] = []
         auth = AuthSettings(issuer_url=base, resource_server_url=self.url, validate_token_resource=False,  # type: ignore[arg-type]
@@ -123,7 +124,7 @@ class OAuthMcpServer:
             self.calls.append(greeting)
             return f"{greeting}: the secret word is pineapple"
 
-        self.app = server.streamable_http_app()
+        self.app = server.streamable_http_app() if transport == "http" else server.sse_app()
         self.seen_auth: list[str] = []  # the Authorization header of every request (empty when none)
         config = uvicorn.Config(self._recording, host="127.0.0.1", port=self.port, log_level="warning", lifespan="on",
                                 interface="asgi3")
