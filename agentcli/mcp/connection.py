@@ -91,7 +91,7 @@ class Connection:
         self._refused = False  # the server answered 401 and OAuth may be used for it: a login is what it needs
 
     async def _on_response(self, response: httpx2.Response) -> None:
-        if response.status_code == 401 and oauth_unusable(self.cfg) is None and self.status == "pending":
+        if response.status_code == 401 and oauth_unusable(self.cfg) is None:
             self._refused = True
 
     def start(self) -> None:
@@ -259,7 +259,12 @@ class Connection:
 
     def _lost(self, error: str) -> None:
         if self.status == "connected":
-            self._fail(error)
+            # A server that refused its token (revoked, or expired early) ends the connection: a login is what
+            # it needs, not a restart.
+            if self._refused:
+                self._needs_login()
+            else:
+                self._fail(error)
         self._stop.set()
 
     def give_up(self, why: str) -> None:

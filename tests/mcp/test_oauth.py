@@ -119,6 +119,28 @@ def test_login_call_and_refresh_across_restarts(guarded: OAuthMcpServer) -> None
     assert stat.S_IMODE(where.stat().st_mode) == 0o600 and stat.S_IMODE(where.parent.stat().st_mode) == 0o700
 
 
+def test_a_token_refused_mid_session_is_a_login_to_do_not_a_crash(guarded: OAuthMcpServer) -> None:
+    cfg = server(guarded)
+
+    async def main() -> None:
+        m = await started(cfg)
+        browser = Browser()
+        await m.login("guarded", browser.announce, browser=False, timeout_s=20)
+        browser.join()
+        assert "pineapple" in await call_whoami(m)
+        m.notices()
+        guarded.provider.expire_access()  # revoked by the server, long before its stated end
+        tool = next(t for t in m.all_tools() if t.name == "mcp__guarded__whoami")
+        out = await tool.run({"greeting": "again"}, ToolContext(project_root=Path.cwd()))
+        assert out.is_error and "needs the user to log in (agentcli mcp login guarded)" in out.content
+        assert m.servers() == [("guarded", "needs-auth")]
+        assert [n for _, n in m.notices()] == ["MCP server 'guarded' needs authentication: run `agentcli mcp "
+                                               "login guarded` (or /mcp login guarded in the REPL)"]
+        await m.aclose()
+
+    asyncio.run(main())
+
+
 def test_login_over_legacy_sse() -> None:
     with OAuthMcpServer("sse") as srv:
         cfg = ServerConfig("guarded", "sse", "user", "test", url=srv.url)

@@ -41,6 +41,14 @@ def test_needs_auth_then_login_then_the_tool_runs(tmp_path: Path, fake_llm: Fake
         assert f"guarded  [user]  {srv.url}  ✗ needs-auth (needs authentication: run `agentcli mcp login " \
                "guarded`" in listed, listed
 
+        from agentcli.mcp.health import doctor_lines
+        from agentcli.settings.config import load_settings
+
+        doctor = doctor_lines(load_settings(proj, {}))
+        assert any(ln.startswith("  guarded [user] ") and ln.endswith("needs-auth (needs authentication: run `agentcli "
+                                                                      "mcp login guarded` (or /mcp login guarded in "
+                                                                      "the REPL))") for ln in doctor), doctor
+
         login = subprocess.Popen([sys.executable, "-m", "agentcli", "mcp", "login", "guarded", "--no-browser",
                                   "--timeout", "60"], cwd=proj, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                  stdin=subprocess.DEVNULL, text=True, env=os.environ.copy())
