@@ -1,7 +1,7 @@
 """OAuth end to end, as a user meets it: a `-p` run reports the server that needs a login (once, never silently
-absent), `agentcli mcp list` says so, `agentcli mcp login` prints the authorization URL (the test's "browser"
-follows it with httpx) and finishes on its loopback listener. Using the login (tools listed and called, reused and
-refreshed across restarts) is tests/mcp/test_oauth.py's, in-process."""
+absent), `agentcli mcp list` and doctor say so, `agentcli mcp login` prints the authorization URL and opens it in
+the user's BROWSER (a script that follows it with httpx) and finishes on its loopback listener. Using the login
+(tools listed and called, reused and refreshed across restarts) is tests/mcp/test_oauth.py's, in-process."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ from tests.fakes.server import FakeLLM
 from tests.mcp.servers.oauth import OAuthMcpServer
 
 
-def test_needs_auth_then_login_then_the_tool_runs(tmp_path: Path, fake_llm: FakeLLM, capsys: object) -> None:
+def test_needs_auth_is_reported_then_login_in_the_browser(tmp_path: Path, fake_llm: FakeLLM, capsys: object) -> None:
     proj = git_repo(tmp_path / "proj", {"README.md": "x\n"})
     with OAuthMcpServer() as srv:
         paths.home().mkdir(parents=True, exist_ok=True)
@@ -49,17 +49,23 @@ def test_needs_auth_then_login_then_the_tool_runs(tmp_path: Path, fake_llm: Fake
                                                                       "mcp login guarded` (or /mcp login guarded in "
                                                                       "the REPL))") for ln in doctor), doctor
 
-        login = subprocess.Popen([sys.executable, "-m", "agentcli", "mcp", "login", "guarded", "--no-browser",
-                                  "--timeout", "60"], cwd=proj, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                 stdin=subprocess.DEVNULL, text=True, env=os.environ.copy())
-        assert login.stdout is not None
-        said = [login.stdout.readline(), login.stdout.readline()]
-        assert said[0] == "To log in to MCP server 'guarded', open this page in your browser:\n", said
-        page = httpx.get(said[1].strip(), follow_redirects=True, timeout=30)
-        out, err = login.communicate(timeout=60)
-        assert login.returncode == 0, err
-        assert page.text == "agentcli is logged in. You can close this page."
-        assert out == "Logged in to MCP server 'guarded' (1 tools)\n" and err == ""
+        # The user's browser (BROWSER, as Python's webbrowser reads it): follows the page to its end, as a person
+        # clicking "Allow" would, and keeps what it was shown.
+        browser = tmp_path / "browser"
+        browser.write_text(f"#!{sys.executable}\nimport sys, httpx\n"
+                           "page = httpx.get(sys.argv[1], follow_redirects=True, timeout=30)\n"
+                           "open(sys.argv[0] + '.page', 'w').write(sys.argv[1] + '\\n' + page.text)\n")
+        browser.chmod(0o755)
+        login = subprocess.run([sys.executable, "-m", "agentcli", "mcp", "login", "guarded", "--timeout", "60"],
+                               cwd=proj, capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=120,
+                               env={**os.environ, "BROWSER": str(browser)})
+        assert login.returncode == 0, login.stderr
+        opened, page = (tmp_path / "browser.page").read_text().split("\n", 1)
+        assert page == "agentcli is logged in. You can close this page."
+        out = login.stdout
+        assert out == (f"To log in to MCP server 'guarded', open this page in your browser:\n  {opened}\n"
+                       "(opened in your browser)\nLogged in to MCP server 'guarded' (1 tools)\n") and login.stderr == ""
+        assert opened.startswith(f"http://127.0.0.1:{srv.port}/authorize?response_type=code&client_id=")
 
         # The login is stored for the URL, where the next run (tests/mcp/test_oauth.py: in-process) finds it, and
         # the token itself is nowhere the user or the model sees.
