@@ -28,6 +28,7 @@ from mcp_types.jsonrpc import CONNECTION_CLOSED
 
 from agentcli.mcp.config import ServerConfig
 from agentcli.mcp.oauth import NeedsLogin, session_auth
+from agentcli.mcp.oauth_store import secrets as login_secrets
 from agentcli.mcp.oauth_store import unusable as oauth_unusable
 from agentcli.mcp.spawn import open_transport
 from agentcli.redact import redact
@@ -430,5 +431,5 @@ def describe_error(err: BaseException, cfg: ServerConfig) -> str:
     text = err.error.message if isinstance(err, MCPError) else (str(err) or type(err).__name__)
     if cfg.url:
         text = text.replace(cfg.url, cfg.target)
-    text = one_line(redact(text, cfg.secrets()))
+    text = one_line(redact(text, [*cfg.secrets(), *login_secrets(cfg)]))
     return " ".join(text.split())[:300]

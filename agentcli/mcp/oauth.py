@@ -39,6 +39,7 @@ from agentcli.atomicfile import atomic_write
 from agentcli.errors import McpAuthError
 from agentcli.mcp.config import ServerConfig
 from agentcli.mcp.oauth_store import logged_in, read, token_file, unusable
+from agentcli.mcp.oauth_store import secrets as login_secrets
 
 LOGIN_TIMEOUT_S = 300.0  # for the user to finish in the browser
 CALLBACK_PATH = "/callback"
@@ -315,7 +316,7 @@ def _failure(err: BaseException, cfg: ServerConfig) -> McpAuthError:
     from agentcli.redact import redact
     from agentcli.visible import one_line
 
-    text = one_line(redact(str(leaf) or type(leaf).__name__, cfg.secrets()))[:300]
+    text = one_line(redact(str(leaf) or type(leaf).__name__, [*cfg.secrets(), *login_secrets(cfg)]))[:300]
     return McpAuthError(f"could not log in to MCP server '{cfg.name}': {text}")
 
 

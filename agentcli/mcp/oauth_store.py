@@ -33,6 +33,17 @@ def read(url: str) -> dict[str, Any]:
     return data if isinstance(data, dict) and data.get("url") == url else {}
 
 
+def secrets(cfg: ServerConfig) -> list[str]:
+    """What a login stored for this server that must never be shown (tokens, a client secret): for redaction."""
+    if cfg.transport not in ("http", "sse"):
+        return []
+    data = read(cfg.url)
+    tokens, client = data.get("tokens"), data.get("client")
+    found = [tokens.get(k) for k in ("access_token", "refresh_token")] if isinstance(tokens, dict) else []
+    found += [client.get("client_secret")] if isinstance(client, dict) else []
+    return [v for v in found if isinstance(v, str) and len(v) >= 8]
+
+
 def unusable(cfg: ServerConfig) -> str | None:
     """Why OAuth is not used for this server (None: it may be). A server given its own Authorization header keeps
     it; a token never travels in clear text to anything but this machine."""

@@ -223,3 +223,15 @@ def test_login_refuses_unknown_and_untrusted_servers(tmp_path: Path) -> None:
 
     asyncio.run(main())
     assert not os.path.exists(paths.home() / "mcp-auth")
+
+
+def test_a_stored_token_never_reaches_an_error_message() -> None:
+    from agentcli.mcp.connection import describe_error
+
+    cfg = ServerConfig("x", "http", "user", "cfg", url="https://example.com/mcp")
+    where = token_file(cfg.url)
+    where.parent.mkdir(parents=True)
+    where.write_text(json.dumps({"url": cfg.url, "tokens": {"access_token": "opaque-token-1234567",
+                                                            "refresh_token": "opaque-refresh-7654321"}}))
+    said = describe_error(RuntimeError("server said: opaque-token-1234567 / opaque-refresh-7654321 is bad"), cfg)
+    assert "opaque" not in said and "server said:" in said
