@@ -161,6 +161,7 @@ def session_auth(cfg: ServerConfig) -> httpx2.Auth | None:
         return None
     storage = StoredLogin(cfg.url)
     client = stored_client(storage)
+    # The registered redirect, for the record: a session never sends anyone to authorize (_cannot_ask).
     redirect = str(client.redirect_uris[0]) if client is not None and client.redirect_uris else \
         f"http://127.0.0.1:1{CALLBACK_PATH}"
     provider = OAuthClientProvider(cfg.url, client_metadata(redirect), storage, _cannot_ask, _no_callback)
