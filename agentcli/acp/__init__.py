@@ -7,4 +7,5 @@ mapped to `session/update` notifications (agentcli.acp.updates); questions go to
 
 Modules: `agent` (the ACP Agent: initialize, sessions, prompt, cancel, modes), `updates` (events → updates),
 `approver` (permission requests), `settings` (an ACP session's Settings: cwd, session id, the client's MCP
-servers)."""
+servers), `files` (the file tools' text through the client's file system), `commands` (slash commands advertised
+and run), `doctor` (its line in `agentcli doctor`)."""

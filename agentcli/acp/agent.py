@@ -32,8 +32,10 @@ from acp.schema import (
 )
 
 from agentcli.acp.approver import AcpApprover
+from agentcli.acp.commands import available, expand
+from agentcli.acp.files import ClientFiles
 from agentcli.acp.settings import session_settings
-from agentcli.acp.updates import Update, history_updates, updates_for
+from agentcli.acp.updates import Update, history_updates, notice_update, updates_for
 from agentcli.core.events import RunFinished
 from agentcli.driver import Driver
 from agentcli.errors import AgentCliError
@@ -48,7 +50,6 @@ MODES = {
     "acceptEdits": "Edit files without asking; ask before commands",
     "plan": "Read only: plan, then ask to go ahead",
 }
-COMMANDS = [AvailableCommand(name="compact", description="summarise the conversation to free context")]
 
 
 @dataclass
@@ -56,6 +57,7 @@ class Session:
     driver: Driver
     approver: AcpApprover
     later: asyncio.Task[None] | None = None
+    commands: list[AvailableCommand] | None = None  # the slash commands the client was last told of
 
 
 class AcpAgent:
@@ -65,12 +67,15 @@ class AcpAgent:
         self.flags = flags
         self.client: Client | None = None
         self.sessions: dict[str, Session] = {}
+        self.fs = (False, False)  # the client offers fs/read_text_file, fs/write_text_file (its `initialize`)
 
     def on_connect(self, conn: Client) -> None:
         self.client = conn
 
     async def initialize(self, protocol_version: int, client_capabilities: Any = None, client_info: Any = None,
                          **_: Any) -> InitializeResponse:
+        fs = getattr(client_capabilities, "fs", None)
+        self.fs = (getattr(fs, "read_text_file", None) is True, getattr(fs, "write_text_file", None) is True)
         caps = AgentCapabilities(
             load_session=True, prompt_capabilities=PromptCapabilities(embedded_context=True),
             mcp_capabilities=McpCapabilities(http=True, sse=True),
@@ -85,6 +90,7 @@ class AcpAgent:
                           mcp_servers: list[Any] | None = None, **_: Any) -> NewSessionResponse:
         sid = new_uuid()
         session = await self._open(sid, cwd, mcp_servers, session_id=sid)
+        self._announce(sid, session)
         return NewSessionResponse(session_id=sid, modes=_modes(session.driver.settings.permissions.mode))
 
     async def load_session(self, cwd: str, session_id: str, mcp_servers: list[Any] | None = None,
@@ -92,6 +98,7 @@ class AcpAgent:
         session = await self._open(session_id, cwd, mcp_servers, resume=session_id)
         for update in history_updates(session.driver.agent.messages):
             await self._send(session_id, update)
+        self._announce(session_id, session)
         return LoadSessionResponse(modes=_modes(session.driver.agent.mode))
 
     async def list_sessions(self, cwd: str | None = None, cursor: str | None = None,
@@ -117,10 +124,12 @@ class AcpAgent:
 
     async def prompt(self, session_id: str, prompt: list[Any], **_: Any) -> PromptResponse:
         session = self._session(session_id)
-        text = _prompt_text(prompt)
         driver = session.driver
-        run = driver.compact(text[len("/compact"):].strip() or None) if text.strip().startswith("/compact") \
-            else driver.run(text)
+        text, left_out = _prompt_text(prompt)
+        asked = expand(text, driver.settings.project_root)
+        for told in left_out:
+            await self._send(session_id, notice_update("warning", told))
+        run = driver.compact(asked.text or None) if asked.compact else driver.run(asked.text)
         stop = "end_turn"
         mode = driver.agent.mode
         async with contextlib.aclosing(run) as events:
@@ -136,6 +145,7 @@ class AcpAgent:
                     if event.result.is_error and stop == "end_turn":
                         raise RequestError.internal_error({"message": event.result.error_message,
                                                            "code": event.result.error_code})
+        await self._advertise(session_id, session)  # an MCP server's prompts may have arrived meanwhile
         return PromptResponse(stop_reason=stop)  # type: ignore[arg-type]
 
     async def cancel(self, session_id: str, **_: Any) -> None:
@@ -160,15 +170,39 @@ class AcpAgent:
             raise RequestError.invalid_params({"message": err.one_line(), "code": err.code}) from None
         approver = AcpApprover(sid, settings.project_root)
         approver.client = self.client
-        driver = Driver(settings, approver)
+        driver = Driver(settings, approver, files=self._files(sid))
         failed = await driver.start()
         if failed is not None:
             raise RequestError.internal_error({"message": failed.error_message, "code": failed.error_code})
         session = self.sessions[sid] = Session(driver, approver)
-        # after the response that tells the client the session's id (as other ACP agents send it)
-        session.later = asyncio.get_running_loop().create_task(self._send(sid, AvailableCommandsUpdate(
-            session_update="available_commands_update", available_commands=COMMANDS)))
         return session
+
+    def _announce(self, sid: str, session: Session) -> None:
+        """The start-up notices (settings not trusted, no sandbox, hooks or tools dropped …) and the slash
+        commands, once, right after the response that tells the client the session's id (as other ACP agents
+        send their commands): the caller returns at once, so the response is queued first."""
+
+        async def announce() -> None:
+            for notice in session.driver.take_notices():  # taken now: a first prompt does not repeat them
+                await self._send(sid, notice_update(notice.level, notice.text, notice.code))
+            await self._advertise(sid, session)
+
+        session.later = asyncio.get_running_loop().create_task(announce())
+
+    async def _advertise(self, sid: str, session: Session) -> None:
+        """The session's slash commands, when they are not what the client was last told."""
+        commands = available(session.driver.agent, session.driver.settings.project_root)
+        if commands != session.commands:
+            session.commands = commands
+            await self._send(sid, AvailableCommandsUpdate(session_update="available_commands_update",
+                                                          available_commands=commands))
+
+    def _files(self, sid: str) -> ClientFiles | None:
+        """The client's file system for the file tools' text, when it offers reading or writing."""
+        read, write = self.fs
+        if self.client is None or not (read or write):
+            return None
+        return ClientFiles(self.client, sid, read=read, write=write)
 
     def _session(self, session_id: str) -> Session:
         session = self.sessions.get(session_id)
@@ -186,9 +220,12 @@ def _modes(current: str) -> SessionModeState:
                             available_modes=[SessionMode(id=k, name=k, description=v) for k, v in MODES.items()])
 
 
-def _prompt_text(blocks: list[Any]) -> str:
-    """The prompt's text; embedded resources (a file the editor attached) and links are given as text too."""
+def _prompt_text(blocks: list[Any]) -> tuple[str, list[str]]:
+    """The prompt's text; embedded resources (a file the editor attached) and links are given as text too. And
+    what was left out, to be said: images, audio and binary resources (agentcli offers none of them in
+    `promptCapabilities`, but a client may send them anyway)."""
     parts: list[str] = []
+    left_out: list[str] = []
     for block in blocks:
         data = block.model_dump(by_alias=True, exclude_none=True)
         if data.get("type") == "text":
@@ -197,9 +234,15 @@ def _prompt_text(blocks: list[Any]) -> str:
             res = data.get("resource", {})
             if isinstance(res.get("text"), str):
                 parts.append(f"<file uri=\"{res.get('uri', '')}\">\n{res['text']}\n</file>")
+            else:
+                left_out.append(f"{res.get('uri') or 'an attached resource'} (not text)")
         elif data.get("type") == "resource_link":
             parts.append(f"@{data.get('uri', '')}")
-    return "\n".join(parts)
+        else:
+            left_out.append(f"{data.get('type', 'unknown')} block")
+    told = [f"left out of the prompt: the {what} (agentcli takes text, text files and links over ACP)"
+            for what in left_out]
+    return "\n".join(parts), told
 
 
 def _stop_reason(subtype: str, code: str | None) -> str:

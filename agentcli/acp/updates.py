@@ -1,5 +1,11 @@
 """agentcli's events → ACP `session/update` notifications (text and thinking chunks, plans from TodoWrite, tool
-calls with their kind, locations and diffs, and their updates). Pure mapping: no I/O."""
+calls with their kind, locations and diffs, and their updates, agentcli's own notices). Pure mapping: no I/O.
+
+A notice (a setting ignored, a sandbox that cannot confine, an MCP server or a hook that failed, a tool dropped) is
+an `agent_message_chunk`, as codex-acp forwards Codex's warnings: ACP has no update of its own for it, a thought
+is folded away (and reads as the model's), and a message is what an editor shows. It is a quoted paragraph
+prefixed `agentcli:` (`⚠ agentcli:` for a warning), so it does not read as the model's words, and its `_meta`
+(`{"agentcli": {"notice": level, "code": …}}`) lets a client that knows it show it otherwise."""
 
 from __future__ import annotations
 
@@ -19,13 +25,14 @@ from acp.schema import (
 from agentcli.core.events import (
     AgentEvent,
     AssistantMessage,
+    Notice,
     TextDelta,
     ThinkingDelta,
     TodosUpdated,
     ToolFinished,
     ToolStarted,
 )
-from agentcli.llm.messages import Message, TextBlock, ThinkingBlock, ToolUseBlock
+from agentcli.llm.messages import Message, TextBlock, ThinkingBlock, ToolResultBlock, ToolUseBlock
 
 Update = (AgentMessageChunk | AgentThoughtChunk | ToolCallStart | ToolCallProgress | AgentPlanUpdate
           | UserMessageChunk)
@@ -95,10 +102,21 @@ def updates_for(event: AgentEvent) -> list[Update]:
             event.tool_use_id, status="failed" if failed else "completed",
             content=[helpers.tool_content(helpers.text_block(text))] if text else None,
             raw_output=_result_text(event))]
+    if isinstance(event, Notice):
+        return [notice_update(event.level, event.text, event.code)]
     if isinstance(event, TodosUpdated):
         return [helpers.update_plan([helpers.plan_entry(t.content, status=_status(t.status))  # type: ignore[arg-type]
                                      for t in event.todos])]
     return []  # the rest is the driver's or the result's business (a subagent shows as its Task's result)
+
+
+def notice_update(level: str, text: str, code: str | None = None) -> AgentMessageChunk:
+    """One of agentcli's notices as the editor shows it (the module's docstring says why this form)."""
+    mark = "⚠ agentcli" if level == "warning" else "agentcli"
+    quoted = "\n> ".join(text.strip().splitlines() or [""])
+    meta: dict[str, Any] = {"notice": level, **({"code": code} if code else {})}
+    chunk = helpers.update_agent_message_text(f"\n\n> {mark}: {quoted}\n\n")
+    return chunk.model_copy(update={"field_meta": {"agentcli": meta}})
 
 
 def _status(status: str) -> str:
@@ -111,7 +129,8 @@ def _result_text(event: ToolFinished) -> str:
 
 def history_updates(messages: list[Message]) -> list[Update]:
     """A loaded session's transcript replayed as updates (ACP's `session/load` contract): user and agent text,
-    thinking, and each tool call with its result."""
+    thinking, and each tool call (with its final status) and, where it was recorded, its result."""
+    failed = {b.tool_use_id: b.is_error for m in messages for b in m.content if isinstance(b, ToolResultBlock)}
     out: list[Update] = []
     for msg in messages:
         for block in msg.content:
@@ -122,5 +141,10 @@ def history_updates(messages: list[Message]) -> list[Update]:
                 out.append(helpers.update_agent_thought_text(block.thinking))
             elif isinstance(block, ToolUseBlock):
                 start = tool_start(block.id, block.name, dict(block.input))
-                out.append(start.model_copy(update={"status": "completed"}))
+                out.append(start.model_copy(update={"status": "failed" if failed.get(block.id) else "completed"}))
+            elif isinstance(block, ToolResultBlock):
+                out.append(helpers.update_tool_call(
+                    block.tool_use_id, status="failed" if block.is_error else "completed",
+                    content=[helpers.tool_content(helpers.text_block(block.content))] if block.content else None,
+                    raw_output=block.content))
     return out

@@ -39,7 +39,7 @@ if TYPE_CHECKING:
 from agentcli.plugins.loaded import Loaded, load_plugins
 from agentcli.plugins.parts import add_servers, agent_definitions, hook_layers
 from agentcli.skills.attach import attach_skills
-from agentcli.tools.base import ToolContext
+from agentcli.tools.base import FileAccess, ToolContext
 from agentcli.tools.registry import DEFAULT_TOOLS, ToolRegistry, resolve_tools, unknown_tool_notices
 
 
@@ -367,10 +367,11 @@ async def agent_options(settings: Settings, sel: selection.Selection, preset: Pr
 
 async def build(settings: Settings, approver: Approver,
                 hooks_in_code: Callable[[Hooks | None], Hooks] | None = None,
-                sdk_request: SdkRequest | None = None) -> Built:
+                sdk_request: SdkRequest | None = None, files: FileAccess | None = None) -> Built:
     """`hooks_in_code`: wraps the configured hooks with a caller's own (the Agent SDK's callbacks), so the main
     agent and every subagent run both. `sdk_request`: the Agent SDK's control channel (agentcli.sdkio), which
-    `"type": "sdk"` MCP servers talk through, also those the SDK declares after the build."""
+    `"type": "sdk"` MCP servers talk through, also those the SDK declares after the build. `files`: where the file
+    tools read and write text (an ACP client's file system); None: the local disk."""
     settings = with_session_setup(settings)
     plugins = load_plugins()
     plugin_hooks, plugin_notices = hook_layers(plugins)
@@ -396,6 +397,7 @@ async def build(settings: Settings, approver: Approver,
     try:
         provider = sdkparts.with_fallback(make_provider(sel), settings, sel)
         ctx = tool_context(settings)
+        ctx.files = files
         policy = make_policy(settings, ctx, preset, remembered_rules(opened))
         if dont_ask:  # not a preset's or a settings file's default_mode either
             policy.session.mode = "default"

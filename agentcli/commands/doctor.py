@@ -47,6 +47,9 @@ def _report() -> int:
     from agentcli.skills.report import doctor_lines as skill_lines
 
     lines += skill_lines(settings.project_root)
+    from agentcli.acp.doctor import doctor_lines as acp_lines
+
+    lines += acp_lines() + serve_lines()
     sys.stdout.write("\n".join(lines) + "\n")
     return 0
 
@@ -195,3 +198,27 @@ def _mcp_json_lines(settings: Settings) -> list[str]:
     state = "read (trusted)" if trust.is_mcp_trusted(root) else "not trusted: no server starts until trusted"
     lines = [f"  .mcp.json: {path} — {state}"]
     return lines + ([f"    servers: {', '.join(sorted(data))}"] if data else [])
+
+
+def serve_lines() -> list[str]:
+    """What `agentcli serve` would run on (its HTTP stack) and the state of its token file (never the token)."""
+    from importlib import metadata
+
+    from agentcli.server.token import token_file
+
+    stack = []
+    for dist in ("starlette", "uvicorn"):
+        try:
+            stack.append(f"{dist} {metadata.version(dist)}")
+        except metadata.PackageNotFoundError:
+            stack.append(f"{dist} MISSING (serve cannot start; reinstall agentcli)")
+    path = token_file()
+    try:
+        mode = path.stat().st_mode & 0o777
+    except FileNotFoundError:
+        token = f"no token yet ({path} is made on the first start)"
+    except OSError as err:
+        token = f"{path} cannot be read: {err.strerror}"
+    else:
+        token = f"token {path} (mode {mode:o}{', readable by others: refused' if mode & 0o077 else ''})"
+    return [f"serve: {', '.join(stack)}; {token}"]

@@ -14,6 +14,13 @@ Use the tools to read, search, edit files and run commands; do the task rather t
 - If a tool call is denied, do not repeat it as it was: adjust, or explain what you need and stop.
 - When done, answer briefly: what you changed and how you checked it."""
 
+# What `/init` sends (the REPL's and ACP's)
+INIT_PROMPT = """Please analyse this codebase and write an AGENTS.md file at the project root for future agents.
+Cover: the commands to build, lint and run the tests (including a single test); the high-level architecture
+that takes reading several files to understand; and the conventions a contributor must follow. Keep it short
+and specific to this repository, no generic advice. If an AGENTS.md (or CLAUDE.md, .cursorrules,
+.github/copilot-instructions.md, README.md) exists, build on what it says and improve it."""
+
 
 def system_prompt(
     cwd: Path,

@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from agentcli.llm.messages import Message
     from agentcli.mcp.sdk_transport import SdkRequest
     from agentcli.settings.config import Settings
+    from agentcli.tools.base import FileAccess
 
 # A signal ends the run the way an error does: every process it started is killed (cancellation reaches the
 # tools, then the loop's shutdown stops background shells) and a result is still given.
@@ -44,8 +45,9 @@ class Driver:
 
     def __init__(self, settings: Settings, approver: Approver, *,
                  hooks_in_code: Callable[[Hooks | None], Hooks] | None = None,
-                 sdk_request: SdkRequest | None = None) -> None:
+                 sdk_request: SdkRequest | None = None, files: FileAccess | None = None) -> None:
         self.settings = settings
+        self.files = files  # where the file tools' text goes (an editor's over ACP); None: the disk
         self.approver = approver
         self.hooks_in_code = hooks_in_code
         self.sdk_request = sdk_request
@@ -80,7 +82,7 @@ class Driver:
         with self._turn():
             try:
                 built = await self._waited(lambda: build(self.settings, self.approver, self.hooks_in_code,
-                                                         sdk_request=self.sdk_request))
+                                                         sdk_request=self.sdk_request, files=self.files))
             except AgentCliError as err:
                 self.failure = failed_result(self.settings.session.session_id or "", err.code, err.one_line(),
                                              err.exit_status)

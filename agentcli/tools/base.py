@@ -47,6 +47,21 @@ class ModelInfo(Protocol):
     def accepts_images(self) -> bool: ...
 
 
+class FileAccess(Protocol):
+    """Where Read, Write and Edit get and put a text file's content, once they have decided they may (the path
+    resolved and inside the project, read before it is changed): the local disk (agentcli.tools.fileaccess) unless
+    a front end injects another, such as an editor's buffers over ACP. Failures are OSError (or NotText)."""
+
+    async def read_text(self, path: Path, ctx: ToolContext) -> str:
+        """The text of the regular file `path` (real, absolute, checked by the caller)."""
+        ...
+
+    async def write_text(self, path: Path, content: str, ctx: ToolContext) -> os.stat_result | None:
+        """Replace (or create) `path` with `content`; the file's stat afterwards, None when it is not on disk
+        (kept in an editor's buffer)."""
+        ...
+
+
 class ToolLookup(Protocol):
     def __call__(self, name: str) -> Tool | str | None:
         """A tool not offered this turn (a deferred MCP tool) by name, or why it cannot run, or None if unknown."""
@@ -113,6 +128,9 @@ class ToolContext:
     # A tool call made for the user, not by the model (a custom command's !`command`), decided and run as the
     # model's would be (hooks, policy and its question, sandbox): the agent's `run_call`; None outside an agent.
     run_call: RunCall | None = None
+    # Where the file tools' text comes from and goes to (None: the local disk); an ACP front end gives the
+    # editor's file system, so unsaved buffers are seen and the editor follows the writes.
+    files: FileAccess | None = None
     _redactor: Redactor | None = field(default=None, repr=False, compare=False)
 
     def redact(self, text: str, *, shapes: bool = False) -> str:

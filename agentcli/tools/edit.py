@@ -8,11 +8,10 @@ import stat
 from pathlib import Path
 from typing import Any
 
-from agentcli.atomicfile import atomic_write
 from agentcli.tools.base import ToolContext, ToolOutput
-from agentcli.tools.beneath import dir_beneath, open_beneath
 from agentcli.tools.diff import unified_diff
-from agentcli.tools.files import NotText, decode_text, record_read, require_fresh_read
+from agentcli.tools.fileaccess import file_access
+from agentcli.tools.files import NotText, record_read, require_fresh_read
 from agentcli.tools.paths import display_path, refuse_outside, resolve_in_project
 from agentcli.tools.text import number_lines, split_lines
 
@@ -71,7 +70,7 @@ class EditTool:
             st = os.stat(path)
         except FileNotFoundError:
             if old_s == "":
-                return _create(path, new_s, ctx)
+                return await _create(path, new_s, ctx)
             return ToolOutput.error(
                 f"File does not exist: {path}. To create a file use Write (or Edit with an empty old_string)."
             )
@@ -83,8 +82,7 @@ class EditTool:
         if stale:
             return ToolOutput.error(stale)
         try:
-            with open_beneath(path, ctx) as f:
-                text = decode_text(f.read())
+            text = await file_access(ctx).read_text(path, ctx)
         except NotText as e:
             return ToolOutput.error(f"Cannot edit {path}: {e}.")
         except OSError as e:
@@ -94,11 +92,11 @@ class EditTool:
             return result
         new_text, count, first_at = result
         try:
-            with dir_beneath(path, ctx) as dfd:
-                new_st = atomic_write(path, new_text, dir_fd=dfd)
+            new_st = await file_access(ctx).write_text(path, new_text, ctx)
         except OSError as e:
             return ToolOutput.error(f"Cannot write {path}: {e.strerror or e}")
-        record_read(ctx, path, new_st.st_mtime_ns)
+        if new_st is not None:
+            record_read(ctx, path, new_st.st_mtime_ns)
         return _success(path, text, new_text, count, first_at, new_s, ctx)
 
 
@@ -163,13 +161,13 @@ def _line_numbers(text: str, needle: str, most: int = 10) -> str:
     return ", ".join(found)
 
 
-def _create(path: Path, content: str, ctx: ToolContext) -> ToolOutput:
+async def _create(path: Path, content: str, ctx: ToolContext) -> ToolOutput:
     try:
-        with dir_beneath(path, ctx, create=True) as dfd:
-            st = atomic_write(path, content, dir_fd=dfd)
+        st = await file_access(ctx).write_text(path, content, ctx)
     except OSError as e:
         return ToolOutput.error(f"Cannot create {path}: {e.strerror or e}")
-    record_read(ctx, path, st.st_mtime_ns)
+    if st is not None:
+        record_read(ctx, path, st.st_mtime_ns)
     n = len(split_lines(content))
     return ToolOutput(
         f"Created {path} ({n} lines).",

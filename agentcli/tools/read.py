@@ -9,6 +9,7 @@ from typing import Any, BinaryIO
 
 from agentcli.tools.base import ToolContext, ToolOutput
 from agentcli.tools.beneath import open_beneath
+from agentcli.tools.fileaccess import file_access
 from agentcli.tools.files import NotText, decode_text, record_read
 from agentcli.tools.paths import refuse_outside, resolve_in_project
 from agentcli.tools.text import MAX_LINE_CHARS, number_lines, split_lines
@@ -78,6 +79,8 @@ class ReadTool:
             )
         if not stat.S_ISREG(st.st_mode):
             return ToolOutput.error(f"{path} is not a regular file (a device, FIFO or socket).")
+        # notebooks, images and files too big to load whole are read from disk even when an editor's file
+        # system serves the text (`ctx.files`): it gives whole text files only
         if path.suffix.lower() == ".ipynb":
             return _notebook(path, st, ctx)
         if path.suffix.lower() in IMAGE_SUFFIXES:
@@ -88,8 +91,7 @@ class ReadTool:
             if st.st_size > self.whole_file_bytes:
                 lines, total = _scan_window(open_beneath(path, ctx), start, limit)
             else:
-                with open_beneath(path, ctx) as f:
-                    all_lines = split_lines(decode_text(f.read()))
+                all_lines = split_lines(await file_access(ctx).read_text(path, ctx))
                 total = len(all_lines)
                 lines = all_lines[start - 1 : start - 1 + limit]
         except NotText as e:

@@ -6,11 +6,10 @@ import os
 import stat
 from typing import Any
 
-from agentcli.atomicfile import atomic_write
 from agentcli.tools.base import ToolContext, ToolOutput
-from agentcli.tools.beneath import dir_beneath, open_beneath
 from agentcli.tools.diff import unified_diff
-from agentcli.tools.files import NotText, decode_text, record_read, require_fresh_read
+from agentcli.tools.fileaccess import file_access
+from agentcli.tools.files import NotText, record_read, require_fresh_read
 from agentcli.tools.paths import display_path, refuse_outside, resolve_in_project
 from agentcli.tools.text import split_lines
 
@@ -64,16 +63,15 @@ class WriteTool:
             if stale:
                 return ToolOutput.error(stale)
             try:
-                with open_beneath(path, ctx) as f:
-                    old = decode_text(f.read())
+                old = await file_access(ctx).read_text(path, ctx)
             except (NotText, OSError):
                 old = None
         try:
-            with dir_beneath(path, ctx, create=True) as dfd:
-                new_st = atomic_write(path, content, dir_fd=dfd)
+            new_st = await file_access(ctx).write_text(path, content, ctx)
         except OSError as e:
             return ToolOutput.error(f"Cannot write {path}: {e.strerror or e}")
-        record_read(ctx, path, new_st.st_mtime_ns)
+        if new_st is not None:
+            record_read(ctx, path, new_st.st_mtime_ns)
         n = len(split_lines(content))
         meta: dict[str, Any] = {"path": str(path), "created": st is None, "lines": n}
         if st is None:

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from rich.text import Text
 
+from agentcli.core.prompt import INIT_PROMPT
 from agentcli.modes import PERMISSION_MODES
 from agentcli.ui import mcp_commands, skill_commands
 from agentcli.ui.commands import ALIASES, COMMANDS, command
@@ -16,13 +17,6 @@ from agentcli.ui.status import MODE_LABELS
 
 if TYPE_CHECKING:
     from agentcli.ui.host import ReplHost
-
-
-INIT_PROMPT = """Please analyse this codebase and write an AGENTS.md file at the project root for future agents.
-Cover: the commands to build, lint and run the tests (including a single test); the high-level architecture
-that takes reading several files to understand; and the conventions a contributor must follow. Keep it short
-and specific to this repository, no generic advice. If an AGENTS.md (or CLAUDE.md, .cursorrules,
-.github/copilot-instructions.md, README.md) exists, build on what it says and improve it."""
 
 
 def command_names(repl: ReplHost) -> list[tuple[str, str]]:

@@ -62,6 +62,9 @@ class FakeLLM:
         self.arrivals: list[dict[str, Any]] = []  # every request, model endpoints included: method, path, received_at
         self.ids = Ids()
         self.stopping = threading.Event()
+        # A `slow_first_byte` fault waits its delay or until this is set (by the test once it has seen what it
+        # waited for, or by stop()): a test need not sit out the whole delay.
+        self.first_byte_released = threading.Event()
         self._server: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
         self._cache: dict[tuple[int, str], list[bytes]] = {}
@@ -130,6 +133,7 @@ class FakeLLM:
 
     def stop(self) -> None:
         self.stopping.set()
+        self.first_byte_released.set()
         if self._server is not None:
             self._server.shutdown()
             self._server.server_close()
@@ -257,7 +261,7 @@ class _Handler(BaseHTTPRequestHandler):
             self._drop()
             return True
         if fault.kind == "slow_first_byte":
-            self.fake.stopping.wait(fault.delay_s)
+            self.fake.first_byte_released.wait(fault.delay_s)
         return False
 
     def _stream(self, frames: list[bytes], reply: Reply, renderer: Renderer) -> None:

@@ -4,6 +4,7 @@ bounded by MCP_TIMEOUT; a server that never answers costs at most that and is re
 from __future__ import annotations
 
 import json
+import os
 import sys
 import time
 from pathlib import Path
@@ -31,7 +32,9 @@ def test_first_request_carries_three_real_servers_under_load(
         "memory": {"command": memory_server[0], "args": memory_server[1:],
                    "env": {"MEMORY_FILE_PATH": str(tmp_path / "memory.jsonl")}},
     }}
-    for run_no in range(3):
+    # Issue 26 acceptance 3 is 3 runs out of 3 (AGENTCLI_MCP_LOAD_RUNS=3); the suite runs one, since the busy loops
+    # slow the other worker's tests for as long as this one lasts.
+    for run_no in range(int(os.environ.get("AGENTCLI_MCP_LOAD_RUNS", "1"))):
         fake_llm.push(Reply(text=f"run {run_no}"))
         first = len(fake_llm.requests)
         run = agentcli(["-p", "go", "--model", ANTHROPIC, "--mcp-config", json.dumps(config)], proj,

@@ -132,8 +132,8 @@ def test_a_wrong_type_in_settings_json_names_the_file(tmp_path: Path, home: Path
 
 def test_claude_json_mcp_servers_are_handed_on_and_doctor_lists_every_source(tmp_path: Path, home: Path) -> None:
     proj = claude_project(tmp_path)
-    state = {"mcpServers": {"everywhere": {"command": "npx", "args": ["srv"]}},
-             "projects": {str(proj.resolve()): {"mcpServers": {"here": {"type": "http", "url": "http://x"}}}}}
+    state = {"mcpServers": {"everywhere": {"command": "no-such-mcp-server", "args": ["srv"]}},
+             "projects": {str(proj.resolve()): {"mcpServers": {"here": {"type": "http", "url": "http://127.0.0.1:9/mcp"}}}}}
     (home / ".claude.json").write_text(json.dumps(state))
     (proj / ".mcp.json").write_text(json.dumps({"mcpServers": {"shared": {"command": "srv"}}}))
     settings = load_settings(proj, {})

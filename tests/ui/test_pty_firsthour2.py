@@ -66,10 +66,11 @@ def test_the_spinner_waits_for_the_model_before_its_first_byte(
 ) -> None:
     """Before a reply's first byte the spinner says it waits for the model (not "Thinking", which needs thinking
     deltas), with how long it has waited."""
-    fake_llm.push(Reply(text="Late answer.", fault=Fault("slow_first_byte", delay_s=2.5)))
+    fake_llm.push(Reply(text="Late answer.", fault=Fault("slow_first_byte", delay_s=60)))
     t = start(terms, project, fake_llm)
     t.line("hello")
     t.expect("Waiting for the model… ")
+    fake_llm.first_byte_released.set()
     t.expect("Late answer.")
     assert "Thinking…" not in t.out
 
@@ -77,12 +78,13 @@ def test_the_spinner_waits_for_the_model_before_its_first_byte(
 def test_a_slow_local_server_is_evaluating_the_prompt(project: Path, fake_llm: FakeLLM, terms: list[Term]) -> None:
     """A llama.cpp server silent for seconds (a long prompt on a CPU): the spinner says what it is doing."""
     llama_routes(fake_llm)
-    fake_llm.push(Reply(text="Evaluated.", fault=Fault("slow_first_byte", delay_s=SLOW_PROMPT_S + 2.5)))
+    fake_llm.push(Reply(text="Evaluated.", fault=Fault("slow_first_byte", delay_s=SLOW_PROMPT_S + 60)))
     t = Term(["--base-url", fake_llm.openai_url], project, local_env())
     terms.append(t)
     t.prompt()
     t.line("a long prompt")
     t.expect("Waiting for the model… evaluating the prompt ", timeout=SLOW_PROMPT_S + 20)
+    fake_llm.first_byte_released.set()  # the server answers once the spinner has said it
     t.expect("Evaluated.")
     assert "Thinking…" not in t.out
 
