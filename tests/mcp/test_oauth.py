@@ -86,6 +86,11 @@ def test_login_call_and_refresh_across_restarts(guarded: OAuthMcpServer) -> None
         assert notices == [("warning", "MCP server 'guarded' needs authentication: run `agentcli mcp login "
                                        "guarded` (or /mcp login guarded in the REPL)")]
         assert "needs the user to log in" in str(before.lookup("mcp__guarded__whoami"))
+        from agentcli.mcp.status import mcp_status
+
+        assert mcp_status(before)["mcpServers"][0] | {"config": None} == {
+            "name": "guarded", "status": "needs-auth", "scope": "user", "config": None,
+            "error": "needs authentication: run `agentcli mcp login guarded` (or /mcp login guarded in the REPL)"}
         browser = Browser()
         said = await before.login("guarded", browser.announce, browser=False, timeout_s=20)
         browser.join()

@@ -32,6 +32,7 @@ def test_needs_auth_is_reported_then_login_in_the_browser(tmp_path: Path, fake_l
         run = agentcli(["-p", "go", "--model", ANTHROPIC, "--output-format", "stream-json", "--verbose"], proj, env,
                        timeout=120)
         assert run.status == 0, run.stderr
+        assert run.lines()[0]["mcp_servers"] == [{"name": "guarded", "status": "needs-auth"}]  # Claude Code's word
         notices = [ln["text"] for ln in run.lines() if ln.get("subtype") == "notice" and "MCP server" in ln["text"]]
         assert notices == ["MCP server 'guarded' needs authentication: run `agentcli mcp login guarded` (or /mcp "
                            "login guarded in the REPL)"], run.stdout
