@@ -66,3 +66,30 @@ def test_the_users_deny_rule_beats_a_commands_allowed_tools(tmp_path: Path, fake
     notices = asyncio.run(run(settings, yes, "/mk"))
     assert yes.asked == [] and not (proj / "x.txt").exists()
     assert next(n for n in notices if "/mk" in n).startswith("/mk: `touch x.txt` was not run:")
+
+
+def test_only_the_users_own_command_files_grant_their_allowed_tools(tmp_path: Path) -> None:
+    """What the Bash call is decided with, per where the command file came from (the session's `run_call` is
+    stood in for by one that records the grants in force and refuses, as a `-p` run would)."""
+    from agentcli.settings.custom_commands import CustomCommand
+    from agentcli.skills.commands import with_shell_output
+    from agentcli.tools.base import ToolContext, ToolOutput
+
+    ctx = ToolContext(project_root=tmp_path)
+    seen: list[tuple[str, ...]] = []
+
+    async def run_call(name: str, args: dict[str, object]) -> ToolOutput:
+        seen.append(ctx.skill_allowed_tools)
+        return ToolOutput("Permission to use Bash was not granted. Do not retry.", is_error=True,
+                          metadata={"refused": True})
+
+    ctx.run_call = run_call
+    for scope in ("user", "project", "plugin"):
+        command = CustomCommand("c", "X !`make all` Y", tmp_path / "c.md", scope, allowed_tools="Bash(make:*)")
+        notices: list[tuple[str, str]] = []
+        assert asyncio.run(with_shell_output(command, "", ctx, notices)) == \
+            "X [not run: Permission to use Bash was not granted] Y"
+        assert notices == [("warning", "/c: `make all` was not run: Permission to use Bash was not granted" + (
+            "" if scope == "user" else f" (a {scope}'s command file grants nothing itself; allow it in your "
+                                       "settings)"))]
+    assert seen == [("Bash(make:*)",), (), ()] and ctx.skill_allowed_tools == ()
