@@ -258,6 +258,8 @@ class McpManager:
                                   timeout_s=timeout_s)
         if name in self.connections:
             await self.reconnect(name)
+        if not oauth.logged_in(cfg):
+            return f"MCP server '{name}' did not ask for a login: it connects as it is ({count} tools)"
         return f"Logged in to MCP server '{name}' ({count} tools)"
 
     async def set_enabled(self, name: str, enabled: bool) -> None:

@@ -206,6 +206,22 @@ def test_the_callback_wants_this_logins_state_and_a_login_times_out(guarded: OAu
     asyncio.run(main())
 
 
+def test_a_server_without_oauth_is_said_to_need_no_login(tmp_path: Path) -> None:
+    with OAuthMcpServer(protected=False) as srv:
+        cfg = ServerConfig("open", "http", "user", "test", url=srv.url)
+
+        async def main() -> str:
+            m = manager(cfg)
+            try:
+                return await m.login("open", print, browser=False, timeout_s=5)
+            finally:
+                await m.aclose()
+
+        assert asyncio.run(main()) == "MCP server 'open' did not ask for a login: it connects as it is (1 tools)"
+        assert srv.seen_auth and set(srv.seen_auth) == {""}
+    assert not token_file(cfg.url).exists()
+
+
 def test_oauth_is_not_used_where_a_token_could_leak() -> None:
     from agentcli.mcp.oauth_store import unusable
 

@@ -101,7 +101,7 @@ class OAuthMcpServer:
     """`with OAuthMcpServer() as srv:` serves `srv.url` (streamable HTTP at /mcp, or legacy SSE at /sse) until the
     block ends."""
 
-    def __init__(self, transport: str = "http") -> None:
+    def __init__(self, transport: str = "http", *, protected: bool = True) -> None:
         # Bound and listening before uvicorn starts: a client's first connection waits in the backlog, so nothing
         # has to wait for the server to come up.
         self.sock = socket.socket()
@@ -116,7 +116,8 @@ class OAuthMcpServer:
                             required_scopes=["mcp"],
                             client_registration_options=ClientRegistrationOptions(enabled=True, valid_scopes=["mcp"],
                                                                                   default_scopes=["mcp"]))
-        server: MCPServer = MCPServer("guarded", auth_server_provider=self.provider, auth=auth)
+        server: MCPServer = MCPServer("guarded", auth_server_provider=self.provider, auth=auth) if protected else \
+            MCPServer("open")
 
         @server.tool()
         def whoami(greeting: str) -> str:
