@@ -252,13 +252,13 @@ class McpManager:
                 "is not configured"
             raise McpAuthError(f"MCP server '{name}' {why}")
         mod = await asyncio.to_thread(_import_connection)
-        from agentcli.mcp import oauth
+        from agentcli.mcp import oauth, oauth_store
 
         count = await oauth.login(cfg, announce, lambda c, auth: mod.probe(c, self.cwd, auth), browser=browser,
                                   timeout_s=timeout_s)
         if name in self.connections:
             await self.reconnect(name)
-        if not oauth.logged_in(cfg):
+        if not oauth_store.logged_in(cfg):
             return f"MCP server '{name}' did not ask for a login: it connects as it is ({count} tools)"
         return f"Logged in to MCP server '{name}' ({count} tools)"
 

@@ -38,7 +38,7 @@ from mcp.shared.auth import (
 from agentcli.atomicfile import atomic_write
 from agentcli.errors import McpAuthError
 from agentcli.mcp.config import ServerConfig
-from agentcli.mcp.oauth_store import logged_in, read, token_file, unusable
+from agentcli.mcp.oauth_store import LOOPBACK, logged_in, read, token_file, unusable
 from agentcli.mcp.oauth_store import secrets as login_secrets
 
 LOGIN_TIMEOUT_S = 300.0  # for the user to finish in the browser
@@ -275,6 +275,9 @@ async def login(cfg: ServerConfig, announce: Announce, connect: Connect, *, brow
     callback.thread.start()
 
     async def redirect(url: str) -> None:
+        why = unsafe_page(url)
+        if why is not None:
+            raise McpAuthError(f"not opening the authorization page MCP server '{cfg.name}' named: {why}")
         callback.state = parse_qs(urlsplit(url).query).get("state", [""])[0]
         announce(f"To log in to MCP server '{cfg.name}', open this page in your browser:\n  {url}")
         if browser and _can_open_browser():
@@ -300,6 +303,20 @@ async def login(cfg: ServerConfig, announce: Announce, connect: Connect, *, brow
         raise _failure(err, cfg) from None
     finally:
         await asyncio.to_thread(callback.close)
+
+
+def unsafe_page(url: str) -> str | None:
+    """Why an authorization URL (the server's metadata chose its endpoint) must not be shown or opened: only an
+    https page (plain http on loopback), written in printable ASCII, goes to the terminal and the browser; another
+    scheme could start a program through the desktop's URL handlers (mcp-remote's CVE-2025-6514)."""
+    if any(not 0x21 <= ord(c) <= 0x7E for c in url):
+        return "it holds characters a URL does not"
+    parts = urlsplit(url)
+    if parts.scheme == "https" and parts.hostname:
+        return None
+    if parts.scheme == "http" and (parts.hostname or "") in LOOPBACK:
+        return None
+    return f"only an https:// page is opened (it is a {parts.scheme or 'scheme-less'} URL)"
 
 
 def _failure(err: BaseException, cfg: ServerConfig) -> McpAuthError:

@@ -6,8 +6,8 @@ its question, the kernel sandbox, the Bash tool's output limit and redaction): `
 front matter's `allowed-tools` grants is checked the way a skill's is (it spares a question the defaults would ask;
 deny and ask rules still win), and only for the user's own commands: a project's command file comes from the
 repository (a plugin's from its author), so its `!`command``s get exactly what the model's Bash call would get, no
-more (in the REPL they ask; in `-p` they are refused unless the user's permissions allow them). Whatever was not run, or failed, is said in the
-prompt (the model reads why) and in one notice (the user sees it), never left out.
+more (in the REPL they ask; in `-p` they are refused unless the user's permissions allow them). Whatever was not
+run, or failed, is said in the prompt (the model reads why) and in one notice (the user sees it), never left out.
 """
 
 from __future__ import annotations

@@ -232,6 +232,16 @@ def test_oauth_is_not_used_where_a_token_could_leak() -> None:
     assert unusable(ServerConfig("x", "http", "user", "cfg", url="http://127.0.0.1:9/mcp")) is None
 
 
+def test_only_an_https_authorization_page_is_shown_or_opened() -> None:
+    from agentcli.mcp.oauth import unsafe_page
+
+    assert unsafe_page("https://auth.example.com/authorize?state=x") is None
+    assert unsafe_page("http://127.0.0.1:8080/authorize?state=x") is None
+    for bad in ("http://auth.example.com/authorize", "file:///etc/passwd", "javascript:alert(1)",
+                "ms-settings:x", "https://auth.example.com/a\x1b]52;c;AAAA\x07", "https://a.example/ b"):
+        assert unsafe_page(bad) is not None, bad
+
+
 def test_login_refuses_unknown_and_untrusted_servers(tmp_path: Path) -> None:
     m = McpManager(McpConfig(untrusted={"repo": ServerConfig("repo", "http", "project", ".mcp.json",
                                                              url="https://example.com/mcp")}), tmp_path)
