@@ -75,6 +75,11 @@ def test_needs_auth_is_reported_then_login_in_the_browser(tmp_path: Path, fake_l
         assert all(token not in json.dumps(r.body) for r in fake_llm.requests)
         assert token not in run.stdout + run.stderr + out + listed
 
+        capsys.readouterr()  # type: ignore[attr-defined]
+        assert mcp_main(["-C", str(proj), "logout", "guarded"]) == 0
+        assert capsys.readouterr().out == "Logged out of MCP server 'guarded'\n"  # type: ignore[attr-defined]
+        assert list((paths.home() / "mcp-auth").iterdir()) == []
+
 
 def test_repl_mcp_login(tmp_path: Path, fake_llm: FakeLLM) -> None:
     """`/mcp login NAME` prints the URL whole (one line to copy: the terminal wraps it), the browser's answer
