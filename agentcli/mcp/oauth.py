@@ -58,10 +58,13 @@ class StoredLogin:
     """The SDK's `TokenStorage` for one server URL. `keep_client`: whether a client the SDK registers is written
     down (during a login); a run that only refreshes never registers one worth keeping."""
 
-    def __init__(self, url: str, *, keep_client: bool = False) -> None:
+    def __init__(self, url: str, *, keep_client: bool = False, fresh: bool = False) -> None:
         self.url = url
         self.path: Path = token_file(url)
         self.keep_client = keep_client
+        # A login starts from no token, so the server asks for one; the stored tokens stay until new ones replace
+        # them (a login that fails leaves the one that worked).
+        self.fresh = fresh
         self.provider: OAuthClientProvider | None = None  # whose discovered metadata is kept with the tokens
         self._client: OAuthClientInformationFull | None = None
 
@@ -69,6 +72,8 @@ class StoredLogin:
         return read(self.url)
 
     async def get_tokens(self) -> OAuthToken | None:
+        if self.fresh:
+            return None
         raw = self.read().get("tokens")
         try:
             return OAuthToken.model_validate(raw) if isinstance(raw, dict) else None
@@ -80,6 +85,7 @@ class StoredLogin:
         data["tokens"] = tokens.model_dump(mode="json", exclude_none=True)
         data["expires_at"] = time.time() + tokens.expires_in - EARLY_S if tokens.expires_in is not None else None
         self._write(data)
+        self.fresh = False
 
     async def get_client_info(self) -> OAuthClientInformationFull | None:
         raw = self.read().get("client")
@@ -100,13 +106,6 @@ class StoredLogin:
         if data.pop("client", None) is not None:
             self._write(data)
 
-    def clear_tokens(self) -> None:
-        """A new login starts from no token (the registered client is kept): the server then asks for one."""
-        data = self.read()
-        if data.pop("tokens", None) is not None:
-            data.pop("expires_at", None)
-            self._write(data)
-
     def restore(self, provider: OAuthClientProvider) -> None:
         """What the SDK discovered when the token was issued, and when the token ends (the SDK keeps both in
         memory only): a refresh after a restart then goes where it should, before the token is refused."""
@@ -123,7 +122,8 @@ class StoredLogin:
             ctx.oauth_metadata = ctx.protected_resource_metadata = ctx.auth_server_url = None
         expires = data.get("expires_at")
         # (at least 1: the SDK takes an expiry of 0 for "never")
-        ctx.token_expiry_time = max(float(expires), 1.0) if isinstance(expires, int | float) else None
+        ctx.token_expiry_time = max(float(expires), 1.0) if isinstance(expires, int | float) and not self.fresh \
+            else None
 
     def _write(self, data: dict[str, Any]) -> None:
         ctx = self.provider.context if self.provider is not None else None
@@ -270,7 +270,7 @@ async def login(cfg: ServerConfig, announce: Announce, connect: Connect, *, brow
     why = unusable(cfg)
     if why is not None:
         raise McpAuthError(f"cannot log in to '{cfg.name}': {why}")
-    storage = StoredLogin(cfg.url, keep_client=True)
+    storage = StoredLogin(cfg.url, keep_client=True, fresh=True)
     callback = _listener(storage)
     callback.thread.start()
 
@@ -295,7 +295,6 @@ async def login(cfg: ServerConfig, announce: Announce, connect: Connect, *, brow
             raise McpAuthError(f"no answer from the browser within {timeout_s:g} s; run the login again") from None
 
     try:
-        storage.clear_tokens()
         provider = OAuthClientProvider(cfg.url, client_metadata(callback.redirect_uri), storage, redirect, answer)
         storage.restore(provider)
         return await connect(cfg, provider)

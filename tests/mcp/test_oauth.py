@@ -39,15 +39,22 @@ class Browser:
         self.pages: list[httpx.Response] = []
         self.tamper = tamper  # url -> url: what a hostile page would open instead
         self.threads: list[threading.Thread] = []
+        self.failed: list[Exception] = []
 
     def announce(self, text: str) -> None:
         self.said.append(text)
         urls = [w for w in text.split() if w.startswith("http")]
         if urls:
             url = self.tamper(urls[0]) if self.tamper else urls[0]
-            thread = threading.Thread(target=lambda: self.pages.append(httpx.get(url, follow_redirects=True)))
+            thread = threading.Thread(target=self._open, args=(url,))
             thread.start()
             self.threads.append(thread)
+
+    def _open(self, url: str) -> None:
+        try:
+            self.pages.append(httpx.get(url, follow_redirects=True))
+        except httpx.HTTPError as err:  # the listener closed first (a login that gave up): what a browser shows
+            self.failed.append(err)
 
     def join(self) -> None:
         for t in self.threads:
@@ -202,6 +209,16 @@ def test_the_callback_wants_this_logins_state_and_a_login_times_out(guarded: OAu
         await m.aclose()
         assert browser.pages[0].status_code == 400  # the forged answer was refused; the login kept waiting
         assert not token_file(cfg.url).exists() or "tokens" not in json.loads(token_file(cfg.url).read_text())
+        # With a login that works stored, a new login that fails leaves it in place.
+        good = Browser()
+        await m.login("guarded", good.announce, browser=False, timeout_s=20)
+        good.join()
+        before = json.loads(token_file(cfg.url).read_text())["tokens"]
+        late = Browser(tamper=forged)
+        with pytest.raises(McpAuthError):
+            await m.login("guarded", late.announce, browser=False, timeout_s=0.5)
+        late.join()
+        assert json.loads(token_file(cfg.url).read_text())["tokens"] == before
 
     asyncio.run(main())
 
