@@ -19,7 +19,7 @@ import os
 import secrets
 import threading
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncGenerator, Awaitable, Callable
 from http.server import BaseHTTPRequestHandler, HTTPServer
 from pathlib import Path
 from typing import Any
@@ -106,6 +106,21 @@ class StoredLogin:
         if data.pop("client", None) is not None:
             self._write(data)
 
+    def adopt_newer(self, provider: OAuthClientProvider) -> None:
+        """Tokens in the file that are not the ones `provider` holds were written since by another process (or
+        by a login): they replace the held ones, with their end."""
+        ctx = provider.context
+        raw = self.read().get("tokens")
+        held = ctx.current_tokens.access_token if ctx.current_tokens is not None else None
+        if not isinstance(raw, dict) or held is None or raw.get("access_token") == held:
+            return  # nothing stored, not loaded yet (the SDK reads the file itself then), or the same
+        try:
+            ctx.current_tokens = OAuthToken.model_validate(raw)
+        except ValueError:
+            return
+        expires = self.read().get("expires_at")
+        ctx.token_expiry_time = max(float(expires), 1.0) if isinstance(expires, int | float) else None
+
     def restore(self, provider: OAuthClientProvider) -> None:
         """What the SDK discovered when the token was issued, and when the token ends (the SDK keeps both in
         memory only): a refresh after a restart then goes where it should, before the token is refused."""
@@ -154,6 +169,28 @@ async def _no_callback() -> AuthorizationCodeResult:
     raise NeedsLogin("the server asks for a login")
 
 
+class SessionProvider(OAuthClientProvider):
+    """The SDK's provider for a session's connection, which first adopts tokens another agentcli process stored
+    since (its refresh rotated the refresh token this one holds: refreshing with the old one would fail)."""
+
+    def __init__(self, cfg: ServerConfig, storage: StoredLogin, redirect: str) -> None:
+        super().__init__(cfg.url, client_metadata(redirect), storage, _cannot_ask, _no_callback)
+        self.storage = storage
+
+    async def async_auth_flow(self, request: httpx2.Request) -> AsyncGenerator[httpx2.Request, httpx2.Response]:
+        self.storage.adopt_newer(self)
+        flow = super().async_auth_flow(request)
+        try:
+            outgoing = await flow.__anext__()
+            while True:
+                response = yield outgoing
+                outgoing = await flow.asend(response)
+        except StopAsyncIteration:
+            return
+        finally:
+            await flow.aclose()
+
+
 def session_auth(cfg: ServerConfig) -> httpx2.Auth | None:
     """The auth of a session's connection: the stored login of this URL, refreshed by the SDK as needed; None
     when there is none (a server that then answers 401 is reported as needing a login)."""
@@ -164,7 +201,7 @@ def session_auth(cfg: ServerConfig) -> httpx2.Auth | None:
     # The registered redirect, for the record: a session never sends anyone to authorize (_cannot_ask).
     redirect = str(client.redirect_uris[0]) if client is not None and client.redirect_uris else \
         f"http://127.0.0.1:1{CALLBACK_PATH}"
-    provider = OAuthClientProvider(cfg.url, client_metadata(redirect), storage, _cannot_ask, _no_callback)
+    provider = SessionProvider(cfg, storage, redirect)
     storage.restore(provider)
     return provider
 

@@ -153,6 +153,32 @@ def test_a_token_refused_mid_session_is_a_login_to_do_not_a_crash(guarded: OAuth
     asyncio.run(main())
 
 
+def test_a_session_adopts_tokens_another_session_refreshed(guarded: OAuthMcpServer) -> None:
+    """Two agentcli sessions on one login: the second refreshes (the server rotates the refresh token); the first,
+    holding the old tokens, takes the stored new ones instead of failing a refresh or asking for a login."""
+    cfg = server(guarded)
+
+    async def main() -> None:
+        first = await started(cfg)
+        browser = Browser()
+        await first.login("guarded", browser.announce, browser=False, timeout_s=20)
+        browser.join()
+        assert "pineapple" in await call_whoami(first)
+        stored = json.loads(token_file(cfg.url).read_text())
+        guarded.provider.expire_access()
+        stored["expires_at"] = 1
+        token_file(cfg.url).write_text(json.dumps(stored))
+        second = await started(cfg)  # refreshes at once: its stored token has ended
+        assert "pineapple" in await call_whoami(second)
+        assert guarded.provider.refreshes == 1
+        assert "pineapple" in await call_whoami(first)  # with the second's tokens, no refresh of its own
+        assert guarded.provider.refreshes == 1 and first.servers() == [("guarded", "connected")]
+        await first.aclose()
+        await second.aclose()
+
+    asyncio.run(main())
+
+
 def test_login_over_legacy_sse() -> None:
     with OAuthMcpServer("sse") as srv:
         cfg = ServerConfig("guarded", "sse", "user", "test", url=srv.url)
