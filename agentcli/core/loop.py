@@ -242,9 +242,10 @@ class Agent:
         self.messages.append(message)
         self.sink.message(message, **meta)
 
-    async def run(self, prompt: str | Message) -> AsyncIterator[AgentEvent]:
-        """Run one user prompt to the end. Always ends with a `RunFinished` event unless cancelled."""
-        async with aclosing(self._run(prompt)) as events:
+    async def run(self, prompt: str | Message, *, as_written: bool = False) -> AsyncIterator[AgentEvent]:
+        """Run one user prompt to the end. Always ends with a `RunFinished` event unless cancelled. `as_written`:
+        a prompt that looks like a command (`/name`) is sent as it is (the Agent SDK's `verbatim_prompts`)."""
+        async with aclosing(self._run(prompt, as_written)) as events:
             async for ev in events:
                 if type(ev) is RunFinished:
                     await self.sink.settle()
@@ -252,7 +253,7 @@ class Agent:
                     observer.feed(ev)
                 yield ev
 
-    async def _run(self, prompt: str | Message) -> AsyncGenerator[AgentEvent, None]:
+    async def _run(self, prompt: str | Message, as_written: bool = False) -> AsyncGenerator[AgentEvent, None]:
         st = RunState()
         runner = ToolRunner(self.policy, self.approver, self.ctx, self.sink, self.set_mode, self.hooks,
                             session=self.session)
@@ -266,7 +267,8 @@ class Agent:
         for problem in self.sink.take_problems():  # e.g. the last run's closing snapshot failed
             yield Notice("warning", problem)
         try:  # an MCP prompt run as a command (`/mcp__server__prompt`) may fail: the run's result says why
-            message = await self.registry.attach(prompt if isinstance(prompt, Message) else Message.user(prompt))
+            message = await self.registry.attach(prompt if isinstance(prompt, Message) else Message.user(prompt),
+                                                 expand=not as_written)
         except AgentCliError as failed:
             yield self._finish(st, runner, subtype_for(failed), failed)
             return
