@@ -88,7 +88,6 @@ class Connection:
         self._dirty = False
         self._gave_up = False
         self._log_start = 0  # where this start's part of the log file begins
-        self.auth: httpx2.Auth | None = None  # an OAuth login's own provider (else the stored login's, if any)
         self._refused = False  # the server answered 401 and OAuth may be used for it: a login is what it needs
 
     async def _on_response(self, response: httpx2.Response) -> None:
@@ -136,9 +135,7 @@ class Connection:
                 log.close()
 
     async def _serve(self, log: TextIO, mode: str) -> None:
-        auth = None
-        if self.cfg.transport in ("http", "sse"):
-            auth = self.auth if self.auth is not None else session_auth(self.cfg)
+        auth = session_auth(self.cfg) if self.cfg.transport in ("http", "sse") else None  # a stored OAuth login
         transport = open_transport(self.cfg, self.cwd, log, self.sdk(), auth=auth, on_response=self._on_response)
         client = Client(transport, message_handler=self._on_message,
                         list_roots_callback=self._roots, elicitation_callback=self._elicit, cache=None, mode=mode,
