@@ -13,6 +13,7 @@
     │   ├── BadRequestError          bad_request     1
     │   └── StreamError              stream_error    1   malformed or broken stream after output began
     ├── PermissionDeniedError        permission_denied 3
+    ├── McpAuthError                 mcp_auth        1   an MCP server's OAuth login did not complete
     ├── LimitReachedError            max_turns / max_budget_usd / max_tool_calls  4
     └── SessionError                 session_*       1   (subclasses choose their own code)
 
@@ -119,6 +120,11 @@ class BadRequestError(ProviderError):
 
 class StreamError(ProviderError):
     code = "stream_error"
+
+
+class McpAuthError(AgentCliError):
+    code = "mcp_auth"
+    exit_status = 1
 
 
 class PermissionDeniedError(AgentCliError):

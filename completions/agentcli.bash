@@ -9,7 +9,7 @@ _agentcli() {
         w="${COMP_WORDS[i]}"
         [[ -z $cmdpath && $i -gt 1 ]] && break  # after the first word, the root takes no command (it is the prompt)
         case "$cmdpath|$w" in
-            "|sessions"|"|models"|"|permissions"|"|presets"|"|mcp"|"|sandbox"|"|doctor"|"|hooks"|"|plugin"|"|agents"|"|usage"|"|acp"|"|serve"|"|completion"|"sessions|list"|"sessions|show"|"sessions|rm"|"sessions|rename"|"sessions|export"|"sessions|tree"|"sessions|doctor"|"sessions|fork"|"sessions|rewind"|"permissions|list"|"permissions|add"|"permissions|rm"|"permissions|trust"|"permissions|check"|"presets|list"|"presets|show"|"mcp|add"|"mcp|add-json"|"mcp|list"|"mcp|get"|"mcp|remove"|"sandbox|run"|"sandbox|show"|"hooks|list"|"hooks|import"|"hooks|trust"|"plugin|install"|"plugin|list"|"plugin|enable"|"plugin|disable"|"plugin|trust"|"plugin|uninstall"|"plugin|update"|"plugin|trust-skills"|"plugin|marketplace"|"plugin marketplace|add"|"plugin marketplace|list"|"plugin marketplace|remove"|"agents|list") cmdpath="${cmdpath:+$cmdpath }$w";;
+            "|sessions"|"|models"|"|permissions"|"|presets"|"|mcp"|"|sandbox"|"|doctor"|"|hooks"|"|plugin"|"|agents"|"|usage"|"|acp"|"|serve"|"|completion"|"sessions|list"|"sessions|show"|"sessions|rm"|"sessions|rename"|"sessions|export"|"sessions|tree"|"sessions|doctor"|"sessions|fork"|"sessions|rewind"|"permissions|list"|"permissions|add"|"permissions|rm"|"permissions|trust"|"permissions|check"|"presets|list"|"presets|show"|"mcp|add"|"mcp|add-json"|"mcp|list"|"mcp|get"|"mcp|remove"|"mcp|login"|"mcp|logout"|"sandbox|run"|"sandbox|show"|"hooks|list"|"hooks|import"|"hooks|trust"|"plugin|install"|"plugin|list"|"plugin|enable"|"plugin|disable"|"plugin|trust"|"plugin|uninstall"|"plugin|update"|"plugin|trust-skills"|"plugin|marketplace"|"plugin marketplace|add"|"plugin marketplace|list"|"plugin marketplace|remove"|"agents|list") cmdpath="${cmdpath:+$cmdpath }$w";;
         esac
     done
     for ((i = COMP_CWORD - 1; i >= 1; i--)); do  # inside `--allowedTools A B …`: complete for the option
@@ -87,6 +87,7 @@ _agentcli() {
         "mcp add|-H"|"mcp add|--header") :; return;;
         "mcp add-json|-s"|"mcp add-json|--scope") COMPREPLY=($(compgen -W 'local project user' -- "$cur")); return;;
         "mcp remove|-s"|"mcp remove|--scope") COMPREPLY=($(compgen -W 'local project user' -- "$cur")); return;;
+        "mcp login|--timeout") :; return;;
         "sandbox run|--sandbox") COMPREPLY=($(compgen -W 'read-only workspace-write danger-full-access' -- "$cur")); return;;
         "sandbox run|--allow-host") :; return;;
         "sandbox run|--add-dir") COMPREPLY=($(compgen -d -- "$cur")); return;;
@@ -141,6 +142,8 @@ _agentcli() {
         "mcp list") w='--json -h --help';;
         "mcp get") w='-h --help';;
         "mcp remove") w='-s --scope -h --help';;
+        "mcp login") w='--no-browser --timeout -h --help';;
+        "mcp logout") w='-h --help';;
         "sandbox") w='-h --help';;
         "sandbox run") w='--sandbox --network --allow-host --add-dir -C --directory -h --help';;
         "sandbox show") w='--sandbox --network --allow-host --add-dir -C --directory -h --help';;
@@ -186,7 +189,7 @@ _agentcli() {
         "permissions check") _agentcli_values tools;;
         "presets") COMPREPLY=($(compgen -W 'list show' -- "$cur"));;
         "presets show") _agentcli_values presets;;
-        "mcp") COMPREPLY=($(compgen -W 'add add-json list get remove' -- "$cur"));;
+        "mcp") COMPREPLY=($(compgen -W 'add add-json list get remove login logout' -- "$cur"));;
         "sandbox") COMPREPLY=($(compgen -W 'run show' -- "$cur"));;
         "hooks") COMPREPLY=($(compgen -W 'list import trust' -- "$cur"));;
         "plugin") COMPREPLY=($(compgen -W 'install list enable disable trust uninstall update trust-skills marketplace' -- "$cur"));;

@@ -7,7 +7,7 @@ function __agentcli_path
             break
         end
         switch "$cmdpath|$words[$i]"
-            case '|sessions' '|models' '|permissions' '|presets' '|mcp' '|sandbox' '|doctor' '|hooks' '|plugin' '|agents' '|usage' '|acp' '|serve' '|completion' 'sessions|list' 'sessions|show' 'sessions|rm' 'sessions|rename' 'sessions|export' 'sessions|tree' 'sessions|doctor' 'sessions|fork' 'sessions|rewind' 'permissions|list' 'permissions|add' 'permissions|rm' 'permissions|trust' 'permissions|check' 'presets|list' 'presets|show' 'mcp|add' 'mcp|add-json' 'mcp|list' 'mcp|get' 'mcp|remove' 'sandbox|run' 'sandbox|show' 'hooks|list' 'hooks|import' 'hooks|trust' 'plugin|install' 'plugin|list' 'plugin|enable' 'plugin|disable' 'plugin|trust' 'plugin|uninstall' 'plugin|update' 'plugin|trust-skills' 'plugin|marketplace' 'plugin marketplace|add' 'plugin marketplace|list' 'plugin marketplace|remove' 'agents|list'
+            case '|sessions' '|models' '|permissions' '|presets' '|mcp' '|sandbox' '|doctor' '|hooks' '|plugin' '|agents' '|usage' '|acp' '|serve' '|completion' 'sessions|list' 'sessions|show' 'sessions|rm' 'sessions|rename' 'sessions|export' 'sessions|tree' 'sessions|doctor' 'sessions|fork' 'sessions|rewind' 'permissions|list' 'permissions|add' 'permissions|rm' 'permissions|trust' 'permissions|check' 'presets|list' 'presets|show' 'mcp|add' 'mcp|add-json' 'mcp|list' 'mcp|get' 'mcp|remove' 'mcp|login' 'mcp|logout' 'sandbox|run' 'sandbox|show' 'hooks|list' 'hooks|import' 'hooks|trust' 'plugin|install' 'plugin|list' 'plugin|enable' 'plugin|disable' 'plugin|trust' 'plugin|uninstall' 'plugin|update' 'plugin|trust-skills' 'plugin|marketplace' 'plugin marketplace|add' 'plugin marketplace|list' 'plugin marketplace|remove' 'agents|list'
                 set cmdpath (string trim -- "$cmdpath $words[$i]")
         end
     end
@@ -190,6 +190,8 @@ complete -c agentcli -n '__agentcli_at mcp' -a add-json -d 'add a server from it
 complete -c agentcli -n '__agentcli_at mcp' -a list -d 'every configured server, where it is configured, and whether it connects'
 complete -c agentcli -n '__agentcli_at mcp' -a get -d 'one server\'s configuration'
 complete -c agentcli -n '__agentcli_at mcp' -a remove -d 'remove a server'
+complete -c agentcli -n '__agentcli_at mcp' -a login -d 'log in to an http/sse server that asks for OAuth (opens the authorization page)'
+complete -c agentcli -n '__agentcli_at mcp' -a logout -d 'forget what an OAuth login stored for a server'
 complete -c agentcli -n '__agentcli_at mcp' -s C -l directory -x -a '(__fish_complete_directories)' -d 'the project directory (default: the current one)'
 complete -c agentcli -n '__agentcli_at mcp' -s h -l help -d 'show help and exit'
 complete -c agentcli -n '__agentcli_at mcp add' -s t -l transport -x -a 'stdio http sse' -d ''
@@ -204,6 +206,10 @@ complete -c agentcli -n '__agentcli_at mcp list' -s h -l help -d 'show help and 
 complete -c agentcli -n '__agentcli_at mcp get' -s h -l help -d 'show help and exit'
 complete -c agentcli -n '__agentcli_at mcp remove' -s s -l scope -x -a 'local project user' -d ''
 complete -c agentcli -n '__agentcli_at mcp remove' -s h -l help -d 'show help and exit'
+complete -c agentcli -n '__agentcli_at mcp login' -l no-browser -d 'only print the page\'s URL'
+complete -c agentcli -n '__agentcli_at mcp login' -l timeout -x -d 'how long to wait for the browser'
+complete -c agentcli -n '__agentcli_at mcp login' -s h -l help -d 'show help and exit'
+complete -c agentcli -n '__agentcli_at mcp logout' -s h -l help -d 'show help and exit'
 complete -c agentcli -n '__agentcli_at sandbox' -a run -d 'run a command under the sandbox (exit status: the command\'s)'
 complete -c agentcli -n '__agentcli_at sandbox' -a show -d 'the mechanism, mode, and the paths it protects and hides'
 complete -c agentcli -n '__agentcli_at sandbox' -s h -l help -d 'show help and exit'

@@ -12,7 +12,7 @@ _agentcli() {
     w="${words[i]}"
     [[ -z $cmdpath && $i -gt 2 ]] && break
     case "$cmdpath|$w" in
-      "|sessions"|"|models"|"|permissions"|"|presets"|"|mcp"|"|sandbox"|"|doctor"|"|hooks"|"|plugin"|"|agents"|"|usage"|"|acp"|"|serve"|"|completion"|"sessions|list"|"sessions|show"|"sessions|rm"|"sessions|rename"|"sessions|export"|"sessions|tree"|"sessions|doctor"|"sessions|fork"|"sessions|rewind"|"permissions|list"|"permissions|add"|"permissions|rm"|"permissions|trust"|"permissions|check"|"presets|list"|"presets|show"|"mcp|add"|"mcp|add-json"|"mcp|list"|"mcp|get"|"mcp|remove"|"sandbox|run"|"sandbox|show"|"hooks|list"|"hooks|import"|"hooks|trust"|"plugin|install"|"plugin|list"|"plugin|enable"|"plugin|disable"|"plugin|trust"|"plugin|uninstall"|"plugin|update"|"plugin|trust-skills"|"plugin|marketplace"|"plugin marketplace|add"|"plugin marketplace|list"|"plugin marketplace|remove"|"agents|list") cmdpath="${cmdpath:+$cmdpath }$w";;
+      "|sessions"|"|models"|"|permissions"|"|presets"|"|mcp"|"|sandbox"|"|doctor"|"|hooks"|"|plugin"|"|agents"|"|usage"|"|acp"|"|serve"|"|completion"|"sessions|list"|"sessions|show"|"sessions|rm"|"sessions|rename"|"sessions|export"|"sessions|tree"|"sessions|doctor"|"sessions|fork"|"sessions|rewind"|"permissions|list"|"permissions|add"|"permissions|rm"|"permissions|trust"|"permissions|check"|"presets|list"|"presets|show"|"mcp|add"|"mcp|add-json"|"mcp|list"|"mcp|get"|"mcp|remove"|"mcp|login"|"mcp|logout"|"sandbox|run"|"sandbox|show"|"hooks|list"|"hooks|import"|"hooks|trust"|"plugin|install"|"plugin|list"|"plugin|enable"|"plugin|disable"|"plugin|trust"|"plugin|uninstall"|"plugin|update"|"plugin|trust-skills"|"plugin|marketplace"|"plugin marketplace|add"|"plugin marketplace|list"|"plugin marketplace|remove"|"agents|list") cmdpath="${cmdpath:+$cmdpath }$w";;
     esac
   done
   for ((i = CURRENT - 1; i >= 2; i--)); do
@@ -90,6 +90,7 @@ _agentcli() {
     "mcp add|-H"|"mcp add|--header") _message value; return;;
     "mcp add-json|-s"|"mcp add-json|--scope") compadd -- 'local' 'project' 'user'; return;;
     "mcp remove|-s"|"mcp remove|--scope") compadd -- 'local' 'project' 'user'; return;;
+    "mcp login|--timeout") _message value; return;;
     "sandbox run|--sandbox") compadd -- 'read-only' 'workspace-write' 'danger-full-access'; return;;
     "sandbox run|--allow-host") _message value; return;;
     "sandbox run|--add-dir") _files -/; return;;
@@ -144,6 +145,8 @@ _agentcli() {
       "mcp list") items=('--json:one JSON document' '-h:show help and exit' '--help:show help and exit');;
       "mcp get") items=('-h:show help and exit' '--help:show help and exit');;
       "mcp remove") items=('-s:' '--scope:' '-h:show help and exit' '--help:show help and exit');;
+      "mcp login") items=('--no-browser:only print the page'\''s URL' '--timeout:how long to wait for the browser' '-h:show help and exit' '--help:show help and exit');;
+      "mcp logout") items=('-h:show help and exit' '--help:show help and exit');;
       "sandbox") items=('-h:show help and exit' '--help:show help and exit');;
       "sandbox run") items=('--sandbox:override the configured mode' '--network:allow the network' '--allow-host:allow this host through the proxy (repeatable; *.domain for subdomains)' '--add-dir:another writable dir' '-C:the project directory (default\: the current one)' '--directory:the project directory (default\: the current one)' '-h:show help and exit' '--help:show help and exit');;
       "sandbox show") items=('--sandbox:override the configured mode' '--network:allow the network' '--allow-host:allow this host through the proxy (repeatable; *.domain for subdomains)' '--add-dir:another writable dir' '-C:the project directory (default\: the current one)' '--directory:the project directory (default\: the current one)' '-h:show help and exit' '--help:show help and exit');;
@@ -189,7 +192,7 @@ _agentcli() {
     "permissions check") _agentcli_values tools;;
     "presets") items=('list:every preset, with where it comes from' 'show:one preset in full'); _describe command items;;
     "presets show") _agentcli_values presets;;
-    "mcp") items=('add:add a server\: NAME -- COMMAND [ARG…], or NAME --transport http URL' 'add-json:add a server from its JSON entry' 'list:every configured server, where it is configured, and whether it connects' 'get:one server'\''s configuration' 'remove:remove a server'); _describe command items;;
+    "mcp") items=('add:add a server\: NAME -- COMMAND [ARG…], or NAME --transport http URL' 'add-json:add a server from its JSON entry' 'list:every configured server, where it is configured, and whether it connects' 'get:one server'\''s configuration' 'remove:remove a server' 'login:log in to an http/sse server that asks for OAuth (opens the authorization page)' 'logout:forget what an OAuth login stored for a server'); _describe command items;;
     "sandbox") items=('run:run a command under the sandbox (exit status\: the command'\''s)' 'show:the mechanism, mode, and the paths it protects and hides'); _describe command items;;
     "hooks") items=('list:every hook in force, with where it is configured' 'import:copy the hooks of a Claude Code settings.json into agentcli'\''s settings' 'trust:trust the project files the hooks in force run (scripts), as they are now'); _describe command items;;
     "plugin") items=('install:install a plugin, pinned to its content digest (its hooks and MCP servers...' 'list:installed plugins\: source, version, pin, enabled and trust states' 'enable:enable an installed plugin' 'disable:disable an installed plugin (kept installed)' 'trust:let an installed plugin'\''s hooks and MCP servers run, as it is pinned now' 'uninstall:remove an installed plugin and its pinned copy' 'update:show what changed in a plugin'\''s marketplace; apply it with --yes' 'trust-skills:trust this project'\''s own skills (.claude/skills, .agents/skills) as they are now' 'marketplace:Add, list and remove plugin marketplaces.'); _describe command items;;

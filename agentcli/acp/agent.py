@@ -127,8 +127,7 @@ class AcpAgent:
         driver = session.driver
         text, left_out = _prompt_text(prompt)
         asked = expand(text, driver.settings.project_root)
-        for told in [*left_out, *(f"agentcli does not run `!` commands; sent as written: {line}"
-                                  for line in asked.unrun)]:
+        for told in left_out:
             await self._send(session_id, notice_update("warning", told))
         run = driver.compact(asked.text or None) if asked.compact else driver.run(asked.text)
         stop = "end_turn"

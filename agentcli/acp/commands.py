@@ -50,17 +50,16 @@ def _command(name: str, description: str, hint: str) -> AvailableCommand:
 
 @dataclass(frozen=True, slots=True)
 class Expanded:
-    """What a prompt runs: a compaction (`compact`, with its focus) or a turn with `text`; `unrun`: a custom
-    command's `!`command`` lines, which agentcli sends as written (the client is told)."""
+    """What a prompt runs: a compaction (`compact`, with its focus) or a turn with `text`."""
 
     text: str
     compact: bool = False
-    unrun: tuple[str, ...] = ()
 
 
 def expand(text: str, project_root: Path) -> Expanded:
-    """A prompt starting with a built-in or custom command as what it runs; any other prompt as it is (a skill's,
-    a plugin's or an MCP prompt's `/name` is expanded by the session's registry, as for `-p`)."""
+    """A prompt starting with a built-in command as what it runs; any other prompt as it is (a custom command's, a
+    skill's, a plugin's or an MCP prompt's `/name` is expanded by the session's registry, as for `-p`: a custom
+    command's `!`command``s run there, as Bash calls the session decides, agentcli.skills.commands)."""
     stripped = text.strip()
     if not stripped.startswith("/"):
         return Expanded(text)
@@ -72,9 +71,4 @@ def expand(text: str, project_root: Path) -> Expanded:
         from agentcli.core.prompt import INIT_PROMPT
 
         return Expanded(INIT_PROMPT + (f"\n\nAlso: {args}" if args else ""))
-    from agentcli.settings.custom_commands import load_commands
-
-    custom = load_commands(project_root).get(name) if name and "/" not in name else None
-    if custom is None:
-        return Expanded(text)
-    return Expanded(custom.expand(args), unrun=tuple(custom.not_run()))
+    return Expanded(text)

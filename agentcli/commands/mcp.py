@@ -4,6 +4,7 @@
     agentcli mcp add NAME --transport http|sse [-H "Name: value"]… URL
     agentcli mcp add-json NAME '{"command": …}' [--scope …]
     agentcli mcp list [--json]      agentcli mcp get NAME      agentcli mcp remove NAME [--scope …]
+    agentcli mcp login NAME [--no-browser]      agentcli mcp logout NAME     (OAuth of an http/sse server)
 
 Scopes: local (default: .agentcli/settings.local.toml, yours, this project), project (.mcp.json, shared with the
 repository; others must trust it), user (~/.agentcli/config.toml, every project). Only `list` connects: it checks
@@ -83,6 +84,19 @@ def get(ctx: typer.Context, name: NameArg) -> int:
 def remove(ctx: typer.Context, name: NameArg,
            scope: Annotated[Scope | None, typer.Option("-s", "--scope", show_default=False)] = None) -> int:
     return _call(ctx, _remove, name=name, scope=scope)
+
+
+@app.command("login", help="log in to an http/sse server that asks for OAuth (opens the authorization page)")
+def login(ctx: typer.Context, name: NameArg,
+          no_browser: Annotated[bool, typer.Option("--no-browser", help="only print the page's URL")] = False,
+          timeout: Annotated[float, typer.Option("--timeout", metavar="SECONDS",
+                                                 help="how long to wait for the browser")] = 300.0) -> int:
+    return _call(ctx, _login, name=name, browser=not no_browser, timeout=timeout)
+
+
+@app.command("logout", help="forget what an OAuth login stored for a server")
+def logout(ctx: typer.Context, name: NameArg) -> int:
+    return _call(ctx, _logout, name=name)
 
 
 main = command_entry(app, "mcp")
@@ -261,4 +275,52 @@ def _remove(ns: argparse.Namespace, root: Path) -> int:
     if not removed:
         raise UsageError(f"no MCP server named '{ns.name}'" + (f" in scope {ns.scope}" if ns.scope else ""))
     sys.stdout.write(f"Removed MCP server '{ns.name}'\n")
+    return 0
+
+
+def _server(root: Path, name: str) -> config.ServerConfig:
+    """The server `name` as a session here would start it (every layer, Claude Code's files, trust)."""
+    from agentcli.settings import claude
+
+    loaded = config.load(root)
+    config.add_claude_servers(loaded, claude.mcp_servers(root))
+    found = loaded.servers.get(name)
+    if found is not None:
+        return found
+    if name in loaded.untrusted:
+        raise UsageError(f"MCP server '{name}' is not trusted yet", hint="agentcli permissions trust")
+    if name in loaded.invalid:
+        raise UsageError(f"MCP server '{name}' cannot be used: {loaded.invalid[name]}")
+    raise UsageError(f"no MCP server named '{name}'", hint="agentcli mcp list shows them")
+
+
+def _login(ns: argparse.Namespace, root: Path) -> int:
+    import asyncio
+
+    from agentcli.mcp.manager import McpManager
+
+    cfg = _server(root, ns.name)
+    manager = McpManager(config.McpConfig(servers={cfg.name: cfg}), root)
+
+    def say(text: str) -> None:
+        sys.stdout.write(text + "\n")
+        sys.stdout.flush()
+
+    async def run() -> str:
+        try:
+            return await manager.login(cfg.name, say, browser=ns.browser, timeout_s=ns.timeout)
+        finally:
+            await manager.aclose()
+
+    say(asyncio.run(run()))
+    return 0
+
+
+def _logout(ns: argparse.Namespace, root: Path) -> int:
+    from agentcli.mcp import oauth_store
+
+    cfg = _server(root, ns.name)
+    gone = oauth_store.forget(cfg)
+    sys.stdout.write(f"Logged out of MCP server '{cfg.name}'\n" if gone else
+                     f"MCP server '{cfg.name}' had no stored login\n")
     return 0

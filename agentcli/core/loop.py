@@ -31,6 +31,7 @@ from agentcli.core.events import (
     SubagentEvent,
     TodoItem,
     ToolResultsMessage,
+    ToolStarted,
     TurnStarted,
 )
 from agentcli.core.hooks import HookOutcome, Hooks, fire
@@ -42,10 +43,11 @@ from agentcli.core.runstate import RunState, subtype_for
 from agentcli.core.sink import NullSink, SessionSink
 from agentcli.core.toolrun import ToolRunner
 from agentcli.errors import AgentCliError, LimitReachedError, PermissionDeniedError
+from agentcli.ids import new_uuid
 from agentcli.llm.messages import Message, ToolUseBlock, Usage
 from agentcli.llm.request import Provider
 from agentcli.modes import PermissionMode, parse_mode
-from agentcli.tools.base import ToolContext
+from agentcli.tools.base import ToolContext, ToolOutput
 from agentcli.tools.registry import ToolRegistry
 
 __all__ = ["INTERRUPTED", "Agent", "AgentOptions", "NestedMemory", "Observer"]
@@ -90,6 +92,7 @@ class Agent:
         self.meter = ContextMeter(tools_unseen=options.tools_unseen)
         self._run_state: RunState | None = None
         self._mcp: McpServers | None = None
+        ctx.run_call = self.run_call
 
     @property
     def session_id(self) -> str:
@@ -239,9 +242,10 @@ class Agent:
         self.messages.append(message)
         self.sink.message(message, **meta)
 
-    async def run(self, prompt: str | Message) -> AsyncIterator[AgentEvent]:
-        """Run one user prompt to the end. Always ends with a `RunFinished` event unless cancelled."""
-        async with aclosing(self._run(prompt)) as events:
+    async def run(self, prompt: str | Message, *, as_written: bool = False) -> AsyncIterator[AgentEvent]:
+        """Run one user prompt to the end. Always ends with a `RunFinished` event unless cancelled. `as_written`:
+        a prompt that looks like a command (`/name`) is sent as it is (the Agent SDK's `verbatim_prompts`)."""
+        async with aclosing(self._run(prompt, as_written)) as events:
             async for ev in events:
                 if type(ev) is RunFinished:
                     await self.sink.settle()
@@ -249,7 +253,7 @@ class Agent:
                     observer.feed(ev)
                 yield ev
 
-    async def _run(self, prompt: str | Message) -> AsyncGenerator[AgentEvent, None]:
+    async def _run(self, prompt: str | Message, as_written: bool = False) -> AsyncGenerator[AgentEvent, None]:
         st = RunState()
         runner = ToolRunner(self.policy, self.approver, self.ctx, self.sink, self.set_mode, self.hooks,
                             session=self.session)
@@ -263,7 +267,8 @@ class Agent:
         for problem in self.sink.take_problems():  # e.g. the last run's closing snapshot failed
             yield Notice("warning", problem)
         try:  # an MCP prompt run as a command (`/mcp__server__prompt`) may fail: the run's result says why
-            message = await self.registry.attach(prompt if isinstance(prompt, Message) else Message.user(prompt))
+            message = await self.registry.attach(prompt if isinstance(prompt, Message) else Message.user(prompt),
+                                                 expand=not as_written)
         except AgentCliError as failed:
             yield self._finish(st, runner, subtype_for(failed), failed)
             return
@@ -368,6 +373,22 @@ class Agent:
         if self.options.max_turns is not None and st.turns >= self.options.max_turns:
             raise LimitReachedError(f"Reached the turn limit ({self.options.max_turns})",
                                     hint="raise it with --max-turns", code="max_turns")
+
+    async def run_call(self, name: str, args: dict[str, Any]) -> ToolOutput:
+        """A tool call made for the user, not by the model (a custom command's !`command`): hooks, the policy (and
+        its question), the sandbox, as for the model's calls; its result is returned, not added to the transcript.
+        `metadata["refused"]`: it was not allowed to run (or the session has no such tool)."""
+        tools = self.registry.tools()
+        if all(t.name != name for t in tools):
+            return ToolOutput(f"{name} is not among this session's tools", is_error=True, metadata={"refused": True})
+        runner = ToolRunner(self.policy, self.approver, self.ctx, self.sink, self.set_mode, self.hooks,
+                            session=self.session)
+        call = ToolUseBlock(f"user_{new_uuid().replace('-', '')[:24]}", name, args)
+        ran = False  # a call that starts was allowed (it may still fail, or be stopped by the sandbox)
+        async for ev in runner.run_calls([call], tools):
+            ran = ran or isinstance(ev, ToolStarted)  # the rest is the result's (the caller says a refusal)
+        block = runner.results_for([call])[0]
+        return ToolOutput(block.content, is_error=block.is_error, metadata={"refused": not ran})
 
     async def compact(self, focus: str | None = None) -> AsyncIterator[AgentEvent]:
         """`/compact [focus]`: compact the history now (prune, summarise, truncate) and record it."""

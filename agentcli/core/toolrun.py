@@ -27,6 +27,22 @@ from agentcli.tools.files import unread_change
 from agentcli.tools.hookresponse import tool_response
 from agentcli.tools.paths import outside_approved
 
+OUTER_MARGIN_S = 5.0  # past a tool's own bound, so the tool reports its timeout itself (and cleans up) first
+
+
+def tool_bound_s(tool: Tool, ctx: ToolContext) -> float:
+    """How long a call may run: the session's tool timeout, or the tool's own when it declares a longer one (an MCP
+    tool's MCP_TOOL_TIMEOUT or its server's `timeout`), which the user set for exactly that tool."""
+    own = getattr(tool, "timeout_s", None)
+    if isinstance(own, int | float) and not isinstance(own, bool) and own > ctx.tool_timeout_s:
+        return float(own)
+    return ctx.tool_timeout_s
+
+
+def outer_bound_s(tool: Tool, ctx: ToolContext) -> float:
+    """When the runner cuts a call that did not end within its own bound."""
+    return tool_bound_s(tool, ctx) + OUTER_MARGIN_S
+
 
 @record(frozen=False)
 class _Ready:
@@ -355,9 +371,9 @@ class ToolRunner:
         try:
             # The policy has already decided this call, paths outside the project included.
             with outside_approved():
-                out = await asyncio.wait_for(r.tool.run(r.args, ctx), timeout=ctx.tool_timeout_s + 5)
+                out = await asyncio.wait_for(r.tool.run(r.args, ctx), timeout=outer_bound_s(r.tool, ctx))
         except TimeoutError:
-            out = ToolOutput.error(f"{r.tool.name} timed out after {self.ctx.tool_timeout_s:.0f} s.")
+            out = ToolOutput.error(f"{r.tool.name} timed out after {tool_bound_s(r.tool, ctx):.0f} s.")
         except OSError as err:  # the system refused (name too long, permission, I/O): the model can adapt
             where = f" ({err.filename})" if err.filename else ""
             out = ToolOutput.error(f"{r.tool.name}: {err.strerror or err}{where}.")

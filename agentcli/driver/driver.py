@@ -119,12 +119,12 @@ class Driver:
 
     # ---- turns --------------------------------------------------------------------------------------------
 
-    def run(self, prompt: str | Message) -> AsyncGenerator[AgentEvent, None]:
+    def run(self, prompt: str | Message, *, as_written: bool = False) -> AsyncGenerator[AgentEvent, None]:
         """Run one prompt (starting the session first if need be): the agent's events, the start-up notices right
         after the first SessionStarted, and exactly one `RunFinished` last: the loop's own, the failed start's,
         or the stopped turn's. Consume it with `contextlib.aclosing`, so a front end that stops reading closes
-        the run at once."""
-        return self._drive(lambda agent: agent.run(prompt), None)
+        the run at once. `as_written`: never run as a command (Agent.run)."""
+        return self._drive(lambda agent: agent.run(prompt, as_written=as_written), None)
 
     def compact(self, focus: str | None = None) -> AsyncGenerator[AgentEvent, None]:
         """`/compact [focus]` as a turn: the compaction's events, then a `RunFinished` (success, the failure, or

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 import anyio
 import anyio.abc
+import httpx2
 import mcp_types as types
 from mcp import Client
 from mcp.client.context import ClientRequestContext
@@ -26,6 +27,9 @@ from mcp.shared.exceptions import MCPError
 from mcp_types.jsonrpc import CONNECTION_CLOSED
 
 from agentcli.mcp.config import ServerConfig
+from agentcli.mcp.oauth import NeedsLogin, session_auth
+from agentcli.mcp.oauth_store import secrets as login_secrets
+from agentcli.mcp.oauth_store import unusable as oauth_unusable
 from agentcli.mcp.spawn import open_transport
 from agentcli.redact import redact
 from agentcli.version import __version__
@@ -84,9 +88,15 @@ class Connection:
         self._dirty = False
         self._gave_up = False
         self._log_start = 0  # where this start's part of the log file begins
+        self._refused = False  # the server answered 401 and OAuth may be used for it: a login is what it needs
+
+    async def _on_response(self, response: httpx2.Response) -> None:
+        if response.status_code == 401 and oauth_unusable(self.cfg) is None:
+            self._refused = True
 
     def start(self) -> None:
         self.status, self.error, self._started, self._gave_up = "pending", None, time.monotonic(), False
+        self._refused = False
         self.settled.clear()
         self._stop.clear()
         self._task = asyncio.create_task(self._run(), name=f"mcp:{self.cfg.name}")
@@ -104,12 +114,17 @@ class Connection:
             except Exception as err:
                 # Some 2025-era HTTP servers answer the 2026 `server/discover` probe with an HTTP error
                 # instead of a JSON-RPC one, which the SDK does not take as "legacy": ask them the old way.
-                if self.cfg.transport in ("stdio", "sdk") or self.status != "pending" or isinstance(err, TimeoutError):
+                if self.cfg.transport in ("stdio", "sdk") or self.status != "pending" or \
+                        isinstance(err, TimeoutError) or self._refused or _raised(err, NeedsLogin):
                     raise
                 log.write(f"discover failed ({describe_error(err, self.cfg)}); retrying with initialize\n")
                 await self._serve(log, "auto")
         except Exception as err:  # every failure is one line for the user and an error for the model
-            if not self._gave_up:
+            if self._gave_up:
+                pass
+            elif self._refused or _raised(err, NeedsLogin):
+                self._needs_login()
+            else:
                 self._fail(describe_error(err, self.cfg))
         finally:
             self.client = None
@@ -120,7 +135,9 @@ class Connection:
                 log.close()
 
     async def _serve(self, log: TextIO, mode: str) -> None:
-        client = Client(open_transport(self.cfg, self.cwd, log, self.sdk()), message_handler=self._on_message,
+        auth = session_auth(self.cfg) if self.cfg.transport in ("http", "sse") else None  # a stored OAuth login
+        transport = open_transport(self.cfg, self.cwd, log, self.sdk(), auth=auth, on_response=self._on_response)
+        client = Client(transport, message_handler=self._on_message,
                         list_roots_callback=self._roots, elicitation_callback=self._elicit, cache=None, mode=mode,
                         client_info=types.Implementation(name="agentcli", version=__version__))
         # One scope for connect and serve: a deadline while connecting, none after (anyio scopes must nest).
@@ -240,7 +257,12 @@ class Connection:
 
     def _lost(self, error: str) -> None:
         if self.status == "connected":
-            self._fail(error)
+            # A server that refused its token (revoked, or expired early) ends the connection: a login is what
+            # it needs, not a restart.
+            if self._refused:
+                self._needs_login()
+            else:
+                self._fail(error)
         self._stop.set()
 
     def give_up(self, why: str) -> None:
@@ -268,6 +290,14 @@ class Connection:
         text = " | ".join([ln for ln in lines if ln][-TAIL_LINES:])
         text = one_line(redact(text, self.cfg.secrets()))  # a server's bytes must not act on the terminal
         return text if len(text) <= TAIL_CHARS else "…" + text[-TAIL_CHARS:]
+
+    def _needs_login(self) -> None:
+        """Claude Code's `needs-auth`: the server wants an OAuth login this connection cannot do; the user can."""
+        name = self.cfg.name
+        self.status, self.tools, self.prompts = "needs-auth", [], []
+        self.error = f"needs authentication: run `agentcli mcp login {name}` (or /mcp login {name} in the REPL)"
+        self.settled.set()
+        self.on_event("needs-auth", self.error)
 
     def _fail(self, error: str) -> None:
         self.status, self.error, self.tools, self.prompts = "failed", error, [], []
@@ -331,6 +361,9 @@ class Connection:
             return f"MCP server '{self.cfg.name}' is disabled; its tools cannot run."
         if self.status == "pending":
             return f"MCP server '{self.cfg.name}' is still connecting; try again shortly."
+        if self.status == "needs-auth":
+            return (f"MCP server '{self.cfg.name}' needs the user to log in (agentcli mcp login {self.cfg.name}); "
+                    "its tools cannot run until then.")
         return f"MCP server '{self.cfg.name}' is not connected ({self.error or 'stopped'}); its tools cannot run."
 
     async def close(self) -> None:
@@ -343,6 +376,42 @@ class Connection:
                 task.cancel()
             except Exception:  # closing must never fail the session's end
                 pass
+
+
+def _raised(err: BaseException, kind: type[BaseException]) -> bool:
+    """Whether `kind` is `err`, inside its exception groups, or what caused it."""
+    seen: set[int] = set()
+    todo: list[BaseException | None] = [err]
+    while todo:
+        e = todo.pop()
+        if e is None or id(e) in seen:
+            continue
+        seen.add(id(e))
+        if isinstance(e, kind):
+            return True
+        if isinstance(e, BaseExceptionGroup):
+            todo += list(e.exceptions)
+        todo += [e.__cause__, e.__context__]
+    return False
+
+
+async def probe(cfg: ServerConfig, cwd: Path, auth: httpx2.Auth) -> int:
+    """Connect once with `auth` (a login in progress: the SDK runs its flow on the server's 401), list the tools,
+    disconnect: how many tools the server offers."""
+    import io
+
+    client = Client(open_transport(cfg, cwd, io.StringIO(), auth=auth), cache=None,
+                    client_info=types.Implementation(name="agentcli", version=__version__))
+    async with client:
+        count = 0
+        cursor: str | None = None
+        for _ in range(100):
+            page = await client.list_tools(cursor=cursor)
+            count += len(page.tools)
+            cursor = page.next_cursor
+            if not cursor:
+                break
+        return count
 
 
 def describe_error(err: BaseException, cfg: ServerConfig) -> str:
@@ -359,5 +428,5 @@ def describe_error(err: BaseException, cfg: ServerConfig) -> str:
     text = err.error.message if isinstance(err, MCPError) else (str(err) or type(err).__name__)
     if cfg.url:
         text = text.replace(cfg.url, cfg.target)
-    text = one_line(redact(text, cfg.secrets()))
+    text = one_line(redact(text, [*cfg.secrets(), *login_secrets(cfg)]))
     return " ".join(text.split())[:300]

@@ -160,7 +160,7 @@ class McpManager:
                 self._notices.append(("info", f"MCP server '{cfg.name}' connected ({len(conn.tools)} tools)"))
             elif kind == "tools" and conn is not None:
                 self._notices.append(("info", f"MCP server '{cfg.name}' changed its tools ({len(conn.tools)} now)"))
-            elif kind == "warning":
+            elif kind == "needs-auth" or kind == "warning":
                 self._notices.append(("warning", f"MCP server '{cfg.name}' {text}"))
             elif kind == "withheld":  # not the user's to fix: shown in verbose runs and stream-json
                 self._notices.append(("info", f"MCP server '{cfg.name}': tools not offered: {text} (they run only "
@@ -239,6 +239,28 @@ class McpManager:
         await asyncio.gather(*(asyncio.wait_for(c.settled.wait(), self.connect_timeout_s) for c in targets),
                              return_exceptions=True)
         return [c.cfg.name for c in targets]
+
+    async def login(self, name: str, announce: Callable[[str], None], *, browser: bool = True,
+                    timeout_s: float = 300.0) -> str:
+        """`/mcp login NAME`: the server's OAuth login (agentcli.mcp.oauth), then the server reconnects with it.
+        Returns what to tell the user; McpAuthError (or a ConfigError) says why it could not be done."""
+        from agentcli.errors import McpAuthError
+
+        cfg = self.config.servers.get(name)
+        if cfg is None:
+            why = "is not trusted yet (agentcli permissions trust)" if name in self.config.untrusted else \
+                "is not configured"
+            raise McpAuthError(f"MCP server '{name}' {why}")
+        mod = await asyncio.to_thread(_import_connection)
+        from agentcli.mcp import oauth, oauth_store
+
+        count = await oauth.login(cfg, announce, lambda c, auth: mod.probe(c, self.cwd, auth), browser=browser,
+                                  timeout_s=timeout_s)
+        if name in self.connections:
+            await self.reconnect(name)
+        if not oauth_store.logged_in(cfg):
+            return f"MCP server '{name}' did not ask for a login: it connects as it is ({count} tools)"
+        return f"Logged in to MCP server '{name}' ({count} tools)"
 
     async def set_enabled(self, name: str, enabled: bool) -> None:
         """Disable a server (disconnected, its tools gone) or enable it again (it reconnects). KeyError for a
@@ -350,7 +372,8 @@ class McpManager:
             cfg = self.config.servers.get(name) or self.config.untrusted.get(name)
             target = f" — {cfg.transport}: {cfg.target}" if cfg else ""
             detail = f", {len(conn.tools)} tools" if conn is not None and status == "connected" else ""
-            error = f": {conn.error}" if conn is not None and conn.error and status == "failed" else ""
+            error = f": {conn.error}" if conn is not None and conn.error and status in ("failed", "needs-auth") \
+                else ""
             lines.append(f"{name} [{status}{detail}{error}]{target}")
         return lines
 

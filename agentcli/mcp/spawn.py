@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 import httpx2
 from mcp.client import Transport
@@ -50,9 +51,14 @@ def sandboxed(cfg: ServerConfig, cwd: Path, wrap: Wrap) -> ServerConfig:
     return dataclasses.replace(cfg, command=argv[0], args=tuple(argv[1:]), env=env)
 
 
-def open_transport(cfg: ServerConfig, cwd: Path, errlog: TextIO, sdk: SdkRequest | None = None) -> Transport:
+Hook = Callable[[httpx2.Response], Awaitable[None]]
+
+
+def open_transport(cfg: ServerConfig, cwd: Path, errlog: TextIO, sdk: SdkRequest | None = None, *,
+                   auth: httpx2.Auth | None = None, on_response: Hook | None = None) -> Transport:
     """An un-entered transport for `cfg`; stdio servers' stderr goes to `errlog` (a log file); `sdk` servers
-    travel over the SDK's control channel, when one is attached."""
+    travel over the SDK's control channel, when one is attached. An HTTP server's requests carry `auth` (an OAuth
+    login, agentcli.mcp.oauth) and each response is shown to `on_response` (how a 401 is noticed)."""
     if cfg.transport == "sdk":
         if sdk is None:
             raise SdkNotAttached("it lives inside a Claude Agent SDK application, and no SDK drives this run "
@@ -62,16 +68,32 @@ def open_transport(cfg: ServerConfig, cwd: Path, errlog: TextIO, sdk: SdkRequest
         return sdk_transport(cfg.name, sdk)
     if cfg.transport == "stdio":
         return stdio_client(stdio_parameters(cfg, cwd), errlog=errlog)
+    hooks = [on_response] if on_response is not None else []
     if cfg.transport == "sse":
-        return sse_client(cfg.url, headers=dict(cfg.headers))
-    return streamable_http_client(cfg.url, http_client=http_client(dict(cfg.headers)))
+        def factory(headers: dict[str, str] | None = None, timeout: httpx2.Timeout | None = None,
+                    auth: httpx2.Auth | None = None) -> httpx2.AsyncClient:
+            return httpx2.AsyncClient(headers=headers, timeout=timeout or httpx2.Timeout(CONNECT_S, read=READ_S),
+                                      auth=auth, event_hooks={"response": hooks})
+
+        return sse_client(cfg.url, headers=dict(cfg.headers), auth=auth, httpx_client_factory=factory)
+    return _streamable_http(cfg, http_client(dict(cfg.headers), auth, hooks))
+
+
+@asynccontextmanager
+async def _streamable_http(cfg: ServerConfig, client: httpx2.AsyncClient) -> AsyncIterator[tuple[Any, Any]]:
+    """The SDK's transport over our client, which it does not close (it closes only one it made itself): the
+    client's connections end with the transport."""
+    async with client, streamable_http_client(cfg.url, http_client=client) as streams:
+        yield streams
 
 
 CONNECT_S = 30.0
 READ_S = 300.0  # a server may hold a response stream open this long between events
 
 
-def http_client(headers: dict[str, str]) -> httpx2.AsyncClient:
+def http_client(headers: dict[str, str], auth: httpx2.Auth | None = None,
+                hooks: list[Hook] | None = None) -> httpx2.AsyncClient:
     """The HTTP client of a streamable-HTTP server, with the timeouts the SDK's transports use by default (its own
     factory for them is not public); redirects are left to the transport, which follows them within the origin."""
-    return httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(CONNECT_S, read=READ_S))
+    return httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(CONNECT_S, read=READ_S), auth=auth,
+                              event_hooks={"response": hooks or []})

@@ -33,7 +33,7 @@ def server_status(manager: McpManager, name: str, status: str) -> dict[str, Any]
         out["scope"] = SCOPES.get(cfg.scope, cfg.scope)
     if conn is None:
         return out
-    if status == "failed" and conn.error:
+    if status in ("failed", "needs-auth") and conn.error:
         out["error"] = conn.error
     if status == "connected":
         if conn.server_info:

@@ -257,7 +257,7 @@ class StreamSession:
         if command.split(" ")[0] == "/compact":
             events = self.driver.compact(command[len("/compact"):].strip() or None)
         else:
-            events = self.driver.run(message)
+            events = self.driver.run(message, as_written=composed)
         self.current = asyncio.ensure_future(self._turn(events, item.data["message"]))
         try:
             return await self.current, self.interrupted

@@ -3,13 +3,16 @@ Claude Code's `.claude/commands/` and `~/.claude/commands/` (`$CLAUDE_CONFIG_DIR
 
 `/name args` sends the file's body with `$ARGUMENTS` replaced by `args` (and `$1`, `$2` … by single words);
 a body with neither `$ARGUMENTS` nor `$1` … gets the arguments appended. Optional front matter gives
-`description` and `argument-hint`. Files in sub-folders are named `folder:name`; project commands win over the user's.
+`description`, `argument-hint` and `allowed-tools`. Files in sub-folders are named `folder:name`; project commands
+win over the user's. A body's `!`command`` is run before the prompt is sent and replaced by its output
+(agentcli.skills.commands runs it as a Bash call: the policy decides, the sandbox confines).
 """
 
 from __future__ import annotations
 
 import re
 import shlex
+from collections.abc import Sequence
 from pathlib import Path
 
 from agentcli import paths
@@ -28,24 +31,31 @@ class CustomCommand:
     scope: str
     description: str = ""
     argument_hint: str = ""
+    allowed_tools: str = ""  # the front matter's `allowed-tools`, as written
 
-    def not_run(self) -> list[str]:
-        """The body's `!`command`` lines, which agentcli does not run (they are sent as written): the REPL says
-        so rather than leave the model to read a command's text as its output."""
+    def shell_commands(self) -> list[str]:
+        """The body's `!`command``s, in order: run before the prompt is sent (agentcli.skills.commands)."""
         return _SHELL.findall(self.body)
 
-    def expand(self, arguments: str) -> str:
-        """The prompt this command sends for `arguments`."""
+    def expand(self, arguments: str, outputs: Sequence[str] | None = None) -> str:
+        """The prompt this command sends for `arguments`; each `!`command`` replaced by its entry in `outputs`
+        (left as written without them). Arguments fill the body's own text only: neither a command's output nor
+        the commands themselves (what runs is what the file says, whatever the arguments)."""
         arguments = arguments.strip()
         try:
             words = shlex.split(arguments)
         except ValueError:
             words = arguments.split()
-        text = _POSITIONAL.sub(lambda m: _word(words, int(m.group(1))), self.body)
-        if "$ARGUMENTS" in text:
-            return text.replace("$ARGUMENTS", arguments)
-        placed = _POSITIONAL.search(self.body) is not None  # the body put them where it wanted (`$1` …)
-        return f"{text}\n\nARGUMENTS: {arguments}" if arguments and not placed else text
+        parts = _SHELL.split(self.body)  # text, command, text, command, …, text
+        texts = [_POSITIONAL.sub(lambda m: _word(words, int(m.group(1))), t) for t in parts[0::2]]
+        given = any("$ARGUMENTS" in t for t in texts)
+        if given:
+            texts = [t.replace("$ARGUMENTS", arguments) for t in texts]
+        out = texts[0]
+        for i, command in enumerate(parts[1::2]):
+            out += (outputs[i] if outputs is not None else f"!`{command}`") + texts[i + 1]
+        placed = given or any(_POSITIONAL.search(t) for t in parts[0::2])  # the body put them where it wanted
+        return f"{out}\n\nARGUMENTS: {arguments}" if arguments and not placed else out
 
 
 def _word(words: list[str], n: int) -> str:
@@ -77,7 +87,8 @@ def load_commands(project_root: Path) -> dict[str, CustomCommand]:
             name = ":".join(f.relative_to(folder).with_suffix("").parts)
             meta, body = parse_front_matter(raw)
             description = meta.get("description") or _first_line(body)
-            found[name] = CustomCommand(name, body.strip(), f, scope, description, meta.get("argument-hint", ""))
+            found[name] = CustomCommand(name, body.strip(), f, scope, description, meta.get("argument-hint", ""),
+                                        meta.get("allowed-tools", ""))
     return found
 
 

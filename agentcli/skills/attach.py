@@ -14,8 +14,13 @@ from agentcli.tools.registry import Listed, ToolRegistry
 
 def attach_skills(registry: ToolRegistry, ctx: ToolContext, project_root: Path,
                   plugins: Loaded | None = None, offer: bool = True) -> SkillSource | None:
-    """Adds the skills' source to `registry`; None when there are no skills, plugins nor anything to tell."""
+    """Adds the custom commands' source and the skills' source to `registry` (commands first: a command wins over
+    a skill of the same name, as the listing says); returns the skills' source, None when there are no skills,
+    plugins nor anything to tell."""
     from agentcli.settings.custom_commands import load_commands
+    from agentcli.skills.commands import CommandSource
+
+    registry.sources.append(CommandSource(project_root, ctx))
 
     plugins = plugins if plugins is not None else load_plugins()
     found = find_skills(project_root, plugins=plugins.skill_sources())

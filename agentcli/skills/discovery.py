@@ -96,7 +96,7 @@ def project_sources(root: Path) -> list[SkillSource]:
     ]
 
 
-def _tools(value: Any) -> tuple[str, ...] | None:
+def parse_allowed_tools(value: Any) -> tuple[str, ...] | None:
     """`allowed-tools` as Claude Code writes it: a list, or one string separated by commas or spaces (a rule's
     own spaces stay inside its parentheses). None when it is neither."""
     if value is None:
@@ -118,7 +118,7 @@ def skill_from_meta(meta: dict[str, Any] | str, path: Path, source: SkillSource)
         return f"has an invalid name {name!r} (lowercase letters, digits and hyphens, at most {MAX_NAME})"
     if not isinstance(description, str) or not description.strip():
         return "has no description (the model reads it to decide when to use the skill)"
-    tools = _tools(meta.get("allowed-tools"))
+    tools = parse_allowed_tools(meta.get("allowed-tools"))
     if tools is None:
         return "has an allowed-tools that is neither a list nor a string"
     full = f"{source.namespace}:{name}" if source.namespace else name

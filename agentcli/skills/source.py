@@ -53,7 +53,7 @@ class SkillSource:
     async def expand(self, text: str) -> str | None:
         name, _, arguments = text[1:].partition(" ")
         if name in self.commands:
-            return _command(name, self.commands[name], arguments)
+            return await _command(name, self.commands[name], arguments, self.ctx, self._notices)
         skill = self.found.skills.get(name)
         if skill is None or not skill.user_invocable:
             return None
@@ -69,13 +69,18 @@ class SkillSource:
         return None
 
 
-def _command(name: str, path: Path, arguments: str) -> str:
-    """A plugin's command as Claude Code runs it: the markdown body, `$ARGUMENTS` filled in."""
+async def _command(name: str, path: Path, arguments: str, ctx: ToolContext,
+                   notices: list[tuple[str, str]]) -> str:
+    """A plugin's command as Claude Code runs it: the markdown body, `$ARGUMENTS` filled in, its `!`command``s
+    run as Bash calls the session decides (a plugin's `allowed-tools` grant nothing: agentcli.skills.commands)."""
     from agentcli.settings.custom_commands import MAX_FILE_BYTES, CustomCommand, parse_front_matter
     from agentcli.settings.projectfiles import read_inside
+    from agentcli.skills.commands import with_shell_output
 
     raw = read_inside(path, None, MAX_FILE_BYTES)
     if raw is None:
         raise AgentCliError(f"the command /{name} ({path}) can no longer be read")
     meta, body = parse_front_matter(raw)
-    return CustomCommand(name, body.strip(), path, "plugin", meta.get("description", "")).expand(arguments)
+    command = CustomCommand(name, body.strip(), path, "plugin", meta.get("description", ""),
+                            allowed_tools=meta.get("allowed-tools", ""))
+    return await with_shell_output(command, arguments, ctx, notices)

@@ -6,7 +6,7 @@ Tools never import providers, session/ or front ends. What they need from outsid
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -68,7 +68,7 @@ class FileAccess(Protocol):
         ...
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class BufferStamp:
     """What a tool read from (or wrote to) an editor's buffer of a file: the text's digest, and the file's time on
     disk then (None: not on disk), for the read-before-edit check (agentcli.tools.files)."""
@@ -81,6 +81,10 @@ class ToolLookup(Protocol):
     def __call__(self, name: str) -> Tool | str | None:
         """A tool not offered this turn (a deferred MCP tool) by name, or why it cannot run, or None if unknown."""
         ...
+
+
+class RunCall(Protocol):
+    def __call__(self, name: str, args: dict[str, Any]) -> Awaitable[ToolOutput]: ...
 
 
 @record(frozen=False)
@@ -137,6 +141,9 @@ class ToolContext:
     # asking while it is active (deny rules still win: the policy checks them first).
     active_skill: str | None = None
     skill_allowed_tools: tuple[str, ...] = ()
+    # A tool call made for the user, not by the model (a custom command's !`command`), decided and run as the
+    # model's would be (hooks, policy and its question, sandbox): the agent's `run_call`; None outside an agent.
+    run_call: RunCall | None = None
     # Where the file tools' text comes from and goes to (None: the local disk); an ACP front end gives the
     # editor's file system, so unsaved buffers are seen and the editor follows the writes.
     files: FileAccess | None = None

@@ -84,10 +84,10 @@ class ToolRegistry:
                 return found
         return None
 
-    async def attach(self, message: Message) -> Message:
-        """`message` with a source's command in it expanded (an MCP prompt), and with what its mentions attach
-        (MCP resources) placed before its own text."""
-        if message.text.startswith("/"):
+    async def attach(self, message: Message, *, expand: bool = True) -> Message:
+        """`message` with a source's command in it expanded (an MCP prompt, a custom command; not without
+        `expand`), and with what its mentions attach (MCP resources) placed before its own text."""
+        if expand and message.text.startswith("/"):
             for source in self.sources:
                 expanded = await source.expand(message.text)
                 if expanded is not None:

@@ -12,7 +12,7 @@ if TYPE_CHECKING:
     from agentcli.core.parts import McpServers
     from agentcli.ui.host import ReplHost as Repl
 
-USAGE = "/mcp [tools [server] | reconnect [server]]"
+USAGE = "/mcp [tools [server] | reconnect [server] | login server | logout server]"
 
 
 async def manager_of(repl: Repl) -> McpServers | None:
@@ -25,7 +25,7 @@ async def manager_of(repl: Repl) -> McpServers | None:
     return found
 
 
-@command("mcp", "MCP servers: status, their tools, reconnect", "[tools [server] | reconnect [server]]")
+@command("mcp", "MCP servers: status, tools, reconnect, OAuth login", "[tools|reconnect|login|logout [server]]")
 async def _mcp(repl: Repl, args: str) -> None:
     manager = await manager_of(repl)
     if manager is None:
@@ -47,8 +47,33 @@ async def _mcp(repl: Repl, args: str) -> None:
         done = await manager.reconnect(name or None)
         repl.renderer.notice(f"Reconnected: {', '.join(done) or 'nothing to reconnect'}")
         repl.renderer.notice("\n".join(f"  {ln}" for ln in manager.status_lines()))
+    elif verb in ("login", "logout") and name:
+        await _login(repl, manager, verb, name)
     else:
         repl.renderer.notice(f"Usage: {USAGE}", style="yellow")
+
+
+async def _login(repl: Repl, manager: McpServers, verb: str, name: str) -> None:
+    """Claude Code's "Authenticate" / "Clear authentication" of `/mcp`: the browser flow of agentcli.mcp.oauth,
+    the page's URL shown here; the server reconnects with the new login."""
+    from agentcli.errors import AgentCliError
+    from agentcli.mcp.manager import McpManager
+
+    if not isinstance(manager, McpManager):
+        return
+    if verb == "logout":
+        from agentcli.mcp.oauth_store import forget
+
+        cfg = manager.config.servers.get(name)
+        gone = cfg is not None and forget(cfg)
+        repl.renderer.notice(f"Logged out of MCP server '{name}'" if gone else f"No stored login for '{name}'")
+        return
+    try:
+        said = await manager.login(name, lambda text: repl.renderer.notice(text, soft_wrap=True))
+    except AgentCliError as err:
+        repl.renderer.notice(err.one_line(), style="yellow")
+        return
+    repl.renderer.notice(said)
 
 
 def prompt_names(repl: Repl) -> list[tuple[str, str]]:

@@ -244,9 +244,10 @@ class Renderer:
     def resume(self) -> None:
         self._start_live()
 
-    def notice(self, text: str, style: str = "dim") -> None:
-        """A line from the front end itself (slash command output, `!cmd` results)."""
-        self._print_item(Text(text, style=style))
+    def notice(self, text: str, style: str = "dim", *, soft_wrap: bool = False) -> None:
+        """A line from the front end itself (slash command output, `!cmd` results). `soft_wrap`: the terminal
+        wraps it, not rich, so a long URL stays one line to copy."""
+        self._print_item(Text(text, style=style), soft_wrap=soft_wrap)
 
     def interrupted(self) -> None:
         if not self._interrupted:
@@ -400,11 +401,11 @@ class Renderer:
         label = f"Error [{code}]" if code else "Error"
         self._print_item(Text(inert(f"✗ {label}: {message}"), style="bold red"))
 
-    def _print_item(self, renderable: RenderableType) -> None:
+    def _print_item(self, renderable: RenderableType, *, soft_wrap: bool = False) -> None:
         self._close_text()
         self._close_thinking()
         self._gap()
-        self.console.print(renderable)
+        self.console.print(renderable, soft_wrap=soft_wrap)
         self._need_gap = True
 
     def _gap(self) -> None:

@@ -46,12 +46,8 @@ async def dispatch(repl: ReplHost, text: str) -> None:
         return
     from agentcli.settings.custom_commands import load_commands
 
-    custom = load_commands(repl.root).get(name)
-    if custom is not None:
-        for line in custom.not_run():
-            repl.renderer.notice(f"/{name}: agentcli does not run `!` commands; sent as written: {line}",
-                                 style="yellow")
-        await repl.send(custom.expand(args))
+    if name in load_commands(repl.root):
+        await repl.send(text)  # the registry's command source expands it, its `!`command``s run (skills.commands)
         return
     if name.startswith("mcp__") and await mcp_commands.run_prompt(repl, name, args):
         return

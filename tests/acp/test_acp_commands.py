@@ -47,7 +47,7 @@ async def commands(fake: FakeLLM, proj: Path) -> None:
         fake.push(Reply(text="reviewed"))
         await asyncio.wait_for(conn.prompt(session_id=sid, prompt=[text_block("/review src/a.py")]), TIMEOUT)
         assert "Review src/a.py closely." in sent(fake)
-        assert "does not run `!` commands; sent as written: git diff" in client.text()
+        assert "-alpha\n+beta" in sent(fake)  # its `!`git diff`` ran as a Bash call of the session (read-only)
 
         fake.push(Reply(text="hello"))
         await asyncio.wait_for(conn.prompt(session_id=sid, prompt=[text_block("/greet Ann")]), TIMEOUT)
@@ -66,6 +66,7 @@ def test_slash_commands_are_advertised_and_run(tmp_path: Path, fake_llm: FakeLLM
     for k, v in provider_env(fake_llm, ANTHROPIC).items():
         monkeypatch.setenv(k, v)
     proj = git_repo(tmp_path / "proj", {"notes.txt": "alpha\n", ".claude/commands/review.md": REVIEW})
+    (proj / "notes.txt").write_text("beta\n")
     write_skill(Path(os.environ["AGENTCLI_HOME"]) / "skills", "greet", "Greet people", body="Say hello to everyone.")
     asyncio.run(commands(fake_llm, proj))
 

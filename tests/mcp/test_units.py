@@ -142,3 +142,24 @@ def test_first_refresh_waits_as_the_front_end_asks(tmp_path: Path) -> None:
     assert servers["silent"] == "failed"
     assert notices == ["MCP server 'silent' failed: did not connect within 1.5 s (MCP_TIMEOUT) "
                        f"(log: {paths.home() / 'logs' / 'mcp' / 'silent.log'})"]
+
+
+def test_a_long_mcp_tool_timeout_is_not_cut_by_the_runner() -> None:
+    """MCP_TOOL_TIMEOUT above the session's tool timeout (15 min here): the runner's outer bound follows the
+    tool's own, instead of cutting the call at the session's 600 s + 5."""
+    from types import SimpleNamespace
+
+    from agentcli.core.toolrun import OUTER_MARGIN_S, outer_bound_s
+    from agentcli.mcp.config import ServerConfig
+    from agentcli.mcp.limits import resolve
+    from agentcli.mcp.tool import McpTool
+    from agentcli.tools.base import ToolContext
+
+    limits = resolve({"MCP_TOOL_TIMEOUT": "900000"}, 30.0, 120.0)
+    conn: Any = SimpleNamespace(cfg=ServerConfig("slow", "stdio", "user", "test", command="x"))
+    tool = McpTool(conn, {"name": "wait"}, limits.tool_timeout_s)
+    ctx = ToolContext(project_root=Path.cwd(), tool_timeout_s=600.0)
+    assert outer_bound_s(tool, ctx) == 900.0 + OUTER_MARGIN_S
+    short: Any = SimpleNamespace(cfg=ServerConfig("quick", "stdio", "user", "test", command="x", timeout_s=2.0))
+    assert outer_bound_s(McpTool(short, {"name": "now"}, 900.0), ctx) == 600.0 + OUTER_MARGIN_S
+    assert outer_bound_s(T("Bash"), ctx) == 600.0 + OUTER_MARGIN_S  # type: ignore[arg-type]

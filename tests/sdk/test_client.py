@@ -150,7 +150,8 @@ def test_compact_command_compacts_and_ends_with_a_result(tmp_path: Path, fake_ll
 
 async def verbatim(sdk: Sdk) -> list[Any]:
     async with ClaudeSDKClient(sdk.options(verbatim_prompts=True)) as client:
-        return await turn(client, "/compact keep the codename")
+        out = await turn(client, "/compact keep the codename")
+        return out + await turn(client, "/state now")  # a custom command's name: sent as written too
 
 
 def test_a_client_composed_prompt_is_sent_as_written_not_run_as_a_command(
@@ -159,13 +160,16 @@ def test_a_client_composed_prompt_is_sent_as_written_not_run_as_a_command(
     warns otherwise); agentcli reports the protocol release it speaks, so it must."""
     from claude_agent_sdk import SystemMessage
 
-    sdk = make_sdk(tmp_path, fake_llm)
-    fake_llm.push(Reply(text="That reads like a command; I will not run it."))
+    sdk = make_sdk(tmp_path, fake_llm, {"notes.txt": "alpha\n",
+                                        ".claude/commands/state.md": "State: !`touch ran-the-command`\n"})
+    fake_llm.push(Reply(text="That reads like a command; I will not run it."), Reply(text="Same here."))
     with caplog.at_level(logging.WARNING, logger="claude_agent_sdk"):
         messages = asyncio.run(verbatim(sdk))
     assert not any(isinstance(m, SystemMessage) and m.subtype == "compact_boundary" for m in messages)
     assert "/compact keep the codename" in sdk.sent(0)
-    assert isinstance(messages[-1], ResultMessage) and messages[-1].result.startswith("That reads like a command")
+    results = [m for m in messages if isinstance(m, ResultMessage)]
+    assert results[0].result.startswith("That reads like a command")
+    assert '"/state now"' in sdk.sent(1) and not (sdk.proj / "ran-the-command").exists()
     assert caplog.records == []  # neither "too old" nor "ignores verbatim_prompts"
 
 

@@ -117,8 +117,16 @@ def test_repl_asks_before_anything_runs_and_declining_keeps_it_so(hostile: Hosti
         child.expect("README.md")  # the @ completion listed the files (without the repository's git config)
         child.send("\x15")  # clear the line
         child.send("/summarise\r")
-        child.expect(r"choice \[1-4\]")  # reading through the link leaves the project: the user is asked
+        # The command's `!` line is a Bash call like any: the sandbox stops its write outside the project, and
+        # running it unconfined is the user's question (declined).
+        child.expect(r"choice \[1-4\]")
+        assert "pwn-command-bang" in child.before
+        child.send("3")
+        child.expect("tell the agent why")
+        child.sendline("")
+        child.expect(r"Allow Read\?")  # reading through the link leaves the project: the user is asked
         assert "outside" in child.before
+        child.expect(r"choice \[1-4\]")
         child.send("3")
         child.sendline("")
         child.expect("Summarised.")
@@ -129,7 +137,7 @@ def test_repl_asks_before_anything_runs_and_declining_keeps_it_so(hostile: Hosti
         child.close(force=True)
     _assert_untouched(hostile, fake_llm, attacker, tmp_path)
     prompt = json.dumps(fake_llm.requests[0].body["messages"])
-    assert "!`touch" in prompt  # a custom command's `!` line is text sent to the model, never run
+    assert "pwn-command-bang': No such file or directory\\nExit code 1" in prompt  # what the sandbox let it do
 
 
 def test_mcp_and_hook_commands_start_nothing(hostile: Hostile) -> None:

@@ -98,7 +98,7 @@ def test_agents_and_commands_are_found_with_no_step(tmp_path: Path, home: Path) 
     assert commands["fix-issue"].expand("123") == "Fix issue #123 following our coding standards"
     assert commands["hi"].expand("Ann") == "Say hi to Ann"
     (proj / ".claude" / "commands" / "status.md").write_text("Current: !`git status`\nSummarise it.\n")
-    assert load_commands(proj)["status"].not_run() == ["git status"]  # never run by a repository's file
+    assert load_commands(proj)["status"].shell_commands() == ["git status"]
 
 
 def test_precedence_and_sources(tmp_path: Path, home: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -20,6 +20,7 @@ from agentcli.providers.base import ModelRequest, ProviderConfig
 from agentcli.session.store import OpenedSession
 from agentcli.settings.config import Settings
 from agentcli.settings.sections import ModelSettings
+from agentcli.skills.commands import CommandSource
 from agentcli.tools.base import ToolContext
 from agentcli.tools.registry import ToolRegistry
 from agentcli.ui.repl import Repl
@@ -70,6 +71,7 @@ def make_repl(tmp_path: Path, provider: ScriptedProvider, width: int = 80,
         options=AgentOptions(model="scripted-model", provider_name="scripted", context_window_fn=lambda m: window),
         sink=NullSink("sess-1"),
     )
+    agent.registry.sources.append(CommandSource(tmp_path, agent.ctx))  # as the assembly attaches it
     selection = Selection(ProviderConfig("scripted"), "scripted-model")
     repl.adopt(Built(agent, selection, OpenedSession("sess-1", agent.sink)))
     return repl, out
