@@ -4,8 +4,10 @@ which acpx continues with `session/load` on a fresh `agentcli acp`."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import select
 import subprocess
 import sys
 import time
@@ -42,6 +44,43 @@ class Acpx:
         return proc.returncode, [json.loads(line) for line in out.splitlines() if line.startswith("{")]
 
 
+def agent_and_owner(proj: Path) -> list[int]:
+    """The live `agentcli acp` processes working in `proj` (this test's own temp directory) and their parents,
+    acpx's queue owners."""
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        with contextlib.suppress(OSError):
+            if b"agentcli\0acp\0" in Path(f"/proc/{pid}/cmdline").read_bytes() and \
+                    os.readlink(f"/proc/{pid}/cwd") == str(proj):
+                ppid = int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+                found += [int(pid), ppid]
+    return found
+
+
+def wait_exited(pids: list[int], timeout: float) -> bool:
+    """Whether every process in `pids` has ended within `timeout`: on pidfds, readable once their process ends."""
+    deadline = time.monotonic() + timeout
+    for pid in pids:
+        try:
+            fd = os.pidfd_open(pid)
+        except ProcessLookupError:
+            continue  # already gone
+        try:
+            if not select.select([fd], [], [], max(0.0, deadline - time.monotonic()))[0]:
+                return False
+        finally:
+            os.close(fd)
+    return True
+
+
+def ttl_expired(acpx: Acpx, proj: Path) -> None:
+    """Wait for the exit itself (acpx's queue owner and its `agentcli acp` end --ttl after the last turn), not
+    by polling `acpx status` (a node process each time); then acpx says so too."""
+    pids = agent_and_owner(proj)
+    assert wait_exited(pids, TIMEOUT), f"acpx's agent process did not exit after its ttl: {pids}"
+    assert "will start on next prompt" in json.dumps(acpx.run("status")[1])
+
+
 def messages(lines: list[dict[str, object]], method: str) -> list[dict[str, object]]:
     return [m for m in lines if m.get("method") == method]
 
@@ -64,9 +103,7 @@ def test_acpx_multi_turn_permission_cancel_and_load(tmp_path: Path, fake_llm: Fa
     assert target.read_text() == "made\n"
     assert {"stopReason": "end_turn"} in results(lines)
 
-    deadline = time.monotonic() + TIMEOUT  # acpx's agent process ends after its --ttl; then a new one starts
-    while "will start on next prompt" not in json.dumps(acpx.run("status")[1]):
-        assert time.monotonic() < deadline, "acpx's agent process did not exit after its ttl"
+    ttl_expired(acpx, proj)  # acpx's agent process has ended after its --ttl; the next prompt starts a new one
 
     before = len(fake_llm.requests)
     fake_llm.push(Reply(text="never", fault=Fault("slow_first_byte", delay_s=30)))

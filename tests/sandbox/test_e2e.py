@@ -42,6 +42,7 @@ def test_writes_outside_the_project_fail_and_leave_nothing(tmp_path: Path, fake_
         "script.sh": f"#!/bin/sh\necho x > {outside}/script\n",
     })
     (proj / "script.sh").chmod(0o755)
+    os.mkfifo(proj / "bg-done")
     attacks = [
         f"touch {outside}/touch",
         f"python3 -c 'open(\"{outside}/python\", \"w\").write(\"x\")'",
@@ -55,8 +56,9 @@ def test_writes_outside_the_project_fail_and_leave_nothing(tmp_path: Path, fake_
               "ln -s inside.txt ok-link && echo y >> ok-link"]
     fake_llm.push(
         Reply(tool_calls=[_bash(c) for c in attacks + inside]),
-        Reply(tool_calls=[_bash(f"echo x > {outside}/background; touch bg-ran", run_in_background=True)]),
-        Reply(tool_calls=[_bash("until [ -e bg-ran ]; do sleep 0.02; done; echo seen")]),
+        Reply(tool_calls=[_bash(f"echo x > {outside}/background; touch bg-ran; echo bg-finished > bg-done",
+                                run_in_background=True)]),
+        Reply(tool_calls=[_bash("timeout 60 cat bg-done")]),  # a FIFO: waits for the background shell's line
         Reply(text="done"),
     )
     run = agentcli(["-p", "go", *BYPASS, "--output-format", "json"], proj, provider_env(fake_llm, ANTHROPIC))
@@ -65,6 +67,7 @@ def test_writes_outside_the_project_fail_and_leave_nothing(tmp_path: Path, fake_
     for name in ("inside.txt", "py.txt", "made-by-make", "bg-ran"):
         assert (proj / name).exists(), name
     assert (proj / "inside.txt").read_text() == "y\n"
+    assert "bg-finished" in json.dumps(fake_llm.requests[-1].body["messages"][-1])
     denied = {d["tool_input"]["command"] for d in result["permission_denials"]}
     assert {f"touch {outside}/touch", "make out", "./script.sh"} <= denied
     assert not denied & set(inside)

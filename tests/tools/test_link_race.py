@@ -1,14 +1,22 @@
 """A link flipped between the policy's check and the tool's use, by another process in a tight loop: the calls run
 as the loop runs them (the policy decides, then the tool runs inside `outside_approved()`), and no Read, Write or
-image Read ever lets outside content reach the model or creates a file outside."""
+image Read ever lets outside content reach the model or creates a file outside.
+
+How often the link points inside at a check is the scheduler's business: under load the flipper stays put for whole
+time slices, and an allowed call (the tool runs) costs more than an asked one, so a fixed number of tries allowed
+only ~4 % of calls on a loaded machine. The calls go on until the policy allowed ROUNDS and asked at least once;
+time is only the give-up bound."""
 
 from __future__ import annotations
 
 import asyncio
 import os
+import shutil
 import subprocess
 import sys
-from collections.abc import Iterator
+import tempfile
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +30,8 @@ from agentcli.tools.paths import outside_approved
 from agentcli.tools.read import ReadTool
 from agentcli.tools.write import WriteTool
 
-ROUNDS = 200  # calls the policy allowed (those it asked about do not count), within at most 20 × as many tries
+ROUNDS = 200  # calls the policy allowed (those it asked about do not count)
+GIVE_UP = 120.0  # seconds; a quiet machine needs ~2
 FLIPPER = """
 import os, sys
 link, a, b = sys.argv[1:4]
@@ -39,14 +48,19 @@ while True:
 
 
 @pytest.fixture
-def world(tmp_path: Path) -> tuple[Path, Path]:
-    base = Path(os.path.realpath(tmp_path))
+def world(tmp_path: Path) -> Iterator[tuple[Path, Path]]:
+    # In memory where there is a tmpfs: each Write's two fsyncs took ~8 ms on a busy disk, most of the test's time.
+    shm = Path("/dev/shm")
+    base = Path(os.path.realpath(tempfile.mkdtemp(dir=shm if os.access(shm, os.W_OK) else tmp_path)))
     root, outside = base / "proj", base / "outside"
     (root / "sub").mkdir(parents=True)
     outside.mkdir()
     (root / "a.txt").write_text("inside text\n")
     (outside / "secret.txt").write_text("OUTSIDE-SECRET\n")
-    return root, outside
+    try:
+        yield root, outside
+    finally:
+        shutil.rmtree(base)
 
 
 def flipping(link: Path, a: Path, b: Path) -> Iterator[subprocess.Popen[str]]:
@@ -59,16 +73,32 @@ def flipping(link: Path, a: Path, b: Path) -> Iterator[subprocess.Popen[str]]:
             proc.kill()
 
 
-def as_the_loop_runs(policy: RulePolicy, tool: Tool, args: dict[str, Any], ctx: ToolContext) -> ToolOutput | None:
+async def as_the_loop_runs(policy: RulePolicy, tool: Tool, args: dict[str, Any],
+                           ctx: ToolContext) -> ToolOutput | None:
     """The policy decides; an allowed call runs approved, as agentcli.core.toolrun runs it. None: it asked."""
     if policy.check(tool, args).behavior != "allow":
         return None
+    with outside_approved():
+        return await tool.run(args, ctx)
 
-    async def go() -> ToolOutput:
-        with outside_approved():
-            return await tool.run(args, ctx)
 
-    return asyncio.run(go())
+def until_allowed(policy: RulePolicy, tool: Tool, ctx: ToolContext, args_for: Callable[[int], dict[str, Any]],
+                  seen: Callable[[ToolOutput], None]) -> None:
+    """Calls (in one event loop) until the policy allowed ROUNDS of them and asked about one; `seen` judges each
+    allowed call's output."""
+
+    async def go() -> None:
+        ran = tries = 0
+        deadline = time.monotonic() + GIVE_UP
+        while ran < ROUNDS or ran == tries:
+            assert time.monotonic() < deadline, f"{ran} of {tries} calls allowed in {GIVE_UP} s"
+            out = await as_the_loop_runs(policy, tool, args_for(tries), ctx)
+            tries += 1
+            if out is not None:
+                ran += 1
+                seen(out)
+
+    asyncio.run(go())
 
 
 def session(root: Path) -> tuple[RulePolicy, ToolContext]:
@@ -82,29 +112,21 @@ def test_reads_through_a_flipping_link_never_see_outside(world: tuple[Path, Path
     root, outside = world
     policy, ctx = session(root)
     link = root / "link.txt"
-    ran = 0
+
+    def seen(out: ToolOutput) -> None:
+        assert "OUTSIDE-SECRET" not in out.content, out.content
+
     for _ in flipping(link, root / "a.txt", outside / "secret.txt"):
-        for _ in range(20 * ROUNDS):
-            out = as_the_loop_runs(policy, ReadTool(), {"file_path": str(link)}, ctx)
-            ran += out is not None
-            assert out is None or "OUTSIDE-SECRET" not in out.content, out.content
-            if ran >= ROUNDS:
-                break
-    assert ran >= ROUNDS
+        until_allowed(policy, ReadTool(), ctx, lambda i: {"file_path": str(link)}, seen)
 
 
 def test_writes_through_a_flipping_directory_never_create_outside(world: tuple[Path, Path]) -> None:
     root, outside = world
     policy, ctx = session(root)
     link = root / "d"
-    ran = 0
     for _ in flipping(link, root / "sub", outside):
-        for i in range(20 * ROUNDS):
-            out = as_the_loop_runs(policy, WriteTool(), {"file_path": str(link / f"n{i}.txt"), "content": "x\n"}, ctx)
-            ran += out is not None
-            if ran >= ROUNDS:
-                break
-    assert ran >= ROUNDS
+        until_allowed(policy, WriteTool(), ctx, lambda i: {"file_path": str(link / f"n{i}.txt"), "content": "x\n"},
+                      lambda out: None)
     assert sorted(p.name for p in outside.iterdir()) == ["secret.txt"]
     assert (outside / "secret.txt").read_text() == "OUTSIDE-SECRET\n"
 
@@ -121,16 +143,12 @@ def test_image_reads_through_a_flipping_link_never_attach_outside(world: tuple[P
     link = root / "pic.png"
     import base64
 
-    ran = 0
+    def seen(out: ToolOutput) -> None:
+        for block in out.metadata.get("attachments", []):
+            assert base64.b64decode(block.data) != outside_bytes
+
     for _ in flipping(link, root / "in.png", outside / "out.png"):
-        for _ in range(20 * ROUNDS):
-            out = as_the_loop_runs(policy, ReadTool(), {"file_path": str(link)}, ctx)
-            ran += out is not None
-            for block in (out.metadata.get("attachments", []) if out is not None else []):
-                assert base64.b64decode(block.data) != outside_bytes
-            if ran >= ROUNDS:
-                break
-    assert ran >= ROUNDS
+        until_allowed(policy, ReadTool(), ctx, lambda i: {"file_path": str(link)}, seen)
 
 
 class _Sees:
