@@ -25,7 +25,7 @@ FIRST_USE = (
     "agentcli.proc.gitsafe", "agentcli.proc.groups", "agentcli.providers.coalesce", "agentcli.providers.probe",
     "agentcli.providers.retry", "agentcli.sandbox", "agentcli.sandbox.sockets", "agentcli.settings.claude",
     "agentcli.settings.custom_commands", "agentcli.settings.schema", "agentcli.settings.trust",
-    "agentcli.settings.writer", "agentcli.skills.discovery",
+    "agentcli.settings.writer", "agentcli.skills.commands", "agentcli.skills.discovery",
 )
 
 
