@@ -59,12 +59,15 @@ class Client:
 @asynccontextmanager
 async def agent(fake: FakeLLM, proj: Path, client: Client) -> AsyncIterator[ClientSideConnection]:
     env = {**os.environ, **provider_env(fake, ANTHROPIC), "PYTHONPATH": str(ROOT)}
+    # The SDK closes the agent's stdin, then waits 2 s before SIGTERM: under load agentcli's exit took longer
+    # (up to ~5 s with an MCP server), so which way it ended was the machine's choice. Wait for the exit itself.
     async with spawn_agent_process(client, sys.executable, "-m", "agentcli", "acp", "--model", ANTHROPIC,
-                                   env=env, cwd=proj) as (conn, _proc):
+                                   env=env, cwd=proj, transport_kwargs={"shutdown_timeout": TIMEOUT}) as (conn, proc):
         init = await asyncio.wait_for(conn.initialize(protocol_version=PROTOCOL_VERSION,
                                                       client_capabilities=ClientCapabilities()), TIMEOUT)
         assert init.agent_capabilities is not None and init.agent_capabilities.load_session
         yield conn
+    assert proc.returncode == 0, f"agentcli acp did not end by itself when its stdin closed: {proc.returncode}"
 
 
 async def scenario(fake: FakeLLM, proj: Path) -> None:

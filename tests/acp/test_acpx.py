@@ -45,15 +45,18 @@ class Acpx:
 
 
 def agent_and_owner(proj: Path) -> list[int]:
-    """The live `agentcli acp` processes working in `proj` (this test's own temp directory) and their parents,
-    acpx's queue owners."""
+    """The live `agentcli acp` processes working in `proj` (this test's own temp directory) and their parents
+    while those are acpx's queue owners (an agent whose owner is gone already has been handed to init)."""
     found = []
     for pid in filter(str.isdigit, os.listdir("/proc")):
-        with contextlib.suppress(OSError):
-            if b"agentcli\0acp\0" in Path(f"/proc/{pid}/cmdline").read_bytes() and \
-                    os.readlink(f"/proc/{pid}/cwd") == str(proj):
-                ppid = int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
-                found += [int(pid), ppid]
+        with contextlib.suppress(OSError, ValueError, IndexError):
+            if b"agentcli\0acp\0" not in Path(f"/proc/{pid}/cmdline").read_bytes() or \
+                    os.readlink(f"/proc/{pid}/cwd") != os.path.realpath(proj):
+                continue
+            found.append(int(pid))
+            ppid = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1]
+            if b"__queue-owner" in Path(f"/proc/{ppid}/cmdline").read_bytes():
+                found.append(int(ppid))
     return found
 
 
