@@ -87,7 +87,9 @@ def _probe_line(sandbox: Sandbox, settings: Settings) -> str:
     """`true` under the sandbox, timed; the session's own probe runs first (and may give up on the mechanism)."""
     argv, env = sandbox.wrap(["true"], settings.project_root, dict(os.environ))
     if sandbox.failure:
-        return f"  probe (true under the sandbox): FAILS — {sandbox.failure}"
+        from agentcli.sandbox.core import DOCTOR_HINT
+
+        return f"  probe (true under the sandbox): FAILS — {sandbox.failure.removesuffix(DOCTOR_HINT)}"
     t0 = time.monotonic()
     proc = subprocess.run(argv, env=env, capture_output=True, text=True, check=False)
     ms = (time.monotonic() - t0) * 1000

@@ -88,6 +88,7 @@ def _inert_new_repo(path: Path) -> bool:
 # for a moment under load); a refusal that lasts (user namespaces forbidden, no binary) is not retried.
 PROBE_RETRY_PAUSES_S = (0.05, 0.25)
 PROBE_TIMEOUT_S = 10.0
+DOCTOR_HINT = " `agentcli doctor` shows more."  # the end of `Sandbox.failure` (doctor leaves it out)
 _LASTING = ("Permission denied", "Operation not permitted", "No permissions", "No such file", "not found")
 
 
@@ -244,7 +245,7 @@ class Sandbox:
                     "outlive it")
         else:
             lost = "commands run unconfined; only the permission policy guards them"
-        self.failure = f"The {name} sandbox does not work here ({problem}): {lost}. `agentcli doctor` shows more."
+        self.failure = f"The {name} sandbox does not work here ({problem}): {lost}.{DOCTOR_HINT}"
         self._notice = self.failure
         self.mechanism = NoSandbox(f"{name} failed: {problem}")
 
