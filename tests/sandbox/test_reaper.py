@@ -30,7 +30,9 @@ def _escapes(marker: str, fifo: Path) -> str:
 
 
 def sleepers(marker: str) -> list[int]:
-    """Live processes with `marker` as a whole argument (the command lines that start them only contain it)."""
+    """Live sleepers: processes with `marker` as a whole argument, or a sleeper's own `bash -c` between its word on
+    the FIFO and its `exec` (the command lines that start them only contain it inside a longer script)."""
+    inner = f"exec -a {marker} sleep 300".encode()
     found = []
     for pid in (p for p in os.listdir("/proc") if p.isdigit()):
         try:
@@ -38,7 +40,8 @@ def sleepers(marker: str) -> list[int]:
             state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
         except OSError:
             continue
-        if marker.encode() in args and state != "Z":
+        own = any(a.startswith(b"echo up > ") and a.endswith(inner) for a in args)
+        if (marker.encode() in args or own) and state != "Z":
             found.append(int(pid))
     return found
 
