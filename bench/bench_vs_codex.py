@@ -195,8 +195,8 @@ def report_repl(runs: int, before: Path | None) -> None:
 
     trees = [("after", ROOT)] + ([("before", before.resolve())] if before else [])
     got: dict[str, list[dict[str, float]]] = {}
-    for _ in range(runs):
-        for name, tree in trees:
+    for i in range(runs):
+        for name, tree in trees[i % len(trees):] + trees[:i % len(trees)]:  # the first turns, as in `measure`
             got.setdefault(name, []).append(bench_startup(1, tree))
     print(f"\n| REPL, exec to ready for keys (ms, median of {runs}) | "
           + " | ".join(name for name, _ in trees) + " | target |")
