@@ -19,12 +19,12 @@ Both run without approvals or sandbox (`bypassPermissions`, `--dangerously-bypas
 httpx, nothing of agentcli; for `--version`, the interpreter alone): the floor of any httpx-based agentcli.
 `--repl`: also the REPL's time from exec to the prompt accepting keys (a key typed into the pseudo-terminal
 echoed; `bench/bench_repl.py startup`), for this tree and `--before`, against its absolute target.
-Runs are interleaved (after, before, codex, after, …) so a change in the machine's load hits all alike; the
-figures are medians of wall, CPU (user+sys of the process and the children it waited for) and peak RSS (the
-largest resident set of the process or any child it waited for, `ru_maxrss`). Codex is installed into a
-bench-local prefix: `npm install --prefix bench/.codex @openai/codex` (the default `--codex`), or anywhere with
-`--codex`. Prints markdown tables for bench/RESULTS.md: wall ÷ Codex for each scenario and peak RSS ÷ Codex,
-each beside its target and the floor's own ratio.
+Runs are interleaved (after, before, codex, …; which goes first turns each round) so a change in the machine's
+load hits all alike; the figures are medians of wall, CPU (user+sys of the process and the children it waited
+for) and peak RSS (the largest resident set of the process or any child it waited for, `ru_maxrss`). Codex is
+installed into a bench-local prefix: `npm install --prefix bench/.codex @openai/codex` (the default `--codex`), or
+anywhere with `--codex`. Prints markdown tables for bench/RESULTS.md: wall ÷ Codex for each scenario and peak
+RSS ÷ Codex, each beside its target and the floor's own ratio.
 """
 
 from __future__ import annotations
@@ -136,8 +136,10 @@ def main() -> int:
                     "--permission-mode", "bypassPermissions", "--max-turns", "60"]
 
         def measure(scenario: str, env_for: dict[str, dict[str, str]]) -> None:
-            for _ in range(args.runs):
-                for v in variants:
+            for i in range(args.runs):
+                # which variant goes first turns with each round: with a fixed order the first one always ran
+                # right after Codex's process tree (still exiting) and paid for it in wall time on a busy machine
+                for v in variants[i % len(variants):] + variants[:i % len(variants)]:
                     reset()
                     results.setdefault((scenario, v), []).append(timed(cmd(v, scenario), proj, env_for[v]))
 
@@ -193,8 +195,8 @@ def report_repl(runs: int, before: Path | None) -> None:
 
     trees = [("after", ROOT)] + ([("before", before.resolve())] if before else [])
     got: dict[str, list[dict[str, float]]] = {}
-    for _ in range(runs):
-        for name, tree in trees:
+    for i in range(runs):
+        for name, tree in trees[i % len(trees):] + trees[:i % len(trees)]:  # the first turns, as in `measure`
             got.setdefault(name, []).append(bench_startup(1, tree))
     print(f"\n| REPL, exec to ready for keys (ms, median of {runs}) | "
           + " | ".join(name for name, _ in trees) + " | target |")
