@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from agentcli.permissions.shell import Word
+from agentcli.record import record
 
 
-@dataclass(slots=True)
+@record(frozen=False)
 class Reads:
     """`paths`: files and directories named (each must be inside the project and not protected).
     `trees`: directories read recursively, walked for protected files (`follow`: symlinks are followed,

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from dataclasses import dataclass, field
+from dataclasses import field
+
+from agentcli.record import record
 
 MAX_LENGTH = 20_000
 MAX_DEPTH = 12
@@ -38,7 +40,7 @@ class ShellParseError(ValueError):
     """The command line cannot be analysed with certainty."""
 
 
-@dataclass(slots=True)
+@record(frozen=False)
 class Word:
     """One shell word. `text` has quotes removed; substitutions stay as written. `dynamic` marks a value
     known only at run time ($VAR, $(…), backticks); `glob` an unquoted wildcard; `tilde` a leading `~`."""
@@ -51,7 +53,7 @@ class Word:
     raw: str = ""
 
 
-@dataclass(slots=True)
+@record(frozen=False)
 class Redirect:
     op: str
     target: Word | None  # None for descriptor duplication such as 2>&1
@@ -61,7 +63,7 @@ class Redirect:
         return self.op in _WRITE_OPS and self.target is not None
 
 
-@dataclass(slots=True)
+@record(frozen=False)
 class SimpleCommand:
     assigns: list[tuple[str, Word]] = field(default_factory=list)
     words: list[Word] = field(default_factory=list)

@@ -11,7 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.cli.helpers import ANTHROPIC, imported_modules, provider_env
+from tests.cli.helpers import ANTHROPIC, git_repo, imported_modules, provider_env
 from tests.fakes.server import FakeLLM, Reply
 
 
@@ -29,7 +29,9 @@ def _generated(modules: set[str]) -> list[str]:
 
 def test_a_one_reply_run_imports_no_generated_dataclass(tmp_path: Path, fake_llm: FakeLLM) -> None:
     fake_llm.push(Reply(text="done"))
-    imported = imported_modules(["-p", "hi", "--model", ANTHROPIC], tmp_path, provider_env(fake_llm, ANTHROPIC))
+    proj = git_repo(tmp_path / "proj", {"README.md": "x\n"})  # as a user runs it: a git repository's checks too
+    imported = imported_modules(["-p", "hi", "--model", ANTHROPIC], proj, provider_env(fake_llm, ANTHROPIC))
+    assert "agentcli.permissions.gitcheck" in imported
     assert "agentcli.assembly.runtime" in imported
     assert _generated(imported) == []
 
