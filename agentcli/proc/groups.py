@@ -10,6 +10,8 @@ import sys
 import time
 from pathlib import Path
 
+from agentcli.proc.reaper import descendants
+
 
 def which(name: str, env: dict[str, str] | None = None) -> str | None:
     """The first executable `name` on PATH (of `env`, else ours), like `shutil.which` for plain names. Relative
@@ -147,31 +149,6 @@ def stat_alive(stat: bytes) -> bool:
         return fields[0] not in (b"Z", b"X") and not int(fields[6]) & PF_EXITING
     except (IndexError, ValueError):
         return False
-
-
-def descendants(pid: int) -> list[int]:
-    """Every live descendant of `pid`, parents before children (Linux /proc; empty elsewhere)."""
-    children: dict[int, list[int]] = {}
-    try:
-        names = os.listdir("/proc")
-    except OSError:
-        return []
-    for name in names:
-        if not name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{name}/stat", "rb") as f:
-                ppid = int(f.read().rsplit(b")", 1)[1].split()[1])
-        except (OSError, ValueError, IndexError):
-            continue
-        children.setdefault(ppid, []).append(int(name))
-    out: list[int] = []
-    todo = list(children.get(pid, ()))
-    while todo:
-        kid = todo.pop(0)
-        out.append(kid)
-        todo.extend(children.get(kid, ()))
-    return out
 
 
 async def spawn_group(

@@ -60,9 +60,14 @@ def _kill_all(*_: object) -> None:
 
 
 def descendants(pid: int) -> list[int]:
-    """Every process below `pid` (zombies included), from one pass over /proc."""
+    """Every process below `pid` (zombies included), parents before children, from one pass over /proc (empty
+    where there is none). Here, not in agentcli.proc.groups, which uses it too: this script runs alone (`-I -S`)."""
     children: dict[int, list[int]] = {}
-    for name in os.listdir("/proc"):
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        return []
+    for name in names:
         if not name.isdigit():
             continue
         try:
@@ -74,7 +79,7 @@ def descendants(pid: int) -> list[int]:
     out: list[int] = []
     todo = list(children.get(pid, ()))
     while todo:
-        kid = todo.pop()
+        kid = todo.pop(0)
         out.append(kid)
         todo.extend(children.get(kid, ()))
     return out
