@@ -22,12 +22,13 @@ def unrun_results(calls: Sequence[ToolUseBlock], text: str) -> Message:
 def repair(messages: Sequence[Message], *, by_user: bool) -> Message | None:
     """What follows `messages` after a run stopped early: results for the last assistant message's unanswered
     calls; when the user stopped it (`by_user`), the marker Claude Code writes after a prompt (or tool results)
-    the model never replied to, so the next request does not read as one merged prompt but as "this was
-    interrupted, now this"."""
+    the model never replied to, or after the part of a reply that arrived before the stop (a stream cut by Esc
+    keeps its text, not its half-made calls), so the next request does not read as one merged prompt but as "this
+    was interrupted, now this"."""
     last = messages[-1] if messages else None
     if last is not None and last.role == "assistant" and last.tool_uses:
         return unrun_results(last.tool_uses, INTERRUPTED)
-    if by_user and last is not None and last.role == "user" and last.text != INTERRUPTED:
+    if by_user and last is not None and (last.role == "assistant" or last.text != INTERRUPTED):
         return Message.user(INTERRUPTED)
     return None
 

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from agentcli.core.events import MessageStop, TextDelta, ToolCallDelta, ToolCallEnd, ToolCallStart
+from agentcli.core.interrupts import INTERRUPTED
 from tests.ui.scripted import Script, ScriptedProvider, make_repl, text_reply
 
 
@@ -115,8 +116,10 @@ def test_cancel_keeps_partial_and_transcript_valid(tmp_path: Path) -> None:
     assert "partial answer" in text and "more" in text and "Interrupted" in text and "second" in text
     assert "never" not in text and text.count("Interrupted") == 1
     assert repl.agent is not None
-    roles = [m.role for m in repl.agent.messages]
-    assert roles == ["user", "assistant", "user", "assistant"]
+    # the partial reply, then Claude Code's marker (the model reads that it was stopped), then the next prompt
+    roles = [(m.role, m.text if m.role == "user" else "") for m in repl.agent.messages]
+    assert roles == [("user", "long task"), ("assistant", ""), ("user", INTERRUPTED), ("user", "next"),
+                     ("assistant", "")]
 
 
 def test_tool_call_line(tmp_path: Path) -> None:
