@@ -15,10 +15,9 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from agentcli.llm.messages import ContentBlock
 from agentcli.settings.custom_commands import CustomCommand, load_commands
 from agentcli.skills.discovery import parse_allowed_tools
-from agentcli.tools.base import Tool, ToolContext, ToolOutput
+from agentcli.tools.base import PromptSource, ToolContext, ToolOutput
 
 MAX_COMMANDS = 20  # `!`command``s run for one prompt; a file with more is refused whole
 _EXIT = re.compile(r"^Exit code (-?\d+)$", re.M)
@@ -73,7 +72,7 @@ def _grants(command: CustomCommand) -> tuple[str, ...]:
     return parse_allowed_tools(command.allowed_tools) or ()
 
 
-class CommandSource:
+class CommandSource(PromptSource):
     """Implements agentcli.tools.base.ToolSource (commands only: no tools)."""
 
     def __init__(self, project_root: Path, ctx: ToolContext) -> None:
@@ -87,28 +86,3 @@ class CommandSource:
         if command is None:
             return None
         return await with_shell_output(command, arguments, self.ctx, self._notices)
-
-    def _say(self, text: str) -> None:
-        self._notices.append(("warning", text))
-
-    async def refresh(self) -> None:
-        return None
-
-    def tools(self) -> list[Tool]:
-        return []
-
-    def lookup(self, name: str) -> Tool | str | None:
-        return None
-
-    def notices(self) -> list[tuple[str, str]]:
-        out, self._notices = self._notices, []
-        return out
-
-    def servers(self) -> list[tuple[str, str]]:
-        return []
-
-    async def attachments(self, text: str) -> list[ContentBlock]:
-        return []
-
-    async def aclose(self) -> None:
-        return None

@@ -10,10 +10,10 @@ from agentcli.errors import AgentCliError
 from agentcli.llm.messages import ContentBlock
 from agentcli.skills.discovery import Discovery
 from agentcli.skills.tool import SkillTool, skill_prompt
-from agentcli.tools.base import Tool, ToolContext
+from agentcli.tools.base import PromptSource, Tool, ToolContext
 
 
-class SkillSource:
+class SkillSource(PromptSource):
     def __init__(self, found: Discovery, ctx: ToolContext, budget: int | None = None,
                  commands: Mapping[str, Path] | None = None, offer: bool = True) -> None:
         self.found = found
@@ -24,21 +24,8 @@ class SkillSource:
         self._notices = [("warning", n) for n in found.notices]
         self._just_expanded = False
 
-    async def refresh(self) -> None:
-        return None
-
     def tools(self) -> list[Tool]:
         return [self.tool] if self.found.skills and self.offer else []
-
-    def lookup(self, name: str) -> Tool | str | None:
-        return None
-
-    def notices(self) -> list[tuple[str, str]]:
-        out, self._notices = self._notices, []
-        return out
-
-    def servers(self) -> list[tuple[str, str]]:
-        return []
 
     async def attachments(self, text: str) -> list[ContentBlock]:
         """Asked for every user prompt (after `expand`): a new prompt ends the skill loaded before it, so its
@@ -64,9 +51,6 @@ class SkillSource:
         self.ctx.skill_allowed_tools = skill.grants()
         self._just_expanded = True
         return prompt
-
-    async def aclose(self) -> None:
-        return None
 
 
 async def _command(name: str, path: Path, arguments: str, ctx: ToolContext,

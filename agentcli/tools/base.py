@@ -211,3 +211,35 @@ class ToolSource(Protocol):
         None for any other prompt. An AgentCliError says why the command cannot run."""
 
     async def aclose(self) -> None: ...
+
+
+class PromptSource:
+    """A ToolSource with no servers, mentions or lookups of its own (skills, custom commands): what they do not
+    have is answered here once; `_notices` is what `notices()` hands over and empties."""
+
+    _notices: list[tuple[str, str]]
+
+    async def refresh(self) -> None:
+        return None
+
+    def tools(self) -> list[Tool]:
+        return []
+
+    def lookup(self, name: str) -> Tool | str | None:
+        return None
+
+    def notices(self) -> list[tuple[str, str]]:
+        out, self._notices = self._notices, []
+        return out
+
+    def servers(self) -> list[tuple[str, str]]:
+        return []
+
+    async def attachments(self, text: str) -> list[ContentBlock]:
+        return []
+
+    async def expand(self, text: str) -> str | None:
+        return None
+
+    async def aclose(self) -> None:
+        return None
