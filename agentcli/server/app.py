@@ -80,6 +80,17 @@ def session_of(request: Request) -> ServedSession | None:
     return _hub(request).sessions.get(request.path_params["sid"])
 
 
+async def _session_and_body(request: Request) -> tuple[ServedSession, dict[str, Any]] | Response:
+    """The session a request names and its JSON body, or the error answer (404, or 400 for a bad body)."""
+    session = session_of(request)
+    if session is None:
+        return _error(404, "not_found", "no such session on this server")
+    try:
+        return session, await _body(request)
+    except AgentCliError as err:
+        return _error(400, err.code, err.one_line())
+
+
 async def create(request: Request) -> Response:
     from agentcli.acp.settings import session_settings
 
@@ -112,13 +123,10 @@ async def listing(request: Request) -> Response:
 
 
 async def prompt(request: Request) -> Response:
-    session = session_of(request)
-    if session is None:
-        return _error(404, "not_found", "no such session on this server")
-    try:
-        body = await _body(request)
-    except AgentCliError as err:
-        return _error(400, err.code, err.one_line())
+    found = await _session_and_body(request)
+    if isinstance(found, Response):
+        return found
+    session, body = found
     streamed = _streamed(request)
     asked = _asked(body, streamed)
     if isinstance(asked, Response):
@@ -189,13 +197,10 @@ async def _lines(session: ServedSession, queue: Watch, hub: Hub, until_result: b
 
 
 async def permission(request: Request) -> Response:
-    session = session_of(request)
-    if session is None:
-        return _error(404, "not_found", "no such session on this server")
-    try:
-        body = await _body(request)
-    except AgentCliError as err:
-        return _error(400, err.code, err.one_line())
+    found = await _session_and_body(request)
+    if isinstance(found, Response):
+        return found
+    session, body = found
     behavior, message = body.get("behavior"), body.get("message")
     if behavior not in ("allow", "deny") or not (message is None or isinstance(message, str)):
         return _error(400, "usage", '{"behavior": "allow" | "deny", "message": "why (optional)"}')
