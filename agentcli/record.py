@@ -27,7 +27,7 @@ import dataclasses
 import inspect
 import reprlib
 from collections.abc import Callable
-from typing import Any, TypeVar, dataclass_transform, overload
+from typing import Any, ClassVar, TypeVar, dataclass_transform, get_origin, overload
 
 T = TypeVar("T", bound=type)
 
@@ -59,12 +59,13 @@ def _make(cls: T, *, frozen: bool, repr: bool, eq: bool) -> T:
         # dataclasses would write "Name(signature)" here with inspect.signature, which for a class without an
         # __init__ of its own parses object's text signature with tokenize (its import and regex: ~2 ms, once)
         cls.__doc__ = f"{cls.__name__}({', '.join(inspect.get_annotations(cls))})"
-    dataclasses.dataclass(init=False, repr=False, eq=False)(cls)
-    fields = dataclasses.fields(cls)
-    _refuse_unsupported(cls, fields)
+    declared = _fields_of(cls, _FIELD_MARK)
+    fields = tuple(declared.values())
     ns = dict(cls.__dict__)
     ns.pop("__dict__", None)
     ns.pop("__weakref__", None)
+    ns["__dataclass_fields__"] = declared
+    ns["__match_args__"] = tuple(f.name for f in fields if f.init)
     inherited = {n for base in cls.__mro__[1:] for n in _slots_of(base)}
     init, fixed, compare, hashed, shown, names, slots = [], [], [], [], [], [], []
     for f in fields:  # one pass: this runs for every record class at every start
@@ -108,13 +109,69 @@ def _make(cls: T, *, frozen: bool, repr: bool, eq: bool) -> T:
     return new
 
 
-def _refuse_unsupported(cls: type, fields: tuple[dataclasses.Field[Any], ...]) -> None:
+# What `dataclasses.fields()` and `replace()` look for on a field that is a real field (not a ClassVar): the one
+# name of dataclasses' layout this module leans on, so that the fields are collected here in one pass instead of
+# by `dataclass()` (its processing was ~75 % of a record's making: three regex checks of every string annotation,
+# its parameters object, its abstract-method update). tests/test_record.py fails loudly if it goes away.
+_FIELD_MARK: Any = getattr(dataclasses, "_FIELD", None)
+
+
+def _fields_of(cls: type, mark: Any) -> dict[str, dataclasses.Field[Any]]:
+    """The class's fields as `dataclass()` would collect them: its dataclass bases' fields in MRO order, then
+    its own annotations (a ClassVar is not a field), each default made a `Field`; the errors `dataclass()` raises
+    for a mutable default or a required field after a defaulted one, and refusals for what `@record` does not do
+    (keyword-only fields, `InitVar`s). `mark`: `_FIELD_MARK`."""
+    if mark is None:  # dataclasses changed underneath: let it collect them (slower, same result)
+        dataclasses.dataclass(init=False, repr=False, eq=False, match_args=False)(cls)
+        declared = dict(cls.__dict__["__dataclass_fields__"])
+        for each in declared.values():
+            _refuse(cls, each.name, each.type, each)
+        real = dataclasses.fields(cls)
+        return {n: each for n, each in declared.items() if each in real}
+    out: dict[str, dataclasses.Field[Any]] = {}
+    for base in cls.__mro__[-1:0:-1]:
+        for name, inherited in base.__dict__.get("__dataclass_fields__", {}).items():
+            if inherited._field_type is mark:
+                out[name] = inherited
+    own = inspect.get_annotations(cls)
+    for name, annotation in own.items():
+        if _is_classvar(annotation):
+            continue
+        default = cls.__dict__.get(name, _MISSING)
+        f: Any = default if isinstance(default, dataclasses.Field) else dataclasses.field(default=default)
+        _refuse(cls, name, annotation, f)
+        if f.default is not _MISSING and f.default.__class__.__hash__ is None:
+            raise ValueError(f"mutable default {type(f.default)} for field {name} is not allowed: use "
+                             "default_factory")
+        f.name, f.type, f._field_type = name, annotation, mark
+        if f.kw_only is _MISSING:
+            f.kw_only = False
+        out[name] = f
+    seen_default = False
+    for f in out.values():  # dataclass()'s rule for the generated __init__, kept for the shared one
+        if not f.init:
+            continue
+        if f.default is not _MISSING or f.default_factory is not _MISSING:
+            seen_default = True
+        elif seen_default:
+            raise TypeError(f"non-default argument {f.name!r} follows default argument")
+    return out
+
+
+def _is_classvar(annotation: Any) -> bool:
+    if isinstance(annotation, str):
+        if "ClassVar" not in annotation:
+            return False
+        head = annotation.lstrip().split("[", 1)[0].strip()
+        return head == "ClassVar" or head.endswith(".ClassVar")
+    return annotation is ClassVar or get_origin(annotation) is ClassVar
+
+
+def _refuse(cls: type, name: str, annotation: Any, f: dataclasses.Field[Any]) -> None:
     """What the shared `__init__` does not do, refused when the class is made rather than misbehaving later."""
-    if any(f.kw_only is True for f in fields):
+    if f.kw_only is True or "KW_ONLY" in str(annotation):
         raise TypeError(f"@record {cls.__qualname__}: keyword-only fields are not supported; use @dataclass")
-    declared = cls.__dict__["__dataclass_fields__"]
-    if len(declared) != len(fields) and any(
-            "InitVar" in str(f.type) for n, f in declared.items() if n not in {g.name for g in fields}):
+    if "InitVar" in str(annotation):
         raise TypeError(f"@record {cls.__qualname__}: InitVar fields are not supported; use @dataclass")
 
 

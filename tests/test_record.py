@@ -7,7 +7,7 @@ import copy
 import dataclasses
 import pickle
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 
@@ -184,3 +184,92 @@ def test_a_class_without_a_docstring_gets_one_without_inspect() -> None:
         b: str
 
     assert Bare.__doc__ == "Bare(a, b)"
+
+
+class _Base:
+    """A plain base: its annotations are not fields."""
+
+    plain: int
+
+
+@record
+class Parent(_Base):
+    """A record that a record extends."""
+
+    a: int
+    b: str = "b"
+    kind: ClassVar[str] = "parent"
+
+
+@record
+class Child(Parent):
+    """Redefines a field's default (keeping its place) and adds its own."""
+
+    b: str = "child"
+    c: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class ParentDc(_Base):
+    a: int
+    b: str = "b"
+    kind: ClassVar[str] = "parent"
+
+
+@dataclass(frozen=True, slots=True)
+class ChildDc(ParentDc):
+    b: str = "child"
+    c: tuple[int, ...] = ()
+
+
+def _shape(cls: type) -> list[tuple[Any, ...]]:
+    return [(f.name, f.type, f.default, f.init, f.kw_only) for f in dataclasses.fields(cls)]
+
+
+def test_fields_are_collected_as_dataclass_collects_them() -> None:
+    """`@record` collects the fields itself (not with `dataclass()`): the same fields, order, defaults and types
+    (strings under `from __future__ import annotations`), ClassVars left out, inherited fields first."""
+    assert _shape(Parent) == _shape(ParentDc) and _shape(Child) == _shape(ChildDc)
+    assert Child.__match_args__ == ChildDc.__match_args__ == ("a", "b", "c")
+    assert Child(1) == Child(1, "child", ()) and Child.kind == "parent"
+    assert dataclasses.replace(Child(1), c=(2,)) == Child(1, "child", (2,))
+    match Child(5, "x"):
+        case Child(a, b):
+            assert (a, b) == (5, "x")
+
+
+def test_what_dataclass_refuses_is_refused_alike() -> None:
+    with pytest.raises(ValueError, match="mutable default"):
+        @record
+        class MutableDefault:
+            items: list[int] = []
+
+    with pytest.raises(TypeError, match="non-default argument 'b' follows default argument"):
+        @record
+        class Order:
+            a: int = 0
+            b: int
+
+
+def test_the_dataclasses_layout_record_leans_on_is_still_there() -> None:
+    """The one private name of `dataclasses` that `@record` uses (its mark of a real field): if a Python release
+    drops it, this fails loudly — and `@record` falls back to `dataclass()` collecting the fields, the same."""
+    from agentcli import record as module
+
+    assert module._FIELD_MARK is not None
+    assert dataclasses.fields(Point)[0]._field_type is module._FIELD_MARK  # type: ignore[attr-defined]
+
+    class Again:
+        x: int
+        y: str = "y"
+        kind: ClassVar[str] = "k"
+
+    class AgainDc:
+        x: int
+        y: str = "y"
+        kind: ClassVar[str] = "k"
+
+    fallback = module._fields_of(Again, None)
+    fast = module._fields_of(AgainDc, module._FIELD_MARK)
+    assert [(f.name, f.default) for f in fallback.values()] == [(f.name, f.default) for f in fast.values()]
+    assert list(fallback) == ["x", "y"]
