@@ -185,6 +185,21 @@ class Sandbox:
                                              tuple(hidden), extra_ro, proxy, protected))
         return wrapped, env
 
+    @property
+    def announces(self) -> bool:
+        """Whether a launch can fail before its command runs over a path to mount (bubblewrap): then the command
+        announces its start (agentcli.sandbox.started) so `relaunch` can tell."""
+        from agentcli.sandbox.started import shim_shell
+
+        return self.mechanism.name == "bubblewrap" and shim_shell() is not None
+
+    def relaunch(self, started: bool, output: str) -> bool:
+        """Whether a launch that ended with `output` should be made again, wrapped anew (once): its command did not
+        start and bubblewrap failed over a path it was to mount — one that vanished since the argv was built."""
+        from agentcli.sandbox.started import path_error
+
+        return self.announces and not started and path_error(output)
+
     def _check_works(self) -> None:
         """Once per session, before the first command: run `true` under the mechanism, unless it worked with
         the same key less than a day ago (agentcli.sandbox.verdict). A mechanism that is installed but refused
