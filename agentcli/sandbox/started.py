@@ -13,6 +13,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from agentcli.sandbox.core import Sandbox
 
 # Runs inside the sandbox before the command (with bash: a pipe's number may have two digits, which sh's
 # redirections refuse): one byte on the pipe numbered $1, that pipe closed (the command's children must not hold
@@ -81,3 +86,28 @@ async def wait_announced(fd: int) -> bool:
         else:
             with contextlib.suppress(OSError):
                 pipe.close()
+
+
+async def capture(sandbox: Sandbox, argv: list[str], cwd: Path, env: dict[str, str]) -> tuple[int, bytes]:
+    """Run `argv` confined by `sandbox` to completion, stdout and stderr interleaved: (exit status, output);
+    launched once more when bubblewrap gave up before it started, as above."""
+    from agentcli.proc.groups import run_capture
+
+    if not sandbox.announces:
+        wrapped, wenv = sandbox.wrap(argv, cwd, env)
+        status, out, _ = await run_capture(wrapped, cwd, merge_stderr=True, env=wenv)
+        return status, out
+    for again in (True, False):
+        mark_r, mark_w = os.pipe()
+        try:
+            wrapped, wenv = sandbox.wrap(announcing(argv, mark_w), cwd, env)
+            status, out, _ = await run_capture(wrapped, cwd, merge_stderr=True, env=wenv, pass_fds=(mark_w,))
+        except BaseException:
+            os.close(mark_r)
+            raise
+        finally:
+            os.close(mark_w)
+        started = announced(mark_r)
+        if not (again and status != 0 and sandbox.relaunch(started, out.decode("utf-8", "replace"))):
+            return status, out
+    raise AssertionError("unreachable")

@@ -6,10 +6,8 @@ before it execs bubblewrap (once), and optionally back on the next run: the race
 from __future__ import annotations
 
 import asyncio
-import shutil
 import socket
 import subprocess
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -18,7 +16,7 @@ import pytest
 from agentcli.hooks.process import run_command
 from agentcli.sandbox.bwrap import Bubblewrap, find_bwrap
 from agentcli.tools.base import ToolContext
-from tests.sandbox.helpers import bash, context, project
+from tests.sandbox.helpers import bash, context, host_service, project, visible_home
 
 
 @pytest.fixture
@@ -28,31 +26,14 @@ def root(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def home() -> Iterator[Path]:
-    """A home directory visible inside the sandbox (not under the private /tmp) that no other test's sandbox walks:
-    the host socket walk skips folders named `cache` (agentcli.sandbox.sockets), so other pytest workers' sessions
-    never mask, and never race on, the socket in it."""
-    base = Path("/var/tmp") / f"agentcli-test-{uuid.uuid4().hex[:12]}"
-    path = base / "cache" / "home"
-    path.mkdir(parents=True)
-    try:
+    with visible_home() as path:
         yield path
-    finally:
-        shutil.rmtree(base)
 
 
 @pytest.fixture
 def service(home: Path) -> Iterator[tuple[Path, socket.socket]]:
-    """A listening host socket in a dot-folder of `home` (where the session's socket walk finds it)."""
-    folder = home / ".service"
-    folder.mkdir()
-    path = folder / "service.sock"
-    server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    server.bind(str(path))
-    server.listen(1)
-    try:
-        yield path, server
-    finally:
-        server.close()
+    with host_service(home) as found:
+        yield found
 
 
 def racing(tmp_path: Path, folder: Path, *, back: bool) -> Path:
@@ -152,4 +133,14 @@ def test_a_confined_hook_survives_the_same_race(
     done = asyncio.run(run_command("cat; echo one", b"in ", root, {"PATH": "/usr/bin:/bin"}, 10.0,
                                    wrap=ctx.sandbox.wrap))
     assert (done.exit_code, done.stdout, done.stderr) == (0, "in one\n", "")
+    assert (tmp_path / "runs").read_text().split() == ["command", "command"]
+
+
+def test_a_users_bang_command_survives_the_same_race(
+        root: Path, home: Path, service: tuple[Path, socket.socket], tmp_path: Path) -> None:
+    from agentcli.ui.attach import run_shell
+
+    binary = racing(tmp_path, service[0].parent, back=False)
+    ctx = session(root, home, binary)
+    assert asyncio.run(run_shell("echo one", root, ctx)) == (0, "one\n")
     assert (tmp_path / "runs").read_text().split() == ["command", "command"]
