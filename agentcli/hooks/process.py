@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import os
 import time
 from collections.abc import Callable
@@ -24,6 +25,7 @@ class Finished:
     stderr: str
     duration_ms: int
     timed_out: bool = False
+    started: bool = True  # False: the sandbox gave up before the command ran (it never announced its start)
 
 
 def shell() -> str:
@@ -59,8 +61,10 @@ async def run_command(
             raise
         finally:
             os.close(mark_w)
-        started = announced(mark_r)
-        if not (again and done.exit_code == 1 and not started and not done.stdout and path_error(done.stderr)):
+        if announced(mark_r):
+            return done
+        done = dataclasses.replace(done, started=False)
+        if not (again and done.exit_code == 1 and not done.stdout and path_error(done.stderr)):
             return done
     raise AssertionError("unreachable")
 

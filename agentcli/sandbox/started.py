@@ -14,10 +14,7 @@ import asyncio
 import contextlib
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from agentcli.sandbox.core import Sandbox
+from typing import Protocol
 
 # Runs inside the sandbox before the command (with bash: a pipe's number may have two digits, which sh's
 # redirections refuse): one byte on the pipe numbered $1, that pipe closed (the command's children must not hold
@@ -88,7 +85,19 @@ async def wait_announced(fd: int) -> bool:
                 pipe.close()
 
 
-async def capture(sandbox: Sandbox, argv: list[str], cwd: Path, env: dict[str, str]) -> tuple[int, bytes]:
+class Relaunching(Protocol):
+    """What `capture` needs of a session's sandbox (agentcli.sandbox.core.Sandbox)."""
+
+    @property
+    def announces(self) -> bool: ...
+
+    def wrap(self, argv: list[str], cwd: Path, env: dict[str, str], *,
+             extra_ro: tuple[str, ...] = ()) -> tuple[list[str], dict[str, str]]: ...
+
+    def relaunch(self, started: bool, output: str) -> bool: ...
+
+
+async def capture(sandbox: Relaunching, argv: list[str], cwd: Path, env: dict[str, str]) -> tuple[int, bytes]:
     """Run `argv` confined by `sandbox` to completion, stdout and stderr interleaved: (exit status, output);
     launched once more when bubblewrap gave up before it started, as above."""
     from agentcli.proc.groups import run_capture
