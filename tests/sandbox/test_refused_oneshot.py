@@ -121,3 +121,13 @@ def test_doctor_says_what_a_refusing_sandbox_means_for_hooks_and_servers(
            "uid map: Permission denied)" in out, out
     assert "sandbox_hooks: hooks run as you instead" in out
     assert "mcp_sandbox: stdio servers are not started" in out
+
+
+def test_sandbox_run_under_a_sandbox_that_refuses_runs_nothing_and_says_why(root: Path, refusing: Path) -> None:
+    from tests.cli.helpers import agentcli
+
+    run = agentcli(["sandbox", "run", "--", "touch", "ran"], root,
+                   {"PATH": f"{refusing.parent}{os.pathsep}{os.environ['PATH']}"})
+    assert run.status == 1 and not (root / "ran").exists()
+    assert "The bubblewrap sandbox does not work here (bwrap: setting up uid map: Permission denied); the command " \
+           "was not run" in run.stderr and "[sandbox_unavailable]" in run.stderr, run.stderr
