@@ -70,27 +70,28 @@ class HookEngine:
     async def run(self, calls: list[HookCall], payload: dict[str, Any]) -> HookOutcome:
         data = {"cwd": str(self.cwd), "transcript_path": self.transcript_path, **payload}
         stdin = json.dumps(data, ensure_ascii=False, default=str).encode("utf-8")
-        wrap, said = await self._confinement()
-        done = await asyncio.gather(*(self._one(c, stdin, wrap) for c in calls))
+        wrap, confined, said = await self._confinement()
+        done = await asyncio.gather(*(self._one(c, stdin, wrap, confined) for c in calls))
         total = combine(done)
         total.messages = [*said, *total.messages, *self._sandbox_told()]
         return total
 
-    async def _confinement(self) -> tuple[Wrap | None, list[str]]:
-        """What confines this event's hooks, and what the user must hear about it (once). A session sandbox that
-        does not work here (its probe, run now if no command ran yet) confines nothing: its hooks then run as
-        the user, as without `sandbox_hooks`, and a project script they run must be trusted again."""
+    async def _confinement(self) -> tuple[Wrap | None, bool, list[str]]:
+        """What runs this event's hooks, whether it confines them, and what the user must hear about it (once).
+        A session sandbox that does not work here (its probe, run now if no command ran yet), or runs in
+        `danger-full-access`, confines nothing: a project script the hooks run must then be trusted again, as
+        without `sandbox_hooks`."""
         if self.sandbox is None:
-            return self.wrap, []
+            return self.wrap, self.wrap is not None, []
         confined = await asyncio.to_thread(self.sandbox.ready)
-        return (self.sandbox.wrap if confined else None), self._sandbox_told()
+        return self.sandbox.wrap, confined, self._sandbox_told()
 
     def _sandbox_told(self) -> list[str]:
         told = self.sandbox.take_notice() if self.sandbox is not None else None
         return [told] if told else []
 
-    async def _one(self, call: HookCall, stdin: bytes, wrap: Wrap | None) -> HookOutcome:
-        refused = await self._untrusted(call, wrap)
+    async def _one(self, call: HookCall, stdin: bytes, wrap: Wrap | None, confined: bool) -> HookOutcome:
+        refused = await self._untrusted(call, confined)
         if refused is not None:
             out = HookOutcome(messages=[f"{call.name} hook was not run: {refused}"])
             out.runs.append(HookFinished(call.hook_id, call.event, call.name, call.command, None, "", refused,
@@ -121,11 +122,11 @@ class HookEngine:
                                      text, "error", finished.duration_ms))
         return out
 
-    async def _untrusted(self, call: HookCall, wrap: Wrap | None) -> str | None:
+    async def _untrusted(self, call: HookCall, confined: bool) -> str | None:
         """Why `call` may not run (a project file it runs is not the one the user trusted), or None. A hook
         confined like Bash (`sandbox_hooks = true`, a sandbox that works) can do no more than the model's own
         commands: not checked."""
-        if wrap is not None:
+        if confined:
             return None
         from agentcli.hooks.scripts import project_files
         from agentcli.settings import trust
