@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import importlib
 import os
 import time
@@ -107,6 +108,10 @@ class McpManager:
                     continue
                 conn: Connection = mod.Connection(run_cfg, self.cwd, log_file(cfg.name), self.connect_timeout_s,
                                                   self._event_handler(cfg), lambda: self.sdk())
+                if run_cfg is not cfg and self.wrap is not None:  # sandboxed: it may be wrapped again
+                    from agentcli.mcp.spawn import sandboxed
+
+                    conn.rewrap = functools.partial(sandboxed, cfg, self.cwd, self.wrap)
                 conn.elicit = self._elicit
                 conn.timeout_source = self.limits.connect_source()
                 self.connections[cfg.name] = conn

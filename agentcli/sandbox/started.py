@@ -38,6 +38,25 @@ def announcing(argv: list[str], fd: int) -> list[str]:
     return [shim_shell() or "/bin/bash", "-c", SHIM, "sh", str(fd), *argv]
 
 
+# For a process whose spawner passes no extra descriptor (an MCP stdio server, started by the `mcp` SDK): one line on
+# its stderr (a log file agentcli reads) before the command runs.
+STDERR_MARK = "agentcli: the sandbox started this command"
+_STDERR_SHIM = 'printf "%s\\n" "$1" >&2 || exit 127; shift; exec "$@"'
+
+
+def announcing_on_stderr(argv: list[str]) -> list[str]:
+    """`argv`, made to write `STDERR_MARK` as its first line of stderr once the sandbox runs it (unchanged where
+    there is no bash: then `refused_before_start` never holds)."""
+    shell = shim_shell()
+    return [shell, "-c", _STDERR_SHIM, "sh", STDERR_MARK, *argv] if shell else argv
+
+
+def refused_before_start(stderr: str) -> bool:
+    """Whether a process started with `announcing_on_stderr` wrote only bubblewrap's error over a path it was to
+    mount, and never its mark: it did not run, and may be launched again."""
+    return shim_shell() is not None and STDERR_MARK not in stderr and path_error(stderr)
+
+
 def path_error(output: str) -> bool:
     """Whether `output` is only bubblewrap failing over a path it was to mount."""
     lines = [line for line in output.strip().splitlines() if line.strip()]

@@ -144,3 +144,24 @@ def test_a_users_bang_command_survives_the_same_race(
     ctx = session(root, home, binary)
     assert asyncio.run(run_shell("echo one", root, ctx)) == (0, "one\n")
     assert (tmp_path / "runs").read_text().split() == ["command", "command"]
+
+
+def test_a_sandboxed_mcp_server_survives_the_same_race(
+        root: Path, home: Path, service: tuple[Path, socket.socket], tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The `mcp` SDK spawns the server (no descriptor of ours passes): it announces its start on its stderr."""
+    import os
+    import sys
+
+    from agentcli.mcp.config import McpConfig, ServerConfig
+    from agentcli.mcp.health import check
+    from agentcli.settings.config import load_settings
+
+    racing(tmp_path, service[0].parent, back=False)  # tmp_path/bwrap: first on PATH, the mechanism picked
+    monkeypatch.setenv("PATH", f"{tmp_path}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.setenv("HOME", str(home))  # the session's home: where the socket walk finds the service
+    writer = str(Path(__file__).parents[1] / "mcp" / "servers" / "writer.py")
+    server = ServerConfig("boxed", "stdio", "flag", "test", command=sys.executable, args=(writer,), sandbox=True)
+    health = asyncio.run(check(McpConfig(servers={"boxed": server}), load_settings(root, {})))
+    assert health["boxed"].status == "connected", health
+    assert (tmp_path / "runs").read_text().split() == ["command", "command"]
