@@ -101,7 +101,7 @@ class HookEngine:
             finished = await run_command(call.command, stdin, self.project_dir, self.env, call.timeout_s, wrap)
         except OSError as err:
             finished = Finished(127, "", f"could not start the hook: {err}", 0)
-        if not finished.started:  # the sandbox refused it: not a result of the hook's own, and never a success
+        if not finished.started and not finished.timed_out:  # the sandbox refused it: never a success
             return await self._refused(call, finished)
         finished = Finished(finished.exit_code, self.redact(finished.stdout), self.redact(finished.stderr),
                             finished.duration_ms, finished.timed_out)
