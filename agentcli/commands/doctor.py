@@ -89,7 +89,13 @@ def _probe_line(sandbox: Sandbox, settings: Settings) -> str:
     if sandbox.failure:
         from agentcli.sandbox.core import DOCTOR_HINT
 
-        return f"  probe (true under the sandbox): FAILS — {sandbox.failure.removesuffix(DOCTOR_HINT)}"
+        line = f"  probe (true under the sandbox): FAILS — {sandbox.failure.removesuffix(DOCTOR_HINT)}"
+        if settings.sandbox.hooks:
+            line += ("\n  sandbox_hooks: hooks run as you instead, and a project script one runs only while you "
+                     "trust it (agentcli hooks trust)")
+        if settings.mcp.sandbox:
+            line += "\n  mcp_sandbox: stdio servers are not started (each is one notice)"
+        return line
     t0 = time.monotonic()
     proc = subprocess.run(argv, env=env, capture_output=True, text=True, check=False)
     ms = (time.monotonic() - t0) * 1000

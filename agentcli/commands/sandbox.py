@@ -86,6 +86,11 @@ def _run(ns: Options) -> int:
     if notice:
         sys.stderr.write(f"agentcli: {notice}\n")
     wrapped, env = sandbox.wrap(argv, settings.cwd, child_env(os.environ, settings))
+    if sandbox.broken:  # asked for the sandbox: never run unconfined instead
+        from agentcli.errors import AgentCliError
+
+        raise AgentCliError(f"{sandbox.broken}; the command was not run", code="sandbox_unavailable",
+                            hint="`agentcli doctor` shows more")
     sys.stdout.flush()
     try:
         if sandbox.serving:  # the allowlist proxy lives in this process: run the command as a child

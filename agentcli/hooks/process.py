@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import os
 import time
 from collections.abc import Callable
@@ -24,6 +25,7 @@ class Finished:
     stderr: str
     duration_ms: int
     timed_out: bool = False
+    started: bool = True  # False: the sandbox gave up before the command ran (it never announced its start)
 
 
 def shell() -> str:
@@ -37,13 +39,40 @@ Wrap = Callable[[list[str], Path, dict[str, str]], tuple[list[str], dict[str, st
 async def run_command(
     command: str, stdin: bytes, cwd: Path, env: dict[str, str], timeout_s: float, wrap: Wrap | None = None
 ) -> Finished:
-    """Run one hook; `wrap` confines it (the session's kernel sandbox) when given."""
+    """Run one hook; `wrap` confines it (the session's kernel sandbox) when given. A confined hook announces its
+    start (agentcli.sandbox.started): one whose sandbox gave up before it ran, over a path it could not mount
+    (vanished since the argv was built), is launched once more, wrapped anew."""
     t0 = time.monotonic()
     argv = [shell(), "-c", command]
-    if wrap is not None:
-        argv, env = wrap(argv, cwd, env)
+    from agentcli.sandbox.started import announced, announcing, path_error, shim_shell
+
+    if wrap is None or shim_shell() is None:
+        if wrap is not None:
+            argv, env = wrap(argv, cwd, env)
+        return await _run_once(argv, env, stdin, cwd, timeout_s, t0, launcher=wrap is not None)
+
+    for again in (True, False):
+        mark_r, mark_w = os.pipe()
+        try:
+            wrapped, wenv = wrap(announcing(argv, mark_w), cwd, env)
+            done = await _run_once(wrapped, wenv, stdin, cwd, timeout_s, t0, launcher=True, mark=mark_w)
+        except BaseException:
+            os.close(mark_r)
+            raise
+        finally:
+            os.close(mark_w)
+        if announced(mark_r):
+            return done
+        done = dataclasses.replace(done, started=False)
+        if not (again and done.exit_code == 1 and not done.stdout and path_error(done.stderr)):
+            return done
+    raise AssertionError("unreachable")
+
+
+async def _run_once(argv: list[str], env: dict[str, str], stdin: bytes, cwd: Path, timeout_s: float, t0: float,
+                    *, launcher: bool, mark: int | None = None) -> Finished:
     proc = await asyncio.create_subprocess_exec(
-        *argv, cwd=cwd, env=env, start_new_session=True,
+        *argv, cwd=cwd, env=env, start_new_session=True, pass_fds=(mark,) if mark is not None else (),
         stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
     )
     assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
@@ -52,9 +81,9 @@ async def run_command(
         try:
             await _feed(proc.stdin, stdin)
         except asyncio.CancelledError:
-            await kill_and_reap(proc, launcher=wrap is not None)
+            await kill_and_reap(proc, launcher=launcher)
             raise
-        timed_out = await wait_or_kill(proc, timeout_s, launcher=wrap is not None)
+        timed_out = await wait_or_kill(proc, timeout_s, launcher=launcher)
     except asyncio.CancelledError:
         for r in readers:
             r.cancel()

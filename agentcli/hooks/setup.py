@@ -39,7 +39,7 @@ def make_engine(settings: Settings, ctx: ToolContext, transcript_path: str | Non
     # agentcli.hooks.scripts); `sandbox_hooks = true` confines them like Bash.
     sandbox = ctx.sandbox if settings.sandbox.hooks else None
     engine = HookEngine(specs, project_dir=root, cwd=settings.cwd, env=env, transcript_path=transcript_path,
-                        redact=ctx.redact, wrap=sandbox.wrap if sandbox is not None else None, approver=approver)
+                        redact=ctx.redact, sandbox=sandbox, approver=approver)
     return engine, warnings
 
 

@@ -89,6 +89,10 @@ class Connection:
         self._gave_up = False
         self._log_start = 0  # where this start's part of the log file begins
         self._refused = False  # the server answered 401 and OAuth may be used for it: a login is what it needs
+        # A sandboxed stdio server's command line, wrapped anew (agentcli.mcp.spawn.sandboxed); used once per start
+        # when the sandbox gave up before the server ran (a path it covers vanished in that moment).
+        self.rewrap: Callable[[], ServerConfig] | None = None
+        self._rewrapped = False
 
     async def _on_response(self, response: httpx2.Response) -> None:
         if response.status_code == 401 and oauth_unusable(self.cfg) is None:
@@ -97,6 +101,7 @@ class Connection:
     def start(self) -> None:
         self.status, self.error, self._started, self._gave_up = "pending", None, time.monotonic(), False
         self._refused = False
+        self._rewrapped = False
         self.settled.clear()
         self._stop.clear()
         self._task = asyncio.create_task(self._run(), name=f"mcp:{self.cfg.name}")
@@ -112,6 +117,9 @@ class Connection:
             try:
                 await self._serve(log, "auto")
             except Exception as err:
+                if await self._wrap_again(log):
+                    await self._serve(log, "auto")
+                    return
                 # Some 2025-era HTTP servers answer the 2026 `server/discover` probe with an HTTP error
                 # instead of a JSON-RPC one, which the SDK does not take as "legacy": ask them the old way.
                 if self.cfg.transport in ("stdio", "sdk") or self.status != "pending" or \
@@ -161,6 +169,29 @@ class Connection:
                 tg.cancel_scope.cancel()
         if scope.cancelled_caught and self.status == "pending":
             raise TimeoutError(f"did not connect within {self.connect_timeout_s:g} s{self.timeout_source}")
+
+    async def _wrap_again(self, log: TextIO) -> bool:
+        """Whether the server's sandbox gave up before the server ran (agentcli.sandbox.started): then its command
+        line is wrapped anew (masking what exists now) for one more launch, this start."""
+        if self.rewrap is None or self._rewrapped or self.status != "pending" or self._gave_up:
+            return False
+        from agentcli.sandbox.started import refused_before_start
+
+        log.flush()
+        try:
+            with self.log_path.open("rb") as f:
+                f.seek(self._log_start)
+                said = f.read(TAIL_BYTES).decode("utf-8", "replace")
+        except OSError:
+            return False
+        if not refused_before_start(said):
+            return False
+        self._rewrapped = True
+        self.cfg = await asyncio.to_thread(self.rewrap)
+        log.write("the sandbox gave up before the server ran (a path it covers vanished); starting it again\n")
+        log.flush()
+        self._log_start = log.tell()
+        return True
 
     def _modern(self, client: Client) -> bool:
         caps = client.server_capabilities
@@ -286,8 +317,10 @@ class Connection:
                 raw = f.read(TAIL_BYTES)
         except OSError:
             return ""
+        from agentcli.sandbox.started import STDERR_MARK
+
         lines = [" ".join(ln.split()) for ln in raw.decode("utf-8", "replace").splitlines()]
-        text = " | ".join([ln for ln in lines if ln][-TAIL_LINES:])
+        text = " | ".join([ln for ln in lines if ln and ln != STDERR_MARK][-TAIL_LINES:])
         text = one_line(redact(text, self.cfg.secrets()))  # a server's bytes must not act on the terminal
         return text if len(text) <= TAIL_CHARS else "…" + text[-TAIL_CHARS:]
 

@@ -45,7 +45,7 @@ async def check(config: McpConfig, settings: Settings) -> dict[str, Health]:
             if conn is not None and status == "connected":
                 out[name] = Health(status, f"{len(conn.tools)} tools")
                 continue
-            error = (conn.error if conn is not None else None) or "not started"
+            error = (conn.error if conn is not None else manager.skipped(name)) or "not started"
             tail = conn.stderr_tail() if conn is not None else ""
             out[name] = Health(status, f"{error}; its stderr ended: {tail}" if tail else error)
         return out

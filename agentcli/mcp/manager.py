@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import importlib
 import os
 import time
@@ -65,7 +66,7 @@ class McpManager:
         self._launched: float | None = None  # when the first servers' connections started (the SDK loaded)
         self._boot: asyncio.Task[None] | None = None
         self._first_refresh = True
-        self._skipped: set[str] = set()  # servers that could not be started (their notice is out)
+        self._skipped: dict[str, str] = {}  # servers that could not be started → why (their notice is out)
         self._tools_cache: tuple[tuple[int, ...], list[Tool]] | None = None
         if config.untrusted:
             names = ", ".join(sorted(config.untrusted))
@@ -103,10 +104,14 @@ class McpManager:
                     run_cfg = await self._confined(cfg)
                 except Exception as err:  # a sandbox that cannot start this server: one line, the others go on
                     self._notices.append(("warning", f"MCP server '{cfg.name}' not started: sandbox: {err}"))
-                    self._skipped.add(cfg.name)
+                    self._skipped[cfg.name] = f"not started: sandbox: {err}"
                     continue
                 conn: Connection = mod.Connection(run_cfg, self.cwd, log_file(cfg.name), self.connect_timeout_s,
                                                   self._event_handler(cfg), lambda: self.sdk())
+                if run_cfg is not cfg and self.wrap is not None:  # sandboxed: it may be wrapped again
+                    from agentcli.mcp.spawn import sandboxed
+
+                    conn.rewrap = functools.partial(sandboxed, cfg, self.cwd, self.wrap)
                 conn.elicit = self._elicit
                 conn.timeout_source = self.limits.connect_source()
                 self.connections[cfg.name] = conn
@@ -219,7 +224,7 @@ class McpManager:
                 conn.give_up(why)
             else:  # never started (the SDK import itself did not finish)
                 self._notices.append(("warning", f"MCP server '{name}' failed: {why}"))
-                self._skipped.add(name)
+                self._skipped[name] = why
 
     async def _settle(self, transport: str | None = None) -> None:
         """Until every server (of `transport`) has connected or failed."""
@@ -356,6 +361,10 @@ class McpManager:
         out, self._notices = self._notices, []
         return out
 
+    def skipped(self, name: str) -> str | None:
+        """Why a server was never started (its notice is out already), or None."""
+        return self._skipped.get(name)
+
     def servers(self) -> list[tuple[str, str]]:
         """(name, status) for every configured server, in Claude Code's vocabulary plus `untrusted`."""
         out = [(n, c.status) for n, c in self.connections.items()]
@@ -373,7 +382,7 @@ class McpManager:
             target = f" — {cfg.transport}: {cfg.target}" if cfg else ""
             detail = f", {len(conn.tools)} tools" if conn is not None and status == "connected" else ""
             error = f": {conn.error}" if conn is not None and conn.error and status in ("failed", "needs-auth") \
-                else ""
+                else f": {self._skipped[name]}" if conn is None and name in self._skipped else ""
             lines.append(f"{name} [{status}{detail}{error}]{target}")
         return lines
 

@@ -45,9 +45,13 @@ BASE_ENV = ("HOME", "PATH", "USER", "LOGNAME", "SHELL", "TERM")
 def sandboxed(cfg: ServerConfig, cwd: Path, wrap: Wrap) -> ServerConfig:
     """`cfg` with its command line confined by `wrap` (agentcli.sandbox.wrap_command): what the server may
     write and reach is then the sandbox's (workspace-write: the project; network only if the settings allow).
-    Blocking (the sandbox checks itself once): call it off the event loop."""
+    The server announces its start on its stderr (agentcli.sandbox.started), so a launch the sandbox gave up on
+    before it ran can be made again (agentcli.mcp.connection). Blocking (the sandbox checks itself once): call
+    it off the event loop."""
+    from agentcli.sandbox.started import announcing_on_stderr
+
     env = {**{k: os.environ[k] for k in BASE_ENV if k in os.environ}, **cfg.env}
-    argv, env = wrap([cfg.command, *cfg.args], Path(cfg.cwd or cwd), env)
+    argv, env = wrap(announcing_on_stderr([cfg.command, *cfg.args]), Path(cfg.cwd or cwd), env)
     return dataclasses.replace(cfg, command=argv[0], args=tuple(argv[1:]), env=env)
 
 

@@ -48,7 +48,8 @@ def temp_file(prefix: str) -> str:
 
 
 async def run_capture(
-    argv: list[str], cwd: Path, *, merge_stderr: bool = False, env: dict[str, str] | None = None
+    argv: list[str], cwd: Path, *, merge_stderr: bool = False, env: dict[str, str] | None = None,
+    pass_fds: tuple[int, ...] = (),
 ) -> tuple[int, bytes, bytes]:
     """Run a helper program to completion; (exit code, stdout, stderr) — with `merge_stderr`, both interleaved in
     stdout and stderr empty. Killed if we are cancelled."""
@@ -56,6 +57,7 @@ async def run_capture(
         *argv,
         cwd=cwd,
         env=env,
+        pass_fds=pass_fds,
         stdin=asyncio.subprocess.DEVNULL,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.STDOUT if merge_stderr else asyncio.subprocess.PIPE,

@@ -45,11 +45,18 @@ def for_settings(
 def wrap_command(
     settings: Settings, argv: list[str], cwd: Path, env: dict[str, str]
 ) -> tuple[list[str], dict[str, str]]:
-    """One-shot form for callers without a session sandbox (hooks, MCP stdio servers): `argv` and a cleaned
-    `env` to start the process with, confined as the settings say."""
+    """One-shot form for callers without a session sandbox (MCP stdio servers): `argv` and a cleaned `env` to
+    start the process with, confined as the settings say. Raises `SandboxRefused` (agentcli.sandbox.core) when the
+    mechanism turns out not to work here: the caller says so and does not start the process, rather than run it
+    unconfined unsaid."""
+    from agentcli.sandbox.core import SandboxRefused
     from agentcli.sandbox.env import child_env
 
-    return for_settings(settings).wrap(argv, cwd, child_env(env, settings))
+    sandbox = for_settings(settings)
+    wrapped = sandbox.wrap(argv, cwd, child_env(env, settings))
+    if sandbox.broken:
+        raise SandboxRefused(sandbox.broken)
+    return wrapped
 
 
 def __getattr__(name: str) -> Any:

@@ -66,6 +66,9 @@ class Bubblewrap:
         if not spec.network:
             out.append("--unshare-net")
         out += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
+        rebuilt = _rebuilt(launch.hidden, spec.writable)
+        for folder in rebuilt:  # before the writable roots, which may lie inside one
+            out += _rebuild(folder, {str(p) for p in spec.allowed_sockets})
         for path in _runtime_under_tmp():  # before the writable roots: a project inside stays writable
             out += ["--ro-bind", path, path]
         bind = "--bind" if mode == "workspace-write" else "--ro-bind"
@@ -82,6 +85,8 @@ class Bubblewrap:
                 out += ["--ro-bind", real, real]
         for p in launch.hidden:
             out += _hide(p)
+        for folder in reversed(rebuilt):
+            out += ["--remount-ro", folder]
         if launch.proxy is not None:
             out += ["--bind", launch.proxy, PROXY_SOCKET]
             argv = [sys.executable, "-I", "-S", str(Path(__file__).with_name("bridge.py")), PROXY_SOCKET,
@@ -98,6 +103,47 @@ def _hide(path: Path) -> list[str]:
         # be neither renamed nor removed.
         return ["--ro-bind", "/dev/null", real]
     return []
+
+
+def _rebuilt(hidden: tuple[Path, ...], writable: tuple[Path, ...]) -> list[str]:
+    """The folders to rebuild, outermost first: for each masked path outside the writable roots that is gone now
+    (found when the session began), its nearest existing folder. A mask needs a mount point; what is gone has none,
+    and may come back (a service restarting re-creates its socket) while bubblewrap starts. A rebuilt folder is a
+    fresh tmpfs holding the folder's entries as they are now, bound back one by one: whatever appears in it later
+    stays out of the sandbox, and every later mount point in it can be made."""
+    out: list[str] = []
+    for path in hidden:
+        if os.path.lexists(path):
+            continue
+        folder = os.path.dirname(os.path.realpath(path))
+        while folder != "/" and not os.path.isdir(folder):
+            folder = os.path.dirname(folder)
+        inside_root = any(folder == str(r) or folder.startswith(str(r).rstrip("/") + "/") for r in writable)
+        if folder in ("/", "/tmp") or folder.startswith("/tmp/") or inside_root or folder in out:
+            continue  # the root and the private /tmp are not rebuilt; a writable root holds its own masks
+        out.append(folder)
+    return sorted(out, key=lambda f: f.count("/"))
+
+
+def _rebuild(folder: str, allowed: set[str]) -> list[str]:
+    """`folder` as a tmpfs with its entries bound back (read-only, skipped if gone by then) — but its sockets,
+    unless allowed; an unreadable folder stays empty."""
+    import stat
+
+    out = ["--tmpfs", folder]
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return ["--perms", "0000", *out]
+    for e in entries:
+        try:
+            if e.is_symlink():
+                out += ["--symlink", os.readlink(e.path), e.path]
+            elif not stat.S_ISSOCK(e.stat(follow_symlinks=False).st_mode) or e.path in allowed:
+                out += ["--ro-bind-try", e.path, e.path]
+        except OSError:
+            continue
+    return out
 
 
 def _runtime_under_tmp() -> list[str]:

@@ -27,6 +27,11 @@ def _proxy_env(env: dict[str, str]) -> dict[str, str]:
     return out
 
 
+class SandboxRefused(RuntimeError):
+    """The one-shot wrapper's sandbox does not work here (`Sandbox.failure` is the message): the process it was to
+    confine must not start unconfined unsaid."""
+
+
 class Mechanism(Protocol):
     name: str
 
@@ -131,6 +136,7 @@ class Sandbox:
         self._checked = False
         self._trusted: str | None = None  # the remembered verdict this session relies on, if any
         self.failure: str | None = None  # set when the mechanism turned out not to work (see _check_works)
+        self.broken: str | None = None  # the same, without what follows for commands: "The … sandbox does not work …"
         self._notice: str | None = None  # the same, for the user, until the event stream has taken it
 
     @property
@@ -184,6 +190,26 @@ class Sandbox:
         wrapped = self.mechanism.argv(Launch(self.spec, mode, tuple(argv), Path(os.path.realpath(cwd)),
                                              tuple(hidden), extra_ro, proxy, protected))
         return wrapped, env
+
+    def ready(self) -> bool:
+        """Probe the mechanism now if this session has not yet (blocking, once): whether commands are confined."""
+        self._check_works()
+        return self.confining
+
+    @property
+    def announces(self) -> bool:
+        """Whether a launch can fail before its command runs over a path to mount (bubblewrap): then the command
+        announces its start (agentcli.sandbox.started) so `relaunch` can tell."""
+        from agentcli.sandbox.started import shim_shell
+
+        return self.mechanism.name == "bubblewrap" and shim_shell() is not None
+
+    def relaunch(self, started: bool, output: str) -> bool:
+        """Whether a launch that ended with `output` should be made again, wrapped anew (once): its command did not
+        start and bubblewrap failed over a path it was to mount — one that vanished since the argv was built."""
+        from agentcli.sandbox.started import path_error
+
+        return self.announces and not started and path_error(output)
 
     def _check_works(self) -> None:
         """Once per session, before the first command: run `true` under the mechanism, unless it worked with
@@ -245,7 +271,8 @@ class Sandbox:
                     "outlive it")
         else:
             lost = "commands run unconfined; only the permission policy guards them"
-        self.failure = f"The {name} sandbox does not work here ({problem}): {lost}.{DOCTOR_HINT}"
+        self.broken = f"The {name} sandbox does not work here ({problem})"
+        self.failure = f"{self.broken}: {lost}.{DOCTOR_HINT}"
         self._notice = self.failure
         self.mechanism = NoSandbox(f"{name} failed: {problem}")
 

@@ -13,10 +13,12 @@ import contextlib
 import os
 import re
 import signal
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from agentcli.proc.groups import kill_and_reap, kill_group, kill_tree, spawn_group, wait_gone
+from agentcli.sandbox.started import wait_announced
 from agentcli.tools.base import ToolContext, ToolOutput
 from agentcli.tools.shells import BackgroundShell
 from agentcli.tools.text import cap_head_tail
@@ -58,22 +60,20 @@ async def _watch(shell: BackgroundShell, ctx: ToolContext, absent: list[Path]) -
         shell.finished.set()
 
 
-async def start(command: str, argv: list[str], cwd: Path, env: dict[str, str], bash: str,
-                ctx: ToolContext) -> BackgroundShell:
-    """Start `command` in the background; its output collects until BashOutput reads it. `argv` runs it: `bash -c
-    command`, already confined by the caller (the Bash tool) to the session's sandbox."""
+Wrapped = Callable[[int | None], tuple[list[str], dict[str, str]]]
+
+
+async def start(command: str, wrapped: Wrapped, cwd: Path, bash: str, ctx: ToolContext) -> BackgroundShell:
+    """Start `command` in the background; its output collects until BashOutput reads it. `wrapped(fd)` gives the
+    argv and environment that run it (`bash -c command`, confined by the caller, the Bash tool, to the session's
+    sandbox; made to announce its start on `fd` when one is given: agentcli.sandbox.started)."""
     absent = ctx.sandbox.absent_protected() if ctx.sandbox is not None and ctx.sandbox.confining else []
-    r, w = os.pipe()
-    try:
-        proc = await spawn_group(argv, cwd, env, w)
-    except BaseException:
-        os.close(r)
-        raise
-    finally:
-        os.close(w)
+    proc, r, early, launcher = await _launch(wrapped, cwd, bash, ctx)
     table = shells(ctx)
     shell = BackgroundShell(f"bash_{len(table) + 1}", command, proc)
-    shell.launcher = argv[0] != bash
+    shell.launcher = launcher
+    if early:
+        shell.feed(early)
     table[shell.id] = shell
     shell.watcher = asyncio.ensure_future(_watch(shell, ctx, absent))
     pipe = os.fdopen(r, "rb", 0)
@@ -84,6 +84,54 @@ async def start(command: str, argv: list[str], cwd: Path, env: dict[str, str], b
         kill_group(proc.pid)
         raise
     return shell
+
+
+async def _launch(wrapped: Wrapped, cwd: Path, bash: str,
+                  ctx: ToolContext) -> tuple[asyncio.subprocess.Process, int, bytes, bool]:
+    """Spawn the shell: (process, read end of its output, output read already, whether a launcher runs it). Under
+    bubblewrap, wait until the command announces its start; a launch that ended first over a path bubblewrap
+    could not mount (vanished since the argv was built) is made once more, wrapped anew."""
+    announce = ctx.sandbox is not None and ctx.sandbox.announces
+    for again in (announce, False):
+        mark_r, mark_w = os.pipe() if again else (-1, -1)
+        try:
+            argv, env = wrapped(mark_w if again else None)
+            r, w = os.pipe()
+            try:
+                proc = await spawn_group(argv, cwd, env, w, pass_fds=(mark_w,) if again else ())
+            except BaseException:
+                os.close(r)
+                raise
+            finally:
+                os.close(w)
+        finally:
+            if again:
+                os.close(mark_w)
+        try:
+            if not again or await wait_announced(mark_r):
+                return proc, r, b"", argv[0] != bash
+        except BaseException:
+            os.close(r)
+            await kill_and_reap(proc, launcher=True)
+            raise
+        await proc.wait()
+        early = _read_ended(r)
+        assert ctx.sandbox is not None
+        if not ctx.sandbox.relaunch(False, early.decode("utf-8", "replace")):
+            return proc, r, early, argv[0] != bash
+        os.close(r)
+    raise AssertionError("unreachable")
+
+
+def _read_ended(fd: int) -> bytes:
+    """What a launch that ended left in its output pipe (not blocking if something still holds it)."""
+    os.set_blocking(fd, False)
+    chunks: list[bytes] = []
+    with contextlib.suppress(BlockingIOError):
+        while chunk := os.read(fd, 65536):
+            chunks.append(chunk)
+    os.set_blocking(fd, True)
+    return b"".join(chunks)
 
 
 async def kill(shell: BackgroundShell) -> None:

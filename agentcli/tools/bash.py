@@ -31,14 +31,16 @@ DRAIN_S = 0.25
 MAX_ARG_CHARS = 100_000
 
 # `$1` is the command (or `$3` a file holding it). `$2` is the number of a pipe's write end: it becomes fd 3,
-# which only the EXIT trap uses (to report the final working directory, even after `exit`); the command
-# itself runs with fd 3 closed, so its background children cannot hold the pipe open. A pipe rather than a
-# temporary file, so nothing is left behind if agentcli itself is killed.
+# which says the command starts (one `.`: agentcli.sandbox.started) and then only the EXIT trap uses (to report
+# the final working directory, even after `exit`); the command itself runs with fd 3 closed, so its background
+# children cannot hold the pipe open. A pipe rather than a temporary file, so nothing is left behind if agentcli
+# itself is killed.
 _WRAPPER = """\
 __agentcli_cmd=$1
 if [ -n "$3" ]; then __agentcli_cmd=$(< "$3"); fi
 [ "$2" = 3 ] || eval "exec 3>&$2 $2>&-"
 shift $#
+printf . >&3
 trap 'pwd >&3' EXIT
 eval "$__agentcli_cmd" 3>&-
 """
@@ -149,10 +151,16 @@ async def _run_in_background(command: str, ctx: ToolContext) -> ToolOutput:
     from agentcli.tools import background  # only sessions that use background shells pay for it
 
     cwd, notes = _start_dir(ctx)
+    bash = _bash()
+
+    def wrapped(fd: int | None) -> tuple[list[str], dict[str, str]]:
+        from agentcli.sandbox.started import announcing
+
+        argv = [bash, "-c", command]
+        return confine(ctx, argv if fd is None else announcing(argv, fd), cwd, _env(ctx))
+
     try:
-        bash = _bash()
-        argv, env = confine(ctx, [bash, "-c", command], cwd, _env(ctx))
-        shell = await background.start(command, argv, cwd, env, bash, ctx)
+        shell = await background.start(command, wrapped, cwd, bash, ctx)
     except OSError as e:
         return ToolOutput.error(f"Could not start the command: {e}")
     text = (
@@ -222,23 +230,37 @@ def _update_cwd(new: str, ctx: ToolContext) -> list[str]:
 
 
 async def _execute(command: str, cwd: Path, timeout_s: float, ctx: ToolContext) -> tuple[int, bool, str, str]:
-    """Run the command; (exit code, whether it timed out, redacted capped output, final working directory)."""
+    """Run the command; (exit code, whether it timed out, redacted capped output, final working directory). A
+    launch the sandbox gave up on before the command started is made once more (agentcli.sandbox.started)."""
     cmd_file = ""
     if len(command) > MAX_ARG_CHARS:
         cmd_file = temp_file("agentcli-cmd-")
         with open(cmd_file, "w", encoding="utf-8") as f:
             f.write(command)
         command = ""
+    try:
+        for again in (True, False):
+            code, timed_out, out, report = await _launch(command, cmd_file, cwd, timeout_s, ctx)
+            started = report.startswith(".")
+            if not (again and code != 0 and ctx.sandbox is not None and ctx.sandbox.relaunch(started, out)):
+                return code, timed_out, out, report.removeprefix(".").strip()
+        raise AssertionError("unreachable")
+    finally:
+        if cmd_file:
+            os.unlink(cmd_file)
+
+
+async def _launch(command: str, cmd_file: str, cwd: Path, timeout_s: float,
+                  ctx: ToolContext) -> tuple[int, bool, str, str]:
+    """One launch; (exit code, timed out, output, what the wrapper wrote on its pipe)."""
     cwd_r, cwd_w = os.pipe()
     try:
         argv = [_bash(), "-c", _WRAPPER, "bash", command, str(cwd_w), cmd_file]
         argv, env = confine(ctx, argv, cwd, _env(ctx), (cmd_file,) if cmd_file else ())
         code, timed_out, out = await _run_group(argv, cwd, env, timeout_s, ctx, cwd_w)
-        return code, timed_out, out, _read_available(cwd_r).strip()
+        return code, timed_out, out, _read_available(cwd_r)
     finally:
         os.close(cwd_r)
-        if cmd_file:
-            os.unlink(cmd_file)
 
 
 def _read_available(fd: int) -> str:

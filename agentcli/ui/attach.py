@@ -116,8 +116,11 @@ async def run_shell(command: str, cwd: Path, scope: ShellScope) -> tuple[int, st
 
     argv, env = ["/bin/sh", "-c", command], dict(scope.env or {})
     if scope.sandbox is not None:
-        argv, env = scope.sandbox.wrap(argv, cwd, env)
-    status, out, _ = await run_capture(argv, cwd, merge_stderr=True, env=env)
+        from agentcli.sandbox.started import capture
+
+        status, out = await capture(scope.sandbox, argv, cwd, env)
+    else:
+        status, out, _ = await run_capture(argv, cwd, merge_stderr=True, env=env)
     text = out.decode("utf-8", "replace")
     if len(text) > MAX_SHELL_CHARS:
         text = "[… earlier output cut]\n" + text[-MAX_SHELL_CHARS:]

@@ -7,7 +7,11 @@ import asyncio
 import contextlib
 import os
 import select
+import shutil
+import socket
 import time
+import uuid
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +31,35 @@ def project(base: Path) -> Path:
     (root / ".env").write_text("TOKEN=env-marker\n")
     (root / "src" / ".env.local").write_text("TOKEN=nested-marker\n")
     return root
+
+
+@contextlib.contextmanager
+def visible_home() -> Iterator[Path]:
+    """A home directory visible inside the sandbox (not under its private /tmp) whose dot-folders the session's
+    socket walk enters, and no other test's sandbox does: that walk skips folders named `cache`
+    (agentcli.sandbox.sockets), so other pytest workers' sessions never mask, nor race on, a socket put here."""
+    base = Path("/var/tmp") / f"agentcli-test-{uuid.uuid4().hex[:12]}"
+    path = base / "cache" / "home"
+    path.mkdir(parents=True)
+    try:
+        yield path
+    finally:
+        shutil.rmtree(base)
+
+
+@contextlib.contextmanager
+def host_service(home: Path) -> Iterator[tuple[Path, socket.socket]]:
+    """A listening host socket in a dot-folder of `home` (where the session's socket walk finds it)."""
+    folder = home / ".service"
+    folder.mkdir()
+    path = folder / "service.sock"
+    server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    server.bind(str(path))
+    server.listen(1)
+    try:
+        yield path, server
+    finally:
+        server.close()
 
 
 def context(root: Path, mode: str = "workspace-write", *, network: bool = False, home: Path | None = None,

@@ -4,8 +4,6 @@ agentcli's own home, and cannot reach the host's abstract Unix sockets (a sessio
 
 from __future__ import annotations
 
-import os
-import shutil
 import socket
 import uuid
 from collections.abc import Iterator
@@ -17,7 +15,7 @@ import pytest
 from agentcli.sandbox.core import Sandbox
 from agentcli.sandbox.env import scrub
 from agentcli.tools.base import ToolContext
-from tests.sandbox.helpers import bash, context, project
+from tests.sandbox.helpers import bash, context, host_service, project, visible_home
 
 
 @pytest.fixture
@@ -70,28 +68,18 @@ def test_tokens_and_passwords_by_any_name_leave_the_environment() -> None:
     assert scrub(env) == {"GIT_TERMINAL_PROMPT": "0", "PATH": "/bin", "TOKENIZERS_PARALLELISM": "false"}
 
 
-def _host_socket_dir() -> Path:
-    """A folder visible inside the sandbox where this user can create a socket: /run when writable (root), else
-    /var/tmp (writable by all, and not the sandbox's private /tmp)."""
-    for place in ("/run", "/var/tmp"):
-        if os.access(place, os.W_OK):
-            return Path(place) / f"agentcli-test-{uuid.uuid4().hex[:12]}"
-    raise AssertionError("neither /run nor /var/tmp is writable here")
+@pytest.fixture
+def home() -> Iterator[Path]:
+    with visible_home() as path:
+        yield path
 
 
 @pytest.fixture
-def host_socket() -> Iterator[tuple[Path, socket.socket]]:
-    folder = _host_socket_dir()
-    folder.mkdir()
-    path = folder / "service.sock"
-    server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    server.bind(str(path))
-    server.listen(1)
-    try:
-        yield path, server
-    finally:
-        server.close()
-        shutil.rmtree(folder)
+def host_socket(home: Path) -> Iterator[tuple[Path, socket.socket]]:
+    """A host service's socket where this test's session alone walks (not the real /run, which every other
+    worker's sandbox walks and masks: removing a socket there raced with their start)."""
+    with host_service(home) as found:
+        yield found
 
 
 def _connects(ctx: ToolContext, path: Path) -> str:
@@ -99,19 +87,20 @@ def _connects(ctx: ToolContext, path: Path) -> str:
     return bash(ctx, f"python3 -c \"{script}\" 2>&1 || echo REFUSED").content
 
 
-def test_a_host_services_unix_socket_is_out_of_reach_by_default(root: Path, host_socket: tuple[Path, socket.socket]
-                                                                ) -> None:
+def test_a_host_services_unix_socket_is_out_of_reach_by_default(root: Path, home: Path,
+                                                                host_socket: tuple[Path, socket.socket]) -> None:
     path, server = host_socket
-    out = _connects(context(root), path)
+    out = _connects(context(root, home=home), path)
     assert "CONNECTED" not in out and "REFUSED" in out, out
     server.settimeout(0)
     with pytest.raises(BlockingIOError):
         server.accept()
 
 
-def test_an_allowed_host_socket_is_reachable(root: Path, host_socket: tuple[Path, socket.socket]) -> None:
+def test_an_allowed_host_socket_is_reachable(root: Path, home: Path, host_socket: tuple[Path, socket.socket]
+                                             ) -> None:
     path, _ = host_socket
-    ctx = context(root)
+    ctx = context(root, home=home)
     assert ctx.sandbox is not None
     ctx.sandbox = Sandbox(replace(ctx.sandbox.spec, allowed_sockets=(path,)))
     assert "CONNECTED" in _connects(ctx, path)

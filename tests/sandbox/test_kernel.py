@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.sandbox.helpers import alive, bash, context, marker_process, project
+from tests.sandbox.helpers import alive, bash, context, marker_process, project, visible_home
 
 
 @pytest.fixture
@@ -179,21 +179,20 @@ def test_git_init_in_a_new_project_works_but_not_a_config_that_runs_things(tmp_p
 
 def test_unix_sockets_that_lead_out_are_hidden(root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import socket
-    import tempfile
 
-    # Outside /tmp (which the sandbox replaces anyway), as an SSH agent's or a container engine's socket is.
-    d = tempfile.mkdtemp(dir="/var/tmp")
-    path = os.path.join(d, "agent.sock")
-    server = socket.socket(socket.AF_UNIX)
-    server.bind(path)
-    server.listen()
-    monkeypatch.setenv("SSH_AUTH_SOCK", path)
-    try:
-        probe = f"python3 -c 'import socket; s = socket.socket(socket.AF_UNIX); s.connect(\"{path}\"); print(\"in\")'"
-        out = bash(context(root), probe)
-        assert out.is_error and "in" not in out.content.splitlines()
-        assert bash(context(root, "danger-full-access"), probe).content == "in"  # the socket does work
-    finally:
-        server.close()
-        os.unlink(path)
-        os.rmdir(d)
+    # Outside /tmp (which the sandbox replaces anyway), as an SSH agent's or a container engine's socket is; where
+    # no other worker's sandbox walks (they would mask it, and race on its removal).
+    with visible_home() as d:
+        path = os.path.join(d, "agent.sock")
+        server = socket.socket(socket.AF_UNIX)
+        server.bind(path)
+        server.listen()
+        monkeypatch.setenv("SSH_AUTH_SOCK", path)
+        try:
+            probe = (f"python3 -c 'import socket; s = socket.socket(socket.AF_UNIX); s.connect(\"{path}\"); "
+                     "print(\"in\")'")
+            out = bash(context(root), probe)
+            assert out.is_error and "in" not in out.content.splitlines()
+            assert bash(context(root, "danger-full-access"), probe).content == "in"  # the socket does work
+        finally:
+            server.close()
