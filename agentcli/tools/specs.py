@@ -1,6 +1,6 @@
 """The built-in tools as the model, the policy and the front ends see them: name, description, input schema and
 annotations, apart from the code that runs them (agentcli.tools.read, bash, …), so that a run that calls no tool
-imports none of that code (the registry's `BuiltinTool`, issue 25). Plain data that imports nothing heavy; each
+imports none of that code (the registry's `BuiltinTool`, issue 25). Plain data that imports nothing; each
 implementation takes its text and schema from here (tests/tools/test_specs.py holds the two together)."""
 
 from __future__ import annotations
@@ -8,21 +8,22 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from agentcli.record import record
 
-
-@record
 class ToolSpec:
     """What the core reads off a built-in tool before running it. `timeout_s`: the tool's own bound, when it has
-    one longer than the session's (agentcli.core.toolrun); None for every built-in tool today."""
+    one longer than the session's (agentcli.core.toolrun); None for every built-in tool today. A plain class, not
+    a record: making a record class costs ~0.6 M instructions more at every start (valgrind)."""
 
-    name: str
-    description: str
-    input_schema: dict[str, Any]
-    read_only: bool
-    destructive: bool = False
-    edits_files: bool = False
-    timeout_s: float | None = None
+    __slots__ = ("description", "destructive", "edits_files", "input_schema", "name", "read_only", "timeout_s")
+
+    def __init__(self, name: str, description: str, input_schema: dict[str, Any], *, read_only: bool,
+                 destructive: bool = False, edits_files: bool = False, timeout_s: float | None = None) -> None:
+        self.name, self.description, self.input_schema = name, description, input_schema
+        self.read_only, self.destructive, self.edits_files = read_only, destructive, edits_files
+        self.timeout_s = timeout_s
+
+    def __repr__(self) -> str:
+        return f"ToolSpec({self.name!r})"
 
 
 MAX_LINE_CHARS = 2000  # a longer line is cut (agentcli.tools.text)
