@@ -1,5 +1,6 @@
 """A `-p` run imports the code of the built-in tools it calls and of no other (issue 25, speed): the model's
-request, the policy and the printers need only the tools' specs (agentcli/tools/specs.py).
+request, the policy and the printers need only the tools' specs (agentcli/tools/specs.py), and the tool runner's
+checks of a call are imported at the first call.
 
 The module list is `sys.modules` at the run's end, not `-X importtime`'s report, which leaves out modules
 imported through `importlib.import_module` (as the registry imports a tool's implementation)."""
@@ -26,6 +27,9 @@ with open(sys.argv[1], "w") as f:
     json.dump({"status": status, "modules": sorted(sys.modules)}, f)
 """
 IMPLEMENTATIONS = {target.partition(":")[0] for target in BUILTIN_TOOLS.values()}
+# What the tool runner needs only once a tool is called: the schema check, the read-before-edit check, the
+# PostToolUse hook's `tool_response`.
+CALL_ONLY = {"agentcli.proc.validate", "agentcli.tools.files", "agentcli.tools.hookresponse"}
 
 
 def _loaded(args: list[str], cwd: Path, env: dict[str, str], out: Path) -> tuple[str, set[str]]:
@@ -46,7 +50,7 @@ def test_a_run_that_calls_no_tool_imports_no_tool_implementation(tmp_path: Path,
                            tmp_path / "modules.json")
     assert out.strip() == "done"
     assert "agentcli.tools.registry" in modules and "agentcli.assembly.subagents" in modules
-    assert sorted(IMPLEMENTATIONS & modules) == []
+    assert sorted((IMPLEMENTATIONS | CALL_ONLY) & modules) == []
     body = fake_llm.requests[0].body
     offered = {t["name"]: t for t in body["tools"]}
     assert {"Read", "Bash", "Task", "TaskOutput"} <= set(offered)
@@ -65,6 +69,7 @@ def test_a_run_that_calls_read_and_bash_imports_those_two(tmp_path: Path, fake_l
                            provider_env(fake_llm, ANTHROPIC), tmp_path / "modules.json")
     assert out.strip() == "done"
     assert IMPLEMENTATIONS & modules == {"agentcli.tools.read", "agentcli.tools.bash"}
+    assert modules >= CALL_ONLY
     results = [b for r in fake_llm.requests[1:] for m in r.body["messages"] for b in m["content"]
                if isinstance(b, dict) and b.get("type") == "tool_result"]
     texts = json.dumps(results)
