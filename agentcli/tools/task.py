@@ -12,7 +12,7 @@ from typing import Any
 from agentcli.errors import AgentCliError
 from agentcli.tools.base import ToolContext, ToolOutput
 from agentcli.tools.delegation import SubagentFactory
-from agentcli.tools.specs import FromSpec, describe
+from agentcli.tools.specs import FromSpec
 
 
 def _runner(ctx: ToolContext) -> SubagentFactory:
@@ -23,7 +23,8 @@ def _runner(ctx: ToolContext) -> SubagentFactory:
 
 class TaskTool(FromSpec, spec="Task"):
     def __init__(self, description: str | None = None) -> None:
-        self.description = description or describe([("general-purpose", "general research and multi-step work")])
+        if description:  # listing the session's subagents (agentcli.tools.registry.task_tool_for)
+            self.description = description
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
         try:
