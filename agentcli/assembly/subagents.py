@@ -27,8 +27,7 @@ from agentcli.core.sink import NullSink, SessionSink
 from agentcli.record import record
 from agentcli.settings.config import Settings
 from agentcli.tools.base import Tool, ToolContext
-from agentcli.tools.registry import SUBAGENT_TOOLS, ToolRegistry
-from agentcli.tools.task import TaskTool, describe
+from agentcli.tools.registry import SUBAGENT_TOOLS, ToolRegistry, task_tool_for
 
 NOT_FOR_CHILDREN = ("ExitPlanMode",)
 
@@ -59,8 +58,8 @@ class Family:
     parent_session: str | None  # None: no transcript is stored (--no-session-persistence)
 
 
-def task_tool(definitions: dict[str, AgentDefinition]) -> TaskTool:
-    return TaskTool(describe((d.name, d.description) for d in definitions.values()))
+def task_tool(definitions: dict[str, AgentDefinition]) -> Tool:
+    return task_tool_for((d.name, d.description) for d in definitions.values())
 
 
 def attach(agent: Agent, settings: Settings, sel: selection.Selection, approver: Approver,

@@ -20,11 +20,8 @@ from agentcli.core.permissions import ApprovalRequest, Approver, DenyingApprover
 from agentcli.core.sink import SessionSink
 from agentcli.core.state import SessionState
 from agentcli.llm.messages import ContentBlock, ToolResultBlock, ToolUseBlock
-from agentcli.proc.validate import unusable_strings, validate_args
 from agentcli.record import record
 from agentcli.tools.base import Tool, ToolContext, ToolOutput
-from agentcli.tools.files import unread_change
-from agentcli.tools.hookresponse import tool_response
 from agentcli.tools.paths import outside_approved
 
 OUTER_MARGIN_S = 5.0  # past a tool's own bound, so the tool reports its timeout itself (and cleans up) first
@@ -37,6 +34,14 @@ def tool_bound_s(tool: Tool, ctx: ToolContext) -> float:
     if isinstance(own, int | float) and not isinstance(own, bool) and own > ctx.tool_timeout_s:
         return float(own)
     return ctx.tool_timeout_s
+
+
+def _problems(tool: Tool, args: dict[str, Any]) -> list[str]:
+    """What is wrong with `args` for `tool`'s schema (or in its strings). Imported at the first tool call: a run
+    that calls no tool needs none of the checks (issue 25)."""
+    from agentcli.proc.validate import unusable_strings, validate_args
+
+    return validate_args(tool.input_schema, args) or unusable_strings(args)
 
 
 def outer_bound_s(tool: Tool, ctx: ToolContext) -> float:
@@ -138,7 +143,7 @@ class ToolRunner:
         if call.raw_arguments is not None:
             yield self._fail(call, _bad_json_message(call.raw_arguments))
             return
-        problems = validate_args(tool.input_schema, call.input) or unusable_strings(call.input)
+        problems = _problems(tool, call.input)
         if problems:
             yield self._fail(call, _schema_message(tool, problems))
             return
@@ -155,7 +160,7 @@ class ToolRunner:
             return
         args = call.input
         if hook.updated_input is not None and hook.updated_input != call.input:
-            problems = validate_args(tool.input_schema, hook.updated_input) or unusable_strings(hook.updated_input)
+            problems = _problems(tool, hook.updated_input)
             if problems:
                 yield self._fail(call, "A PreToolUse hook rewrote this call's input, but the result is not valid: "
                                  + _schema_message(tool, problems))
@@ -175,7 +180,11 @@ class ToolRunner:
                                                              f"({type(err).__name__}: {err}); it was not run.")
         behavior, by, reason, updated = verdict.behavior, verdict.by, verdict.reason, None
         asks_a_person = getattr(self.approver, "interactive", True)
-        unread = await unread_change(tool.name, args, self.ctx) if behavior == "ask" and asks_a_person else None
+        unread = None
+        if behavior == "ask" and asks_a_person:
+            from agentcli.tools.files import unread_change
+
+            unread = await unread_change(tool.name, args, self.ctx)
         if unread is not None:
             yield self._fail(call, unread)  # it would fail after a person's approval: do not ask them for one
             return
@@ -214,7 +223,7 @@ class ToolRunner:
         if args is not call.input:
             notes.append(f"A hook changed this call before it ran. It ran with: {_dumps(args)}")
         if updated is not None and updated != args:
-            problems = validate_args(tool.input_schema, updated) or unusable_strings(updated)
+            problems = _problems(tool, updated)
             if problems:
                 yield self._fail(call, _schema_message(tool, problems))
                 return
@@ -310,6 +319,8 @@ class ToolRunner:
         fields: dict[str, Any] = {"tool_name": r.tool.name, "tool_input": r.args, "tool_use_id": r.call.id}
         if failed:
             return self._hook("PostToolUseFailure", r.tool.name, out, **fields, error=content, is_interrupt=False)
+        from agentcli.tools.hookresponse import tool_response
+
         response = tool_response(r.tool.name, r.args, content, meta)  # Claude Code's per-tool shape
         return self._hook("PostToolUse", r.tool.name, out, **fields, tool_response=response)
 

@@ -21,6 +21,7 @@ from agentcli.proc.groups import kill_and_reap, kill_group, kill_tree, spawn_gro
 from agentcli.sandbox.started import wait_announced
 from agentcli.tools.base import ToolContext, ToolOutput
 from agentcli.tools.shells import BackgroundShell
+from agentcli.tools.specs import FromSpec
 from agentcli.tools.text import cap_head_tail
 
 KILL_GRACE_S = 2.0
@@ -160,36 +161,7 @@ async def kill_all(ctx: ToolContext) -> None:
             shell.transport.close()
 
 
-OUTPUT_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "bash_id": {"type": "string", "minLength": 1, "description": "The background shell's ID"},
-        "filter": {"type": "string", "description": "Only return lines matching this regular expression"},
-    },
-    "required": ["bash_id"],
-    "additionalProperties": False,
-}
-
-KILL_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {"shell_id": {"type": "string", "minLength": 1, "description": "The shell's ID"}},
-    "required": ["shell_id"],
-    "additionalProperties": False,
-}
-
-
-class BashOutputTool:
-    name: str = "BashOutput"
-    description: str = (
-        "Read the new output of a background shell started with Bash(run_in_background=true), with its status "
-        "(running, exited with a code, killed). Each call returns only output produced since the previous call. "
-        "`filter` (a regular expression) keeps only matching lines; the others are discarded."
-    )
-    input_schema: dict[str, Any] = OUTPUT_SCHEMA
-    read_only: bool = True
-    destructive: bool = False
-    edits_files: bool = False
-
+class BashOutputTool(FromSpec, spec="BashOutput"):
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
         shell = shells(ctx).get(args["bash_id"])
         if shell is None:
@@ -213,18 +185,7 @@ class BashOutputTool:
         return ToolOutput("\n".join(parts), metadata=meta)
 
 
-class KillShellTool:
-    name: str = "KillShell"
-    description: str = (
-        "Stop a background shell started with Bash(run_in_background=true), with everything it started. "
-        "Use it for servers or watchers you no longer need."
-    )
-    input_schema: dict[str, Any] = KILL_SCHEMA
-    # It can only stop processes this session's (already permitted) Bash calls started.
-    read_only: bool = True
-    destructive: bool = False
-    edits_files: bool = False
-
+class KillShellTool(FromSpec, spec="KillShell"):
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
         shell = shells(ctx).get(args["shell_id"])
         if shell is None:

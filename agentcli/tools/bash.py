@@ -20,10 +20,9 @@ from typing import Any
 from agentcli.proc.groups import kill_and_reap, spawn_group, temp_file, wait_or_kill, which
 from agentcli.tools.base import ToolContext, ToolOutput
 from agentcli.tools.paths import resolve_in_project
+from agentcli.tools.specs import DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS, FromSpec
 from agentcli.tools.text import HeadTail
 
-DEFAULT_TIMEOUT_MS = 120_000
-MAX_TIMEOUT_MS = 600_000
 # How long to keep reading after the shell exits, for output still in flight from its children.
 DRAIN_S = 0.25
 
@@ -45,25 +44,6 @@ trap 'pwd >&3' EXIT
 eval "$__agentcli_cmd" 3>&-
 """
 
-DESCRIPTION = f"""\
-Run a command in a bash shell and return its output (stdout and stderr interleaved) and exit code.
-
-- The working directory persists between calls: `cd sub` in one call affects the next. It starts at the
-  project root and is reset there if a command moves outside the project. Prefer absolute paths or a
-  single `cd dir && …` over many cd calls.
-- There is no terminal and stdin is closed: never run interactive commands (editors, pagers, `git rebase -i`,
-  prompts). Pass flags such as `-y` / `--yes` / `--no-edit` instead.
-- `timeout` is in milliseconds: default {DEFAULT_TIMEOUT_MS}, at most {MAX_TIMEOUT_MS}. On timeout the command
-  and everything it started are killed.
-- Long output is cut in the middle (the start and the end are kept); filter it (`| tail -50`, `grep`) when
-  you only need part.
-- Use Read, Edit, Write, Glob and Grep rather than cat, sed, echo >, find and grep for files.
-- Chain dependent commands with `&&`; quote paths that contain spaces.
-- `description`: a few words saying what the command does, shown to the user.
-- `run_in_background: true` starts a long-running command (a server, a watcher) and returns its ID at once;
-  read its output with BashOutput and stop it with KillShell. Do not use `&` for that."""
-
-
 def _bash() -> str:
     return which("bash") or "/bin/bash"
 
@@ -83,34 +63,7 @@ class _Collect(asyncio.Protocol):
             self.done.set_result(None)
 
 
-INPUT_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "command": {"type": "string", "minLength": 1, "description": "The command to run"},
-        "timeout": {
-            "type": "integer",
-            "minimum": 1,
-            "description": f"Timeout in milliseconds (default {DEFAULT_TIMEOUT_MS}, max {MAX_TIMEOUT_MS})",
-        },
-        "description": {"type": "string", "description": "What the command does, in 5-10 words"},
-        "run_in_background": {
-            "type": "boolean",
-            "description": "Start the command in the background and return at once; read it with BashOutput",
-        },
-    },
-    "required": ["command"],
-    "additionalProperties": False,
-}
-
-
-class BashTool:
-    name: str = "Bash"
-    description: str = DESCRIPTION
-    input_schema: dict[str, Any] = INPUT_SCHEMA
-    read_only: bool = False
-    destructive: bool = True
-    edits_files: bool = False
-
+class BashTool(FromSpec, spec="Bash"):
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
         if args.get("run_in_background"):
             return await _run_in_background(args["command"], ctx)

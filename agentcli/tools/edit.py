@@ -13,49 +13,14 @@ from agentcli.tools.diff import unified_diff
 from agentcli.tools.fileaccess import file_access
 from agentcli.tools.files import NotText, read_from_buffer, record_seen, require_fresh_read, require_same_text
 from agentcli.tools.paths import display_path, refuse_outside, resolve_in_project
+from agentcli.tools.specs import FromSpec
 from agentcli.tools.text import number_lines, split_lines
 
 SNIPPET_CONTEXT = 4
 MAX_SNIPPET_LINES = 40
 _LINE_PREFIX = re.compile(r"^\s*\d+\t", re.MULTILINE)
 
-DESCRIPTION = """\
-Replace exact text in a file.
-
-- Read the file first in this conversation; Edit fails on a file you have not read or that changed since.
-- `old_string` must match the file exactly, including indentation, tabs and blank lines. Copy it from the
-  Read output WITHOUT the line-number prefix (spaces, number, tab).
-- `old_string` must occur exactly once; include enough surrounding lines to make it unique, or set
-  `replace_all` to true to change every occurrence (for example to rename a variable).
-- `new_string` must differ from `old_string`. An empty `old_string` creates a new file with `new_string`.
-- Prefer Edit to Write for changing part of an existing file."""
-
-
-INPUT_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "file_path": {"type": "string", "minLength": 1, "description": "Absolute path of the file to edit"},
-        "old_string": {"type": "string", "description": "The exact text to replace"},
-        "new_string": {"type": "string", "description": "The text to put in its place"},
-        "replace_all": {
-            "type": "boolean",
-            "default": False,
-            "description": "Replace every occurrence of old_string (default false)",
-        },
-    },
-    "required": ["file_path", "old_string", "new_string"],
-    "additionalProperties": False,
-}
-
-
-class EditTool:
-    name: str = "Edit"
-    description: str = DESCRIPTION
-    input_schema: dict[str, Any] = INPUT_SCHEMA
-    read_only: bool = False
-    destructive: bool = False
-    edits_files: bool = True
-
+class EditTool(FromSpec, spec="Edit"):
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
         resolved = resolve_in_project(args["file_path"], ctx)
         refusal = refuse_outside(resolved, ctx)

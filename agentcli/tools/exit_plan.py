@@ -6,28 +6,13 @@ ask (headless), the plan is the run's result.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any
 
 from agentcli.tools.base import ToolContext, ToolOutput
+from agentcli.tools.specs import FromSpec
 
 
-class ExitPlanModeTool:
-    name: ClassVar[str] = "ExitPlanMode"
-    description: ClassVar[str] = (
-        "Call this when you are in plan mode and have finished planning: present your plan (markdown, concise, "
-        "the steps you will take and the files you will change) for the user to approve. Do not call it to ask "
-        "questions, and only after you have read what you need. After approval you may start making changes."
-    )
-    input_schema: ClassVar[dict[str, Any]] = {
-        "type": "object",
-        "properties": {"plan": {"type": "string", "minLength": 1, "description": "The plan, in markdown"}},
-        "required": ["plan"],
-        "additionalProperties": False,
-    }
-    read_only: ClassVar[bool] = True
-    destructive: ClassVar[bool] = False
-    edits_files: ClassVar[bool] = False
-
+class ExitPlanModeTool(FromSpec, spec="ExitPlanMode"):
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
         plan = str(args.get("plan", "")).strip()
         if not plan:

@@ -10,17 +10,8 @@ from agentcli.tools.globmatch import BadGlob, compile_glob, has_magic
 from agentcli.tools.ignore import read_denied
 from agentcli.tools.listing import RG_AUTO, find_rg, list_files
 from agentcli.tools.paths import refuse_outside, resolve_in_project
-
-MAX_RESULTS = 100
-
-DESCRIPTION = f"""\
-Find files whose path matches a glob pattern, such as `**/*.py` or `src/**/*.{{ts,tsx}}`.
-
-- `*` matches within one directory level, `**` any number of levels, `{{a,b}}` either alternative.
-- The pattern is matched against paths relative to `path` (default: the shell's current directory).
-- Files ignored by .gitignore are skipped. Results are absolute paths, most recently modified first, at most
-  {MAX_RESULTS}.
-- To search file contents use Grep. For open-ended searches that need several rounds, combine Glob and Grep."""
+from agentcli.tools.specs import GLOB_MAX_RESULTS as MAX_RESULTS
+from agentcli.tools.specs import FromSpec
 
 
 def split_absolute(pattern: str) -> tuple[str, str]:
@@ -32,29 +23,7 @@ def split_absolute(pattern: str) -> tuple[str, str]:
     return "/".join(parts[:n]) or "/", "/".join(parts[n:])
 
 
-INPUT_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "pattern": {"type": "string", "minLength": 1, "description": "The glob pattern to match"},
-        "path": {
-            "type": "string",
-            "description": "Directory to search in (default: the current directory). Omit it rather "
-            "than passing null or 'undefined'.",
-        },
-    },
-    "required": ["pattern"],
-    "additionalProperties": False,
-}
-
-
-class GlobTool:
-    name: str = "Glob"
-    description: str = DESCRIPTION
-    input_schema: dict[str, Any] = INPUT_SCHEMA
-    read_only: bool = True
-    destructive: bool = False
-    edits_files: bool = False
-
+class GlobTool(FromSpec, spec="Glob"):
     def __init__(self, rg_path: str | None = RG_AUTO) -> None:
         self.rg_path = find_rg() if rg_path == RG_AUTO else rg_path
 

@@ -18,44 +18,11 @@ from agentcli.tools.grepoptions import GrepOptions
 from agentcli.tools.ignore import read_denied, read_denied_globs
 from agentcli.tools.listing import RG_AUTO, find_rg
 from agentcli.tools.paths import refuse_outside, resolve_in_project
+from agentcli.tools.specs import MAX_FILES_SHOWN, FromSpec
 
-MAX_FILES_SHOWN = 100
 # Lines collected from rg before it is stopped; files mode sorts them all by date, so it collects more.
 MAX_LINES_COLLECTED = 20_000
 _NUMBERED = re.compile(r"(\d+)([:-])(.*)", re.S)
-
-DESCRIPTION = f"""\
-Search file contents with a regular expression (ripgrep syntax), honouring .gitignore.
-
-- `pattern`: a regex, e.g. `def \\w+_handler` or `log.*Error`. Escape literal braces (`interface\\{{\\}}`).
-- `path`: file or directory to search (default: the shell's current directory).
-- `glob` filters files by name (`*.py`, `*.{{ts,tsx}}`); `type` by language (`py`, `js`, `rust`, `go` …).
-- `output_mode`: `files_with_matches` (default; paths, most recently modified first, at most
-  {MAX_FILES_SHOWN}), `content` (matching lines; `-n` line numbers on by default, `-A`/`-B`/`-C` context lines),
-  or `count` (matches per file).
-- `-i` ignores case; `multiline` lets `.` and patterns span lines; `head_limit` keeps the first N lines or entries.
-- Use Grep rather than running grep or rg through Bash."""
-
-
-_SCHEMA_PROPS: dict[str, Any] = {
-    "pattern": {"type": "string", "minLength": 1, "description": "Regular expression to search for"},
-    "path": {"type": "string", "description": "File or directory to search (default: current directory)"},
-    "glob": {"type": "string", "description": "Only files whose name matches this glob, e.g. '*.py'"},
-    "type": {"type": "string", "description": "Only files of this type (rg --type), e.g. 'py', 'js'"},
-    "output_mode": {
-        "type": "string",
-        "enum": ["content", "files_with_matches", "count"],
-        "description": "What to return (default files_with_matches)",
-    },
-    "-i": {"type": "boolean", "description": "Case-insensitive search"},
-    "-n": {"type": "boolean", "description": "Line numbers in content mode (default true)"},
-    "-A": {"type": "integer", "minimum": 0, "description": "Lines of context after each match (content)"},
-    "-B": {"type": "integer", "minimum": 0, "description": "Lines of context before each match (content)"},
-    "-C": {"type": "integer", "minimum": 0, "description": "Lines of context around each match (content)"},
-    "head_limit": {"type": "integer", "minimum": 1, "description": "Keep only the first N lines/entries"},
-    "multiline": {"type": "boolean", "description": "Let patterns span lines; '.' matches newlines"},
-}
-
 
 def options_from_args(args: dict[str, Any]) -> GrepOptions:
     context = args.get("-C")
@@ -157,22 +124,7 @@ async def run_rg(argv: list[str], max_lines: int) -> tuple[int, list[str], bool,
     return code, lines, stopped, err
 
 
-INPUT_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": _SCHEMA_PROPS,
-    "required": ["pattern"],
-    "additionalProperties": False,
-}
-
-
-class GrepTool:
-    name: str = "Grep"
-    description: str = DESCRIPTION
-    input_schema: dict[str, Any] = INPUT_SCHEMA
-    read_only: bool = True
-    destructive: bool = False
-    edits_files: bool = False
-
+class GrepTool(FromSpec, spec="Grep"):
     def __init__(self, rg_path: str | None = RG_AUTO) -> None:
         self.rg_path = find_rg() if rg_path == RG_AUTO else rg_path
 

@@ -13,6 +13,7 @@ from agentcli.tools.base import ToolContext, ToolOutput
 from agentcli.tools.beneath import dir_beneath, open_beneath
 from agentcli.tools.files import record_read, require_fresh_read
 from agentcli.tools.paths import refuse_outside, resolve_in_project
+from agentcli.tools.specs import FromSpec
 
 MAX_OUTPUT_CHARS = 2000  # of each cell's outputs
 
@@ -114,31 +115,7 @@ def edit(nb: Any, args: dict[str, Any]) -> str:
     return f"replaced the source of cell {wanted}"
 
 
-INPUT_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "notebook_path": {"type": "string", "minLength": 1},
-        "cell_id": {"type": "string"},
-        "new_source": {"type": "string"},
-        "cell_type": {"type": "string", "enum": ["code", "markdown"]},
-        "edit_mode": {"type": "string", "enum": ["replace", "insert", "delete"]},
-    },
-    "required": ["notebook_path", "new_source"],
-    "additionalProperties": False,
-}
-
-class NotebookEditTool:
-    name = "NotebookEdit"
-    description = (
-        "Edit a Jupyter notebook (.ipynb) cell: replace its source (edit_mode 'replace', the default), insert a "
-        "new cell after cell_id (or first, without cell_id; cell_type required), or delete it. Read the notebook "
-        "first: Read shows each cell's id."
-    )
-    read_only = False
-    destructive = False
-    edits_files = True
-    input_schema: dict[str, Any] = INPUT_SCHEMA
-
+class NotebookEditTool(FromSpec, spec="NotebookEdit"):
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
         import nbformat
 

@@ -12,51 +12,14 @@ from agentcli.tools.beneath import open_beneath
 from agentcli.tools.fileaccess import file_access
 from agentcli.tools.files import NotText, decode_text, read_from_buffer, record_read, record_seen
 from agentcli.tools.paths import refuse_outside, resolve_in_project
-from agentcli.tools.text import MAX_LINE_CHARS, number_lines, split_lines
+from agentcli.tools.specs import DEFAULT_LIMIT, FromSpec
+from agentcli.tools.text import number_lines, split_lines
 
-DEFAULT_LIMIT = 2000
 MAX_OUTPUT_CHARS = 100_000
 # Files bigger than this are scanned line by line rather than loaded whole.
 WHOLE_FILE_BYTES = 8 * 1024 * 1024
 
-DESCRIPTION = f"""\
-Read a text file from the local filesystem.
-
-- `file_path` should be an absolute path; a relative path is taken from the shell's current directory.
-- By default up to {DEFAULT_LIMIT} lines are returned from the start of the file. For long files pass
-  `offset` (the 1-based line number to start at) and `limit` (how many lines) to read the part you need.
-- Lines longer than {MAX_LINE_CHARS} characters are cut.
-- The output is numbered like `cat -n`: spaces, the line number, a tab, then the line. The number and the tab
-  are not part of the file — never include them in an Edit's `old_string`.
-- Binary files are refused; to list a directory use Glob or `ls` through Bash.
-- Read a file before you Edit or overwrite it with Write; both require it.
-- You may read several files at once by calling Read in parallel."""
-
-
-INPUT_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "file_path": {"type": "string", "minLength": 1, "description": "Absolute path of the file"},
-        "offset": {
-            "type": "integer",
-            "minimum": 0,
-            "description": "1-based line number to start reading at (for long files)",
-        },
-        "limit": {"type": "integer", "minimum": 1, "description": "How many lines to read"},
-    },
-    "required": ["file_path"],
-    "additionalProperties": False,
-}
-
-
-class ReadTool:
-    name: str = "Read"
-    description: str = DESCRIPTION
-    input_schema: dict[str, Any] = INPUT_SCHEMA
-    read_only: bool = True
-    destructive: bool = False
-    edits_files: bool = False
-
+class ReadTool(FromSpec, spec="Read"):
     def __init__(self, whole_file_bytes: int = WHOLE_FILE_BYTES) -> None:
         self.whole_file_bytes = whole_file_bytes
 

@@ -1,17 +1,20 @@
 """The tool registry: short names → "module:Class", imported on first use, so start-up pays only for what runs.
 
 `ToolRegistry.tools()` is called by the loop at the start of every turn, so tools added mid-session (MCP,
-`/preset`) appear on the next turn.
+`/preset`) appear on the next turn. The built-in tools it hands out are `BuiltinTool`s: their spec
+(agentcli.tools.specs) is all the model's request, the policy and the front ends read, and the implementation is
+imported at the tool's first run, so a run that calls no tool imports none of the tools' code (issue 25).
 """
 
 from __future__ import annotations
 
 import importlib
 from collections.abc import Iterable
+from typing import Any
 
 from agentcli.llm.messages import Message, TextBlock
 from agentcli.record import record
-from agentcli.tools.base import Tool, ToolSource
+from agentcli.tools.base import Tool, ToolContext, ToolOutput, ToolSource
 from agentcli.tools.names import (
     ALIASES,
     BUILTIN_TOOLS,
@@ -20,17 +23,59 @@ from agentcli.tools.names import (
     resolve_tools,
     unknown_tool_notices,
 )
+from agentcli.tools.specs import SPECS, ToolSpec, describe
 
-__all__ = ["ALIASES", "BUILTIN_TOOLS", "DEFAULT_TOOLS", "SUBAGENT_TOOLS", "ToolRegistry", "load_tool",
-           "resolve_tools", "unknown_tool_notices"]
+__all__ = ["ALIASES", "BUILTIN_TOOLS", "DEFAULT_TOOLS", "SUBAGENT_TOOLS", "BuiltinTool", "ToolRegistry",
+           "load_tool", "resolve_tools", "task_tool_for", "unknown_tool_notices"]
+
+
+def _implementation(name: str) -> Any:
+    module_name, _, attr = BUILTIN_TOOLS[name].partition(":")
+    return getattr(importlib.import_module(module_name), attr)
 
 
 def load_tool(name: str) -> Tool:
-    target = BUILTIN_TOOLS[name]
-    module_name, _, attr = target.partition(":")
-    cls = getattr(importlib.import_module(module_name), attr)
-    tool: Tool = cls()
+    """The built-in tool `name`'s implementation, imported now (a warm-up, `permissions check`)."""
+    tool: Tool = _implementation(name)()
     return tool
+
+
+class BuiltinTool:
+    """A built-in tool as its spec describes it, whose implementation is imported and made at its first run (or
+    the first read of an attribute only the implementation has), then used for every call after."""
+
+    def __init__(self, spec: ToolSpec, description: str | None = None) -> None:
+        self.name = spec.name
+        self.description = spec.description if description is None else description
+        self.input_schema = spec.input_schema
+        self.read_only = spec.read_only
+        self.destructive = spec.destructive
+        self.edits_files = spec.edits_files
+        self.timeout_s = spec.timeout_s
+        self._own_description = description is not None  # Task's, listing the session's subagents
+        self._made: Tool | None = None
+
+    def implementation(self) -> Tool:
+        if self._made is None:
+            cls = _implementation(self.name)
+            self._made = cls(self.description) if self._own_description else cls()
+        return self._made
+
+    async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
+        return await self.implementation().run(args, ctx)
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("_"):  # copy and pickle probe for these on a half-made object
+            raise AttributeError(name)
+        return getattr(self.implementation(), name)
+
+    def __repr__(self) -> str:
+        return f"<BuiltinTool {self.name}>"
+
+
+def task_tool_for(agents: Iterable[tuple[str, str]]) -> BuiltinTool:
+    """The Task tool, its description listing the subagents it can start ((name, description) pairs)."""
+    return BuiltinTool(SPECS["Task"], describe(agents))
 
 
 @record
@@ -63,7 +108,7 @@ class ToolRegistry:
             if name in self._extra:
                 continue
             if name not in self._loaded:
-                self._loaded[name] = load_tool(name)
+                self._loaded[name] = BuiltinTool(SPECS[name])
             out.append(self._loaded[name])
         out.extend(self._extra.values())
         taken = {t.name for t in out}

@@ -7,45 +7,12 @@ itself (a child's own calls are checked by the same policy), and several Task ca
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from typing import Any
 
 from agentcli.errors import AgentCliError
 from agentcli.tools.base import ToolContext, ToolOutput
 from agentcli.tools.delegation import SubagentFactory
-
-BASE_DESCRIPTION = (
-    "Launch a subagent to handle a task on its own, with a fresh context: it gets only your `prompt`, works "
-    "with its own tools, and returns one final report as this tool's result (the user does not see it: relay "
-    "what matters). Use it for broad searches and self-contained work that would otherwise fill your context. "
-    "Several Task calls in one reply run in parallel. With run_in_background the call returns an id at once; "
-    "you are told when it finishes (TaskOutput shows progress, TaskStop stops it). Write a complete, specific "
-    "prompt: the subagent knows nothing of this conversation."
-)
-
-
-TASK_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "description": {"type": "string", "description": "a short (3-5 word) description of the task"},
-        "prompt": {"type": "string", "description": "the task for the subagent, complete and specific"},
-        "subagent_type": {"type": "string", "description": "which kind of subagent to use"},
-        "run_in_background": {"type": "boolean", "description": "return at once and run in the background"},
-    },
-    "required": ["description", "prompt", "subagent_type"],
-    "additionalProperties": False,
-}
-TASK_ID_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {"task_id": {"type": "string"}},
-    "required": ["task_id"],
-    "additionalProperties": False,
-}
-
-
-def describe(agents: Iterable[tuple[str, str]]) -> str:
-    listing = "\n".join(f"- {name}: {text}" for name, text in agents)
-    return f"{BASE_DESCRIPTION}\n\nAvailable subagent_type values:\n{listing}"
+from agentcli.tools.specs import FromSpec
 
 
 def _runner(ctx: ToolContext) -> SubagentFactory:
@@ -54,15 +21,10 @@ def _runner(ctx: ToolContext) -> SubagentFactory:
     return ctx.subagents
 
 
-class TaskTool:
-    name = "Task"
-    read_only = True
-    destructive = False
-    edits_files = False
-    input_schema: dict[str, Any] = TASK_SCHEMA
-
+class TaskTool(FromSpec, spec="Task"):
     def __init__(self, description: str | None = None) -> None:
-        self.description = description or describe([("general-purpose", "general research and multi-step work")])
+        if description:  # listing the session's subagents (agentcli.tools.registry.task_tool_for)
+            self.description = description
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
         try:
@@ -80,14 +42,7 @@ class TaskTool:
         return ToolOutput(result.result or "(the subagent gave no answer)")
 
 
-class TaskOutputTool:
-    name = "TaskOutput"
-    description = "Show the status and the output so far of a background task (its id from Task)."
-    read_only = True
-    destructive = False
-    edits_files = False
-    input_schema: dict[str, Any] = TASK_ID_SCHEMA
-
+class TaskOutputTool(FromSpec, spec="TaskOutput"):
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
         try:
             job = _runner(ctx).background.get(args["task_id"])
@@ -99,14 +54,7 @@ class TaskOutputTool:
         return ToolOutput(f"Task {job.task_id} ({job.definition.name}) is {job.status}.\n\n{text or '(no output yet)'}")
 
 
-class TaskStopTool:
-    name = "TaskStop"
-    description = "Stop a running background task (its id from Task)."
-    read_only = True  # it ends a subagent this session started; nothing outside the session changes
-    destructive = False
-    edits_files = False
-    input_schema: dict[str, Any] = TASK_ID_SCHEMA
-
+class TaskStopTool(FromSpec, spec="TaskStop"):
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
         try:
             job = await _runner(ctx).stop(args["task_id"])

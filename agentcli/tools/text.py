@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-MAX_LINE_CHARS = 2000
+from agentcli.tools.specs import MAX_LINE_CHARS  # Read's description states it
 
 
 def split_lines(text: str) -> list[str]:

@@ -6,44 +6,13 @@ it to the user and carries it through compaction and resume.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any
 
 from agentcli.tools.base import ToolContext, ToolOutput
+from agentcli.tools.specs import FromSpec
 
-STATUSES = ("pending", "in_progress", "completed")
 
-
-class TodoWriteTool:
-    name: ClassVar[str] = "TodoWrite"
-    description: ClassVar[str] = (
-        "Keep a task list for work of 3 or more steps: send the whole updated list each time. Keep exactly one "
-        "task in_progress while you work, mark it completed as soon as it is done, and add tasks you discover."
-    )
-    input_schema: ClassVar[dict[str, Any]] = {
-        "type": "object",
-        "properties": {
-            "todos": {
-                "type": "array",
-                "description": "The updated todo list",
-                "items": {
-                    "type": "object",
-                    "properties": {
-                        "content": {"type": "string", "minLength": 1},
-                        "status": {"type": "string", "enum": list(STATUSES)},
-                        "activeForm": {"type": "string", "minLength": 1},
-                    },
-                    "required": ["content", "status", "activeForm"],
-                    "additionalProperties": False,
-                },
-            }
-        },
-        "required": ["todos"],
-        "additionalProperties": False,
-    }
-    read_only: ClassVar[bool] = True  # it changes nothing outside the session: never asks
-    destructive: ClassVar[bool] = False
-    edits_files: ClassVar[bool] = False
-
+class TodoWriteTool(FromSpec, spec="TodoWrite"):
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
         todos = [{"content": str(t["content"]), "status": str(t["status"]), "activeForm": str(t["activeForm"])}
                  for t in args.get("todos", [])]

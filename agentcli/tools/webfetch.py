@@ -24,6 +24,7 @@ from urllib.parse import urljoin, urlsplit
 
 from agentcli.record import record
 from agentcli.tools.base import ToolContext, ToolOutput
+from agentcli.tools.specs import FromSpec
 
 MAX_BYTES = 5 * 1024 * 1024
 MAX_REDIRECTS = 5
@@ -168,28 +169,7 @@ def to_markdown(page: Page) -> str:
     return str(html_to_markdown.convert(page.text, options).content)
 
 
-INPUT_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "url": {"type": "string", "description": "the full URL (http or https)"},
-        "prompt": {"type": "string", "description": "what to find or extract in the page"},
-    },
-    "required": ["url", "prompt"],
-    "additionalProperties": False,
-}
-
-class WebFetchTool:
-    name = "WebFetch"
-    description = (
-        "Fetch a web page (http/https) and read it as Markdown, with `prompt` saying what you want from it. "
-        "Pages are cached for 15 minutes. Local and private addresses are refused unless the user allowed that "
-        "host. Prefer it over curl in Bash."
-    )
-    read_only = False  # it reaches the network: the policy asks, unless a WebFetch(domain:…) rule allows it
-    destructive = False
-    edits_files = False
-    input_schema: dict[str, Any] = INPUT_SCHEMA
-
+class WebFetchTool(FromSpec, spec="WebFetch"):
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
         url = str(args["url"]).strip()
         cache = ctx.web.cache

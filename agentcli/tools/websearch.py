@@ -17,6 +17,7 @@ from urllib.parse import urlsplit
 
 from agentcli.record import record
 from agentcli.tools.base import ToolContext, ToolOutput
+from agentcli.tools.specs import FromSpec
 
 MAX_RESULTS = 10
 DEFAULT_URLS = {"brave": "https://api.search.brave.com", "tavily": "https://api.tavily.com"}
@@ -92,28 +93,7 @@ def domain_ok(url: str, allowed: list[str], blocked: list[str]) -> bool:
     return not allowed or any(under(d) for d in allowed)
 
 
-INPUT_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "query": {"type": "string", "minLength": 2},
-        "allowed_domains": {"type": "array", "items": {"type": "string"}},
-        "blocked_domains": {"type": "array", "items": {"type": "string"}},
-    },
-    "required": ["query"],
-    "additionalProperties": False,
-}
-
-class WebSearchTool:
-    name = "WebSearch"
-    description = (
-        "Search the web; returns titles, URLs and snippets (then WebFetch a page to read it). Optionally keep to "
-        "allowed_domains or leave out blocked_domains. Cite the URLs you use."
-    )
-    read_only = True
-    destructive = False
-    edits_files = False
-    input_schema: dict[str, Any] = INPUT_SCHEMA
-
+class WebSearchTool(FromSpec, spec="WebSearch"):
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
         config = ctx.web.search
         try:

@@ -11,37 +11,11 @@ from agentcli.tools.diff import unified_diff
 from agentcli.tools.fileaccess import file_access
 from agentcli.tools.files import NotText, read_from_buffer, record_seen, require_fresh_read, require_same_text
 from agentcli.tools.paths import display_path, refuse_outside, resolve_in_project
+from agentcli.tools.specs import FromSpec
 from agentcli.tools.text import split_lines
 
-DESCRIPTION = """\
-Write a file to the local filesystem, replacing it if it exists.
 
-- `file_path` should be an absolute path; missing parent directories are created.
-- To overwrite an existing file you must have read it with Read in this conversation first; otherwise the
-  call fails. For changes to part of a file, prefer Edit, which sends only the changed text.
-- `content` is the complete new content of the file.
-- Only create new files when the task needs them; do not write documentation files unless asked."""
-
-
-INPUT_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "file_path": {"type": "string", "minLength": 1, "description": "Absolute path of the file to write"},
-        "content": {"type": "string", "description": "The full content to write"},
-    },
-    "required": ["file_path", "content"],
-    "additionalProperties": False,
-}
-
-
-class WriteTool:
-    name: str = "Write"
-    description: str = DESCRIPTION
-    input_schema: dict[str, Any] = INPUT_SCHEMA
-    read_only: bool = False
-    destructive: bool = False
-    edits_files: bool = True
-
+class WriteTool(FromSpec, spec="Write"):
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
         resolved = resolve_in_project(args["file_path"], ctx)
         refusal = refuse_outside(resolved, ctx)

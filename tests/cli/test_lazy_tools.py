@@ -1,0 +1,76 @@
+"""A `-p` run imports the code of the built-in tools it calls and of no other (issue 25, speed): the model's
+request, the policy and the printers need only the tools' specs (agentcli/tools/specs.py), and the tool runner's
+checks of a call are imported at the first call.
+
+The module list is `sys.modules` at the run's end, not `-X importtime`'s report, which leaves out modules
+imported through `importlib.import_module` (as the registry imports a tool's implementation)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from agentcli.tools.names import BUILTIN_TOOLS
+from tests.cli.helpers import ANTHROPIC, git_repo, provider_env
+from tests.fakes.script import Reply, ToolCall
+from tests.fakes.server import FakeLLM
+
+PROBE = """
+import json, sys
+from agentcli.cli.entry import run
+status = run(sys.argv[2:])
+sys.stdout.flush()
+with open(sys.argv[1], "w") as f:
+    json.dump({"status": status, "modules": sorted(sys.modules)}, f)
+"""
+IMPLEMENTATIONS = {target.partition(":")[0] for target in BUILTIN_TOOLS.values()}
+# What the tool runner needs only once a tool is called: the schema check, the read-before-edit check, the
+# PostToolUse hook's `tool_response`.
+CALL_ONLY = {"agentcli.proc.validate", "agentcli.tools.files", "agentcli.tools.hookresponse"}
+
+
+def _loaded(args: list[str], cwd: Path, env: dict[str, str], out: Path) -> tuple[str, set[str]]:
+    """The stdout of a real `-p` run (its `agentcli.cli.entry.run`, in a process of its own) and the modules it
+    had imported when it ended."""
+    full = {k: v for k, v in os.environ.items() if not k.endswith(("_API_KEY", "_BASE_URL"))} | env
+    done = subprocess.run([sys.executable, "-c", PROBE, str(out), *args], cwd=cwd, env=full, capture_output=True,
+                          text=True, timeout=60, stdin=subprocess.DEVNULL)
+    report = json.loads(out.read_text())
+    assert report["status"] == 0, done.stderr
+    return done.stdout, set(report["modules"])
+
+
+def test_a_run_that_calls_no_tool_imports_no_tool_implementation(tmp_path: Path, fake_llm: FakeLLM) -> None:
+    fake_llm.push(Reply(text="done"))
+    proj = git_repo(tmp_path / "proj", {"README.md": "x\n"})
+    out, modules = _loaded(["-p", "hi", "--model", ANTHROPIC], proj, provider_env(fake_llm, ANTHROPIC),
+                           tmp_path / "modules.json")
+    assert out.strip() == "done"
+    assert "agentcli.tools.registry" in modules and "agentcli.assembly.subagents" in modules
+    assert sorted((IMPLEMENTATIONS | CALL_ONLY) & modules) == []
+    body = fake_llm.requests[0].body
+    offered = {t["name"]: t for t in body["tools"]}
+    assert {"Read", "Bash", "Task", "TaskOutput"} <= set(offered)
+    assert offered["Read"]["description"].startswith("Read a text file from the local filesystem.")
+    assert "Available subagent_type values:\n- general-purpose: " in offered["Task"]["description"]
+
+
+def test_a_run_that_calls_read_and_bash_imports_those_two(tmp_path: Path, fake_llm: FakeLLM) -> None:
+    fake_llm.push(
+        Reply(tool_calls=[ToolCall("Read", {"file_path": "README.md"})]),
+        Reply(tool_calls=[ToolCall("Bash", {"command": "echo from-bash"})]),
+        Reply(text="done"),
+    )
+    proj = git_repo(tmp_path / "proj", {"README.md": "readme-text\n"})
+    out, modules = _loaded(["-p", "go", "--model", ANTHROPIC, "--allowedTools", "Bash(echo from-bash)"], proj,
+                           provider_env(fake_llm, ANTHROPIC), tmp_path / "modules.json")
+    assert out.strip() == "done"
+    assert IMPLEMENTATIONS & modules == {"agentcli.tools.read", "agentcli.tools.bash"}
+    assert modules >= CALL_ONLY
+    results = [b for r in fake_llm.requests[1:] for m in r.body["messages"] for b in m["content"]
+               if isinstance(b, dict) and b.get("type") == "tool_result"]
+    texts = json.dumps(results)
+    assert "readme-text" in texts and "from-bash" in texts
