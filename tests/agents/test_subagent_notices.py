@@ -1,0 +1,105 @@
+"""Never silent, in a subagent too: a notice a Task call's child raises (here: a hook that failed while the child
+worked) reaches every front end once, marked as the child's — the REPL, `-p` text and stream-json, and ACP. The
+child is real: the fake LLM server plays the parent's Task call and the child's Read, and the user's hook fails."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from acp import text_block
+from acp.schema import AgentMessageChunk
+from rich.console import Console
+
+from agentcli.paths import home
+from agentcli.settings.config import load_settings
+from agentcli.ui.repl import Repl
+from tests.acp.inproc import TIMEOUT, Client, connected
+from tests.cli.helpers import ANTHROPIC, agentcli, git_repo, provider_env
+from tests.fakes.script import Reply, ToolCall
+from tests.fakes.server import FakeLLM
+
+FAILED = "PreToolUse:Read hook failed (exit 1): broken"
+TASK_ID = "toolu_sub"
+
+
+@pytest.fixture
+def proj(tmp_path: Path, fake_llm: FakeLLM) -> Path:
+    """A project, the user's hook that fails on every Read, and the replies: the parent starts an explore child,
+    which reads a file (its hook fails), then both answer."""
+    home().mkdir(parents=True, exist_ok=True)
+    (home() / "config.toml").write_text(
+        '[[hooks.PreToolUse]]\nmatcher = "Read"\nhooks = [{type = "command", command = "echo broken >&2; exit 1"}]\n')
+    fake_llm.push(
+        Reply(tool_calls=[ToolCall("Task", {"description": "look", "prompt": "look at a.py",
+                                            "subagent_type": "explore"}, id=TASK_ID)]),
+        Reply(tool_calls=[ToolCall("Read", {"file_path": "a.py"})]),
+        Reply(text="child done"),
+        Reply(text="parent done"),
+    )
+    return git_repo(tmp_path / "proj", {"a.py": "a = 1\n"})
+
+
+def run_p(proj: Path, fake: FakeLLM, fmt: str) -> Any:
+    run = agentcli(["-p", "go", "--model", ANTHROPIC, "--output-format", fmt], proj, provider_env(fake, ANTHROPIC))
+    assert run.status == 0, run.stderr
+    assert len(fake.requests) == 4  # the child did run its Read
+    return run
+
+
+def test_stream_json_gives_a_childs_notice_once_with_its_task_call(proj: Path, fake_llm: FakeLLM) -> None:
+    notices = [x for x in run_p(proj, fake_llm, "stream-json").lines() if x.get("subtype") == "notice"]
+    assert [(n["level"], n["text"], n["parent_tool_use_id"]) for n in notices] == [("warning", FAILED, TASK_ID)]
+
+
+def test_text_output_says_a_childs_notice_once_on_stderr(proj: Path, fake_llm: FakeLLM) -> None:
+    run = run_p(proj, fake_llm, "text")
+    assert run.stdout == "parent done\n"
+    assert run.stderr.count("hook failed") == 1
+    assert f"agentcli (subagent explore): {FAILED}\n" in run.stderr
+
+
+def test_the_repl_shows_a_childs_notice_once_marked_as_its_own(
+    proj: Path, fake_llm: FakeLLM, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for k, v in provider_env(fake_llm, ANTHROPIC).items():
+        monkeypatch.setenv(k, v)
+    out = io.StringIO()
+    repl = Repl(load_settings(proj, {"model": ANTHROPIC}), console=Console(file=out, width=200, color_system=None))
+
+    async def go() -> None:
+        try:
+            await asyncio.wait_for(repl.submit("go"), TIMEOUT)
+        finally:
+            await repl.close()
+
+    asyncio.run(go())
+    shown = out.getvalue()
+    assert "parent done" in shown and len(fake_llm.requests) == 4
+    assert shown.count("hook failed") == 1
+    assert f"⚠ [subagent explore] {FAILED}" in shown
+
+
+async def acp_turn(proj: Path) -> Client:
+    client = Client()
+    async with connected(client) as conn:
+        sid = (await asyncio.wait_for(conn.new_session(cwd=str(proj), mcp_servers=[]), TIMEOUT)).session_id
+        await asyncio.wait_for(conn.prompt(session_id=sid, prompt=[text_block("go")]), TIMEOUT)
+    return client
+
+
+def test_acp_sends_a_childs_notice_once_as_a_marked_message(
+    proj: Path, fake_llm: FakeLLM, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for k, v in provider_env(fake_llm, ANTHROPIC).items():
+        monkeypatch.setenv(k, v)
+    client = asyncio.run(acp_turn(proj))
+    assert "parent done" in client.text() and len(fake_llm.requests) == 4
+    told = [u for u in client.of(AgentMessageChunk) if "hook failed" in u.content.text]
+    assert [u.content.text for u in told] == [f"\n\n> ⚠ agentcli (subagent explore): {FAILED}\n\n"]
+    assert told[0].field_meta == {"agentcli": {"notice": "warning", "subagent": "explore", "toolCallId": TASK_ID}}
+    assert json.dumps(told[0].model_dump(by_alias=True))  # still a valid update
