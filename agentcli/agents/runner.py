@@ -12,7 +12,7 @@ from dataclasses import field
 
 from agentcli.agents.definitions import AgentDefinition
 from agentcli.core.calls import current_call
-from agentcli.core.events import AgentEvent, AssistantMessage, RunFinished, RunResult, SubagentEvent
+from agentcli.core.events import AgentEvent, AssistantMessage, Notice, RunFinished, RunResult, SubagentEvent
 from agentcli.core.loop import Agent
 from agentcli.errors import AgentCliError
 from agentcli.ids import new_uuid
@@ -97,7 +97,7 @@ class SubagentRunner:
 
     async def settle(self) -> bool:
         """Wait until a background child's note is in the inbox (True) or no child runs any more (False)."""
-        while not self.inbox:
+        while not any(isinstance(item, BackgroundNote) for item in self.inbox):
             running = [j.task for j in self.background.values() if j.task is not None and not j.task.done()]
             if not running:
                 return False
@@ -110,8 +110,14 @@ class SubagentRunner:
             await self.stop(task_id)
 
     async def _background(self, job: BackgroundTask, prompt: str) -> RunResult | None:
+        def keep(ev: AgentEvent) -> None:
+            job.events.append(ev)
+            if isinstance(ev.innermost()[2] if isinstance(ev, SubagentEvent) else ev, Notice):
+                # never silent, though nobody is reading now: the parent's loop gives it at its next look
+                self.inbox.append(SubagentEvent(job.task_id, job.definition.name, ev))
+
         try:
-            result = await self._run_child(job.definition, job.task_id, prompt, job.events.append)
+            result = await self._run_child(job.definition, job.task_id, prompt, keep)
         except asyncio.CancelledError:
             job.status = "stopped"
             raise

@@ -27,13 +27,18 @@ FAILED = "PreToolUse:Read hook failed (exit 1): broken"
 TASK_ID = "toolu_sub"
 
 
+def failing_hook() -> None:
+    """The user's own hook (~/.agentcli/config.toml), failing on every Read."""
+    home().mkdir(parents=True, exist_ok=True)
+    (home() / "config.toml").write_text(
+        '[[hooks.PreToolUse]]\nmatcher = "Read"\nhooks = [{type = "command", command = "echo broken >&2; exit 1"}]\n')
+
+
 @pytest.fixture
 def proj(tmp_path: Path, fake_llm: FakeLLM) -> Path:
     """A project, the user's hook that fails on every Read, and the replies: the parent starts an explore child,
     which reads a file (its hook fails), then both answer."""
-    home().mkdir(parents=True, exist_ok=True)
-    (home() / "config.toml").write_text(
-        '[[hooks.PreToolUse]]\nmatcher = "Read"\nhooks = [{type = "command", command = "echo broken >&2; exit 1"}]\n')
+    failing_hook()
     fake_llm.push(
         Reply(tool_calls=[ToolCall("Task", {"description": "look", "prompt": "look at a.py",
                                             "subagent_type": "explore"}, id=TASK_ID)]),
@@ -44,10 +49,10 @@ def proj(tmp_path: Path, fake_llm: FakeLLM) -> Path:
     return git_repo(tmp_path / "proj", {"a.py": "a = 1\n"})
 
 
-def run_p(proj: Path, fake: FakeLLM, fmt: str) -> Any:
+def run_p(proj: Path, fake: FakeLLM, fmt: str, requests: int = 4) -> Any:
     run = agentcli(["-p", "go", "--model", ANTHROPIC, "--output-format", fmt], proj, provider_env(fake, ANTHROPIC))
     assert run.status == 0, run.stderr
-    assert len(fake.requests) == 4  # the child did run its Read
+    assert len(fake.requests) == requests  # the child did run its Read
     return run
 
 
@@ -103,3 +108,22 @@ def test_acp_sends_a_childs_notice_once_as_a_marked_message(
     assert [u.content.text for u in told] == [f"\n\n> ⚠ agentcli (subagent explore): {FAILED}\n\n"]
     assert told[0].field_meta == {"agentcli": {"notice": "warning", "subagent": "explore", "toolCallId": TASK_ID}}
     assert json.dumps(told[0].model_dump(by_alias=True))  # still a valid update
+
+
+def test_a_background_childs_notice_is_given_at_the_parents_next_look(tmp_path: Path, fake_llm: FakeLLM) -> None:
+    """Nobody reads a background child's events as they come: its notice waits in the parent's inbox and is given
+    once, with its task id, when the parent's loop next looks (here: the turn its answer starts)."""
+    failing_hook()
+    proj = git_repo(tmp_path / "proj", {"a.py": "a = 1\n"})
+    fake_llm.push(
+        Reply(tool_calls=[ToolCall("Task", {"description": "look", "prompt": "survey a.py", "subagent_type": "explore",
+                                            "run_in_background": True}, id="toolu_bg")]),
+        Reply(tool_calls=[ToolCall("Read", {"file_path": "a.py"})], when="read-only code explorer"),
+        Reply(text="I will wait.", when="Started background task"),
+        Reply(text="child done", when="a = 1"),
+        Reply(text="parent done", when="<task-notification>"),
+    )
+    lines = run_p(proj, fake_llm, "stream-json", requests=5).lines()
+    notices = [x for x in lines if x.get("subtype") == "notice"]
+    assert [(n["text"], n["parent_tool_use_id"]) for n in notices] == [(FAILED, "toolu_bg")]
+    assert lines[-1]["result"] == "parent done"
