@@ -12,13 +12,22 @@ from dataclasses import field
 
 from agentcli.agents.definitions import AgentDefinition
 from agentcli.core.calls import current_call
-from agentcli.core.events import AgentEvent, AssistantMessage, Notice, RunFinished, RunResult, SubagentEvent
+from agentcli.core.events import (
+    AgentEvent,
+    AssistantMessage,
+    Notice,
+    RunFinished,
+    RunResult,
+    SessionStarted,
+    SubagentEvent,
+)
 from agentcli.core.loop import Agent
 from agentcli.errors import AgentCliError
 from agentcli.ids import new_uuid
 from agentcli.record import record
 
-ChildFactory = Callable[[AgentDefinition, str], Awaitable[Agent]]
+# A child for (its definition, the Task call's id), and its start-up notices to tell after its SessionStarted.
+ChildFactory = Callable[[AgentDefinition, str], Awaitable[tuple[Agent, list[str]]]]
 
 
 @record
@@ -141,12 +150,16 @@ class SubagentRunner:
         self, definition: AgentDefinition, tool_use_id: str, prompt: str, forward: Callable[[AgentEvent], None]
     ) -> RunResult:
         async with self._slots:
-            child = await self.factory(definition, tool_use_id)
+            child, notices = await self.factory(definition, tool_use_id)
             result: RunResult | None = None
             try:
                 async for ev in child.run(prompt):
                     forward(ev)
-                    if isinstance(ev, RunFinished):
+                    if isinstance(ev, SessionStarted):  # where the driver gives a session's start-up notices
+                        for text in notices:
+                            forward(Notice("warning", text))
+                        notices = []
+                    elif isinstance(ev, RunFinished):
                         result = ev.result
             finally:
                 runner = child.subagents

@@ -127,3 +127,27 @@ def test_a_background_childs_notice_is_given_at_the_parents_next_look(tmp_path: 
     notices = [x for x in lines if x.get("subtype") == "notice"]
     assert [(n["text"], n["parent_tool_use_id"]) for n in notices] == [(FAILED, "toolu_bg")]
     assert lines[-1]["result"] == "parent done"
+
+
+def test_a_tool_an_agent_file_names_but_the_child_cannot_have_is_told_once_a_session(
+    tmp_path: Path, fake_llm: FakeLLM
+) -> None:
+    """`--tools Read,Task` leaves Bash out of the session: a reviewer whose file asks for Bash runs without it,
+    and says so once, however many Task calls start it (here two at once)."""
+    (home() / "agents").mkdir(parents=True)
+    (home() / "agents" / "reviewer.md").write_text(
+        "---\nname: reviewer\ndescription: reviews\ntools: Read, Bash\n---\nYou review.\n")
+    proj = git_repo(tmp_path / "proj", {"a.py": "a = 1\n"})
+    calls = [ToolCall("Task", {"description": "r", "prompt": f"review {n}", "subagent_type": "reviewer"}, id=f"t_{n}")
+             for n in ("alpha", "beta")]
+    fake_llm.push(Reply(tool_calls=calls), Reply(text="alpha ok", when="review alpha"),
+                  Reply(text="beta ok", when="review beta"), Reply(text="parent done", when="beta ok"))
+    run = agentcli(["-p", "go", "--model", ANTHROPIC, "--output-format", "stream-json", "--tools", "Read,Task"],
+                   proj, provider_env(fake_llm, ANTHROPIC))
+    assert run.status == 0, run.stderr
+    notices = [x for x in run.lines() if x.get("subtype") == "notice"]
+    assert [n["text"].split(": ", 1)[1] for n in notices] == [
+        "tool 'Bash' left out: this session does not have it (its tool set, or an MCP server that is not connected)"]
+    assert notices[0]["text"].startswith("agent reviewer (") and notices[0]["parent_tool_use_id"] in ("t_alpha",
+                                                                                                      "t_beta")
+    assert [t["name"] for t in fake_llm.requests[1].body["tools"]] == ["Read"]
