@@ -16,6 +16,7 @@ from collections.abc import Callable
 from dataclasses import field
 from typing import Any
 
+from agentcli.agents.checks import NOT_FOR_CHILDREN, tools_left_out
 from agentcli.agents.definitions import AgentDefinition, load_definitions, with_known_tools
 from agentcli.agents.runner import SubagentRunner
 from agentcli.assembly import selection
@@ -30,8 +31,6 @@ from agentcli.settings.config import Settings
 from agentcli.tools.base import Tool, ToolContext
 from agentcli.tools.registry import SUBAGENT_TOOLS, ToolRegistry
 from agentcli.tools.task import TaskTool, describe
-
-NOT_FOR_CHILDREN = ("ExitPlanMode",)
 
 
 class LabelledApprover:
@@ -158,20 +157,7 @@ def _child_tools(definition: AgentDefinition, parent: list[Tool], depth: int, ma
     out = [t for t in parent if t.name in wanted and t.name not in NOT_FOR_CHILDREN]
     if depth >= max_depth:
         out = [t for t in out if t.name not in SUBAGENT_TOOLS]
-    given = {t.name for t in out}
-    whose = f"agent {definition.name} ({definition.path or definition.source})"
-    left_out = []
-    for name in definition.tools or ():
-        if name in given:
-            continue
-        if name in NOT_FOR_CHILDREN:
-            why = "a subagent never has it"
-        elif name in SUBAGENT_TOOLS and any(t.name == name for t in parent):
-            why = f"subagents may nest only {max_depth} deep (subagent_max_depth)"
-        else:
-            why = "this session does not have it (its tool set, or an MCP server that is not connected)"
-        left_out.append(f"{whose}: tool '{name}' left out: {why}")
-    return out, left_out
+    return out, tools_left_out(definition, {t.name for t in parent}, depth < max_depth, max_depth)
 
 
 def _sidechain(family: Family, tool_use_id: str, agent: str, sel: selection.Selection) -> SessionSink:

@@ -15,6 +15,7 @@ from acp import text_block
 from acp.schema import AgentMessageChunk
 from rich.console import Console
 
+from agentcli.commands.doctor import agent_lines
 from agentcli.paths import home
 from agentcli.settings.config import load_settings
 from agentcli.ui.repl import Repl
@@ -147,7 +148,27 @@ def test_a_tool_an_agent_file_names_but_the_child_cannot_have_is_told_once_a_ses
     assert run.status == 0, run.stderr
     notices = [x for x in run.lines() if x.get("subtype") == "notice"]
     assert [n["text"].split(": ", 1)[1] for n in notices] == [
-        "tool 'Bash' left out: this session does not have it (its tool set, or an MCP server that is not connected)"]
+        "'Bash' left out: not among this session's tools (its tool set, or an MCP server not connected)"]
     assert notices[0]["text"].startswith("agent reviewer (") and notices[0]["parent_tool_use_id"] in ("t_alpha",
                                                                                                       "t_beta")
     assert [t["name"] for t in fake_llm.requests[1].body["tools"]] == ["Read"]
+
+
+def test_doctor_names_the_tools_an_agent_file_asks_for_that_its_subagent_cannot_have(
+    tmp_path: Path, fake_llm: FakeLLM
+) -> None:
+    """The same line a session's first Task call of that agent shows (by default a child starts none of its own)."""
+    (home() / "agents").mkdir(parents=True)
+    (home() / "agents" / "planner.md").write_text(
+        "---\nname: planner\ndescription: plans\ntools: Read, Task, ExitPlanMode\n---\nYou plan.\n")
+    proj = git_repo(tmp_path / "proj", {"a.py": "a = 1\n"})
+    doctor = agent_lines(load_settings(proj, {}))  # `agentcli doctor`'s, without its sandbox probes
+    said = [ln.removeprefix("agents and presets: ") for ln in doctor if "planner" in ln]
+    assert [s.split(": ", 1)[1] for s in said] == [
+        "'Task', 'TaskOutput', 'TaskStop' left out: subagents may nest only 1 deep (subagent_max_depth)",
+        "'ExitPlanMode' left out: never a subagent's tool"]
+    fake_llm.push(Reply(tool_calls=[ToolCall("Task", {"description": "p", "prompt": "plan it",
+                                                      "subagent_type": "planner"}, id="t_plan")]),
+                  Reply(text="planned"), Reply(text="parent done"))
+    notices = [x for x in run_p(proj, fake_llm, "stream-json", requests=3).lines() if x.get("subtype") == "notice"]
+    assert [(n["text"], n["parent_tool_use_id"]) for n in notices] == [(s, "t_plan") for s in said]
