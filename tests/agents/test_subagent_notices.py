@@ -15,7 +15,10 @@ from acp import text_block
 from acp.schema import AgentMessageChunk
 from rich.console import Console
 
+from agentcli import api
+from agentcli.agents.definitions import AgentDefinition
 from agentcli.commands.doctor import agent_lines
+from agentcli.core.events import AgentEvent, Notice, RunFinished, SubagentEvent
 from agentcli.paths import home
 from agentcli.settings.config import load_settings
 from agentcli.ui.repl import Repl
@@ -172,3 +175,25 @@ def test_doctor_names_the_tools_an_agent_file_asks_for_that_its_subagent_cannot_
                   Reply(text="planned"), Reply(text="parent done"))
     notices = [x for x in run_p(proj, fake_llm, "stream-json", requests=3).lines() if x.get("subtype") == "notice"]
     assert [(n["text"], n["parent_tool_use_id"]) for n in notices] == [(s, "t_plan") for s in said]
+
+
+def test_the_python_api_gives_a_childs_notice_inside_its_subagent_event(
+    tmp_path: Path, fake_llm: FakeLLM, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for k, v in provider_env(fake_llm, ANTHROPIC).items():
+        monkeypatch.setenv(k, v)
+    proj = git_repo(tmp_path / "proj", {"a.py": "a = 1\n"})
+    reviewer = AgentDefinition("x", "reviews", "You review.", tools=("Read", "ExitPlanMode"))
+    fake_llm.push(Reply(tool_calls=[ToolCall("Task", {"description": "r", "prompt": "review", "subagent_type":
+                                                      "reviewer"}, id="t_api")]),
+                  Reply(text="reviewed"), Reply(text="parent done"))
+
+    async def collect() -> list[AgentEvent]:
+        return [ev async for ev in api.query("go", cwd=proj, model=ANTHROPIC, agents={"reviewer": reviewer})]
+
+    events = asyncio.run(asyncio.wait_for(collect(), TIMEOUT))
+    told = [ev.innermost() for ev in events if isinstance(ev, SubagentEvent)]
+    assert [(agent, task, n.text) for agent, task, n in told if isinstance(n, Notice)] == [
+        ("reviewer", "t_api", "agent reviewer (api): 'ExitPlanMode' left out: never a subagent's tool")]
+    assert not [ev for ev in events if isinstance(ev, Notice) and "left out" in ev.text]  # not the parent's
+    assert isinstance(events[-1], RunFinished) and events[-1].result.result == "parent done"
