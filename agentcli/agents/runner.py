@@ -150,7 +150,11 @@ class SubagentRunner:
         self, definition: AgentDefinition, tool_use_id: str, prompt: str, forward: Callable[[AgentEvent], None]
     ) -> RunResult:
         async with self._slots:
-            child, notices = await self.factory(definition, tool_use_id)
+            try:
+                child, notices = await self.factory(definition, tool_use_id)
+            except AgentCliError as err:  # the Task's result tells the model; this, the person (never silent)
+                forward(Notice("warning", f"could not start: {err.one_line()}"))
+                raise
             result: RunResult | None = None
             try:
                 async for ev in child.run(prompt):

@@ -174,7 +174,26 @@ def agent_lines(settings: Settings) -> list[str]:
         tools = None  # a preset that does not load: the line above says so
     if tools is not None:
         lines += child_tool_lines(root, tools, settings.session.subagent_max_depth)
-    return [f"agents and presets: {line}" for line in lines]
+    return [f"agents and presets: {line}" for line in lines + _agent_model_lines(settings)]
+
+
+def _agent_model_lines(settings: Settings) -> list[str]:
+    """Agent files whose model no configured provider serves: their subagents could not start."""
+    from agentcli.agents.definitions import load_definitions
+    from agentcli.assembly import selection
+    from agentcli.errors import AgentCliError
+
+    m = settings.model
+    out = []
+    for d in load_definitions(settings.project_root)[0].values():
+        if not d.model:
+            continue
+        try:
+            selection.select(d.model, None, None, m.providers, request_timeout_s=m.request_timeout_s,
+                             max_retries=m.max_retries, model_overrides=m.overrides)
+        except AgentCliError as err:
+            out.append(f"agent {d.name} ({d.path or d.source}): its subagent cannot start: {err.one_line()}")
+    return out
 
 
 def _project_lines(settings: Settings) -> list[str]:

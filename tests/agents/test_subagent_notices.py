@@ -197,3 +197,23 @@ def test_the_python_api_gives_a_childs_notice_inside_its_subagent_event(
         ("reviewer", "t_api", "agent reviewer (api): 'ExitPlanMode' left out: never a subagent's tool")]
     assert not [ev for ev in events if isinstance(ev, Notice) and "left out" in ev.text]  # not the parent's
     assert isinstance(events[-1], RunFinished) and events[-1].result.result == "parent done"
+
+
+def test_a_subagent_that_cannot_start_is_told_to_the_person_not_only_the_model(
+    tmp_path: Path, fake_llm: FakeLLM
+) -> None:
+    """An agent file naming a model on a provider with no key: the Task call fails (the model reads why), one notice
+    tells the person, and doctor says it before any session does."""
+    (home() / "agents").mkdir(parents=True)
+    (home() / "agents" / "mystery.md").write_text(
+        "---\nname: mystery\ndescription: m\nmodel: openrouter/some-model\n---\nYou are a mystery.\n")
+    proj = git_repo(tmp_path / "proj", {"a.py": "a = 1\n"})
+    why = "no API key for OpenRouter"
+    assert any(f"mystery.md): its subagent cannot start: {why}" in ln for ln in agent_lines(load_settings(proj, {})))
+    fake_llm.push(Reply(tool_calls=[ToolCall("Task", {"description": "m", "prompt": "solve it",
+                                                      "subagent_type": "mystery"}, id="t_m")]),
+                  Reply(text="parent done"))
+    lines = run_p(proj, fake_llm, "stream-json", requests=2).lines()
+    notices = [(x["text"], x["parent_tool_use_id"]) for x in lines if x.get("subtype") == "notice"]
+    assert len(notices) == 1 and notices[0][0].startswith(f"could not start: {why}") and notices[0][1] == "t_m"
+    assert why in json.dumps(fake_llm.requests[1].body["messages"][-1])  # the model reads it in the Task's result
