@@ -20,7 +20,7 @@ from agentcli.agents.checks import NOT_FOR_CHILDREN, tools_left_out
 from agentcli.agents.definitions import AgentDefinition, load_definitions, with_known_tools
 from agentcli.agents.runner import SubagentRunner
 from agentcli.assembly import selection
-from agentcli.assembly.toolsseen import known_dropped
+from agentcli.assembly.toolsseen import known_dropped, watch_tools
 from agentcli.core.hooks import Hooks
 from agentcli.core.loop import Agent, AgentOptions
 from agentcli.core.permissions import Approval, ApprovalRequest, Approver, Policy
@@ -133,7 +133,10 @@ async def build_child(
         await_background=True,  # its background children end with it: it waits for their answers
         tools_unseen=known_dropped(sel),
     )
-    child = Agent(provider=models.make_provider(sel), registry=registry, policy=policy,
+    provider = models.make_provider(sel)
+    if sel is not family.selection:  # its own model: checked, as the parent's is, for a server dropping the tools
+        provider = watch_tools(provider, sel)
+    child = Agent(provider=provider, registry=registry, policy=policy,
                   approver=LabelledApprover(family.approver, definition.name), ctx=ctx, options=options,
                   sink=_sidechain(family, tool_use_id, definition.name, sel), hooks=family.hooks)
     ctx.model = child  # a Read of an image asks the child's model

@@ -24,7 +24,7 @@ from agentcli.settings.config import load_settings
 from agentcli.ui.repl import Repl
 from tests.acp.inproc import TIMEOUT, Client, connected
 from tests.cli.helpers import ANTHROPIC, agentcli, git_repo, provider_env
-from tests.fakes.script import Reply, ToolCall
+from tests.fakes.script import Reply, ToolCall, Usage
 from tests.fakes.server import FakeLLM
 
 FAILED = "PreToolUse:Read hook failed (exit 1): broken"
@@ -217,3 +217,23 @@ def test_a_subagent_that_cannot_start_is_told_to_the_person_not_only_the_model(
     notices = [(x["text"], x["parent_tool_use_id"]) for x in lines if x.get("subtype") == "notice"]
     assert len(notices) == 1 and notices[0][0].startswith(f"could not start: {why}") and notices[0][1] == "t_m"
     assert why in json.dumps(fake_llm.requests[1].body["messages"][-1])  # the model reads it in the Task's result
+
+
+def test_a_childs_own_local_server_dropping_the_tools_is_told_as_the_childs(tmp_path: Path, fake_llm: FakeLLM) -> None:
+    """The parent talks to Anthropic; the child's agent file names a model on a local OpenAI-compatible server whose
+    prompt count (120 tokens for ~3,000 of tool definitions) shows the tools never reached the model. Two such
+    children at once: said once."""
+    (home() / "agents").mkdir(parents=True)
+    (home() / "agents" / "local.md").write_text(
+        "---\nname: local\ndescription: l\nmodel: openai/local-model\n---\nYou work locally.\n")
+    proj = git_repo(tmp_path / "proj", {"a.py": "a = 1\n"})
+    calls = [ToolCall("Task", {"description": "l", "prompt": "work", "subagent_type": "local"}, id=f"t_{n}")
+             for n in (1, 2)]
+    fake_llm.push(Reply(tool_calls=calls), *[Reply(text="child done", usage=Usage(input_tokens=120, output_tokens=2))
+                                             for _ in calls], Reply(text="parent done"))
+    env = {**provider_env(fake_llm, ANTHROPIC), **provider_env(fake_llm, "openai/local-model")}
+    run = agentcli(["-p", "go", "--model", ANTHROPIC, "--output-format", "stream-json"], proj, env)
+    assert run.status == 0, run.stderr
+    assert fake_llm.requests[1].body["model"] == "local-model"  # the child's, on the OpenAI-compatible route
+    notices = [x for x in run.lines() if x.get("subtype") == "notice"]
+    assert [n.get("code") for n in notices] == ["tools_dropped"] and notices[0]["parent_tool_use_id"] in ("t_1", "t_2")
