@@ -1,6 +1,8 @@
-"""Never silent, in a subagent too: a notice a Task call's child raises (here: a hook that failed while the child
-worked) reaches every front end once, marked as the child's — the REPL, `-p` text and stream-json, and ACP. The
-child is real: the fake LLM server plays the parent's Task call and the child's Read, and the user's hook fails."""
+"""Never silent, in a subagent too: a notice a Task call's child raises (a hook that failed while it worked) reaches
+every front end once, marked as the child's — the REPL, `-p` text and stream-json, ACP, the Python API — also from a
+background child; and what a child cannot start or has to drop (itself, a tool its agent file names, the tools a
+local server leaves out of its prompt) is such a notice, and a doctor line where the setup tells. The children are
+real: the fake LLM server plays the parent's Task calls and the children's replies."""
 
 from __future__ import annotations
 
@@ -56,7 +58,7 @@ def proj(tmp_path: Path, fake_llm: FakeLLM) -> Path:
 def run_p(proj: Path, fake: FakeLLM, fmt: str, requests: int = 4) -> Any:
     run = agentcli(["-p", "go", "--model", ANTHROPIC, "--output-format", fmt], proj, provider_env(fake, ANTHROPIC))
     assert run.status == 0, run.stderr
-    assert len(fake.requests) == requests  # the child did run its Read
+    assert len(fake.requests) == requests  # every child asked its model what the script says
     return run
 
 
