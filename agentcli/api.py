@@ -12,7 +12,9 @@
 Events are the dataclasses of agentcli.core.events; the last one is always `RunFinished` (also when the session
 could not start: then it is the only one, with the error's code and exit status). Start-up notices (project
 settings not trusted, no sandbox on this system …) are `Notice` events right after `SessionStarted`, as the CLI
-shows them. Without an `approver`, anything that would need a person is denied (as with `agentcli -p`).
+shows them; a subagent's notices come inside the `SubagentEvent` that carries its events (`innermost()` gives its
+name, its Task call's id and the `Notice`). Without an `approver`, anything that would need a person is denied
+(as with `agentcli -p`).
 Runs go through agentcli.driver, as every front end's do.
 """
 

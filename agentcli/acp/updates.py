@@ -5,7 +5,9 @@ A notice (a setting ignored, a sandbox that cannot confine, an MCP server or a h
 an `agent_message_chunk`, as codex-acp forwards Codex's warnings: ACP has no update of its own for it, a thought
 is folded away (and reads as the model's), and a message is what an editor shows. It is a quoted paragraph
 prefixed `agentcli:` (`⚠ agentcli:` for a warning), so it does not read as the model's words, and its `_meta`
-(`{"agentcli": {"notice": level, "code": …}}`) lets a client that knows it show it otherwise."""
+(`{"agentcli": {"notice": level, "code": …}}`) lets a client that knows it show it otherwise. A subagent's notice
+goes the same way, marked `agentcli (subagent NAME):`, its `_meta` adding `subagent` and the Task call's
+`toolCallId`; the rest of a subagent's work shows as its Task call's result."""
 
 from __future__ import annotations
 
@@ -108,16 +110,24 @@ def updates_for(event: AgentEvent) -> list[Update]:
               | ev.MessageStop() | ev.WebSearchResults()):
             return []  # the driver's, the result's (the prompt's stop reason) or the session file's business
         case ev.SubagentEvent():
-            return []  # a subagent shows as its Task call's result, as in the REPL
+            agent, tool_use_id, inner = event.innermost()
+            if isinstance(inner, ev.Notice):  # never silent, wherever it happened
+                return [notice_update(inner.level, inner.text, inner.code, subagent=(agent, tool_use_id))]
+            return []  # else a subagent shows as its Task call's result, as in the REPL
         case _:
             assert_never(event)
 
 
-def notice_update(level: str, text: str, code: str | None = None) -> AgentMessageChunk:
-    """One of agentcli's notices as the editor shows it (the module's docstring says why this form)."""
+def notice_update(level: str, text: str, code: str | None = None, *,
+                  subagent: tuple[str, str] | None = None) -> AgentMessageChunk:
+    """One of agentcli's notices as the editor shows it (the module's docstring says why this form). `subagent`:
+    (its name, its Task call's id) when a subagent gave it: marked as the subagent's, `_meta` naming both."""
     mark = "⚠ agentcli" if level == "warning" else "agentcli"
-    quoted = "\n> ".join(text.strip().splitlines() or [""])
     meta: dict[str, Any] = {"notice": level, **({"code": code} if code else {})}
+    if subagent is not None:
+        mark += f" (subagent {subagent[0]})"
+        meta.update(subagent=subagent[0], toolCallId=subagent[1])
+    quoted = "\n> ".join(text.strip().splitlines() or [""])
     chunk = helpers.update_agent_message_text(f"\n\n> {mark}: {quoted}\n\n")
     return chunk.model_copy(update={"field_meta": {"agentcli": meta}})
 

@@ -12,13 +12,22 @@ from dataclasses import field
 
 from agentcli.agents.definitions import AgentDefinition
 from agentcli.core.calls import current_call
-from agentcli.core.events import AgentEvent, AssistantMessage, RunFinished, RunResult, SubagentEvent
+from agentcli.core.events import (
+    AgentEvent,
+    AssistantMessage,
+    Notice,
+    RunFinished,
+    RunResult,
+    SessionStarted,
+    SubagentEvent,
+)
 from agentcli.core.loop import Agent
 from agentcli.errors import AgentCliError
 from agentcli.ids import new_uuid
 from agentcli.record import record
 
-ChildFactory = Callable[[AgentDefinition, str], Awaitable[Agent]]
+# A child for (its definition, the Task call's id), and its start-up notices to tell after its SessionStarted.
+ChildFactory = Callable[[AgentDefinition, str], Awaitable[tuple[Agent, list[str]]]]
 
 
 @record
@@ -97,7 +106,7 @@ class SubagentRunner:
 
     async def settle(self) -> bool:
         """Wait until a background child's note is in the inbox (True) or no child runs any more (False)."""
-        while not self.inbox:
+        while not any(isinstance(item, BackgroundNote) for item in self.inbox):
             running = [j.task for j in self.background.values() if j.task is not None and not j.task.done()]
             if not running:
                 return False
@@ -110,8 +119,14 @@ class SubagentRunner:
             await self.stop(task_id)
 
     async def _background(self, job: BackgroundTask, prompt: str) -> RunResult | None:
+        def keep(ev: AgentEvent) -> None:
+            job.events.append(ev)
+            if isinstance(ev.innermost()[2] if isinstance(ev, SubagentEvent) else ev, Notice):
+                # never silent, though nobody is reading now: the parent's loop gives it at its next look
+                self.inbox.append(SubagentEvent(job.task_id, job.definition.name, ev))
+
         try:
-            result = await self._run_child(job.definition, job.task_id, prompt, job.events.append)
+            result = await self._run_child(job.definition, job.task_id, prompt, keep)
         except asyncio.CancelledError:
             job.status = "stopped"
             raise
@@ -135,12 +150,20 @@ class SubagentRunner:
         self, definition: AgentDefinition, tool_use_id: str, prompt: str, forward: Callable[[AgentEvent], None]
     ) -> RunResult:
         async with self._slots:
-            child = await self.factory(definition, tool_use_id)
+            try:
+                child, notices = await self.factory(definition, tool_use_id)
+            except AgentCliError as err:  # the Task's result tells the model; this, the person (never silent)
+                forward(Notice("warning", f"could not start: {err.one_line()}"))
+                raise
             result: RunResult | None = None
             try:
                 async for ev in child.run(prompt):
                     forward(ev)
-                    if isinstance(ev, RunFinished):
+                    if isinstance(ev, SessionStarted):  # where the driver gives a session's start-up notices
+                        for text in notices:
+                            forward(Notice("warning", text))
+                        notices = []
+                    elif isinstance(ev, RunFinished):
                         result = ev.result
             finally:
                 runner = child.subagents

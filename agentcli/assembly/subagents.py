@@ -13,12 +13,14 @@ from __future__ import annotations
 import copy
 import dataclasses
 from collections.abc import Callable
+from dataclasses import field
 from typing import Any
 
+from agentcli.agents.checks import NOT_FOR_CHILDREN, tools_left_out
 from agentcli.agents.definitions import AgentDefinition, load_definitions, with_known_tools
 from agentcli.agents.runner import SubagentRunner
 from agentcli.assembly import selection
-from agentcli.assembly.toolsseen import known_dropped
+from agentcli.assembly.toolsseen import known_dropped, watch_tools
 from agentcli.core.hooks import Hooks
 from agentcli.core.loop import Agent, AgentOptions
 from agentcli.core.permissions import Approval, ApprovalRequest, Approver, Policy
@@ -28,8 +30,6 @@ from agentcli.record import record
 from agentcli.settings.config import Settings
 from agentcli.tools.base import Tool, ToolContext
 from agentcli.tools.registry import SUBAGENT_TOOLS, ToolRegistry, task_tool_for
-
-NOT_FOR_CHILDREN = ("ExitPlanMode",)
 
 
 class LabelledApprover:
@@ -56,6 +56,7 @@ class Family:
     approver: Approver
     hooks: Hooks | None
     parent_session: str | None  # None: no transcript is stored (--no-session-persistence)
+    told: set[str] = field(default_factory=set)  # the children's start-up notices given so far: each once a session
 
 
 def task_tool(definitions: dict[str, AgentDefinition]) -> Tool:
@@ -85,7 +86,7 @@ def make_runner(
     """The runner behind the Task tools of an agent at `depth` (the main agent is 0); `policy` and `tools` give
     that agent's policy and tools at the moment a child starts."""
 
-    async def factory(definition: AgentDefinition, tool_use_id: str) -> Agent:
+    async def factory(definition: AgentDefinition, tool_use_id: str) -> tuple[Agent, list[str]]:
         return await build_child(family, definition, tool_use_id, policy(), ctx, tools(), depth + 1)
 
     return SubagentRunner(family.definitions, factory, ctx.inbox,
@@ -95,7 +96,9 @@ def make_runner(
 async def build_child(
     family: Family, definition: AgentDefinition, tool_use_id: str, parent_policy: Policy, parent_ctx: ToolContext,
     parent_tools: list[Tool], depth: int,
-) -> Agent:
+) -> tuple[Agent, list[str]]:
+    """The child, and its start-up notices not given yet this session (tools its definition names that it cannot
+    have)."""
     from agentcli.assembly import models
 
     settings = family.settings
@@ -109,7 +112,9 @@ async def build_child(
     ctx = dataclasses.replace(parent_ctx, read_files={}, shells={}, inbox=[], subagents=None, model=None,
                               sandbox_failure_told=False, _redactor=None)
     policy = _narrowed(parent_policy, ctx)
-    tools = _child_tools(definition, parent_tools, depth, settings.session.subagent_max_depth)
+    tools, left_out = _child_tools(definition, parent_tools, depth, settings.session.subagent_max_depth)
+    notices = [text for text in left_out if text not in family.told]
+    family.told.update(notices)
     registry = ToolRegistry([], extra=tools)
     if any(t.name == "Task" for t in tools):
         ctx.subagents = make_runner(family, lambda: policy, ctx, registry.tools, depth)
@@ -127,11 +132,14 @@ async def build_child(
         await_background=True,  # its background children end with it: it waits for their answers
         tools_unseen=known_dropped(sel),
     )
-    child = Agent(provider=models.make_provider(sel), registry=registry, policy=policy,
+    provider = models.make_provider(sel)
+    if sel is not family.selection:  # its own model: checked, as the parent's is, for a server dropping the tools
+        provider = watch_tools(provider, sel)
+    child = Agent(provider=provider, registry=registry, policy=policy,
                   approver=LabelledApprover(family.approver, definition.name), ctx=ctx, options=options,
                   sink=_sidechain(family, tool_use_id, definition.name, sel), hooks=family.hooks)
     ctx.model = child  # a Read of an image asks the child's model
-    return child
+    return child, notices
 
 
 def _narrowed(parent: Policy, ctx: ToolContext) -> Policy:
@@ -144,12 +152,14 @@ def _narrowed(parent: Policy, ctx: ToolContext) -> Policy:
     return policy
 
 
-def _child_tools(definition: AgentDefinition, parent: list[Tool], depth: int, max_depth: int) -> list[Tool]:
+def _child_tools(definition: AgentDefinition, parent: list[Tool], depth: int, max_depth: int
+                 ) -> tuple[list[Tool], list[str]]:
+    """The child's tools, and a notice for each one its definition names that it cannot have (never silent)."""
     wanted = set(definition.tools) if definition.tools is not None else {t.name for t in parent}
     out = [t for t in parent if t.name in wanted and t.name not in NOT_FOR_CHILDREN]
     if depth >= max_depth:
         out = [t for t in out if t.name not in SUBAGENT_TOOLS]
-    return out
+    return out, tools_left_out(definition, {t.name for t in parent}, depth < max_depth, max_depth)
 
 
 def _sidechain(family: Family, tool_use_id: str, agent: str, sel: selection.Selection) -> SessionSink:

@@ -77,8 +77,9 @@ class ToolsSeenCheck:
         from agentcli.providers import probe
 
         reported = usage.input_tokens + usage.cache_read_tokens + usage.cache_write_tokens
-        if reported <= 0:
-            return None
+        known = probe.cached(self.base_url, self.model)
+        if reported <= 0 or (known is not None and known.tools_in_prompt is not None):
+            return None  # (told already: by an agent of this session on the same server, a subagent or its parent)
         base, tools = prompt_sizes(request)
         seen = judge(reported, base, tools)
         if seen is None:

@@ -43,7 +43,7 @@ def _report() -> int:
     from agentcli.mcp.health import doctor_lines
 
     lines += doctor_lines(settings)
-    lines += _agent_lines(settings.project_root)
+    lines += agent_lines(settings)
     lines += _hook_lines(settings)
     from agentcli.skills.report import doctor_lines as skill_lines
 
@@ -165,10 +165,41 @@ def _hook_lines(settings: Settings) -> list[str]:
     return [f"hooks: {line}" for line in untrusted_scripts(settings)]
 
 
-def _agent_lines(root: Path) -> list[str]:
-    from agentcli.agents.checks import unknown_tool_lines
+def agent_lines(settings: Settings) -> list[str]:
+    """doctor's lines on agent files and presets: tool names agentcli has no tool for, and tools an agent file
+    names that its subagent cannot have in this setup (each the notice a session shows)."""
+    from agentcli.agents.checks import child_tool_lines, unknown_tool_lines
+    from agentcli.assembly.runtime import load_preset, tool_names
+    from agentcli.errors import ConfigError
 
-    return [f"agents and presets: {line}" for line in unknown_tool_lines(root)]
+    root = settings.project_root
+    lines = unknown_tool_lines(root)
+    try:  # the main agent's tools in this setup (its preset, --tools): what its subagents can be given
+        tools = tool_names(load_preset(settings), settings.permissions.mode, settings.tools)
+    except ConfigError:
+        tools = None  # a preset that does not load: the line above says so
+    if tools is not None:
+        lines += child_tool_lines(root, tools, settings.session.subagent_max_depth)
+    return [f"agents and presets: {line}" for line in lines + _agent_model_lines(settings)]
+
+
+def _agent_model_lines(settings: Settings) -> list[str]:
+    """Agent files whose model no configured provider serves: their subagents could not start."""
+    from agentcli.agents.definitions import load_definitions
+    from agentcli.assembly import selection
+    from agentcli.errors import AgentCliError
+
+    m = settings.model
+    out = []
+    for d in load_definitions(settings.project_root)[0].values():
+        if not d.model:
+            continue
+        try:
+            selection.select(d.model, None, None, m.providers, request_timeout_s=m.request_timeout_s,
+                             max_retries=m.max_retries, model_overrides=m.overrides)
+        except AgentCliError as err:
+            out.append(f"agent {d.name} ({d.path or d.source}): its subagent cannot start: {err.one_line()}")
+    return out
 
 
 def _project_lines(settings: Settings) -> list[str]:

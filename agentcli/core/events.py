@@ -198,6 +198,14 @@ class SubagentEvent:
     agent_name: str
     event: AgentEvent
 
+    def innermost(self) -> tuple[str, str, AgentEvent]:
+        """The event the subagent that made it gave, unwrapped: that subagent's path (`reviewer › explore` for
+        a child's child), the id of the Task call that runs it, and the event."""
+        agent, tool_use_id, inner = self.agent_name, self.parent_tool_use_id, self.event
+        while isinstance(inner, SubagentEvent):
+            agent, tool_use_id, inner = f"{agent} › {inner.agent_name}", inner.parent_tool_use_id, inner.event
+        return agent, tool_use_id, inner
+
 
 @record
 class ModelUsage:

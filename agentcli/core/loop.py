@@ -304,6 +304,8 @@ class Agent:
         """One turn: ask the model, then run its tool calls, or end the run (yielding its `RunFinished`) when it
         stopped and no Stop hook sends it on. A tripped guard raises."""
         st.turns += 1
+        for told in self._background_notices():
+            yield told
         self._take_inbox(st)
         await self.registry.refresh()
         for level, text in self.registry.notices():
@@ -348,6 +350,8 @@ class Agent:
             return
         if self.options.await_background and self.subagents is not None and await self.subagents.settle():
             return  # a background subagent's answer is the next turn's input
+        for told in self._background_notices():
+            yield told
         yield self._finish(st, runner, "success")
 
     async def _run_tools(self, st: RunState, runner: ToolRunner, calls: list[ToolUseBlock], tools: list[Any]
@@ -472,6 +476,14 @@ class Agent:
                               self.policy.mode, tuple(self.registry.servers()), tuple(sorted(agents or ())),
                               self.registry.listed.skills, self.registry.listed.plugins,
                               self.registry.listed.slash_commands)
+
+    def _background_notices(self) -> list[SubagentEvent]:
+        """What background subagents had to say (their notices, wrapped as theirs) since the last look: told now,
+        as the parent's own would be."""
+        inbox = self.ctx.inbox
+        told = [item for item in inbox if isinstance(item, SubagentEvent)]
+        inbox[:] = [item for item in inbox if not isinstance(item, SubagentEvent)]
+        return told
 
     def _take_inbox(self, st: RunState) -> None:
         """What finished in the background since the last turn (a background subagent's answer) is told to the

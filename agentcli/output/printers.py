@@ -113,6 +113,10 @@ class TextPrinter:
             case Notice(level, text):
                 if level == "warning" or self.verbose:
                     self.err.write(f"agentcli: {text}\n")
+            case SubagentEvent():
+                agent, _, inner = ev.innermost()
+                if isinstance(inner, Notice) and (inner.level == "warning" or self.verbose):
+                    self.err.write(self._err_text(f"agentcli (subagent {agent}): {inner.text}\n"))
             case ToolStarted(_, name, args):
                 if self.verbose:
                     self.err.write(self._err_text(f"· {name} {_short(args)}\n"))
@@ -127,7 +131,7 @@ class TextPrinter:
             case (SessionStarted() | PermissionDecision() | ToolFinished()
                   | ToolResultsMessage() | ThinkingDelta() | ThinkingSignature() | RedactedThinking()
                   | ToolCallStart() | ToolCallDelta() | ToolCallEnd() | UsageReport() | MessageStop()
-                  | HookStarted() | HookFinished() | SubagentEvent() | WebSearchResults() | CompactionStarted()
+                  | HookStarted() | HookFinished() | WebSearchResults() | CompactionStarted()
                   | TodosUpdated() | SessionChanged()):
                 pass  # the text format shows only the result (and, verbose, progress on stderr)
             case _:
@@ -216,9 +220,10 @@ class StreamJsonPrinter:
                             "discarded_partial": discarded, "session_id": self.session_id, "uuid": new_uuid()})
                 if self.include_partial and discarded:
                     self._stream_event(self.partials.setdefault(parent, PartialMapper()).map(ev), parent)
-            case Notice(level, text, code):
+            case Notice(level, text, code):  # a subagent's: with its Task call's id, as its messages
                 self._emit({"type": "system", "subtype": "notice", "level": level, "text": text,
-                            **({"code": code} if code else {}), "session_id": self.session_id, "uuid": new_uuid()})
+                            **({"code": code} if code else {}), "parent_tool_use_id": parent,
+                            "session_id": self.session_id, "uuid": new_uuid()})
             case CompactBoundary():
                 self._emit(schema.compact_boundary_line(ev, self.session_id))
             case TodosUpdated(todos):

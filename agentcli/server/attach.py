@@ -219,12 +219,36 @@ def run_attached(url: str, token: str | None, prompt: str | None, cwd: str, resu
         return 1
 
 
+def told(line: Line, agents: dict[str, str]) -> str | None:
+    """A warning `notice` line as `-p` text says it on stderr (`agentcli: …`; a subagent's `agentcli (subagent
+    NAME): …`), else None. `agents`: each Task call's id → its subagent type, learned here from the assistant lines,
+    since a notice names only its Task call."""
+    if line.get("type") == "assistant":
+        for block in (line.get("message") or {}).get("content") or ():
+            if isinstance(block, dict) and block.get("type") == "tool_use" and isinstance(block.get("input"), dict):
+                agents[str(block.get("id"))] = str(block["input"].get("subagent_type") or block.get("name"))
+        return None
+    if line.get("type") != "system" or line.get("subtype") != "notice" or line.get("level") != "warning":
+        return None
+    parent = line.get("parent_tool_use_id")
+    who = f"agentcli (subagent {agents.get(str(parent), 'Task')})" if parent else "agentcli"
+    text = f"{who}: {line.get('text')}\n"
+    if sys.stderr.isatty():  # the server's text must not drive the terminal
+        from agentcli.visible import inert
+
+        text = inert(text)
+    return text
+
+
 def _print_turn(lines: Iterator[Line], output_format: str) -> int:
     status = 1
+    agents: dict[str, str] = {}
     for line in lines:
         if output_format == "stream-json":
             sys.stdout.write(json.dumps(line) + "\n")
             sys.stdout.flush()
+        elif output_format == "text" and (said := told(line, agents)):
+            sys.stderr.write(said)
         if line.get("type") == "result":
             status = int(line.get("exit_status", 1 if line.get("is_error") else 0))
             if output_format == "json":
@@ -244,6 +268,7 @@ def _ask(line: Line) -> Line:
 
 def _repl(client: Attached) -> int:
     sys.stdout.write(f"attached: session {client.sid} (Ctrl-D to leave; the session stays resumable)\n")
+    agents: dict[str, str] = {}  # (a background subagent's notice may come in a later turn)
     while True:
         try:
             prompt = input("> ")
@@ -251,6 +276,8 @@ def _repl(client: Attached) -> int:
             return 0
         if prompt.strip():
             for line in client.turn(prompt, _ask):
+                if said := told(line, agents):
+                    sys.stderr.write(said)
                 for block in (line.get("message") or {}).get("content", []) if line.get("type") == "assistant" \
                         else []:
                     if block.get("type") == "text":

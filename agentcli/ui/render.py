@@ -193,7 +193,8 @@ class Renderer:
                 pass
             case SessionChanged():
                 pass  # the status line shows the state; the command that changed it said so
-            case SubagentEvent(_, agent, inner):
+            case SubagentEvent():
+                agent, _, inner = event.innermost()
                 self._subagent(agent, inner)
             case RunFinished(result):
                 self._close_text()
@@ -205,9 +206,8 @@ class Renderer:
 
     def _subagent(self, agent: str, ev: AgentEvent) -> None:
         """A subagent at work: one dim line per tool call it makes (nested ones named with their path), its
-        denials, and what it is doing in the spinner; its text stays in its transcript."""
-        while isinstance(ev, SubagentEvent):
-            agent, ev = f"{agent} › {ev.agent_name}", ev.event
+        denials, its notices (as the parent's, marked as its own: never silent), and what it is doing in the
+        spinner; its text stays in its transcript."""
         match ev:
             case ToolStarted(_, name, args):
                 self._phase = f"{agent}: {name}"
@@ -221,13 +221,16 @@ class Renderer:
                 self._print_item(Text(f"  ⎿ [{agent}] {compact_line(ev)}", style="dim"))
             case (CompactionStarted() | TodosUpdated()):
                 self._phase = f"{agent}: compacting" if isinstance(ev, CompactionStarted) else self._phase
+            case Notice(level, text):
+                mark = "⚠ " if level == "warning" else "ℹ "
+                self._print_item(Text(inert(f"{mark}[subagent {agent}] {text}"), style=_NOTICE[level]))
             case (PermissionDecision() | SessionStarted() | AssistantMessage() | ToolFinished() | ToolResultsMessage()
-                  | Notice() | RunFinished() | HookStarted() | HookFinished() | TextDelta() | ThinkingDelta()
+                  | RunFinished() | HookStarted() | HookFinished() | TextDelta() | ThinkingDelta()
                   | ThinkingSignature() | RedactedThinking() | ToolCallStart() | ToolCallDelta() | ToolCallEnd()
                   | UsageReport() | ApiRetry() | MessageStop() | WebSearchResults() | SessionChanged()):
                 pass  # its text and results stay in its transcript; the parent's line shows the outcome
             case SubagentEvent():
-                pass  # unwrapped above
+                pass  # innermost() unwrapped it
             case _:
                 assert_never(ev)
 

@@ -157,7 +157,7 @@ def test_a_subagent_started_after_a_preset_switch_gets_that_presets_rules(
             switch_preset(agent, settings, "guarded")
             runner = agent.subagents
             assert isinstance(runner, SubagentRunner)
-            child = await runner.factory(runner.definition("general-purpose"), "toolu_1")
+            child, _ = await runner.factory(runner.definition("general-purpose"), "toolu_1")
             try:
                 verdict = child.policy.check(read, {"file_path": str(proj / "notes" / "key.txt")})
                 return verdict.behavior, child.ctx.web is agent.ctx.web, child.ctx.model is child
