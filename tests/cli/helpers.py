@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -37,12 +38,13 @@ def provider_env(fake: FakeLLM, model: str) -> dict[str, str]:
 
 
 def agentcli(
-    args: list[str], cwd: Path, env: dict[str, str] | None = None, stdin: str | None = None, timeout: float = 60
+    args: list[str], cwd: Path, env: dict[str, str] | None = None, stdin: str | None = None, timeout: float = 60,
+    python_flags: tuple[str, ...] = (),
 ) -> Run:
     full_env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY") and not k.endswith("_BASE_URL")}
     full_env.update(env or {})
     proc = subprocess.run(
-        [sys.executable, "-m", "agentcli", *args],
+        [sys.executable, *python_flags, "-m", "agentcli", *args],
         cwd=cwd,
         env=full_env,
         input=stdin,
@@ -68,10 +70,25 @@ def git_repo(path: Path, files: dict[str, str]) -> Path:
 
 
 def imported_modules(args: list[str], cwd: Path, env: dict[str, str]) -> set[str]:
-    """The modules a real `agentcli` run imported (from `-X importtime`'s report); the run must succeed."""
-    run = agentcli(args, cwd, {**env, "PYTHONPROFILEIMPORTTIME": "1"})
+    """The modules a real `agentcli` run imported; the run must succeed."""
+    return run_and_modules(args, cwd, env)[1]
+
+
+def run_and_modules(args: list[str], cwd: Path, env: dict[str, str]) -> tuple[Run, set[str]]:
+    """A real `agentcli` run (which must succeed) and every module it imported, as `python -v` reports them on
+    stderr (its lines are taken out of the run's stderr). Not `-X importtime`: its report leaves out what is
+    imported through `importlib.import_module` (tool implementations, provider adapters). A flag of this
+    interpreter only: the processes the run starts (hooks, commands, servers) are not made verbose."""
+    run = agentcli(args, cwd, env, python_flags=("-v",))
+    modules = {m.group(1) for line in run.stderr.splitlines() if (m := _VERBOSE_IMPORT.match(line))}
+    stderr = "".join(line for line in run.stderr.splitlines(keepends=True)
+                     if not line.startswith(("import ", "# ")))
+    run = Run(run.status, run.stdout, stderr)
     assert run.status == 0, run.stderr
-    return {line.split("|")[-1].strip() for line in run.stderr.splitlines() if line.startswith("import time:")}
+    return run, modules
+
+
+_VERBOSE_IMPORT = re.compile(r"import '([\w.]+)' # ")
 
 
 def in_process_project(tmp_path: Path, fake: FakeLLM, monkeypatch: Any, files: dict[str, str],

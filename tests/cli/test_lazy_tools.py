@@ -2,30 +2,19 @@
 request, the policy and the printers need only the tools' specs (agentcli/tools/specs.py), and the tool runner's
 checks of a call are imported at the first call.
 
-The module list is `sys.modules` at the run's end, not `-X importtime`'s report, which leaves out modules
-imported through `importlib.import_module` (as the registry imports a tool's implementation)."""
+The module list is `python -v`'s (tests.cli.helpers.run_and_modules), which sees modules imported through
+`importlib.import_module` too (as the registry imports a tool's implementation)."""
 
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 from agentcli.tools.names import BUILTIN_TOOLS
-from tests.cli.helpers import ANTHROPIC, git_repo, provider_env
+from tests.cli.helpers import ANTHROPIC, git_repo, provider_env, run_and_modules
 from tests.fakes.script import Reply, ToolCall
 from tests.fakes.server import FakeLLM
 
-PROBE = """
-import json, sys
-from agentcli.cli.entry import run
-status = run(sys.argv[2:])
-sys.stdout.flush()
-with open(sys.argv[1], "w") as f:
-    json.dump({"status": status, "modules": sorted(sys.modules)}, f)
-"""
 IMPLEMENTATIONS = {target.partition(":")[0] for target in BUILTIN_TOOLS.values()}
 # What the tool runner needs only once a tool is called: the schema check, the read-before-edit check, the
 # PostToolUse hook's `tool_response`.
@@ -33,14 +22,9 @@ CALL_ONLY = {"agentcli.proc.validate", "agentcli.tools.files", "agentcli.tools.h
 
 
 def _loaded(args: list[str], cwd: Path, env: dict[str, str], out: Path) -> tuple[str, set[str]]:
-    """The stdout of a real `-p` run (its `agentcli.cli.entry.run`, in a process of its own) and the modules it
-    had imported when it ended."""
-    full = {k: v for k, v in os.environ.items() if not k.endswith(("_API_KEY", "_BASE_URL"))} | env
-    done = subprocess.run([sys.executable, "-c", PROBE, str(out), *args], cwd=cwd, env=full, capture_output=True,
-                          text=True, timeout=60, stdin=subprocess.DEVNULL)
-    report = json.loads(out.read_text())
-    assert report["status"] == 0, done.stderr
-    return done.stdout, set(report["modules"])
+    """The stdout of a real `-p` run and the modules it imported."""
+    run, modules = run_and_modules(args, cwd, env)
+    return run.stdout, modules
 
 
 def test_a_run_that_calls_no_tool_imports_no_tool_implementation(tmp_path: Path, fake_llm: FakeLLM) -> None:
