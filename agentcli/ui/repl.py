@@ -27,6 +27,7 @@ from agentcli.ui.building import PausingApprover, end, make_approver, preload
 from agentcli.ui.completion import ReplCompleter
 from agentcli.ui.input import CtrlCOnEmpty, make_session
 from agentcli.ui.keys import TurnKeys
+from agentcli.ui.resumedview import ResumedView
 from agentcli.ui.status import MODE_LABELS, Status, next_mode
 
 if TYPE_CHECKING:
@@ -77,10 +78,8 @@ class Repl:
         self.agent: Agent | None = None
         self.built: Built | None = None
         self.driver: Driver | None = None  # runs the turns of `agent`
-        self._building: asyncio.Task[Built] | None = None
-        self._resumed = False  # started with --resume / --continue
-        self._showing: asyncio.Task[None] | None = None  # drawing the resumed session
-        self._adopting: asyncio.Task[None] | None = None  # then adopting its agent once built
+        self.building: asyncio.Task[Built] | None = None
+        self.resumed = ResumedView(self)  # --resume, --continue, /resume: drawn and adopted as the prompt is up
         # A first Ctrl-C on an empty prompt arms the exit; the 2 s for the second one run from when the prompt is
         # back (pre_run), so a slow redraw on a busy machine does not eat the window.
         self._ctrl_c_armed = False
@@ -109,7 +108,6 @@ class Repl:
         self.exit_requested = False
         self.completer = ReplCompleter(self.cwd, self._command_names, self._argument_values)
         self.session: PromptSession[str] | None = None
-        self._shown_notices: list[str] = []  # the resumed session's notices, shown before its agent was built
 
     # rich and the renderer (with the event types) load after the prompt is up: start-up pays only for the prompt.
     @functools.cached_property
@@ -141,18 +139,18 @@ class Repl:
         assert self.session is not None
         self._banner()
         if self.settings.session.resume is not None or self.settings.session.continue_:
-            if not await self._resume_at_start():
+            if not await self.resumed.resolve_at_start():
                 return 1
         else:
             asyncio.get_running_loop().call_later(0.05, self.start_building)
         if initial_prompt:
-            await self._shown()
+            await self.resumed.shown()
             self.renderer.user_message(initial_prompt)
             await self.submit(initial_prompt)
         while not self.exit_requested:
             typed_line = self._typed_ahead_line()
             if typed_line is not None:
-                await self._shown()
+                await self.resumed.shown()
                 self.renderer.user_message(typed_line)
                 await self.submit(typed_line)
                 continue
@@ -172,88 +170,10 @@ class Repl:
         await self.close()
         return 0
 
-    async def _resume_at_start(self) -> bool:
-        """`--resume` / `--continue`: before the prompt only which session, and that it can be resumed (a
-        session unknown or in use is reported here and ends the REPL with status 1, as before). Its history is
-        read and drawn, and then its agent built, once the prompt is up (`_show_resumed`)."""
-        if self.settings.session.resume == "":
-            from agentcli.ui.actions import pick_session
-
-            picked = await pick_session(self)
-            if picked is None:
-                return False
-            from agentcli.assembly.firstrun import anything_configured, first_run_message
-            from agentcli.assembly.resumed import with_session_setup
-            from agentcli.errors import ConfigError
-
-            session = dataclasses.replace(self.settings.session, resume=picked)
-            self.settings = with_session_setup(dataclasses.replace(self.settings, session=session))
-            m = self.settings.model
-            if not anything_configured(m.name, m.provider, m.base_url):  # a session that stored no provider
-                self.error(ConfigError(first_run_message([]), code="no_provider"))
-                return False
-        from agentcli.ui.resume import resolve_stored
-
-        try:
-            self.settings = resolve_stored(self.settings)
-        except Exception as err:  # as a failed build was: shown, and the REPL ends with status 1
-            self.error(err)
-            return False
-        self._resumed = True
-        return True
-
     def _prompt_back(self) -> None:
         if self._ctrl_c_armed:
             self._ctrl_c_armed, self._ctrl_c_at = False, time.monotonic()
-        self._start_showing()
-
-    def _start_showing(self) -> None:
-        if self._resumed and self._showing is None:
-            self._showing = asyncio.create_task(self._show_resumed(self.settings))
-
-    async def _show_resumed(self, settings: Settings) -> None:
-        """Draw the resumed session above the prompt: the transcript is read (from its last compaction on), and
-        rich, the renderer and the markdown stack load and render it, in a worker thread while the prompt takes
-        keys; the result is written at once. Then its agent is built (`_adopt_when_built`)."""
-        from prompt_toolkit.application import in_terminal
-
-        from agentcli.ui.resume import draw_stored
-
-        failed: Exception | None = None
-        try:
-            # (console and renderer are created there too: their imports are most of the cost)
-            text, self._shown_notices = await asyncio.to_thread(
-                lambda: draw_stored(self.console, self.renderer, settings))
-        except Exception as err:  # the file could not be read after all: the build will say more
-            text, failed = "", err
-        async with in_terminal():
-            sys.stdout.write(text)
-            sys.stdout.flush()
-            if failed is not None:
-                self.error(failed)
-        self.start_building()
-        self._adopting = asyncio.create_task(self._adopt_when_built())
-
-    async def _adopt_when_built(self) -> None:
-        """A resumed session's agent is adopted as soon as it is built, above the prompt (its notices, the
-        status line's context and cost), not at the first prompt as a fresh session's."""
-        from prompt_toolkit.application import in_terminal
-
-        task = self._building
-        if task is not None:
-            await asyncio.wait({task})
-            if self.agent is None and self._building is task:
-                async with in_terminal():
-                    await self.ensure_agent()
-
-    async def _shown(self) -> bool:
-        """A resumed session's history is on the screen: what is printed next goes below it. True if it was
-        not yet (it has just been drawn)."""
-        self._start_showing()
-        if self._showing is None or self._showing.done():
-            return False
-        await asyncio.wait({self._showing})
-        return True
+        self.resumed.start()  # a resumed session's history is drawn once the prompt is
 
     async def submit(self, text: str) -> None:
         """Handle one entered prompt: a slash command, a `!` shell command, or a message for the agent."""
@@ -261,13 +181,13 @@ class Repl:
         from agentcli.ui.attach import expand_pastes
 
         text = expand_pastes(text, self.pastes).strip()
-        if await self._shown() and text:  # entered before the history came: shown again below it
+        if await self.resumed.shown() and text:  # entered before the history came: shown again below it
             self.renderer.user_message(text)
         else:
             self.renderer.under_prompt()
         if not text:
             return
-        if self._resumed and self.agent is None and self._building is not None and text.startswith(("/", "!")):
+        if self.resumed.active and self.agent is None and self.building is not None and text.startswith(("/", "!")):
             await self.ensure_agent()  # commands act on the resumed session (/cost, /context, /fork, `!` cwd…)
         if text.startswith("/") and slash.is_command(text, self):
             await slash.dispatch(self, text)
@@ -377,17 +297,17 @@ class Repl:
     # ---- the agent ----------------------------------------------------------------------------------------
 
     def cancel_build(self) -> None:
-        if self._building is not None:
-            self._building.cancel()
-            self._building = None
+        if self.building is not None:
+            self.building.cancel()
+            self.building = None
 
     def put_back(self, text: str) -> None:
         self.keys.typed = text
 
     def start_building(self) -> None:
-        if self.agent is None and self._building is None:
-            self._building = asyncio.create_task(self._build())
-            self._building.add_done_callback(self._built_in_background)
+        if self.agent is None and self.building is None:
+            self.building = asyncio.create_task(self._build())
+            self.building.add_done_callback(self._built_in_background)
 
     def _built_in_background(self, task: asyncio.Task[Built]) -> None:
         """A fresh session's agent is adopted at the first prompt (a failed build is said then), but the status
@@ -420,21 +340,21 @@ class Repl:
         """The agent, built now if the background build has not finished; None (error shown) if it fails."""
         if self.agent is not None:
             return self.agent
-        if self._building is not None and self._building.cancelled():
-            self._building = None
+        if self.building is not None and self.building.cancelled():
+            self.building = None
         self.start_building()
-        assert self._building is not None
-        task = self._building
+        assert self.building is not None
+        task = self.building
         try:
             # shielded: Esc cancels the turn that waits, not the build the next prompt will need
             built = await asyncio.shield(task)
         except Exception as err:  # shown, and the next prompt tries again (e.g. after /model)
-            if self._building is task:  # (not already shown to another waiter)
-                self._building = None
+            if self.building is task:  # (not already shown to another waiter)
+                self.building = None
                 self.error(err)
             return None
-        if self._building is task:  # (not already adopted for another waiter)
-            self._building = None
+        if self.building is task:  # (not already adopted for another waiter)
+            self.building = None
             self.adopt(built)
         return built.agent
 
@@ -451,7 +371,7 @@ class Repl:
         if self._mode_chosen:  # chosen here (Shift-Tab, /mode) before this agent existed, or the last agent's
             built.agent.set_mode(self._mode)  # else the policy's, from flags, config and preset
         # The start-up notices go above the prompt now, not with the first turn's events.
-        shown, self._shown_notices = self._shown_notices, []
+        shown, self.resumed.notices = self.resumed.notices, []
         for notice in self.driver.take_notices():
             if notice.level == "warning" and notice.text in shown:  # already shown with the resumed transcript
                 shown.remove(notice.text)
@@ -482,11 +402,9 @@ class Repl:
             self.status.context_window = None
 
     async def close(self) -> None:
-        for task in (self._showing, self._adopting):
-            if task is not None:
-                task.cancel()
-        building, self._building = self._building, None
-        if building is not None and self._resumed and self.agent is None and building.done() \
+        self.resumed.cancel()
+        building, self.building = self.building, None
+        if building is not None and self.resumed.active and self.agent is None and building.done() \
                 and not building.cancelled() and building.exception() is None:
             # a resumed session's agent, built but not adopted yet: it ends as before, when it was built ahead
             # of the prompt (SessionEnd hooks, MCP servers, the session file, the resume line)
@@ -511,7 +429,8 @@ class Repl:
     async def resume(self, ref: str) -> bool:
         """`/resume`: continue stored session `ref` as `agentcli --resume` does. Now only which session, and that
         it is free (else the current session stays, the error shown); the current agent ends, and once the prompt
-        is back its history is drawn above it and its agent built behind it (`_show_resumed`), keeping the model."""
+        is back its history is drawn above it and its agent built behind it (agentcli.ui.resumedview), keeping
+        the model."""
         from agentcli.ui.resume import resolve_stored
 
         settings_next = self._next_session(resume=ref, fork=False, name=None)
@@ -523,12 +442,10 @@ class Repl:
             self.error(err)
             return False
         self.cancel_build()
-        for task in (self._showing, self._adopting):
-            if task is not None:
-                task.cancel()
+        self.resumed.begin()
         await self.release("other")
         self.built = self.agent = self.driver = None
-        self.settings, self._resumed, self._showing, self._adopting = settings, True, None, None
+        self.settings = settings
         return True
 
     def _next_session(self, *, resume: str | None, fork: bool, name: str | None) -> Settings:
