@@ -28,7 +28,6 @@ from agentcli.record import record
 from agentcli.settings.config import Settings
 from agentcli.tools.base import Tool, ToolContext
 from agentcli.tools.registry import SUBAGENT_TOOLS, ToolRegistry
-from agentcli.tools.task import TaskTool, describe
 
 NOT_FOR_CHILDREN = ("ExitPlanMode",)
 
@@ -59,13 +58,9 @@ class Family:
     parent_session: str | None  # None: no transcript is stored (--no-session-persistence)
 
 
-def task_tool(definitions: dict[str, AgentDefinition]) -> TaskTool:
-    return TaskTool(describe((d.name, d.description) for d in definitions.values()))
-
-
-def attach(agent: Agent, settings: Settings, sel: selection.Selection, approver: Approver,
-           parent_session: str | None) -> list[str]:
-    """Give the main agent its Task tool and subagent runner; returns warnings about skipped definition files."""
+def definitions_for(settings: Settings) -> tuple[dict[str, AgentDefinition], list[str]]:
+    """The definitions a session's Task tool may start (built-ins, agent files, `--agents`, plugins' agents), and
+    warnings about skipped definition files and unknown tool names."""
     definitions, warnings = load_definitions(settings.project_root)
     if settings.setting_sources is not None:  # --setting-sources: agent files of the left-out layers stay out
         definitions = {n: d for n, d in definitions.items() if d.source in ("builtin", *settings.setting_sources)}
@@ -73,11 +68,7 @@ def attach(agent: Agent, settings: Settings, sel: selection.Selection, approver:
         if isinstance(d, AgentDefinition):
             definitions[d.name], unknown = with_known_tools(d)
             warnings += unknown
-    agent.registry.add(task_tool(definitions))
-    family = Family(settings, sel, definitions, approver, agent.hooks, parent_session)
-    # the policy in force when a child starts: a /preset switch brings another
-    agent.ctx.subagents = make_runner(family, lambda: agent.policy, agent.ctx, agent.registry.tools, 0)
-    return warnings
+    return definitions, warnings
 
 
 def make_runner(
