@@ -93,7 +93,7 @@ def auto_compact_limit(settings: Settings) -> int | None:
 
 def restore_todos(opened: OpenedSession, session: SessionState) -> None:
     """A resumed session's todo list: the last one recorded on its branch."""
-    from agentcli.core.compactor import todos_from
+    from agentcli.core.todos import todos_from
 
     for rec in reversed(opened.replay):
         if rec.get("type") in ("todos", "compaction") and isinstance(rec.get("data"), dict):

@@ -15,7 +15,7 @@ import dataclasses
 from collections.abc import Callable
 from typing import Any
 
-from agentcli.agents.definitions import AgentDefinition, load_definitions, with_known_tools
+from agentcli.agents.definitions import AgentDefinition
 from agentcli.agents.runner import SubagentRunner
 from agentcli.assembly import selection
 from agentcli.assembly.toolsseen import known_dropped
@@ -56,19 +56,6 @@ class Family:
     approver: Approver
     hooks: Hooks | None
     parent_session: str | None  # None: no transcript is stored (--no-session-persistence)
-
-
-def definitions_for(settings: Settings) -> tuple[dict[str, AgentDefinition], list[str]]:
-    """The definitions a session's Task tool may start (built-ins, agent files, `--agents`, plugins' agents), and
-    warnings about skipped definition files and unknown tool names."""
-    definitions, warnings = load_definitions(settings.project_root)
-    if settings.setting_sources is not None:  # --setting-sources: agent files of the left-out layers stay out
-        definitions = {n: d for n, d in definitions.items() if d.source in ("builtin", *settings.setting_sources)}
-    for d in settings.agents:
-        if isinstance(d, AgentDefinition):
-            definitions[d.name], unknown = with_known_tools(d)
-            warnings += unknown
-    return definitions, warnings
 
 
 def make_runner(

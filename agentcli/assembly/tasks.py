@@ -75,13 +75,26 @@ class RunnerOnUse:
             await self._runner.aclose()
 
 
+def definitions_for(settings: Settings) -> tuple[dict[str, Any], list[str]]:
+    """The definitions a session's Task tool may start (built-ins, agent files, `--agents`, plugins' agents), and
+    warnings about skipped definition files and unknown tool names."""
+    from agentcli.agents.definitions import AgentDefinition, load_definitions, with_known_tools
+
+    definitions, warnings = load_definitions(settings.project_root)
+    if settings.setting_sources is not None:  # --setting-sources: agent files of the left-out layers stay out
+        definitions = {n: d for n, d in definitions.items() if d.source in ("builtin", *settings.setting_sources)}
+    for d in settings.agents:
+        if isinstance(d, AgentDefinition):
+            definitions[d.name], unknown = with_known_tools(d)
+            warnings += unknown
+    return definitions, warnings
+
+
 def attach(agent: Agent, settings: Settings, sel: Selection, approver: Approver,
            parent_session: str | None) -> list[str]:
     """Give the main agent its Task tool and subagent runner; returns warnings about skipped definition files."""
     definitions: Mapping[str, Any]
     if settings.agents or agent_files_present(settings.project_root):
-        from agentcli.assembly.subagents import definitions_for
-
         definitions, warnings = definitions_for(settings)
         about = [(d.name, d.description) for d in definitions.values()]
     else:  # the built-ins alone (--setting-sources never leaves them out)
