@@ -22,6 +22,7 @@ from agentcli.core.loop import Agent, AgentOptions, NestedMemory
 from agentcli.core.permissions import Approver, Policy
 from agentcli.core.prompt import system_prompt
 from agentcli.core.state import SessionState
+from agentcli.core.todos import todos_from
 from agentcli.errors import ConfigError, UsageError
 from agentcli.net.http import is_loopback_url
 from agentcli.net.preload import start_for as preload_http
@@ -93,8 +94,6 @@ def auto_compact_limit(settings: Settings) -> int | None:
 
 def restore_todos(opened: OpenedSession, session: SessionState) -> None:
     """A resumed session's todo list: the last one recorded on its branch."""
-    from agentcli.core.todos import todos_from
-
     for rec in reversed(opened.replay):
         if rec.get("type") in ("todos", "compaction") and isinstance(rec.get("data"), dict):
             session.todos = todos_from(rec["data"].get("todos"))
