@@ -301,10 +301,12 @@ async def first_use_probe(sel: selection.Selection) -> str | None:
     url = _probe_url(sel)
     if url is None:
         return None
+    from agentcli.providers.probecache import cached
+
+    if cached(url, sel.model) is not None:  # known already: the probe's HTTP parts are not even imported
+        return None
     from agentcli.providers import probe
 
-    if probe.cached(url, sel.model) is not None:
-        return None
     try:
         found = await probe.probe(kind, url, sel.model, api_key=sel.config.api_key, timeout_s=2.0, chat=False)
     except Exception:  # a probe that fails must not stop the run; the first request will say more

@@ -1,7 +1,8 @@
 """A start in a project with no skills, plugins, custom commands, MCP servers or agent files imports none of the
 modules that read them (issue 25, speed: agentcli.settings.extensions looks first, where each loader looks), nor
-the subagent runner before a Task call, the compactor before a compaction or the settings writer before a rule
-is written. With any of them there, the same modules load and say what they said before."""
+the subagent runner before a Task call, the compactor before a compaction, the settings writer before a rule
+is written, or the local-server probe when its cache answers (here: a loopback server that is not probed). With
+any of them there, the same modules load and say what they said before."""
 
 from __future__ import annotations
 
@@ -23,7 +24,7 @@ LAZY = (
     "agentcli.plugins.loaded", "agentcli.plugins.parts", "agentcli.skills.attach", "agentcli.skills.discovery",
     "agentcli.skills.index", "agentcli.skills.commands", "agentcli.settings.custom_commands", "agentcli.mcp.config",
     "agentcli.agents.definitions", "agentcli.agents.runner", "agentcli.assembly.subagents",
-    "agentcli.core.compactor", "agentcli.settings.writer",
+    "agentcli.core.compactor", "agentcli.settings.writer", "agentcli.providers.probe",
 )
 
 SKILL = "---\nname: demo\ndescription: a demo skill\n---\nDo the demo.\n"
