@@ -1,8 +1,8 @@
 """A start in a project with no skills, plugins, custom commands, MCP servers or agent files imports none of the
 modules that read them (issue 25, speed: agentcli.settings.extensions looks first, where each loader looks), nor
-the subagent runner before a Task call, the compactor before a compaction, the settings writer before a rule
-is written, or the local-server probe when its cache answers (here: a loopback server that is not probed). With
-any of them there, the same modules load and say what they said before."""
+the subagent runner before a Task call, the compactor before a compaction, the settings writer before a rule is
+written, the checkpoint store while its index is warm, or the local-server probe when its cache answers (here: a
+loopback server that is not probed). With any of them there, the same modules load and say what they said."""
 
 from __future__ import annotations
 
@@ -33,11 +33,16 @@ MCP_JSON = '{"mcpServers": {"repo": {"command": "true"}}}'
 
 
 def test_a_bare_project_imports_no_extension_room(tmp_path: Path, fake_llm: FakeLLM) -> None:
-    fake_llm.push(Reply(text="done"))
+    """The second run finds the checkpoint index the first one warmed: no checkpoint store is made."""
     proj = git_repo(tmp_path / "proj", {"README.md": "x\n"})
-    imported = imported_modules(["-p", "hi", "--model", ANTHROPIC], proj, provider_env(fake_llm, ANTHROPIC))
-    assert "agentcli.assembly.tasks" in imported  # the Task tool is there, its runner is not
-    assert sorted(set(LAZY) & imported) == []
+    runs = []
+    for _ in range(2):
+        fake_llm.push(Reply(text="done"))
+        runs.append(imported_modules(["-p", "hi", "--model", ANTHROPIC], proj, provider_env(fake_llm, ANTHROPIC)))
+    assert "agentcli.assembly.tasks" in runs[0]  # the Task tool is there, its runner is not
+    assert sorted(set(LAZY) & runs[0]) == []
+    assert "agentcli.session.checkpoint" in runs[0]  # the project's first session warms its checkpoints
+    assert sorted({*LAZY, "agentcli.session.checkpoint"} & runs[1]) == []
 
 
 def test_each_room_loads_and_speaks_when_something_is_there(tmp_path: Path, fake_llm: FakeLLM) -> None:
