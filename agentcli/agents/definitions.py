@@ -14,11 +14,12 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from agentcli import paths
+from agentcli.agents import builtin
 from agentcli.record import record
+from agentcli.settings.extensions import definition_dirs
 
 NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
-READ_ONLY_TOOLS = ("Read", "Glob", "Grep")
+READ_ONLY_TOOLS = builtin.READ_ONLY_TOOLS
 MAX_FILE_BYTES = 256 * 1024
 
 
@@ -36,32 +37,9 @@ class AgentDefinition:
     path: str | None = None
 
 
-GENERAL = AgentDefinition(
-    "general-purpose",
-    "General-purpose agent for researching complex questions, searching for code and carrying out multi-step "
-    "tasks. Use it when a search or a piece of work would fill your context with things you do not need to keep.",
-    "You are a subagent working for another coding agent. Do the task you are given completely, using the tools "
-    "you have, and finish with one concise report of what you found or did: it is all the other agent will "
-    "see. Give file paths (and line numbers) for what matters.",
-)
-EXPLORE = AgentDefinition(
-    "explore",
-    "Fast read-only agent for exploring a codebase: finding files by pattern, searching code for keywords, "
-    "answering questions about how the code works. It cannot change anything.",
-    "You are a read-only code explorer working for another coding agent. Search and read to answer the "
-    "question you are given; you cannot edit files or run commands. Finish with a concise answer that cites "
-    "file paths and line numbers.",
-    tools=READ_ONLY_TOOLS,
-)
+GENERAL = AgentDefinition(*builtin.GENERAL)
+EXPLORE = AgentDefinition(*builtin.EXPLORE)
 BUILTIN = (GENERAL, EXPLORE)
-
-
-def definition_dirs(project_root: Path) -> list[tuple[str, Path]]:
-    from agentcli.settings.claude import config_dir
-
-    return [("user", config_dir() / "agents"), ("user", paths.home() / "agents"),
-            ("project", project_root / ".claude" / "agents"),
-            ("project", paths.project_dir(project_root) / "agents")]
 
 
 def load_definitions(project_root: Path) -> tuple[dict[str, AgentDefinition], list[str]]:

@@ -77,7 +77,7 @@ def _server_window(sel: selection.Selection) -> int | None:
         url = ollama_base_url(url)
     if url is None or not is_loopback_url(url):
         return None
-    from agentcli.providers import probe
+    from agentcli.providers.probecache import cached
 
-    found = probe.cached(url, sel.model)
+    found = cached(url, sel.model)
     return found.context_window if found is not None else None

@@ -12,6 +12,7 @@ from dataclasses import field, replace
 from typing import TYPE_CHECKING, Any
 
 from agentcli.assembly import sdkparts, selection
+from agentcli.assembly.extensions import attach_extensions, with_plugins
 from agentcli.assembly.firstrun import require_configured
 from agentcli.assembly.models import context_window_fn, cost_fn, make_provider
 from agentcli.assembly.resumed import carry_usage, public_url, with_session_setup
@@ -21,6 +22,7 @@ from agentcli.core.loop import Agent, AgentOptions, NestedMemory
 from agentcli.core.permissions import Approver, Policy
 from agentcli.core.prompt import system_prompt
 from agentcli.core.state import SessionState
+from agentcli.core.todos import todos_from
 from agentcli.errors import ConfigError, UsageError
 from agentcli.net.http import is_loopback_url
 from agentcli.net.preload import start_for as preload_http
@@ -34,12 +36,11 @@ if TYPE_CHECKING:
     from agentcli.mcp.config import McpConfig
     from agentcli.mcp.manager import McpManager
     from agentcli.mcp.sdk_transport import SdkRequest
+    from agentcli.plugins.loaded import Loaded
     from agentcli.settings.presets import Preset
     from agentcli.telemetry.setup import DeferredRecorder
-from agentcli.plugins.loaded import Loaded, load_plugins
-from agentcli.plugins.parts import add_servers, agent_definitions, hook_layers
 from agentcli.record import record
-from agentcli.skills.attach import attach_skills
+from agentcli.settings.extensions import mcp_configured
 from agentcli.tools.base import FileAccess, ToolContext
 from agentcli.tools.registry import DEFAULT_TOOLS, ToolRegistry, resolve_tools, unknown_tool_notices
 
@@ -93,8 +94,6 @@ def auto_compact_limit(settings: Settings) -> int | None:
 
 def restore_todos(opened: OpenedSession, session: SessionState) -> None:
     """A resumed session's todo list: the last one recorded on its branch."""
-    from agentcli.core.compactor import todos_from
-
     for rec in reversed(opened.replay):
         if rec.get("type") in ("todos", "compaction") and isinstance(rec.get("data"), dict):
             session.todos = todos_from(rec["data"].get("todos"))
@@ -302,10 +301,12 @@ async def first_use_probe(sel: selection.Selection) -> str | None:
     url = _probe_url(sel)
     if url is None:
         return None
+    from agentcli.providers.probecache import cached
+
+    if cached(url, sel.model) is not None:  # known already: the probe's HTTP parts are not even imported
+        return None
     from agentcli.providers import probe
 
-    if probe.cached(url, sel.model) is not None:
-        return None
     try:
         found = await probe.probe(kind, url, sel.model, api_key=sel.config.api_key, timeout_s=2.0, chat=False)
     except Exception:  # a probe that fails must not stop the run; the first request will say more
@@ -374,12 +375,7 @@ async def build(settings: Settings, approver: Approver,
     `"type": "sdk"` MCP servers talk through, also those the SDK declares after the build. `files`: where the file
     tools read and write text (an ACP client's file system); None: the local disk."""
     settings = with_session_setup(settings)
-    plugins = load_plugins()
-    plugin_hooks, plugin_notices = hook_layers(plugins)
-    plugin_agents, agent_warnings = agent_definitions(plugins)
-    hook_layers_all = replace(settings.hooks, layers=(*settings.hooks.layers, *plugin_hooks))
-    settings = replace(settings, hooks=hook_layers_all, agents=(*settings.agents, *plugin_agents))
-    plugin_notices += agent_warnings
+    settings, plugins, plugin_notices = with_plugins(settings)
     settings, approver, dont_ask = sdkparts.dont_ask(settings, approver)
     preset = load_preset(settings)
     if preset is not None and preset.model and not settings.model.name:
@@ -424,14 +420,14 @@ async def build(settings: Settings, approver: Approver,
     )
     carry_usage(agent, opened.replay)
     offer_skill = bool(sdkparts.without_denied(["Skill"], policy)) and "Skill" in (settings.tools or ("Skill",))
-    attach_skills(agent.registry, ctx, settings.project_root, plugins, offer_skill)
+    attach_extensions(agent.registry, ctx, settings.project_root, plugins, offer_skill)
     opened.notices.extend(plugin_notices)
     sdkparts.bind_fallback(agent)
     opened.notices.extend(hook_warnings)
     publish_web(ctx, policy, settings)
     publish_model(agent, settings)
     if "Task" in agent.registry.enabled:
-        from agentcli.assembly.subagents import attach
+        from agentcli.assembly.tasks import attach
 
         opened.notices.extend(attach(agent, settings, sel, approver,
                                      None if settings.session.no_persistence else opened.session_id))
@@ -467,13 +463,18 @@ def _sandbox_wrap(settings: Settings, config: Any) -> Callable[..., Any] | None:
 def start_mcp(settings: Settings, agent: Agent, sdk_request: SdkRequest | None = None,
               plugins: Loaded | None = None) -> None:
     """Configured MCP servers (and enabled plugins' servers) start connecting in the background and feed the
-    agent's registry. With none configured nothing of the `mcp` SDK is imported."""
+    agent's registry. With none configured nothing of the `mcp` SDK is imported, nor (when no file or flag
+    configures any: agentcli.settings.extensions) agentcli.mcp's own configuration reader."""
+    if plugins is None and not mcp_configured(settings):
+        return
     from agentcli.mcp.config import add_claude_servers, load
 
     config = load(settings.project_root, settings.mcp.config, settings.mcp.strict_config)
     if not settings.mcp.strict_config:
         add_claude_servers(config, settings.mcp.claude_servers)
     if plugins is not None and not settings.mcp.strict_config:
+        from agentcli.plugins.parts import add_servers
+
         add_servers(config, plugins)
     if settings.setting_sources is not None:  # as Claude Code's: user servers always load, like the login
         config = sdkparts.servers_from(config, ("user", "flag", *settings.setting_sources))

@@ -52,14 +52,16 @@ async def provider_label(sel: selection.Selection) -> str | None:
         return sel.config.profile
     if sel.config.name != "openai" or not sel.config.base_url:
         return None
-    from agentcli.providers import probe
+    from agentcli.providers.probecache import cached
 
     url = str(sel.config.base_url)
     if not is_local_openai(sel):
         return host_label(url, False)
-    known = probe.cached(url, sel.model)
+    known = cached(url, sel.model)
     if known is not None and known.llamacpp is not None:  # asked on an earlier run: no request at start-up
         return host_label(url, known.llamacpp)
+    from agentcli.providers import probe
+
     llamacpp = await probe.llamacpp_props(url) is not None
     if known is not None:  # beside the first-use probe's result (never an entry of its own: that would stop it)
         probe.remember(url, sel.model, llamacpp=llamacpp)

@@ -17,7 +17,7 @@ from dataclasses import field
 from typing import Any
 
 from agentcli.agents.checks import NOT_FOR_CHILDREN, tools_left_out
-from agentcli.agents.definitions import AgentDefinition, load_definitions, with_known_tools
+from agentcli.agents.definitions import AgentDefinition
 from agentcli.agents.runner import SubagentRunner
 from agentcli.assembly import selection
 from agentcli.assembly.toolsseen import known_dropped, watch_tools
@@ -29,7 +29,7 @@ from agentcli.core.sink import NullSink, SessionSink
 from agentcli.record import record
 from agentcli.settings.config import Settings
 from agentcli.tools.base import Tool, ToolContext
-from agentcli.tools.registry import SUBAGENT_TOOLS, ToolRegistry, task_tool_for
+from agentcli.tools.registry import SUBAGENT_TOOLS, ToolRegistry
 
 
 class LabelledApprover:
@@ -57,27 +57,6 @@ class Family:
     hooks: Hooks | None
     parent_session: str | None  # None: no transcript is stored (--no-session-persistence)
     told: set[str] = field(default_factory=set)  # the children's start-up notices given so far: each once a session
-
-
-def task_tool(definitions: dict[str, AgentDefinition]) -> Tool:
-    return task_tool_for((d.name, d.description) for d in definitions.values())
-
-
-def attach(agent: Agent, settings: Settings, sel: selection.Selection, approver: Approver,
-           parent_session: str | None) -> list[str]:
-    """Give the main agent its Task tool and subagent runner; returns warnings about skipped definition files."""
-    definitions, warnings = load_definitions(settings.project_root)
-    if settings.setting_sources is not None:  # --setting-sources: agent files of the left-out layers stay out
-        definitions = {n: d for n, d in definitions.items() if d.source in ("builtin", *settings.setting_sources)}
-    for d in settings.agents:
-        if isinstance(d, AgentDefinition):
-            definitions[d.name], unknown = with_known_tools(d)
-            warnings += unknown
-    agent.registry.add(task_tool(definitions))
-    family = Family(settings, sel, definitions, approver, agent.hooks, parent_session)
-    # the policy in force when a child starts: a /preset switch brings another
-    agent.ctx.subagents = make_runner(family, lambda: agent.policy, agent.ctx, agent.registry.tools, 0)
-    return warnings
 
 
 def make_runner(

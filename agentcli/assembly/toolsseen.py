@@ -103,9 +103,9 @@ def known_dropped(sel: selection.Selection) -> bool:
     url = sel.config.base_url
     if sel.config.name != "openai" or not url or not is_loopback_url(url):
         return False
-    from agentcli.providers import probe
+    from agentcli.providers.probecache import cached
 
-    known = probe.cached(url, sel.model)
+    known = cached(url, sel.model)
     return known is not None and (known.tools_in_prompt is False or known.tool_calling == "none")
 
 
@@ -117,9 +117,9 @@ def watch_tools(provider: Provider, sel: selection.Selection) -> Provider:
     url = sel.config.base_url
     if sel.config.name != "openai" or not url or not is_loopback_url(url):
         return provider
-    from agentcli.providers import probe
+    from agentcli.providers.probecache import cached
 
-    known = probe.cached(url, sel.model)
+    known = cached(url, sel.model)
     if known is not None and (known.tool_calling == "none" or known.tools_in_prompt is not None):
         return provider
     return ToolsSeenCheck(provider, url, sel.model, sel.config.api_key)

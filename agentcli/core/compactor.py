@@ -13,6 +13,7 @@ from collections.abc import AsyncIterator
 from typing import Any, Literal
 
 from agentcli.core.assemble import MessageBuilder
+from agentcli.core.context import default_limit as default_limit  # re-exported: decided on every turn, there
 from agentcli.core.events import AgentEvent, CompactBoundary, CompactionStarted, TodoItem
 from agentcli.core.hooks import HookOutcome, fire
 from agentcli.core.seams import Compacting
@@ -42,11 +43,6 @@ class Outcome:
     pruned: int
     dropped: int
     request: tuple[str, Usage] | None = None  # the summarising request's model and usage
-
-
-def default_limit(window: int | None) -> int | None:
-    """The automatic compaction threshold for a window: 80 % (setting `model_auto_compact_token_limit`)."""
-    return int(window * 0.8) if window else None
 
 
 async def compact(agent: Compacting, trigger: Trigger, reason: str, focus: str | None = None

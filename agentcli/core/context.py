@@ -23,6 +23,11 @@ from agentcli.llm.messages import Message
 TOOLS_DROPPED = "tools_dropped"  # the code of the stream Notice that says a server's template dropped the tools
 
 
+def default_limit(window: int | None) -> int | None:
+    """The automatic compaction threshold for a window: 80 % (setting `model_auto_compact_token_limit`)."""
+    return int(window * 0.8) if window else None
+
+
 class ContextMeter:
     def __init__(self, *, tools_unseen: bool = False) -> None:
         self.tools_unseen = tools_unseen  # the server renders its prompt without the tool definitions

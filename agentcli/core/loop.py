@@ -18,9 +18,9 @@ from contextlib import aclosing
 from pathlib import Path
 from typing import Any
 
-from agentcli.core import compactor, interrupts, model_request, runhooks
+from agentcli.core import interrupts, model_request, runhooks
 from agentcli.core.assemble import MessageBuilder
-from agentcli.core.context import ContextMeter
+from agentcli.core.context import ContextMeter, default_limit
 from agentcli.core.events import (
     AgentEvent,
     AssistantMessage,
@@ -399,6 +399,8 @@ class Agent:
         if not any(m.role == "assistant" for m in self.messages):
             yield Notice("info", "Nothing to compact yet.")
             return
+        from agentcli.core import compactor  # imported at the first compaction: most runs never compact
+
         async for ev in compactor.compact(self, "manual", "manual", focus or None):
             yield ev
 
@@ -413,7 +415,7 @@ class Agent:
 
     def compact_limit(self) -> int | None:
         """Tokens past which the next request is compacted first."""
-        return self.options.auto_compact_limit or compactor.default_limit(self.window())
+        return self.options.auto_compact_limit or default_limit(self.window())
 
     def request_tokens(self, messages: list[Message]) -> int:
         """The estimated size (tiktoken) of a request carrying `messages`, system prompt and tools included."""

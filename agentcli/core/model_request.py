@@ -5,11 +5,10 @@ when the stream breaks or is cancelled, what arrived kept and what it cost count
 from __future__ import annotations
 
 import time
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, AsyncIterator
 from contextlib import aclosing
 from typing import Any
 
-from agentcli.core import compactor
 from agentcli.core.assemble import MessageBuilder
 from agentcli.core.events import AgentEvent, AssistantMessage, Notice
 from agentcli.core.interrupts import partial_message
@@ -29,13 +28,13 @@ async def request(agent: Requesting, box: list[MessageBuilder], tools: list[Any]
     threshold = agent.compact_limit()
     compacted = False
     if threshold is not None and len(agent.messages) > 1 and agent.context_tokens() > threshold:
-        async for ev in compactor.compact(agent, "auto", "threshold"):
+        async for ev in _compact(agent, "threshold"):
             yield ev
         compacted = True
     window = agent.window()
     if window is not None and agent.context_tokens() > window:  # known not to fit: never sent to fail
         if not compacted and len(agent.messages) > 1:
-            async for ev in compactor.compact(agent, "auto", "overflow"):
+            async for ev in _compact(agent, "overflow"):
                 yield ev
         if agent.context_tokens() > window:
             raise too_long(agent, f"the next request (~{agent.context_tokens():,} tokens) does not fit the "
@@ -56,8 +55,14 @@ async def request(agent: Requesting, box: list[MessageBuilder], tools: list[Any]
                 raise too_long(agent, f"the conversation is still too long for {_server(agent)} after "
                                       f"compacting it (~{agent.context_tokens():,} tokens): {err.message}",
                                err.status) from err
-            async for ev in compactor.compact(agent, "auto", "overflow"):
+            async for ev in _compact(agent, "overflow"):
                 yield ev
+
+
+def _compact(agent: Requesting, reason: str) -> AsyncIterator[AgentEvent]:
+    from agentcli.core import compactor  # imported at the first compaction: most runs never compact
+
+    return compactor.compact(agent, "auto", reason)
 
 
 def _server(agent: Requesting) -> str:

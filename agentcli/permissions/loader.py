@@ -29,7 +29,6 @@ from agentcli.permissions.policy import RulePolicy
 from agentcli.permissions.rules import Rule, RuleBehavior, parse_rule, split_rule_list
 from agentcli.record import record
 from agentcli.sandbox.execconfig import git_followed, policy_patterns
-from agentcli.settings import writer
 from agentcli.tools.base import ToolContext
 
 BEHAVIORS: tuple[RuleBehavior, ...] = ("deny", "ask", "allow")
@@ -90,6 +89,10 @@ def read_rules(path: Path, source: str) -> tuple[list[Rule], dict[str, Any]]:
         from agentcli.settings import claude
 
         return table_rules(claude.translate(claude.read_json(path))[0].get("permissions", {}), source, str(path))
+    if not os.path.lexists(path):  # as writer.load says of a missing file; the writer is imported to write rules
+        return table_rules({}, source, str(path))
+    from agentcli.settings import writer
+
     return table_rules(writer.load(path).get("permissions", {}), source, str(path))
 
 
@@ -214,6 +217,8 @@ def _str(v: Any) -> str | None:
 def save_rule(project_root: Path, text: str, behavior: RuleBehavior, scope: str) -> Path:
     """Add a rule to the file of `scope` (local | project | user); returns the file."""
     parse_rule(text, behavior)
+    from agentcli.settings import writer
+
     path = scope_file(project_root, scope)
     table = writer.load(path).get("permissions", {})
     items = list(table.get(behavior, [])) if isinstance(table, dict) else []
@@ -227,6 +232,8 @@ def save_rule(project_root: Path, text: str, behavior: RuleBehavior, scope: str)
 
 def remove_rule(project_root: Path, text: str, behavior: RuleBehavior | None, scope: str) -> bool:
     """Remove a rule from the file of `scope`; True if it was there."""
+    from agentcli.settings import writer
+
     path = scope_file(project_root, scope)
     table = writer.load(path).get("permissions", {})
     if not isinstance(table, dict):

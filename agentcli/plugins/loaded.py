@@ -8,8 +8,8 @@ from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from agentcli import paths
 from agentcli.record import record
+from agentcli.settings.extensions import plugins_installed
 from agentcli.skills.discovery import SKILL_FILE, SkillSource
 
 if TYPE_CHECKING:
@@ -47,7 +47,7 @@ class Loaded:
 
 def load_plugins() -> Loaded:
     found = Loaded()
-    if not (paths.home() / "plugins" / "state.json").exists():
+    if not plugins_installed():
         return found  # nothing installed: nothing read, nothing more imported
     from agentcli.errors import AgentCliError
     from agentcli.plugins import store

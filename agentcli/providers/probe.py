@@ -9,16 +9,18 @@ window. Probe results are cached per endpoint and model under `$AGENTCLI_HOME/ca
 from __future__ import annotations
 
 import asyncio
-import json
 import time
-from dataclasses import asdict, replace
+from dataclasses import asdict
 from typing import Any
 
-from agentcli import paths
-from agentcli.atomicfile import atomic_write
 from agentcli.net.api import join_url, open_stream
 from agentcli.net.errors import ApiIdentity, ConnectError
 from agentcli.net.http import HttpClient, Timeouts
+from agentcli.providers.probecache import ProbeResult as ProbeResult  # re-exported, with the cache's functions
+from agentcli.providers.probecache import cached as cached
+from agentcli.providers.probecache import remember as remember
+from agentcli.providers.probecache import remember_tools_in_prompt as remember_tools_in_prompt
+from agentcli.providers.probecache import store
 from agentcli.record import record
 
 PROBE_TOOL = {
@@ -42,23 +44,6 @@ class ModelEntry:
     input_price: float | None = None
     output_price: float | None = None
     source: str = "catalog"
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-
-@record
-class ProbeResult:
-    """`tool_calling`: native | text (written as text, extractable) | none | unknown. `tools_in_prompt`: what a
-    request's prompt token count showed (None: not checked yet); `llamacpp`: whether `/props` answered."""
-
-    base_url: str
-    model: str
-    tool_calling: str
-    context_window: int | None
-    checked_at: float
-    tools_in_prompt: bool | None = None
-    llamacpp: bool | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -137,42 +122,6 @@ async def _ollama_models(client: HttpClient, root: str) -> list[ModelEntry]:
 # ---- first-use probe --------------------------------------------------------------------------------------
 
 
-def _cache_file() -> Any:
-    return paths.home() / "cache" / "probes.json"
-
-
-def cached(base_url: str, model: str) -> ProbeResult | None:
-    try:
-        data = json.loads(_cache_file().read_text(encoding="utf-8"))
-        return ProbeResult(**data[f"{base_url}|{model}"])
-    except (OSError, ValueError, KeyError, TypeError):
-        return None
-
-
-def remember(base_url: str, model: str, **learned: Any) -> None:
-    """Add what a run learned about an endpoint to its cached probe result (ProbeResult's fields)."""
-    found = cached(base_url, model) or ProbeResult(base_url, model, "unknown", None, time.time())
-    _store(replace(found, **learned))
-
-
-def remember_tools_in_prompt(base_url: str, model: str, seen: bool) -> None:
-    """What a request's prompt token count showed; a template that drops tools is recorded as "none", so it is
-    said once (agentcli.assembly.toolsseen)."""
-    found = cached(base_url, model)
-    calling = found.tool_calling if found is not None else "unknown"
-    remember(base_url, model, tool_calling=calling if seen else "none", tools_in_prompt=seen, checked_at=time.time())
-
-
-def _store(result: ProbeResult) -> None:
-    f = _cache_file()
-    try:
-        data = json.loads(f.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        data = {}
-    data[f"{result.base_url}|{result.model}"] = result.to_dict()
-    atomic_write(f, json.dumps(data, indent=1))
-
-
 def classify_reply(message: dict[str, Any]) -> str:
     """How a model answered the probe: native tool call, a call written as text, or neither."""
     if message.get("tool_calls"):
@@ -197,7 +146,7 @@ async def probe(kind: str, base_url: str, model: str, *, api_key: str | None = N
             result = await _probe_openai(client, base_url, model, api_key, chat)
     finally:
         await client.aclose()
-    _store(result)
+    store(result)
     return result
 
 

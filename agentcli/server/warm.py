@@ -20,12 +20,13 @@ from agentcli.errors import AgentCliError
 # longer exists fails tests/server/test_warm.py, not the server.
 FIRST_USE = (
     "agentcli.acp.settings", "agentcli.agents.runner", "agentcli.assembly.memory", "agentcli.assembly.served",
-    "agentcli.assembly.subagents", "agentcli.mcp.config", "agentcli.permissions.gitcheck",
-    "agentcli.permissions.loader", "agentcli.permissions.reads", "agentcli.permissions.shell",
-    "agentcli.proc.gitsafe", "agentcli.proc.groups", "agentcli.providers.coalesce", "agentcli.providers.probe",
-    "agentcli.providers.retry", "agentcli.sandbox", "agentcli.sandbox.sockets", "agentcli.settings.claude",
-    "agentcli.settings.custom_commands", "agentcli.settings.schema", "agentcli.settings.trust",
-    "agentcli.settings.writer", "agentcli.skills.commands", "agentcli.skills.discovery",
+    "agentcli.assembly.subagents", "agentcli.assembly.tasks", "agentcli.mcp.config",
+    "agentcli.permissions.gitcheck", "agentcli.permissions.loader", "agentcli.permissions.reads",
+    "agentcli.permissions.shell", "agentcli.proc.gitsafe", "agentcli.proc.groups", "agentcli.providers.coalesce",
+    "agentcli.providers.probe", "agentcli.providers.retry", "agentcli.sandbox", "agentcli.sandbox.sockets",
+    "agentcli.session.checkpoint", "agentcli.settings.claude", "agentcli.settings.custom_commands",
+    "agentcli.settings.schema", "agentcli.settings.trust", "agentcli.settings.writer", "agentcli.skills.commands",
+    "agentcli.skills.discovery",
 )
 
 

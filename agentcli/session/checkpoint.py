@@ -27,6 +27,7 @@ from pathlib import Path
 
 from agentcli.errors import SessionError
 from agentcli.record import record
+from agentcli.session.layout import checkpoints_primed
 
 MAX_FILE_BYTES = 5 * 1024 * 1024
 # How much of what git does not track a checkpoint keeps before a destructive command (`rm -r`, `git clean`).
@@ -124,7 +125,7 @@ class ShadowGit:
         files changed since the index was last written get hashed now, off the first checkpoint's path.
         At most one warm-up per session. One still running when the session closes is stopped by `stop()`;
         it never delays exit."""
-        if not refresh and (self.index.exists() or (self.store / "last-index").exists()):
+        if not refresh and checkpoints_primed(self.store, self.index):
             return
         if self._warmer is None:
             self._warmer = threading.Thread(target=self._warm, name="agentcli-checkpoint-warmup", daemon=True)

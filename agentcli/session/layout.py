@@ -68,6 +68,12 @@ def shadow_store(directory: Path) -> Path:
     return directory / "shadow.git"
 
 
+def checkpoints_primed(store: Path, index: Path) -> bool:
+    """Has a session's checkpoint index something to start from (its own index, or the project's last one)?
+    Then its first checkpoint is cheap already and no warm-up runs (agentcli.session.checkpoint.ShadowGit.warm)."""
+    return index.exists() or (store / "last-index").exists()
+
+
 def new_session_id() -> str:
     return new_uuid()
 

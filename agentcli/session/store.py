@@ -31,13 +31,13 @@ from agentcli.llm.messages import Message
 from agentcli.record import record
 from agentcli.redact import Redactor
 from agentcli.session import layout
-from agentcli.session.checkpoint import ShadowGit
 from agentcli.session.lock import SessionLock
 from agentcli.session.records import HEADER, REPAIR, RESUMED, SCHEMA_VERSION, Record, encode, now_iso
-from agentcli.session.writer import SessionWriter
+from agentcli.session.writer import SessionWriter, ShadowLater
 from agentcli.version import __version__
 
 if TYPE_CHECKING:  # the reader and resumable are imported by what resumes, forks or lists: a new session needs neither
+    from agentcli.session.checkpoint import ShadowGit
     from agentcli.session.reader import LoadedSession
     from agentcli.session.repair import Repaired
 
@@ -245,7 +245,7 @@ def _prompts_to(parent: LoadedSession, point: str | None) -> int:
     return n
 
 
-def create(directory: Path, header: Record, redactor: Redactor, shadow: ShadowGit | None,
+def create(directory: Path, header: Record, redactor: Redactor, shadow: ShadowGit | ShadowLater | None,
            generated_id: bool = False) -> SessionWriter:
     """Write a new session file's header and return a locked writer for it. Whole or absent: a process killed
     here leaves no header-less file that would not load. With a `generated_id` (random: no other process can
@@ -274,6 +274,8 @@ def create(directory: Path, header: Record, redactor: Redactor, shadow: ShadowGi
 def shadow_for(directory: Path, session_id: str, project_root: Path, secrets: tuple[str, ...] = ()) -> ShadowGit:
     """The checkpoint store of a session (shared object store per project, one index per session).
     Files holding one of `secrets` are left out of its snapshots."""
+    from agentcli.session.checkpoint import ShadowGit
+
     excludes: tuple[str, ...] = ()
     home = paths.home().resolve()
     if home.is_relative_to(project_root):
@@ -291,11 +293,13 @@ def _capture_budget() -> int:
     return int(raw) * 2**20 if raw.isdigit() else CAPTURE_BUDGET
 
 
-def _shadow(directory: Path, sid: str, root: Path, enabled: bool, secrets: tuple[str, ...]) -> ShadowGit | None:
+def _shadow(directory: Path, sid: str, root: Path, enabled: bool, secrets: tuple[str, ...]) -> ShadowLater | None:
+    """The session's checkpoint store, made when the session first needs it (agentcli.session.writer)."""
     # A home directory or / as the "project" would mean snapshotting everything: no checkpoints there.
     if not enabled or shutil.which("git") is None or root in (Path.home().resolve(), Path("/")):
         return None
-    return shadow_for(directory, sid, root, secrets)
+    return ShadowLater(layout.shadow_store(directory), layout.checkpoint_index(directory, sid),
+                       lambda: shadow_for(directory, sid, root, secrets))
 
 
 def _check_free(directory: Path, sid: str) -> None:

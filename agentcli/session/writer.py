@@ -30,13 +30,13 @@ import threading
 from collections.abc import Callable
 from concurrent.futures import Future
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from agentcli.atomicfile import NewFile
 from agentcli.errors import SessionError
 from agentcli.llm.messages import Message
 from agentcli.redact import Redactor
-from agentcli.session.checkpoint import CheckpointError, ShadowGit
+from agentcli.session.layout import checkpoints_primed
 from agentcli.session.lock import SessionLock
 from agentcli.session.records import (
     CHECKPOINT,
@@ -52,6 +52,21 @@ from agentcli.session.records import (
 T = TypeVar("T")
 
 
+if TYPE_CHECKING:
+    from agentcli.session.checkpoint import ShadowGit
+
+
+class ShadowLater:
+    """A session's checkpoint store not made yet: agentcli.session.checkpoint is imported when the session first
+    needs it (a checkpoint, a rewind, a warm-up), so a run that changes no file in a project whose checkpoint
+    index is warm never imports it (issue 25, speed). `make` makes it; `store` and `index` are its paths."""
+
+    def __init__(self, store: Path, index: Path, make: Callable[[], ShadowGit]) -> None:
+        self.store = store
+        self.index = index
+        self.make = make
+
+
 class SessionWriter:
     """Appends records to one session file. `leaf_id` is the record the next one will point at."""
 
@@ -63,7 +78,7 @@ class SessionWriter:
         redactor: Redactor,
         leaf_id: str | None = None,
         lock: SessionLock | None = None,
-        shadow: ShadowGit | None = None,
+        shadow: ShadowGit | ShadowLater | None = None,
         new_file: NewFile | None = None,
     ) -> None:
         """`new_file`: a session file being created (its header written, not yet visible at `path`): it is
@@ -82,7 +97,8 @@ class SessionWriter:
         # first, by the next checkpoint; the fsync only by the next turn's end or close).
         self._background = _Worker()
         self.redactor = redactor
-        self.shadow = shadow
+        self._shadow = shadow if not isinstance(shadow, ShadowLater) else None
+        self._later = shadow if isinstance(shadow, ShadowLater) else None
         self._problems: list[str] = []  # failed snapshots not yet reported (take_problems)
         self._lock = lock
         self._published: Future[None] | None = None
@@ -109,8 +125,17 @@ class SessionWriter:
         self._settle()
         self._leaf_id = value
 
+    @property
+    def shadow(self) -> ShadowGit | None:
+        """The session's checkpoint store (None: checkpoints are off), made when first asked for."""
+        if self._later is not None:
+            self._shadow, self._later = self._later.make(), None
+        return self._shadow
+
     def warm_checkpoints(self) -> None:
         """Start filling the checkpoint index in the background (see ShadowGit.warm)."""
+        if self._later is not None and checkpoints_primed(self._later.store, self._later.index):
+            return  # warm() would return at once: the store is not even made yet
         if self.shadow is not None:
             self.shadow.warm()
 
@@ -167,6 +192,8 @@ class SessionWriter:
         """A before-tool checkpoint that keeps the untracked and ignored files the command can reach."""
         assert self.shadow is not None
         data: dict[str, Any] = {"phase": "before_tool", "tool_use_id": tool_use_id, "tool_name": tool_name}
+        from agentcli.session.checkpoint import CheckpointError  # (imported with the store, already)
+
         try:
             cap = self.shadow.capture(pathspecs, self.shadow.capture_budget)
         except CheckpointError as err:
@@ -307,8 +334,8 @@ class SessionWriter:
             if self._fd is not None:
                 self._settle()
         finally:
-            if self.shadow is not None:
-                self.shadow.stop()  # a warm-up still running must not delay exit
+            if self._shadow is not None:  # (one never made runs nothing)
+                self._shadow.stop()  # a warm-up still running must not delay exit
             if self._fd is not None:
                 try:
                     self._sync()
@@ -328,6 +355,8 @@ class SessionWriter:
 
     def _remember_index(self) -> None:
         """Seed the project's next session with this index (done per turn too: a killed run never closes)."""
+        if self._later is not None and not self._later.index.exists():
+            return  # as ShadowGit.remember_index does without an index, and the store is not made for it
         if self.shadow is not None:
             with contextlib.suppress(OSError):
                 self.shadow.remember_index()
@@ -367,6 +396,8 @@ class SessionWriter:
         data: dict[str, Any] = {"phase": phase}
         if tool_use_id is not None:
             data.update(tool_use_id=tool_use_id, tool_name=tool_name)
+        from agentcli.session.checkpoint import CheckpointError  # (imported with the store, already)
+
         try:
             snap = self.shadow.snapshot()
         except CheckpointError as err:

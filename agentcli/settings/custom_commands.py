@@ -15,8 +15,8 @@ import shlex
 from collections.abc import Sequence
 from pathlib import Path
 
-from agentcli import paths
 from agentcli.record import record
+from agentcli.settings.extensions import command_dirs
 
 _POSITIONAL = re.compile(r"\$(\d)")
 _SHELL = re.compile(r"!`([^`\n]+)`")  # Claude Code's inline command, run before the prompt is sent
@@ -60,15 +60,6 @@ class CustomCommand:
 
 def _word(words: list[str], n: int) -> str:
     return words[n - 1] if 0 < n <= len(words) else ""
-
-
-def command_dirs(project_root: Path) -> list[tuple[str, Path]]:
-    """(scope, folder) pairs, lowest precedence first."""
-    from agentcli.settings.claude import config_dir
-
-    return [("user", config_dir() / "commands"), ("user", paths.home() / "commands"),
-            ("project", project_root / ".claude" / "commands"),
-            ("project", paths.project_dir(project_root) / "commands")]
 
 
 def load_commands(project_root: Path) -> dict[str, CustomCommand]:

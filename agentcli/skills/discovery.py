@@ -15,8 +15,8 @@ from dataclasses import field
 from pathlib import Path
 from typing import Any
 
-from agentcli import paths
 from agentcli.record import record
+from agentcli.settings.extensions import project_skill_folders, user_skill_folders
 from agentcli.settings.projectfiles import read_inside
 from agentcli.skills.index import MAX_SKILL_BYTES, Index, parse_meta, split_front_matter
 
@@ -79,21 +79,11 @@ class Discovery:
 
 
 def user_sources(user_home: Path | None = None) -> list[SkillSource]:
-    home = user_home if user_home is not None else Path.home()
-    own = paths.home() / "skills"
-    return [
-        SkillSource("user", "~/.claude/skills", home / ".claude" / "skills"),
-        SkillSource("user", "~/.agents/skills", home / ".agents" / "skills"),
-        SkillSource("user", "~/.codex/skills", home / ".codex" / "skills"),
-        SkillSource("user", "$AGENTCLI_HOME/skills", own),
-    ]
+    return [SkillSource("user", label, folder) for label, folder in user_skill_folders(user_home)]
 
 
 def project_sources(root: Path) -> list[SkillSource]:
-    return [
-        SkillSource("project", ".claude/skills", root / ".claude" / "skills", root),
-        SkillSource("project", ".agents/skills", root / ".agents" / "skills", root),
-    ]
+    return [SkillSource("project", label, folder, root) for label, folder in project_skill_folders(root)]
 
 
 def parse_allowed_tools(value: Any) -> tuple[str, ...] | None:

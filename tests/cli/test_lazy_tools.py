@@ -33,7 +33,7 @@ def test_a_run_that_calls_no_tool_imports_no_tool_implementation(tmp_path: Path,
     out, modules = _loaded(["-p", "hi", "--model", ANTHROPIC], proj, provider_env(fake_llm, ANTHROPIC),
                            tmp_path / "modules.json")
     assert out.strip() == "done"
-    assert "agentcli.tools.registry" in modules and "agentcli.assembly.subagents" in modules
+    assert "agentcli.tools.registry" in modules and "agentcli.assembly.tasks" in modules
     assert sorted((IMPLEMENTATIONS | CALL_ONLY) & modules) == []
     body = fake_llm.requests[0].body
     offered = {t["name"]: t for t in body["tools"]}

@@ -155,7 +155,7 @@ def test_a_subagent_started_after_a_preset_switch_gets_that_presets_rules(
         try:
             agent.ctx.web.private_hosts = frozenset({"127.0.0.1"})
             switch_preset(agent, settings, "guarded")
-            runner = agent.subagents
+            runner = agent.subagents.runner()  # made at the first Task call (agentcli.assembly.tasks)
             assert isinstance(runner, SubagentRunner)
             child, _ = await runner.factory(runner.definition("general-purpose"), "toolu_1")
             try:
