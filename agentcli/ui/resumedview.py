@@ -1,22 +1,32 @@
 """A resumed session in the REPL (`--resume`, `--continue`, `/resume`): which session is checked before the
 prompt; once the prompt is up its history is drawn above it (agentcli.ui.resume), and its agent, built behind
 it, is adopted as soon as it exists — not at the first prompt, as a fresh session's is. Owned by the `Repl`
-(agentcli.ui.repl), which it reads and calls back."""
+(agentcli.ui.repl), which it reads and calls back (`Building`)."""
 
 from __future__ import annotations
 
 import asyncio
 import dataclasses
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
+
+from agentcli.ui.host import ReplHost
 
 if TYPE_CHECKING:
+    from agentcli.assembly.runtime import Built
     from agentcli.settings.config import Settings
-    from agentcli.ui.repl import Repl
+
+
+class Building(ReplHost, Protocol):
+    """What a resumed view needs of its REPL beyond `ReplHost`: the agent's build in the background."""
+
+    building: asyncio.Task[Built] | None
+
+    def start_building(self) -> None: ...
 
 
 class ResumedView:
-    def __init__(self, repl: Repl) -> None:
+    def __init__(self, repl: Building) -> None:
         self.repl = repl
         self.active = False  # this REPL's session is a resumed one
         self._showing: asyncio.Task[None] | None = None  # drawing its history
