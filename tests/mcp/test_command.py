@@ -86,25 +86,28 @@ def test_list_checks_each_servers_health(tmp_path: Path, time_server: list[str])
     tools, a broken one why (with its stderr), a silent one is given up after MCP_TIMEOUT; an untrusted one is not
     started."""
     root = git_repo(tmp_path / "proj", {"README.md": "x\n"})
-    for name, argv in (("time", time_server), ("crashing", [sys.executable, str(SERVERS / "crashing.py")]),
-                       ("silent", [sys.executable, str(SERVERS / "silent.py")])):
+    for name, argv in (("time", time_server), ("crashing", [sys.executable, str(SERVERS / "crashing.py")])):
         assert agentcli(["mcp", "add", name, "--", *argv], root).status == 0
     marker = tmp_path / "started"
     (root / ".mcp.json").write_text(json.dumps({"mcpServers": {"theirs": {
         "command": sys.executable, "args": ["-c", f"open({str(marker)!r}, 'w')"]}}}))
-    run = agentcli(["mcp", "list"], root, {"MCP_TIMEOUT": "8000"}, timeout=120)
+    # a long MCP_TIMEOUT (the real server may start slowly on a loaded machine); nothing here waits it out
+    run = agentcli(["mcp", "list"], root, {"MCP_TIMEOUT": "30000"}, timeout=120)
     assert run.status == 0, run.stderr
     lines = {ln.split("  ")[0]: ln for ln in run.stdout.splitlines()}
     assert "✓ connected (2 tools)" in lines["time"]
     assert "✗ failed" in lines["crashing"] and "DATABASE_URL is not set" in lines["crashing"]
-    assert "✗ failed (did not connect within 8 s (MCP_TIMEOUT))" in lines["silent"]
     assert "(not trusted" in lines["theirs"] and "✓" not in lines["theirs"] and "✗" not in lines["theirs"]
     assert not marker.exists()
-    # The JSON form without the silent server: waiting out MCP_TIMEOUT once is enough for the suite.
-    assert agentcli(["mcp", "remove", "silent"], root).status == 0
-    rows = {r["name"]: r for r in json.loads(agentcli(["mcp", "list", "--json"], root, {"MCP_TIMEOUT": "8000"},
+    rows = {r["name"]: r for r in json.loads(agentcli(["mcp", "list", "--json"], root, {"MCP_TIMEOUT": "30000"},
                                                              timeout=120).stdout)}
     assert rows["time"]["status"] == "connected" and "status" not in rows["theirs"]
+    # A silent server alone (its own project), given up after a short MCP_TIMEOUT: the wait is the suite's cost.
+    quiet = git_repo(tmp_path / "quiet", {"README.md": "x\n"})
+    assert agentcli(["mcp", "add", "silent", "--", sys.executable, str(SERVERS / "silent.py")], quiet).status == 0
+    run = agentcli(["mcp", "list"], quiet, {"MCP_TIMEOUT": "2000"}, timeout=120)
+    assert run.status == 0, run.stderr
+    assert "✗ failed (did not connect within 2 s (MCP_TIMEOUT))" in run.stdout, run.stdout
 
 
 def test_doctor_has_a_line_for_each_server(tmp_path: Path, time_server: list[str]) -> None:
