@@ -240,8 +240,10 @@ def _mcp_json_lines(settings: Settings) -> list[str]:
     found = mcp_json_servers(root)
     if found is None:
         return [f"  .mcp.json: {path} — absent"]
-    data = found[0]
-    if not isinstance(data, dict) or data.get("__invalid__") is True:
+    if found.problem is not None:
+        return [f"  .mcp.json: {path} — {found.problem}: no server starts"]
+    data = found.servers
+    if not isinstance(data, dict):
         return [f"  .mcp.json: {path} — not valid JSON: no server starts"]
     state = "read (trusted)" if trust.is_mcp_trusted(root) else "not trusted: no server starts until trusted"
     lines = [f"  .mcp.json: {path} — {state}"]

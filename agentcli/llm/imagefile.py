@@ -8,6 +8,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import io
+import os
 from pathlib import Path
 from typing import NamedTuple
 
@@ -37,12 +38,17 @@ def is_image(path: Path) -> bool:
 
 def read_image(path: Path, expected_sha256: str | None = None, *, raw: bytes | None = None) -> ImageData:
     if raw is None:
-        try:
-            raw = path.read_bytes()
-        except OSError as err:
-            raise ImageError(f"cannot read the image {path}: {err.strerror}") from err
+        from agentcli.settings.projectfiles import read_regular
+
+        raw = read_regular(path, MAX_FILE_BYTES + 1)  # a FIFO named like an image must not hang the read
+        if raw is None:
+            raise ImageError(f"cannot read the image {path}: not a readable regular file")
     if len(raw) > MAX_FILE_BYTES:
-        raise ImageError(f"{path} is {len(raw) // 1024} KiB; images up to {MAX_FILE_BYTES // 1024 // 1024} MiB")
+        try:
+            size = os.path.getsize(path)  # what was read stops one byte past the limit
+        except OSError:
+            size = len(raw)
+        raise ImageError(f"{path} is {size // 1024} KiB; images up to {MAX_FILE_BYTES // 1024 // 1024} MiB")
     digest = hashlib.sha256(raw).hexdigest()
     if expected_sha256 is not None and digest != expected_sha256:
         raise ImageError(f"the image {path} has changed since it was attached")

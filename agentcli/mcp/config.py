@@ -221,17 +221,33 @@ def read_json_config(value: str) -> tuple[Any, str]:
     return data.get("mcpServers", data.get("mcp_servers")), origin
 
 
-def mcp_json_servers(root: Path) -> tuple[Any, str] | None:
+@record
+class McpJson:
+    """The project's `.mcp.json` as read: its `mcpServers` (None when it has none), where it is, and why it could
+    not be used (None when it could)."""
+
+    servers: Any
+    origin: str
+    problem: str | None = None
+
+
+def mcp_json_servers(root: Path) -> McpJson | None:
+    """The project's `.mcp.json`; None when there is none. A repository decides what that path is: a FIFO, a
+    device, a link or a huge file is a problem said, never a read that blocks the start (agentcli.settings.tomlfile)."""
+    from agentcli.settings.tomlfile import read_bytes
+
     path = root / MCP_JSON
     try:
-        text = path.read_text(encoding="utf-8")
-    except OSError:
+        raw = read_bytes(path)
+    except ConfigError:
+        return McpJson(None, str(path), "is not a readable regular file of at most 1 MiB")
+    if raw is None:
         return None
     try:
-        data = json.loads(text)
+        data = json.loads(raw)
     except ValueError:
-        return {"__invalid__": True}, str(path)
-    return (data.get("mcpServers") if isinstance(data, dict) else None), str(path)
+        return McpJson(None, str(path), "is not valid JSON")
+    return McpJson(data.get("mcpServers") if isinstance(data, dict) else None, str(path))
 
 
 def load(root: Path, flag_configs: Iterable[str] = (), strict: bool = False,
@@ -250,11 +266,10 @@ def load(root: Path, flag_configs: Iterable[str] = (), strict: bool = False,
         shared: dict[str, ServerConfig] = {}
         found = mcp_json_servers(root)
         if found is not None:
-            data, origin = found
-            if isinstance(data, dict) and data.get("__invalid__") is True:
-                out.problems.append(f"{origin} is not valid JSON; its servers were not started")
+            if found.problem is not None:
+                out.problems.append(f"{found.origin} {found.problem}; its servers were not started")
             else:
-                parse_servers(data, "project", origin, env, out, shared)
+                parse_servers(found.servers, "project", found.origin, env, out, shared)
         settings_file = trust.shared_settings_file(root)
         parse_servers(read_toml(settings_file).get("mcp_servers"), "project", str(settings_file), env, out, shared)
         if shared and not trust.is_mcp_trusted(root):

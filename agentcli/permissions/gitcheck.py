@@ -18,6 +18,11 @@ import re
 
 from agentcli.permissions.reads import Reads
 from agentcli.permissions.shell import Word
+from agentcli.settings.projectfiles import Unreadable, read_text_regular
+
+# A repository's git files are read without blocking (one can be a FIFO) and only so far: a config bigger than this
+# is a problem said, not a read without end.
+_MAX_GIT_FILE = 16 * 1024 * 1024
 
 _GIT_READ = frozenset(
     {
@@ -162,12 +167,11 @@ def repo_problem(start: str) -> str | None:
     gitdir = found
     common = gitdir
     try:
-        with open(os.path.join(gitdir, "commondir"), encoding="utf-8") as f:
-            common = os.path.normpath(os.path.join(gitdir, f.read().strip()))
-    except FileNotFoundError:
-        pass
-    except (OSError, UnicodeError):
+        pointer = read_text_regular(os.path.join(gitdir, "commondir"), _MAX_GIT_FILE)
+    except Unreadable:
         return f"cannot read {gitdir}/commondir"
+    if pointer is not None:
+        common = os.path.normpath(os.path.join(gitdir, pointer.strip()))
     hook_dirs = [os.path.join(d, "hooks") for d in dict.fromkeys((gitdir, common))]
     for d in dict.fromkeys((gitdir, common)):
         for name in ("config", "config.worktree"):
@@ -192,9 +196,8 @@ def _find_gitdir(start: str) -> str | None:
             return dotgit
         if os.path.isfile(dotgit):
             try:
-                with open(dotgit, encoding="utf-8") as f:
-                    first = f.readline().strip()
-            except (OSError, UnicodeError):
+                first = (read_text_regular(dotgit, _MAX_GIT_FILE) or "").partition("\n")[0].strip()
+            except Unreadable:
                 return f"!cannot read {dotgit}"
             if not first.startswith("gitdir:"):
                 return f"!{dotgit} is not a gitdir file"
@@ -211,12 +214,11 @@ def _config_problem(path: str, hook_dirs: list[str]) -> str | None:
     """Why the config file at `path` may make git run a program, or None. `core.hooksPath` (husky sets it) is
     accepted, and its directory added to `hook_dirs` for the hook check."""
     try:
-        with open(path, encoding="utf-8") as f:
-            text = f.read(200_000)
-    except FileNotFoundError:
-        return None
-    except (OSError, UnicodeError):
+        text = read_text_regular(path, _MAX_GIT_FILE)
+    except Unreadable:
         return f"cannot read {path}"
+    if text is None:
+        return None
     entries = config_entries(text)
     if isinstance(entries, str):
         return f"{path}: {entries}"

@@ -21,7 +21,6 @@ from pathlib import Path
 from typing import Any
 
 from agentcli import paths
-from agentcli.atomicfile import atomic_write
 from agentcli.core.state import SessionState
 from agentcli.errors import ConfigError
 from agentcli.modes import PERMISSION_MODES, is_mode
@@ -226,7 +225,7 @@ def save_rule(project_root: Path, text: str, behavior: RuleBehavior, scope: str)
         items.append(text)
         writer.update_table(path, "permissions", {behavior: items})
     if scope == "local":
-        _ignore_local(path)
+        writer.keep_local_out_of_git(path)
     return path
 
 
@@ -246,11 +245,3 @@ def remove_rule(project_root: Path, text: str, behavior: RuleBehavior | None, sc
     if changes:
         writer.update_table(path, "permissions", changes)
     return bool(changes)
-
-
-def _ignore_local(local: Path) -> None:
-    """Personal settings stay out of git, as Claude Code does for settings.local.json."""
-    ignore = local.parent / ".gitignore"
-    lines = ignore.read_text(encoding="utf-8").splitlines() if ignore.exists() else []
-    if local.name not in lines:
-        atomic_write(ignore, "\n".join([*lines, local.name]) + "\n")

@@ -13,6 +13,12 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from agentcli.settings.projectfiles import Unreadable, read_text_regular
+
+# A repository's git config is read without blocking (it can be a FIFO) and only so far (git's own configs are far
+# smaller): what is beyond this is not followed.
+MAX_GIT_FILE = 16 * 1024 * 1024
+
 # A file or folder of this name, at any depth, configures what runs later. Hook runners: husky, pre-commit,
 # lefthook, simple-git-hooks, overcommit, and the folders hooks are commonly kept in for `core.hooksPath`.
 NAMES = (
@@ -54,8 +60,8 @@ def git_followed(worktree: Path) -> list[Path]:
     out: list[Path] = []
     dirs = [gitdir]
     try:
-        common = (gitdir / "commondir").read_text(encoding="utf-8").strip()
-    except (OSError, UnicodeError):
+        common = (read_text_regular(gitdir / "commondir", MAX_GIT_FILE) or "").strip()
+    except Unreadable:
         common = ""
     if common:
         target = Path(os.path.normpath(gitdir / common))
@@ -71,8 +77,10 @@ def _config_paths(config: Path, worktree: Path, depth: int = 0) -> list[Path]:
     from agentcli.permissions.gitcheck import config_entries
 
     try:
-        text = config.read_text(encoding="utf-8")[:200_000]
-    except (OSError, UnicodeError):
+        text = read_text_regular(config, MAX_GIT_FILE)
+    except Unreadable:
+        return []  # a FIFO, a device, too big: git itself cannot use it either
+    if text is None:
         return []
     entries = config_entries(text)
     if isinstance(entries, str):

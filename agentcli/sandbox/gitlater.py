@@ -23,10 +23,10 @@ MAX_INDEX_BYTES = 256 * 1024 * 1024
 
 def gitlinks(index: Path) -> list[str]:
     """The paths the index at `index` records as gitlinks (nested repositories), [] if it cannot be read."""
-    try:
-        with open(index, "rb") as f:
-            data = f.read(MAX_INDEX_BYTES)
-    except OSError:
+    from agentcli.settings.projectfiles import read_regular
+
+    data = read_regular(index, MAX_INDEX_BYTES)  # a repository's index can be a FIFO: never a read that blocks
+    if data is None:
         return []
     if len(data) < 12 or data[:4] != b"DIRC":
         return []

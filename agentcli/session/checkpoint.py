@@ -457,8 +457,13 @@ def _sweep_stale_packs(pack_dir: Path, age_s: float = 3600) -> None:
 def _identity(index: Path) -> bytes | None:
     """What identifies an index's content: the SHA-1 of it that git writes as its last 20 bytes. None when
     unreadable or when git left the checksum out (zeros: `index.skipHash`, which a user's config may set)."""
+    from agentcli.settings.projectfiles import open_regular
+
+    f = open_regular(index)  # a FIFO there must not hang the check
+    if f is None:
+        return None
     try:
-        with open(index, "rb") as f:
+        with f:
             f.seek(-20, os.SEEK_END)
             trailer = f.read(20)
     except OSError:

@@ -10,19 +10,37 @@ from __future__ import annotations
 import os
 import stat
 from pathlib import Path
+from typing import BinaryIO
 
 
-def read_regular(path: str | Path, limit: int = -1, *, follow: bool = True) -> bytes | None:
-    """At most `limit` bytes (all: -1) of `path`, or None when it is unreadable or not a regular file: opened
-    without blocking (a FIFO would hang the read) and, unless `follow`, without following a final symlink."""
+def open_regular(path: str | Path, *, follow: bool = True) -> BinaryIO | None:
+    """`path` opened for reading when it is a regular file, else None (absent, unreadable, a FIFO, a device, a
+    folder): opened without blocking (opening a FIFO would wait for a writer) and, unless `follow`, without
+    following a final symlink. The caller closes it."""
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
     try:
         fd = os.open(path, flags if follow else flags | getattr(os, "O_NOFOLLOW", 0))
     except OSError:
         return None
-    with open(fd, "rb") as f:
+    try:
+        regular = stat.S_ISREG(os.fstat(fd).st_mode)
+    except OSError:
+        regular = False
+    if not regular:
+        os.close(fd)
+        return None
+    return open(fd, "rb")
+
+
+def read_regular(path: str | Path, limit: int = -1, *, follow: bool = True) -> bytes | None:
+    """At most `limit` bytes (all: -1) of `path`, or None when it is unreadable or not a regular file (see
+    `open_regular`)."""
+    f = open_regular(path, follow=follow)
+    if f is None:
+        return None
+    with f:
         try:
-            return f.read(limit) if stat.S_ISREG(os.fstat(fd).st_mode) else None
+            return f.read(limit)
         except OSError:
             return None
 
@@ -38,3 +56,22 @@ def read_inside(path: Path, root: Path | None, limit: int) -> str | None:
         return None
     data = read_regular(real, limit)
     return None if data is None else data.decode("utf-8", errors="replace")
+
+
+class Unreadable(Exception):
+    """A file that is there but is not a readable regular text file (of at most the limit asked)."""
+
+
+def read_text_regular(path: str | Path, limit: int) -> str | None:
+    """`path`'s text (UTF-8) when it is a regular file of at most `limit` bytes; None when there is nothing at
+    `path`; `Unreadable` otherwise (a FIFO, a device, too big, not UTF-8, no permission). For files a repository
+    controls that agentcli itself parses (`.git/config`, `.mcp.json`): never a read that blocks or has no end."""
+    if not os.path.lexists(path):
+        return None
+    raw = read_regular(path, limit + 1)
+    if raw is None or len(raw) > limit:
+        raise Unreadable(str(path))
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise Unreadable(str(path)) from err

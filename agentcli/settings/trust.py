@@ -154,20 +154,40 @@ def _key(root: Path, path: Path) -> str:
     return f"{real}::{path.relative_to(root).as_posix() if path != presets_dir(root) else 'presets'}"
 
 
+# What a project file that exists but cannot be read as a regular file hashes to: never a recorded digest, so the
+# file is never taken as pinned (a repository's FIFO would otherwise hang the read, or count as absent).
+UNREADABLE = "unreadable"
+MAX_TRUSTED_BYTES = 16 * 1024 * 1024  # a hook's script, a settings file, a preset: bigger is not read
+
+
 def _digest(path: Path) -> str | None:
-    """The file's SHA-256; for the presets folder, of every `*.toml` in it with its name; None when absent."""
+    """The file's SHA-256; for the presets folder, of every `*.toml` in it with its name; None when absent;
+    `UNREADABLE` when it is there but not a readable regular file of at most `MAX_TRUSTED_BYTES` (a FIFO, a
+    device, a link to one, unreadable): read without blocking (agentcli.settings.projectfiles)."""
+    from agentcli.settings.projectfiles import read_regular
+
+    def content(f: Path) -> bytes | None:
+        data = read_regular(f, MAX_TRUSTED_BYTES + 1)
+        return data if data is not None and len(data) <= MAX_TRUSTED_BYTES else None
+
     try:
+        if not path.exists():
+            return UNREADABLE if path.is_symlink() else None  # a dangling link is there, and says nothing
         if path.is_dir():
             h = hashlib.sha256()
             files = sorted(path.glob("*.toml"))
             if not files:
                 return None
             for f in files:
-                h.update(f.name.encode() + b"\0" + f.read_bytes() + b"\0")
+                data = content(f)
+                if data is None:
+                    return UNREADABLE
+                h.update(f.name.encode() + b"\0" + data + b"\0")
             return h.hexdigest()
-        return hashlib.sha256(path.read_bytes()).hexdigest()
     except OSError:
-        return None
+        return UNREADABLE
+    data = content(path)
+    return UNREADABLE if data is None else hashlib.sha256(data).hexdigest()
 
 
 def _load() -> dict[str, str]:
@@ -251,7 +271,7 @@ def trust(root: Path) -> None:
 def _record(root: Path, files: tuple[Path, ...], key: Callable[[Path, Path], str] | None = None) -> None:
     from agentcli.atomicfile import atomic_write
 
-    found = {(key or _key)(root, f): d for f in files if (d := _digest(f)) is not None}
+    found = {(key or _key)(root, f): d for f in files if (d := _digest(f)) not in (None, UNREADABLE)}
     if not found:
         return
     data = _load()

@@ -45,10 +45,12 @@ def keep_local_out_of_git(local: Path) -> None:
     approvals "for this project", `permissions add`, `hooks import` …"""
     if local.name != LOCAL_SETTINGS or local.parent.name != ".agentcli":
         return
+    from agentcli.settings.projectfiles import Unreadable, read_text_regular
+
     ignore = local.parent / ".gitignore"
-    try:
-        lines = ignore.read_text(encoding="utf-8").splitlines() if ignore.exists() else []
-    except OSError:
+    try:  # the project's file: a FIFO there must not hang the write of a rule
+        lines = (read_text_regular(ignore, 1024 * 1024) or "").splitlines()
+    except Unreadable:
         return
     if local.name not in lines and f"/{local.name}" not in lines:
         atomic_write(ignore, "\n".join([*lines, local.name]) + "\n", new_mode=0o644)
