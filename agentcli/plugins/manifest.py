@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from agentcli.errors import ConfigError
+from agentcli.settings.projectfiles import MAX_PLUGIN_FILE, Unreadable, read_text_regular
 
 MANIFESTS = (".claude-plugin/plugin.json", ".codex-plugin/plugin.json")
 NAME_RE = re.compile(r"^[a-z0-9]+(?:[-_.][a-z0-9]+)*$")
@@ -49,9 +50,9 @@ def _mcp(root: Path, value: Any) -> dict[str, Any]:
     path = root / value if isinstance(value, str) else root / ".mcp.json"
     if not path.resolve().is_relative_to(root.resolve()) or not path.is_file():
         return {}
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
+    try:  # a plugin's file: a link to a device or a FIFO must not hang the read
+        data = json.loads(read_text_regular(path, MAX_PLUGIN_FILE) or "")
+    except (Unreadable, ValueError) as exc:
         raise ConfigError(f"{path} is not valid JSON ({exc})") from exc
     servers = data.get("mcpServers", data) if isinstance(data, dict) else {}
     return dict(servers) if isinstance(servers, dict) else {}
@@ -68,8 +69,8 @@ def read_manifest(root: Path, entry: dict[str, Any] | None = None) -> Manifest:
         found = root / "(marketplace entry)"
     else:
         try:
-            data = json.loads(found.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
+            data = json.loads(read_text_regular(found, MAX_PLUGIN_FILE) or "")
+        except (Unreadable, ValueError) as exc:
             raise ConfigError(f"{found} is not valid JSON ({exc})") from exc
     if not isinstance(data, dict):
         raise ConfigError(f"{found} is not a JSON object")

@@ -13,6 +13,7 @@ from typing import Any
 from agentcli.errors import ConfigError
 from agentcli.plugins import store
 from agentcli.plugins.manifest import NAME_RE
+from agentcli.settings.projectfiles import MAX_PLUGIN_FILE, Unreadable, read_text_regular
 
 MARKETPLACE_FILE = ".claude-plugin/marketplace.json"
 GIT_TIMEOUT_S = 120.0
@@ -43,11 +44,12 @@ def is_git_url(source: str) -> bool:
 
 def read(folder: Path) -> dict[str, Any]:
     path = folder / MARKETPLACE_FILE
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError as exc:
-        raise ConfigError(f"{folder} has no {MARKETPLACE_FILE}", hint="is this a plugin marketplace?") from exc
-    except (OSError, ValueError) as exc:
+    try:  # a marketplace's file: a link to a device or a FIFO must not hang the read
+        text = read_text_regular(path, MAX_PLUGIN_FILE)
+        if text is None:
+            raise ConfigError(f"{folder} has no {MARKETPLACE_FILE}", hint="is this a plugin marketplace?")
+        data = json.loads(text)
+    except (Unreadable, ValueError) as exc:
         raise ConfigError(f"{path} is not valid JSON ({exc})") from exc
     if not isinstance(data, dict) or not isinstance(data.get("plugins"), list):
         raise ConfigError(f"{path} has no plugins list")

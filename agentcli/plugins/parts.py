@@ -12,6 +12,7 @@ from typing import Any
 
 from agentcli.agents.definitions import AgentDefinition
 from agentcli.plugins.loaded import Loaded
+from agentcli.settings.projectfiles import MAX_PLUGIN_FILE, Unreadable, read_text_regular
 
 ROOT_VAR = "${CLAUDE_PLUGIN_ROOT}"
 
@@ -36,9 +37,9 @@ def hook_layers(loaded: Loaded) -> tuple[list[tuple[str, Any]], list[str]]:
         if not p.trusted:
             notices.append(f"Plugin {p.key}'s hooks do not run until you trust it: agentcli plugin trust {p.key}")
             continue
-        try:
-            data = json.loads(m.hooks.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
+        try:  # a plugin's file: a link to a device or a FIFO must not hang the start
+            data = json.loads(read_text_regular(m.hooks, MAX_PLUGIN_FILE) or "")
+        except (Unreadable, ValueError) as exc:
             notices.append(f"Plugin {p.key}'s hooks were not loaded: {m.hooks} is not valid JSON ({exc})")
             continue
         table = data.get("hooks") if isinstance(data, dict) else None

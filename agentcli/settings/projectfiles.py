@@ -58,6 +58,10 @@ def read_inside(path: Path, root: Path | None, limit: int) -> str | None:
     return None if data is None else data.decode("utf-8", errors="replace")
 
 
+# A plugin's or marketplace's JSON file (plugin.json, hooks.json, .mcp.json, marketplace.json): bigger is refused.
+MAX_PLUGIN_FILE = 1024 * 1024
+
+
 class Unreadable(Exception):
     """A file that is there but is not a readable regular text file (of at most the limit asked)."""
 

@@ -114,3 +114,19 @@ def test_a_fifo_named_like_an_image_or_a_git_index(tmp_path: Path) -> None:
     index = tmp_path / "index"
     os.mkfifo(index)
     assert soon(gitlinks, index, fifos=(index,)) == []
+
+
+def test_a_marketplace_file_linked_to_a_device_is_an_error_not_an_endless_read(tmp_path: Path) -> None:
+    """git can carry a symlink (not a FIFO): a marketplace's file pointing at /dev/zero would be read for ever."""
+    from agentcli.errors import ConfigError
+    from agentcli.plugins.marketplace import MARKETPLACE_FILE, read
+
+    path = tmp_path / MARKETPLACE_FILE
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.symlink_to("/dev/zero")
+    try:
+        soon(read, tmp_path)
+    except ConfigError as err:
+        assert "is not valid JSON" in str(err)
+    else:
+        raise AssertionError("a device was read as a marketplace")
