@@ -33,14 +33,15 @@ MAX_ARG_CHARS = 100_000
 # which says the command starts (one `.`: agentcli.sandbox.started) and then only the EXIT trap uses (to report
 # the final working directory, even after `exit`); the command itself runs with fd 3 closed, so its background
 # children cannot hold the pipe open. A pipe rather than a temporary file, so nothing is left behind if agentcli
-# itself is killed.
+# itself is killed. A signal that ends the shell while the command runs (`kill $$`) runs the trap with fd 3 still
+# closed: then nothing is reported (the working directory stays as it was), and bash's complaint is not shown.
 _WRAPPER = """\
 __agentcli_cmd=$1
 if [ -n "$3" ]; then __agentcli_cmd=$(< "$3"); fi
 [ "$2" = 3 ] || eval "exec 3>&$2 $2>&-"
 shift $#
 printf . >&3
-trap 'pwd >&3' EXIT
+trap '{ pwd >&3; } 2>/dev/null' EXIT
 eval "$__agentcli_cmd" 3>&-
 """
 

@@ -48,6 +48,14 @@ def test_killed_by_signal_reported(ctx: ToolContext) -> None:
     assert out.is_error and "SIGKILL" in out.content
 
 
+def test_a_shell_that_signals_itself_leaves_no_wrapper_noise(ctx: ToolContext) -> None:
+    """`kill -TERM $$` ends the shell inside the command: its EXIT trap then finds the cwd pipe closed, and said
+    "bash: 3: Bad file descriptor" in the command's output."""
+    out = run(BashTool(), {"command": "echo before; kill -TERM $$"}, ctx)
+    assert out.is_error and "Bad file descriptor" not in out.content
+    assert out.content.startswith("before\n")
+
+
 def test_working_directory_persists(project: Path, ctx: ToolContext) -> None:
     (project / "sub" / "deeper").mkdir(parents=True)
     tool = BashTool()
