@@ -78,17 +78,20 @@ def run_and_modules(args: list[str], cwd: Path, env: dict[str, str]) -> tuple[Ru
     """A real `agentcli` run (which must succeed) and every module it imported, as `python -v` reports them on
     stderr (its lines are taken out of the run's stderr). Not `-X importtime`: its report leaves out what is
     imported through `importlib.import_module` (tool implementations, provider adapters). A flag of this
-    interpreter only: the processes the run starts (hooks, commands, servers) are not made verbose."""
+    interpreter only: the processes the run starts (hooks, commands, servers) are not made verbose. Found
+    anywhere in stderr, not per line: two threads importing at once (the HTTP stack's preload) interleave their
+    reports, one's message can land in the middle of the other's line."""
     run = agentcli(args, cwd, env, python_flags=("-v",))
-    modules = {m.group(1) for line in run.stderr.splitlines() if (m := _VERBOSE_IMPORT.match(line))}
+    modules = set(_VERBOSE_IMPORT.findall(run.stderr))
     stderr = "".join(line for line in run.stderr.splitlines(keepends=True)
-                     if not line.startswith(("import ", "# ")))
+                     if not (line.startswith(_VERBOSE_LINES) or _VERBOSE_IMPORT.search(line)))
     run = Run(run.status, run.stdout, stderr)
     assert run.status == 0, run.stderr
     return run, modules
 
 
 _VERBOSE_IMPORT = re.compile(r"import '([\w.]+)' # ")
+_VERBOSE_LINES = ("# ", "import ", "Processing ", "Adding directory", "Skipping ")
 
 
 def in_process_project(tmp_path: Path, fake: FakeLLM, monkeypatch: Any, files: dict[str, str],
