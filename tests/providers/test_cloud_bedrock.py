@@ -79,7 +79,7 @@ def test_a_session_moves_between_anthropic_and_bedrock(tmp_path: Path, fake_llm:
     direct = {"ANTHROPIC_BASE_URL": fake_llm.url, "ANTHROPIC_API_KEY": "sk-ant-test-0000000000"}
     assert agentcli(["-p", "remember 42", "--model", "anthropic/claude-sonnet-4-5"], proj, direct).status == 0
     two = agentcli(["-c", "-p", "what number?", "--model", "bedrock/anthropic.claude-sonnet-4-5"], proj,
-                   bedrock_env(fake_llm))
+                   bedrock_env(fake_llm), timeout=SDK_RUN_S)
     assert two.status == 0, two.stderr
     assert "remember 42" in json.dumps(fake_llm.requests[1].body["messages"])
     three = agentcli(["-c", "-p", "again?", "--model", "anthropic/claude-sonnet-4-5"], proj, direct)

@@ -55,7 +55,8 @@ def test_a_session_moves_between_anthropic_and_vertex(tmp_path: Path, fake_llm: 
     direct = {"ANTHROPIC_BASE_URL": fake_llm.url, "ANTHROPIC_API_KEY": "sk-ant-test-0000000000"}
     one = agentcli(["-p", "remember 42", "--model", "anthropic/claude-sonnet-4-5"], proj, direct)
     assert one.status == 0, one.stderr
-    two = agentcli(["-c", "-p", "what number?", "--model", "vertex/claude-sonnet-4-5"], proj, vertex_env(fake_llm))
+    two = agentcli(["-c", "-p", "what number?", "--model", "vertex/claude-sonnet-4-5"], proj, vertex_env(fake_llm),
+                   timeout=SDK_RUN_S)
     assert two.status == 0, two.stderr
     assert "remember 42" in json.dumps(fake_llm.requests[1].body["messages"])
     three = agentcli(["-c", "-p", "again?", "--model", "anthropic/claude-sonnet-4-5"], proj, direct)
