@@ -60,18 +60,21 @@ class Hung(subprocess.TimeoutExpired):
     """A run killed at its timeout, with what it had printed and its threads' stacks (at the end of stderr)."""
 
     def __str__(self) -> str:
-        return f"{super().__str__()}\n--- stdout ---\n{self.stdout}\n--- stderr ---\n{self.stderr}"
+        out, errs = (x if isinstance(x, str) else "" for x in (self.stdout, self.stderr))  # text=True: str
+        return f"{super().__str__()}\n--- stdout ---\n{out}\n--- stderr ---\n{errs}"
 
 
 def _abort(proc: subprocess.Popen[str]) -> tuple[str, str]:
-    """SIGABRT (faulthandler dumps every thread's stack, then the process aborts), SIGKILL if that does not end
-    it; what it printed."""
+    """SIGABRT (faulthandler dumps every thread's stack, then the process aborts); what it printed. Bounded: if
+    it does not end, or a process it started keeps its output open, SIGKILL and what had arrived by then."""
     proc.send_signal(signal.SIGABRT)
     try:
         return proc.communicate(timeout=10)
-    except subprocess.TimeoutExpired:
+    except subprocess.TimeoutExpired as err:
         proc.kill()
-        return proc.communicate()
+        proc.wait()
+        out, errs = (x.decode(errors="replace") if isinstance(x, bytes) else x or "" for x in (err.stdout, err.stderr))
+        return out, errs
 
 
 def git_repo(path: Path, files: dict[str, str]) -> Path:
