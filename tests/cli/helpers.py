@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -43,17 +44,37 @@ def agentcli(
 ) -> Run:
     full_env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY") and not k.endswith("_BASE_URL")}
     full_env.update(env or {})
-    proc = subprocess.run(
-        [sys.executable, *python_flags, "-m", "agentcli", *args],
-        cwd=cwd,
-        env=full_env,
-        input=stdin,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        stdin=None if stdin is not None else subprocess.DEVNULL,
-    )
-    return Run(proc.returncode, proc.stdout, proc.stderr)
+    # -X faulthandler (this interpreter only): a run that outlives `timeout` gets SIGABRT before it is killed, and
+    # every thread's stack lands in the test's failure (`Hung`); nothing changes for a run that finishes.
+    with subprocess.Popen([sys.executable, "-X", "faulthandler", *python_flags, "-m", "agentcli", *args], cwd=cwd,
+                          env=full_env, text=True, stdin=subprocess.DEVNULL if stdin is None else subprocess.PIPE,
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE) as proc:
+        try:
+            stdout, stderr = proc.communicate(stdin, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            raise Hung(proc.args, timeout, *_abort(proc)) from None
+    return Run(proc.returncode, stdout, stderr)
+
+
+class Hung(subprocess.TimeoutExpired):
+    """A run killed at its timeout, with what it had printed and its threads' stacks (at the end of stderr)."""
+
+    def __str__(self) -> str:
+        out, errs = (x if isinstance(x, str) else "" for x in (self.stdout, self.stderr))  # text=True: str
+        return f"{super().__str__()}\n--- stdout ---\n{out}\n--- stderr ---\n{errs}"
+
+
+def _abort(proc: subprocess.Popen[str]) -> tuple[str, str]:
+    """SIGABRT (faulthandler dumps every thread's stack, then the process aborts); what it printed. Bounded: if
+    it does not end, or a process it started keeps its output open, SIGKILL and what had arrived by then."""
+    proc.send_signal(signal.SIGABRT)
+    try:
+        return proc.communicate(timeout=10)
+    except subprocess.TimeoutExpired as err:
+        proc.kill()
+        proc.wait()
+        out, errs = (x.decode(errors="replace") if isinstance(x, bytes) else x or "" for x in (err.stdout, err.stderr))
+        return out, errs
 
 
 def git_repo(path: Path, files: dict[str, str]) -> Path:

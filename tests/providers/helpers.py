@@ -9,6 +9,13 @@ from agentcli.core.events import StreamEvent
 from agentcli.llm.messages import Message, ToolSpec
 from agentcli.providers.base import ModelRequest, Provider
 
+# The bound on one `agentcli` run through a platform SDK (Bedrock, Vertex AI, Azure OpenAI) in an end-to-end test.
+# Importing the SDK is most of such a run: `import anthropic` alone is ~1.5 s of CPU (~1,500 pydantic models), 7x a
+# whole direct-API run, so on a loaded machine the run takes ~25 s at load 20 where a direct one takes ~3 s, and
+# the helper's default 60 s was seen to run out. Kept under pytest-timeout's 120 s, so that a run that really hangs
+# still fails with its threads' stacks (tests/cli/helpers.py `Hung`), not with the test process's.
+SDK_RUN_S = 100.0
+
 READ = ToolSpec("Read", "Read a file", {"type": "object", "properties": {"file_path": {"type": "string"}},
                                         "required": ["file_path"]})
 

@@ -9,6 +9,7 @@ from pathlib import Path
 from tests.cli.helpers import agentcli, git_repo
 from tests.fakes.script import Fault, Reply, ToolCall
 from tests.fakes.server import FakeLLM
+from tests.providers.helpers import SDK_RUN_S
 
 
 def azure_env(fake: FakeLLM, **more: str) -> dict[str, str]:
@@ -22,7 +23,7 @@ def test_text_tools_usage_and_a_retry_through_the_azure_client(tmp_path: Path, f
                   Reply(text="reading", tool_calls=[ToolCall("Read", {"file_path": "a.py"})]),
                   Reply(text="x is 1"))
     run = agentcli(["-p", "what is x?", "--model", "azure/my-gpt41", "--output-format", "stream-json"], proj,
-                   azure_env(fake_llm))
+                   azure_env(fake_llm), timeout=SDK_RUN_S)
     assert run.status == 0, run.stderr
     first = fake_llm.requests[1]
     assert first.path.startswith("/openai/deployments/my-gpt41/chat/completions")

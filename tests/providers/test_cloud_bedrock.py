@@ -9,6 +9,7 @@ from pathlib import Path
 from tests.cli.helpers import agentcli, git_repo
 from tests.fakes.script import Fault, Reply, ToolCall
 from tests.fakes.server import FakeLLM
+from tests.providers.helpers import SDK_RUN_S
 
 
 def bedrock_env(fake: FakeLLM) -> dict[str, str]:
@@ -23,7 +24,7 @@ def test_text_tools_usage_and_a_retry(tmp_path: Path, fake_llm: FakeLLM) -> None
                   Reply(text="reading", tool_calls=[ToolCall("Read", {"file_path": "a.py"})]),
                   Reply(text="x is 1"))
     run = agentcli(["-p", "what is x?", "--model", f"bedrock/{model}", "--output-format", "stream-json"], proj,
-                   bedrock_env(fake_llm))
+                   bedrock_env(fake_llm), timeout=SDK_RUN_S)
     assert run.status == 0, run.stderr
     assert all(r.path.startswith("/model/anthropic.claude-sonnet-4-5-20250929-v1") for r in fake_llm.requests)
     assert fake_llm.requests[1].headers["authorization"].startswith("AWS4-HMAC-SHA256")
@@ -78,7 +79,7 @@ def test_a_session_moves_between_anthropic_and_bedrock(tmp_path: Path, fake_llm:
     direct = {"ANTHROPIC_BASE_URL": fake_llm.url, "ANTHROPIC_API_KEY": "sk-ant-test-0000000000"}
     assert agentcli(["-p", "remember 42", "--model", "anthropic/claude-sonnet-4-5"], proj, direct).status == 0
     two = agentcli(["-c", "-p", "what number?", "--model", "bedrock/anthropic.claude-sonnet-4-5"], proj,
-                   bedrock_env(fake_llm))
+                   bedrock_env(fake_llm), timeout=SDK_RUN_S)
     assert two.status == 0, two.stderr
     assert "remember 42" in json.dumps(fake_llm.requests[1].body["messages"])
     three = agentcli(["-c", "-p", "again?", "--model", "anthropic/claude-sonnet-4-5"], proj, direct)

@@ -11,6 +11,7 @@ import pytest
 from tests.cli.helpers import agentcli, git_repo
 from tests.fakes.script import Fault, Reply, ToolCall
 from tests.fakes.server import FakeLLM
+from tests.providers.helpers import SDK_RUN_S
 
 
 def vertex_env(fake: FakeLLM) -> dict[str, str]:
@@ -30,7 +31,7 @@ def test_text_tools_usage_and_a_retry(tmp_path: Path, fake_llm: FakeLLM, model: 
                   Reply(text="reading", tool_calls=[ToolCall("Read", {"file_path": "a.py"})]),
                   Reply(text="x is 1"))
     run = agentcli(["-p", "what is x?", "--model", model, "--output-format", "stream-json"], proj,
-                   vertex_env(fake_llm))
+                   vertex_env(fake_llm), timeout=SDK_RUN_S)
     assert run.status == 0, run.stderr
     assert all(path_part in r.path for r in fake_llm.requests), [r.path for r in fake_llm.requests]
     assert fake_llm.requests[1].headers["authorization"] == "Bearer ya29.fake-token"
@@ -54,7 +55,8 @@ def test_a_session_moves_between_anthropic_and_vertex(tmp_path: Path, fake_llm: 
     direct = {"ANTHROPIC_BASE_URL": fake_llm.url, "ANTHROPIC_API_KEY": "sk-ant-test-0000000000"}
     one = agentcli(["-p", "remember 42", "--model", "anthropic/claude-sonnet-4-5"], proj, direct)
     assert one.status == 0, one.stderr
-    two = agentcli(["-c", "-p", "what number?", "--model", "vertex/claude-sonnet-4-5"], proj, vertex_env(fake_llm))
+    two = agentcli(["-c", "-p", "what number?", "--model", "vertex/claude-sonnet-4-5"], proj, vertex_env(fake_llm),
+                   timeout=SDK_RUN_S)
     assert two.status == 0, two.stderr
     assert "remember 42" in json.dumps(fake_llm.requests[1].body["messages"])
     three = agentcli(["-c", "-p", "again?", "--model", "anthropic/claude-sonnet-4-5"], proj, direct)
