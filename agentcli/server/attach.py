@@ -337,12 +337,23 @@ def run_values(values: dict[str, Any]) -> int:
                         values.get("output_format") or "text")
 
 
+def interruptible() -> None:
+    """Ctrl-C (SIGINT) stops the attached run with 130 however agentcli was started. Python leaves a SIGINT that
+    was ignored at start ignored (`agentcli … &` in a script, some runners and process managers): the client
+    would then sit out the whole turn and exit with its status, while `-p` without --attach (the driver's
+    handlers) stops on it."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
 def main(argv: list[str]) -> int | None:
     """The whole attached run for an argv `read_argv` takes (None: not one), its errors worded as
     agentcli.cli.entry words them."""
     values = read_argv(argv)
     if values is None:
         return None
+    interruptible()
     try:
         return run_values(values)
     except AgentCliError as err:
