@@ -337,23 +337,19 @@ def run_values(values: dict[str, Any]) -> int:
                         values.get("output_format") or "text")
 
 
-def interruptible() -> None:
-    """Ctrl-C (SIGINT) stops the attached run with 130 however agentcli was started. Python leaves a SIGINT that
-    was ignored at start ignored (`agentcli … &` in a script, some runners and process managers): the client
-    would then sit out the whole turn and exit with its status, while `-p` without --attach (the driver's
-    handlers) stops on it."""
-    import signal
-
-    signal.signal(signal.SIGINT, signal.default_int_handler)
-
-
 def main(argv: list[str]) -> int | None:
     """The whole attached run for an argv `read_argv` takes (None: not one), its errors worded as
     agentcli.cli.entry words them."""
     values = read_argv(argv)
     if values is None:
         return None
-    interruptible()
+    import signal
+
+    # Ctrl-C (SIGINT) stops the attached run with 130 however agentcli was started: Python leaves a SIGINT that was
+    # ignored at start ignored (`agentcli … &` in a script, some runners), and the client then sat out the whole
+    # turn and exited with its status, where `-p` without --attach stops on it (the driver's handlers). Put back
+    # after the run (an in-process caller keeps its own).
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
         return run_values(values)
     except AgentCliError as err:
@@ -364,3 +360,5 @@ def main(argv: list[str]) -> int | None:
         return 130
     except BrokenPipeError:  # `| head -1` left early: quietly, with the status of the usual path
         return 141
+    finally:
+        signal.signal(signal.SIGINT, previous)
