@@ -154,9 +154,8 @@ def test_the_attached_repl_and_an_interrupt(server: Server, fake_llm: FakeLLM, t
     assert seen[-1]["exit_status"] == 130
 
     # Ctrl-C in an attached -p: the client ends its session on the way out (its turn stops on the server). Started
-    # with SIGINT ignored (`agentcli … &` in a script, a test runner started so): Python leaves it ignored, and the
-    # client sat out the whole turn and exited 0 (a SIGINT the runner's default would have let through is the same
-    # handler's, so this one run covers both)
+    # with SIGINT ignored, as `agentcli … &` in a script starts it: the client used to sit out the whole turn and
+    # exit 0. Set, not inherited from the runner (one started in the background had it ignored: the flake)
     before = len(fake_llm.requests)
     fake_llm.push(Reply(text="never", fault=Fault("slow_first_byte", delay_s=30)))
     run = started_with(signal.SIG_IGN, ["-p", "wait", "--attach", server.url, "--output-format", "stream-json"],
