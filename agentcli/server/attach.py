@@ -343,6 +343,13 @@ def main(argv: list[str]) -> int | None:
     values = read_argv(argv)
     if values is None:
         return None
+    import signal
+
+    # Ctrl-C (SIGINT) stops the attached run with 130 however agentcli was started: Python leaves a SIGINT that was
+    # ignored at start ignored (`agentcli … &` in a script, some runners), and the client then sat out the whole
+    # turn and exited with its status, where `-p` without --attach stops on it (the driver's handlers). Put back
+    # after the run (an in-process caller keeps its own).
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
         return run_values(values)
     except AgentCliError as err:
@@ -353,3 +360,5 @@ def main(argv: list[str]) -> int | None:
         return 130
     except BrokenPipeError:  # `| head -1` left early: quietly, with the status of the usual path
         return 141
+    finally:
+        signal.signal(signal.SIGINT, previous)

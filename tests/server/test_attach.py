@@ -153,20 +153,30 @@ def test_the_attached_repl_and_an_interrupt(server: Server, fake_llm: FakeLLM, t
     assert seen[-1]["type"] == "result" and seen[-1]["error"]["code"] == "interrupted"
     assert seen[-1]["exit_status"] == 130
 
-    # Ctrl-C in an attached -p: the client ends its session on the way out (its turn stops on the server)
+    # Ctrl-C in an attached -p: the client ends its session on the way out (its turn stops on the server). Started
+    # with SIGINT ignored, as `agentcli … &` in a script starts it: the client used to sit out the whole turn and
+    # exit 0. Set, not inherited from the runner (one started in the background had it ignored: the flake)
     before = len(fake_llm.requests)
     fake_llm.push(Reply(text="never", fault=Fault("slow_first_byte", delay_s=30)))
-    run = subprocess.Popen([sys.executable, "-m", "agentcli", "-p", "wait", "--attach", server.url,
-                            "--output-format", "stream-json"], cwd=proj, env={**clean, "PYTHONPATH": str(ROOT)},
-                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    run = started_with(signal.SIG_IGN, ["-p", "wait", "--attach", server.url, "--output-format", "stream-json"],
+                       proj, {**clean, "PYTHONPATH": str(ROOT)})
     assert run.stdout is not None
     assert '"init"' in run.stdout.readline()  # the client knows its session
     assert fake_llm.wait_for_requests(before + 1, TIMEOUT)
     run.send_signal(signal.SIGINT)
-    _, err = run.communicate(timeout=TIMEOUT)
-    assert run.returncode == 130 and err == "agentcli: interrupted\n"
+    out, err = run.communicate(timeout=TIMEOUT)
+    assert (run.returncode, err) == (130, "agentcli: interrupted\n"), out[-2000:]
     with server.client() as c:
         assert c.get("/v1/sessions").json() == {"sessions": []}
+
+
+def started_with(sigint: signal.Handlers, args: list[str], cwd: Path, env: dict[str, str]) -> subprocess.Popen[str]:
+    """`agentcli ARGS` started with SIGINT's disposition set, not inherited from whatever runs the tests (one
+    started in the background by a script has it ignored): an ignored signal stays ignored across exec."""
+    boot = "import os, signal, sys; signal.signal(signal.SIGINT, getattr(signal, sys.argv[1])); " \
+           "os.execv(sys.argv[2], sys.argv[2:])"
+    return subprocess.Popen([sys.executable, "-c", boot, sigint.name, sys.executable, "-m", "agentcli", *args],
+                            cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
 def test_attach_says_which_flags_the_server_overrides(tmp_path: Path) -> None:
