@@ -80,7 +80,7 @@ def run_and_modules(args: list[str], cwd: Path, env: dict[str, str]) -> tuple[Ru
     imported through `importlib.import_module` (tool implementations, provider adapters). A flag of this
     interpreter only: the processes the run starts (hooks, commands, servers) are not made verbose."""
     run = agentcli(args, cwd, env, python_flags=("-v",))
-    modules = {m.group(1) for line in run.stderr.splitlines() if (m := _VERBOSE_IMPORT.match(line))}
+    modules = verbose_imports(run.stderr)
     stderr = "".join(line for line in run.stderr.splitlines(keepends=True)
                      if not line.startswith(("import ", "# ")))
     run = Run(run.status, run.stdout, stderr)
@@ -89,6 +89,14 @@ def run_and_modules(args: list[str], cwd: Path, env: dict[str, str]) -> tuple[Ru
 
 
 _VERBOSE_IMPORT = re.compile(r"import '([\w.]+)' # ")
+
+
+def verbose_imports(stderr: str) -> set[str]:
+    """The modules `python -v` reports on `stderr`. Anywhere in a line, not only at its start: the report is
+    written as the message, then its newline, so a module imported on another thread at the same moment
+    (telemetry's preload, for one) can put its own line between the two, and a line reads
+    `# code object from '…'import 'opentelemetry.sdk.trace' # <…>`."""
+    return set(_VERBOSE_IMPORT.findall(stderr))
 
 
 def in_process_project(tmp_path: Path, fake: FakeLLM, monkeypatch: Any, files: dict[str, str],

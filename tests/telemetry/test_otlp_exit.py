@@ -76,9 +76,9 @@ def test_an_endpoint_that_is_not_an_http_url_is_refused_before_the_run(tmp_path:
 def test_an_export_that_times_out_while_the_exit_waits_is_reported_lost(
     tmp_path: Path, fake_llm: FakeLLM, stuck_receiver: Receiver
 ) -> None:
-    """The exit would wait 20 s, but the export itself gives up after 0.5 s (OTEL_EXPORTER_OTLP_TIMEOUT): the exit
+    """The exit would wait 20 s, but the export itself gives up after 0.25 s (OTEL_EXPORTER_OTLP_TIMEOUT): the exit
     ends with it, and says the last export is lost rather than nothing (the thread that exported had ended)."""
-    run = one_reply(tmp_path, fake_llm, stuck_receiver.url, OTEL_EXPORTER_OTLP_TIMEOUT="0.5",
+    run = one_reply(tmp_path, fake_llm, stuck_receiver.url, OTEL_EXPORTER_OTLP_TIMEOUT="0.25",
                     OTEL_BSP_EXPORT_TIMEOUT="20000", OTEL_METRICS_EXPORTER="none")
     assert run.status == 0 and json.loads(run.stdout)["result"] == "ok", run.stderr
     assert [p for p, _, _ in stuck_receiver.requests] == ["/v1/traces"]  # sent, never answered
