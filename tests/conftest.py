@@ -42,4 +42,9 @@ def _isolated_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.
                 "https_proxy", "http_proxy", "all_proxy", "ANTHROPIC_MODEL", "MAX_THINKING_TOKENS",
                 "CLAUDE_CODE_ENABLE_TELEMETRY"}:
         monkeypatch.delenv(var, raising=False)
+    # A run's exit waits 1 s for its last export, and an export gives up after 1.5 s: a user's budget, which a CI
+    # runner at load 16 can miss (nothing arrives, and a test checking what was exported fails). The tests wait
+    # for the collector's answer instead (bounded); those that test the budgets set their own (test_otlp_exit.py).
+    monkeypatch.setenv("OTEL_BSP_EXPORT_TIMEOUT", "30000")
+    monkeypatch.setenv("OTEL_EXPORTER_OTLP_TIMEOUT", "30")
     return home

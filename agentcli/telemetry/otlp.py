@@ -113,6 +113,7 @@ class Sender:
         self.deadline: float | None = None  # monotonic; set by `end`: no retry, nothing past it
         self._ending = threading.Event()  # wakes a retry's backoff when the exit comes
         self._reported = False
+        self.timed_out_at_exit = False  # an export the exit was waiting for gave up: the exit says it is lost
         self.closed = False  # after the exit's flush: nothing more is sent
 
     def open(self) -> None:
@@ -181,7 +182,10 @@ class Sender:
 
     def _failed(self, why: int | str) -> None:
         if why == "timed out" and self.deadline is not None:
-            return  # the exit reports a collector that did not answer in time (it may end before this thread)
+            # The exit reports it, whether it is still waiting for this thread at its deadline or this export's
+            # own timeout ended first (the thread is then over, so only this flag tells the exit it was lost).
+            self.timed_out_at_exit = True
+            return
         if not self._reported:  # once: a collector that is down would otherwise speak every few seconds
             self._reported = True
             log.warning("telemetry: OTLP %s export to %s failed (%s); further failures are not reported",

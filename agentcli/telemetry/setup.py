@@ -305,10 +305,10 @@ class _LastExport:
         late = self._wait(self._begun, deadline)
         if again and not late:
             late = self._wait(self._start(), deadline)
-        if late:
-            log.warning("telemetry: the collector (%s) did not take the last export before the exit's deadline; "
-                        "it is lost (OTEL_BSP_EXPORT_TIMEOUT sets how long the exit waits, in ms)",
-                        ", ".join(dict.fromkeys(s.where for s in self.senders)))
+        if late or any(s.timed_out_at_exit for s in self.senders):  # a flush that ended is not one that was sent
+            log.warning("telemetry: the collector (%s) did not take the last export in time; it is lost "
+                        "(OTEL_BSP_EXPORT_TIMEOUT sets how long the exit waits, in ms; OTEL_EXPORTER_OTLP_TIMEOUT "
+                        "how long an export may take, in s)", ", ".join(dict.fromkeys(s.where for s in self.senders)))
         for s in self.senders:
             s.closed = True  # the metric reader's shutdown collects once more: already sent, so not again
         threading.Thread(target=self._shutdown, name="agentcli-telemetry-shutdown", daemon=True).start()

@@ -99,11 +99,9 @@ def run_and_modules(args: list[str], cwd: Path, env: dict[str, str]) -> tuple[Ru
     """A real `agentcli` run (which must succeed) and every module it imported, as `python -v` reports them on
     stderr (its lines are taken out of the run's stderr). Not `-X importtime`: its report leaves out what is
     imported through `importlib.import_module` (tool implementations, provider adapters). A flag of this
-    interpreter only: the processes the run starts (hooks, commands, servers) are not made verbose. Found
-    anywhere in stderr, not per line: two threads importing at once (the HTTP stack's preload) interleave their
-    reports, one's message can land in the middle of the other's line."""
+    interpreter only: the processes the run starts (hooks, commands, servers) are not made verbose."""
     run = agentcli(args, cwd, env, python_flags=("-v",))
-    modules = set(_VERBOSE_IMPORT.findall(run.stderr))
+    modules = verbose_imports(run.stderr)
     stderr = "".join(line for line in run.stderr.splitlines(keepends=True)
                      if not (line.startswith(_VERBOSE_LINES) or _VERBOSE_IMPORT.search(line)))
     run = Run(run.status, run.stdout, stderr)
@@ -113,6 +111,14 @@ def run_and_modules(args: list[str], cwd: Path, env: dict[str, str]) -> tuple[Ru
 
 _VERBOSE_IMPORT = re.compile(r"import '([\w.]+)' # ")
 _VERBOSE_LINES = ("# ", "import ", "Processing ", "Adding directory", "Skipping ")
+
+
+def verbose_imports(stderr: str) -> set[str]:
+    """The modules `python -v` reports on `stderr`. Anywhere in a line, not only at its start: the report is
+    written as the message, then its newline, so a module imported on another thread at the same moment
+    (telemetry's preload, for one) can put its own line between the two, and a line reads
+    `# code object from '…'import 'opentelemetry.sdk.trace' # <…>`."""
+    return set(_VERBOSE_IMPORT.findall(stderr))
 
 
 def in_process_project(tmp_path: Path, fake: FakeLLM, monkeypatch: Any, files: dict[str, str],

@@ -146,7 +146,8 @@ def test_a_run_sends_no_shape_to_the_session_file_or_telemetry(tmp_path: Path, f
     assert run.status == 0, run.stderr
     sent = str(fake_llm.requests[1].body["messages"])
     assert "Zq9Zq9Zq9Zq9Zq9Zq9Zq9" in sent  # the hook's output reached the model (fixtures stay readable there)
-    assert collector.raw and _leaks(b"".join(collector.raw)) == []
+    assert collector.raw, run.stderr
+    assert _leaks(b"".join(collector.raw)) == []
     sessions = list((home / "projects").rglob("*.jsonl"))
     assert sessions and all(_leaks(p.read_bytes()) == [] for p in sessions)
 

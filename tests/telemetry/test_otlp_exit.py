@@ -44,7 +44,7 @@ def test_a_stuck_collector_holds_the_exit_only_until_the_exit_bound(
                     OTEL_BSP_EXPORT_TIMEOUT="500")
     assert run.status == 0 and json.loads(run.stdout)["result"] == "ok", run.stderr
     assert "/v1/traces" in [p for p, _, _ in stuck_receiver.requests]  # sent, never answered
-    assert run.stderr.count("did not take the last export before the exit's deadline") == 1, run.stderr
+    assert run.stderr.count("did not take the last export in time") == 1, run.stderr
 
 
 def test_telemetry_on_imports_no_requests_and_traces_only_no_metrics_sdk(
@@ -71,3 +71,18 @@ def test_an_endpoint_that_is_not_an_http_url_is_refused_before_the_run(tmp_path:
     assert run.status == 2 and json.loads(run.stdout)["error"]["code"] == "config"
     assert "OTEL_EXPORTER_OTLP_ENDPOINT=localhost:4318 is not an http(s) URL" in run.stderr
     assert fake_llm.requests == []
+
+
+def test_an_export_that_times_out_while_the_exit_waits_is_reported_lost(
+    tmp_path: Path, fake_llm: FakeLLM, stuck_receiver: Receiver
+) -> None:
+    """The exit would wait 20 s, but the export itself gives up after 0.25 s (OTEL_EXPORTER_OTLP_TIMEOUT): the exit
+    ends with it, and says the last export is lost rather than nothing (the thread that exported had ended)."""
+    run = one_reply(tmp_path, fake_llm, stuck_receiver.url, OTEL_EXPORTER_OTLP_TIMEOUT="0.25",
+                    OTEL_BSP_EXPORT_TIMEOUT="20000", OTEL_METRICS_EXPORTER="none")
+    assert run.status == 0 and json.loads(run.stdout)["result"] == "ok", run.stderr
+    assert [p for p, _, _ in stuck_receiver.requests] == ["/v1/traces"]  # sent, never answered
+    # (said by the exit, or, when the export timed out before the exit began, by the exporter)
+    said = [line for line in run.stderr.splitlines()
+            if "did not take the last export in time" in line or "OTLP traces export" in line]
+    assert len(said) == 1 and ("timed out" in said[0] or "in time" in said[0]), run.stderr
