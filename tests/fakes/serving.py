@@ -14,7 +14,9 @@ from socketserver import BaseServer
 from typing import Any
 
 
-def serve_in_thread(server: BaseServer, poll_interval: float = 0.5) -> threading.Thread:
+def serve_in_thread(server: BaseServer, poll_interval: float = 0.05) -> threading.Thread:
+    """`server` serving in a daemon thread; `poll_interval` bounds how long its `shutdown()` waits (socketserver's
+    0.5 s default cost every fixture's teardown up to half a second)."""
     server.socket.setblocking(False)  # type: ignore[attr-defined]
     thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": poll_interval}, daemon=True)
     thread.start()
