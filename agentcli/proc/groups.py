@@ -35,6 +35,20 @@ def find_rg() -> str | None:
     return which(name)
 
 
+def read_available(fd: int) -> bytes:
+    """What is in the pipe read by `fd` now, without blocking if something still holds its write end (a
+    finished launch's background child); `fd` stays open and blocking."""
+    os.set_blocking(fd, False)
+    chunks: list[bytes] = []
+    try:
+        with contextlib.suppress(BlockingIOError):
+            while chunk := os.read(fd, 65536):
+                chunks.append(chunk)
+    finally:
+        os.set_blocking(fd, True)
+    return b"".join(chunks)
+
+
 def temp_file(prefix: str) -> str:
     """Create an empty private file in the temp directory and return its path."""
     base = os.environ.get("TMPDIR") or "/tmp"

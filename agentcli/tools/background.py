@@ -17,7 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from agentcli.proc.groups import kill_and_reap, kill_group, kill_tree, spawn_group, wait_gone
+from agentcli.proc.groups import kill_and_reap, kill_group, kill_tree, read_available, spawn_group, wait_gone
 from agentcli.sandbox.started import wait_announced
 from agentcli.tools.base import ToolContext, ToolOutput
 from agentcli.tools.shells import BackgroundShell
@@ -116,23 +116,12 @@ async def _launch(wrapped: Wrapped, cwd: Path, bash: str,
             await kill_and_reap(proc, launcher=True)
             raise
         await proc.wait()
-        early = _read_ended(r)
+        early = read_available(r)
         assert ctx.sandbox is not None
         if not ctx.sandbox.relaunch(False, early.decode("utf-8", "replace")):
             return proc, r, early, argv[0] != bash
         os.close(r)
     raise AssertionError("unreachable")
-
-
-def _read_ended(fd: int) -> bytes:
-    """What a launch that ended left in its output pipe (not blocking if something still holds it)."""
-    os.set_blocking(fd, False)
-    chunks: list[bytes] = []
-    with contextlib.suppress(BlockingIOError):
-        while chunk := os.read(fd, 65536):
-            chunks.append(chunk)
-    os.set_blocking(fd, True)
-    return b"".join(chunks)
 
 
 async def kill(shell: BackgroundShell) -> None:

@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from agentcli.proc.groups import kill_and_reap, spawn_group, temp_file, wait_or_kill, which
+from agentcli.proc.groups import kill_and_reap, read_available, spawn_group, temp_file, wait_or_kill, which
 from agentcli.tools.base import ToolContext, ToolOutput
 from agentcli.tools.paths import resolve_in_project
 from agentcli.tools.specs import DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS, FromSpec
@@ -212,19 +212,9 @@ async def _launch(command: str, cmd_file: str, cwd: Path, timeout_s: float,
         argv = [_bash(), "-c", _WRAPPER, "bash", command, str(cwd_w), cmd_file]
         argv, env = confine(ctx, argv, cwd, _env(ctx), (cmd_file,) if cmd_file else ())
         code, timed_out, out = await _run_group(argv, cwd, env, timeout_s, ctx, cwd_w)
-        return code, timed_out, out, _read_available(cwd_r)
+        return code, timed_out, out, read_available(cwd_r).decode("utf-8", errors="replace")
     finally:
         os.close(cwd_r)
-
-
-def _read_available(fd: int) -> str:
-    """What a finished process left in a pipe, without blocking if something still holds its write end."""
-    os.set_blocking(fd, False)
-    chunks: list[bytes] = []
-    with contextlib.suppress(BlockingIOError):
-        while chunk := os.read(fd, 65536):
-            chunks.append(chunk)
-    return b"".join(chunks).decode("utf-8", errors="replace")
 
 
 async def _run_group(
