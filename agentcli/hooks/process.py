@@ -44,29 +44,20 @@ async def run_command(
     (vanished since the argv was built), is launched once more, wrapped anew."""
     t0 = time.monotonic()
     argv = [shell(), "-c", command]
-    from agentcli.sandbox.started import announced, announcing, path_error, shim_shell
+    from agentcli.sandbox.started import announcing, path_error, relaunched, shim_shell
 
     if wrap is None or shim_shell() is None:
         if wrap is not None:
             argv, env = wrap(argv, cwd, env)
         return await _run_once(argv, env, stdin, cwd, timeout_s, t0, launcher=wrap is not None)
 
-    for again in (True, False):
-        mark_r, mark_w = os.pipe()
-        try:
-            wrapped, wenv = wrap(announcing(argv, mark_w), cwd, env)
-            done = await _run_once(wrapped, wenv, stdin, cwd, timeout_s, t0, launcher=True, mark=mark_w)
-        except BaseException:
-            os.close(mark_r)
-            raise
-        finally:
-            os.close(mark_w)
-        if announced(mark_r):
-            return done
-        done = dataclasses.replace(done, started=False)
-        if not (again and done.exit_code == 1 and not done.stdout and path_error(done.stderr)):
-            return done
-    raise AssertionError("unreachable")
+    async def launch(fd: int) -> Finished:
+        wrapped, wenv = wrap(announcing(argv, fd), cwd, env)
+        return await _run_once(wrapped, wenv, stdin, cwd, timeout_s, t0, launcher=True, mark=fd)
+
+    done, started = await relaunched(
+        launch, lambda done: done.exit_code == 1 and not done.stdout and path_error(done.stderr))
+    return done if started else dataclasses.replace(done, started=False)
 
 
 async def _run_once(argv: list[str], env: dict[str, str], stdin: bytes, cwd: Path, timeout_s: float, t0: float,

@@ -13,8 +13,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Protocol
+from typing import Protocol, TypeVar
+
+T = TypeVar("T")
 
 # Runs inside the sandbox before the command (with bash: a pipe's number may have two digits, which sh's
 # redirections refuse): one byte on the pipe numbered $1, that pipe closed (the command's children must not hold
@@ -116,6 +119,25 @@ class Relaunching(Protocol):
     def relaunch(self, started: bool, output: str) -> bool: ...
 
 
+async def relaunched(launch: Callable[[int], Awaitable[T]], gave_up: Callable[[T], bool]) -> tuple[T, bool]:
+    """`launch(fd)`'s result and whether its command announced its start on `fd` (the write end of a pipe, for
+    the launch to pass to its child and wrap with `announcing`); launched once more when it did not start and
+    `gave_up(result)` says bubblewrap failed before it (as above)."""
+    for again in (True, False):
+        mark_r, mark_w = os.pipe()
+        try:
+            result = await launch(mark_w)
+        except BaseException:
+            os.close(mark_r)
+            raise
+        finally:
+            os.close(mark_w)
+        started = announced(mark_r)
+        if started or not (again and gave_up(result)):
+            return result, started
+    raise AssertionError("unreachable")
+
+
 async def capture(sandbox: Relaunching, argv: list[str], cwd: Path, env: dict[str, str]) -> tuple[int, bytes]:
     """Run `argv` confined by `sandbox` to completion, stdout and stderr interleaved: (exit status, output);
     launched once more when bubblewrap gave up before it started, as above."""
@@ -125,17 +147,12 @@ async def capture(sandbox: Relaunching, argv: list[str], cwd: Path, env: dict[st
         wrapped, wenv = sandbox.wrap(argv, cwd, env)
         status, out, _ = await run_capture(wrapped, cwd, merge_stderr=True, env=wenv)
         return status, out
-    for again in (True, False):
-        mark_r, mark_w = os.pipe()
-        try:
-            wrapped, wenv = sandbox.wrap(announcing(argv, mark_w), cwd, env)
-            status, out, _ = await run_capture(wrapped, cwd, merge_stderr=True, env=wenv, pass_fds=(mark_w,))
-        except BaseException:
-            os.close(mark_r)
-            raise
-        finally:
-            os.close(mark_w)
-        started = announced(mark_r)
-        if not (again and status != 0 and sandbox.relaunch(started, out.decode("utf-8", "replace"))):
-            return status, out
-    raise AssertionError("unreachable")
+
+    async def launch(fd: int) -> tuple[int, bytes]:
+        wrapped, wenv = sandbox.wrap(announcing(argv, fd), cwd, env)
+        status, out, _ = await run_capture(wrapped, cwd, merge_stderr=True, env=wenv, pass_fds=(fd,))
+        return status, out
+
+    (status, out), _ = await relaunched(
+        launch, lambda done: done[0] != 0 and sandbox.relaunch(False, done[1].decode("utf-8", "replace")))
+    return status, out
