@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import sys
 
 from agentcli.core.permissions import Approver
 from agentcli.hooks.config import HookSpec, parse_hooks
@@ -65,7 +66,8 @@ def untrusted_scripts(settings: Settings) -> list[str]:
 
 def pin_scripts(settings: Settings) -> list[str]:
     """Trust the project files every configured hook runs as they are now (`agentcli hooks trust`, `hooks
-    import`, `permissions trust`); returns their paths relative to the project."""
+    import`, `permissions trust`); returns their paths relative to the project. One that cannot be read as a
+    regular file is not trusted, and said on stderr (its hook keeps asking)."""
     import os
 
     from agentcli.hooks.scripts import project_files
@@ -75,5 +77,8 @@ def pin_scripts(settings: Settings) -> list[str]:
     root = settings.project_root
     env = hook_env(dict(os.environ), root, (), ())
     files = list(dict.fromkeys(f for s in specs for f in project_files(s.command, root, env)))
-    trust.pin(root, files)
-    return [str(f.relative_to(root)) for f in files]
+    left = trust.pin(root, files)
+    for f in left:
+        sys.stderr.write(f"agentcli: not trusted: {trust.printable(str(f.relative_to(root)))} is not a readable "
+                         "regular file\n")
+    return [str(f.relative_to(root)) for f in files if f not in left]

@@ -257,10 +257,11 @@ def script_pinned(root: Path, path: Path) -> bool:
     return digest is None or _load().get(_script_key(root, path)) == digest
 
 
-def pin(root: Path, files: list[Path]) -> None:
+def pin(root: Path, files: list[Path]) -> list[Path]:
     """Record these project files a hook runs as trusted as they are now; `script_pinned` then holds while they
-    stay so."""
+    stay so. Returns those that cannot be: there, but not a readable regular file (a FIFO, a device)."""
     _record(root, tuple(files), _script_key)
+    return [f for f in files if _digest(f) == UNREADABLE]
 
 
 def trust(root: Path) -> None:

@@ -130,3 +130,17 @@ def test_a_marketplace_file_linked_to_a_device_is_an_error_not_an_endless_read(t
         assert "is not valid JSON" in str(err)
     else:
         raise AssertionError("a device was read as a marketplace")
+
+
+def test_hooks_trust_says_a_script_it_cannot_read_rather_than_trusting_it(tmp_path: Path) -> None:
+    """Too big to hash (a FIFO is not taken for a script at all; the tests run as root, who reads any mode)."""
+    from tests.hooks.test_hooks_as_user import user_hooks
+
+    proj = git_repo(tmp_path / "proj", {"a.py": "a\n"})
+    with open(proj / "hook.sh", "wb") as f:
+        f.truncate(trust.MAX_TRUSTED_BYTES + 1)  # sparse: nothing written
+    user_hooks({"Stop": [{"hooks": [{"type": "command", "command": 'bash "$CLAUDE_PROJECT_DIR"/hook.sh'}]}]})
+    done = agentcli(["hooks", "trust"], proj, timeout=60)
+    assert done.status == 0, done.stderr
+    assert "not trusted: hook.sh is not a readable regular file" in done.stderr
+    assert "hook.sh" not in done.stdout
