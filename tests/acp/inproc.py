@@ -23,9 +23,21 @@ from acp.schema import (
     WriteTextFileResponse,
 )
 
-from tests.cli.helpers import ANTHROPIC
+from tests.cli.helpers import ANTHROPIC, provider_env
+from tests.fakes.server import FakeLLM
 
 TIMEOUT = 30
+
+
+def use_fake(fake: FakeLLM, monkeypatch: Any) -> None:
+    """The agent built in this process talks to `fake` (its provider variables set through `monkeypatch`)."""
+    for k, v in provider_env(fake, ANTHROPIC).items():
+        monkeypatch.setenv(k, v)
+
+
+async def new_session(conn: ClientSideConnection, proj: Any) -> str:
+    """A new session in `proj`, without MCP servers of the client's; its id."""
+    return (await asyncio.wait_for(conn.new_session(cwd=str(proj), mcp_servers=[]), TIMEOUT)).session_id
 
 
 class Client:

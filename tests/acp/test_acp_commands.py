@@ -12,8 +12,8 @@ from acp import text_block
 from acp.schema import ToolCallProgress, ToolCallStart
 
 from agentcli.core.prompt import INIT_PROMPT
-from tests.acp.inproc import TIMEOUT, Client, connected
-from tests.cli.helpers import ANTHROPIC, git_repo, provider_env
+from tests.acp.inproc import TIMEOUT, Client, connected, new_session, use_fake
+from tests.cli.helpers import git_repo
 from tests.fakes.script import Reply, ToolCall
 from tests.fakes.server import FakeLLM
 from tests.skills.helpers import write_skill
@@ -36,7 +36,7 @@ def sent(fake: FakeLLM) -> str:
 async def commands(fake: FakeLLM, proj: Path) -> None:
     client = Client()
     async with connected(client) as conn:
-        sid = (await asyncio.wait_for(conn.new_session(cwd=str(proj), mcp_servers=[]), TIMEOUT)).session_id
+        sid = await new_session(conn, proj)
         await asyncio.wait_for(client.commands_told.wait(), TIMEOUT)
         told = {c.name: c for c in client.commands}
         assert {"compact", "init", "review", "greet"} <= set(told)
@@ -63,8 +63,7 @@ async def commands(fake: FakeLLM, proj: Path) -> None:
 
 
 def test_slash_commands_are_advertised_and_run(tmp_path: Path, fake_llm: FakeLLM, monkeypatch: Any) -> None:
-    for k, v in provider_env(fake_llm, ANTHROPIC).items():
-        monkeypatch.setenv(k, v)
+    use_fake(fake_llm, monkeypatch)
     proj = git_repo(tmp_path / "proj", {"notes.txt": "alpha\n", ".claude/commands/review.md": REVIEW})
     (proj / "notes.txt").write_text("beta\n")
     write_skill(Path(os.environ["AGENTCLI_HOME"]) / "skills", "greet", "Greet people", body="Say hello to everyone.")
@@ -74,7 +73,7 @@ def test_slash_commands_are_advertised_and_run(tmp_path: Path, fake_llm: FakeLLM
 async def replay(fake: FakeLLM, proj: Path) -> None:
     first = Client()
     async with connected(first) as conn:
-        sid = (await asyncio.wait_for(conn.new_session(cwd=str(proj), mcp_servers=[]), TIMEOUT)).session_id
+        sid = await new_session(conn, proj)
         fake.push(Reply(tool_calls=[ToolCall("Read", {"file_path": str(proj / "notes.txt")}),
                                     ToolCall("Read", {"file_path": str(proj / "gone.txt")})]),
                   Reply(text="read them"))
@@ -95,7 +94,6 @@ async def replay(fake: FakeLLM, proj: Path) -> None:
 
 def test_session_load_replays_tool_calls_with_their_results(tmp_path: Path, fake_llm: FakeLLM,
                                                              monkeypatch: Any) -> None:
-    for k, v in provider_env(fake_llm, ANTHROPIC).items():
-        monkeypatch.setenv(k, v)
+    use_fake(fake_llm, monkeypatch)
     proj = git_repo(tmp_path / "proj", {"notes.txt": "alpha\n"})
     asyncio.run(replay(fake_llm, proj))

@@ -13,8 +13,8 @@ from typing import Any
 from acp import text_block
 from acp.schema import ToolCallProgress
 
-from tests.acp.inproc import TIMEOUT, Client, connected
-from tests.cli.helpers import ANTHROPIC, git_repo, provider_env
+from tests.acp.inproc import TIMEOUT, Client, connected, new_session, use_fake
+from tests.cli.helpers import git_repo
 from tests.fakes.script import Reply, ToolCall
 from tests.fakes.server import FakeLLM
 
@@ -39,7 +39,7 @@ async def buffers_and_writes(fake: FakeLLM, proj: Path) -> None:
     notes, made = proj / "notes.txt", proj / "sub" / "made.txt"
     client = Client(fs=True, buffers={str(notes): "alpha\nunsaved beta\n"})
     async with connected(client) as conn:
-        sid = (await asyncio.wait_for(conn.new_session(cwd=str(proj), mcp_servers=[]), TIMEOUT)).session_id
+        sid = await new_session(conn, proj)
 
         fake.push(Reply(tool_calls=[ToolCall("Read", {"file_path": str(notes)})]), Reply(text="read"))
         assert await prompt(conn, sid, "read notes") == "end_turn"
@@ -76,8 +76,7 @@ async def buffers_and_writes(fake: FakeLLM, proj: Path) -> None:
 
 def test_reads_see_the_editors_buffer_and_writes_go_to_the_editor(tmp_path: Path, fake_llm: FakeLLM,
                                                                    monkeypatch: Any) -> None:
-    for k, v in provider_env(fake_llm, ANTHROPIC).items():
-        monkeypatch.setenv(k, v)
+    use_fake(fake_llm, monkeypatch)
     proj = git_repo(tmp_path / "proj", {"notes.txt": "alpha\n"})
     asyncio.run(buffers_and_writes(fake_llm, proj))
 
@@ -87,7 +86,7 @@ async def outside_refused_and_failures(fake: FakeLLM, proj: Path, outside: Path)
                     buffers={str(outside): "the editor's copy", str(proj / "image.bin"): "text?",
                              str(proj / ".env"): "KEY=editor"})
     async with connected(client) as conn:
-        sid = (await asyncio.wait_for(conn.new_session(cwd=str(proj), mcp_servers=[]), TIMEOUT)).session_id
+        sid = await new_session(conn, proj)
         calls = [ToolCall("Read", {"file_path": str(proj / "link.txt")}),  # a link out of the project
                  ToolCall("Read", {"file_path": str(proj / "missing.txt")}),  # no such file
                  ToolCall("Read", {"file_path": str(proj / "notes.txt")}),  # not open in the editor
@@ -115,8 +114,7 @@ async def outside_refused_and_failures(fake: FakeLLM, proj: Path, outside: Path)
 
 def test_outside_paths_never_reach_the_client_and_its_refusals_are_errors(tmp_path: Path, fake_llm: FakeLLM,
                                                                          monkeypatch: Any) -> None:
-    for k, v in provider_env(fake_llm, ANTHROPIC).items():
-        monkeypatch.setenv(k, v)
+    use_fake(fake_llm, monkeypatch)
     outside = tmp_path / "outside.txt"
     outside.write_text("secret\n")
     proj = git_repo(tmp_path / "proj", {"notes.txt": "alpha\n", ".env": "KEY=disk\n"})
@@ -129,7 +127,7 @@ async def reads_only(fake: FakeLLM, proj: Path) -> None:
     notes = proj / "notes.txt"
     client = Client(fs=True, buffers={str(notes): "alpha\nunsaved\n"})
     async with connected(client, fs=(True, False)) as conn:
-        sid = (await asyncio.wait_for(conn.new_session(cwd=str(proj), mcp_servers=[]), TIMEOUT)).session_id
+        sid = await new_session(conn, proj)
         fake.push(Reply(tool_calls=[ToolCall("Read", {"file_path": str(notes)})]),
                   Reply(tool_calls=[ToolCall("Write", {"file_path": str(notes), "content": "beta\n"})]),
                   Reply(text="done"))
@@ -141,8 +139,7 @@ async def reads_only(fake: FakeLLM, proj: Path) -> None:
 
 def test_a_client_that_offers_reading_only_gets_no_writes(tmp_path: Path, fake_llm: FakeLLM,
                                                           monkeypatch: Any) -> None:
-    for k, v in provider_env(fake_llm, ANTHROPIC).items():
-        monkeypatch.setenv(k, v)
+    use_fake(fake_llm, monkeypatch)
     proj = git_repo(tmp_path / "proj", {"notes.txt": "alpha\n"})
     asyncio.run(reads_only(fake_llm, proj))
 
@@ -152,7 +149,7 @@ async def edits_in_the_buffer(fake: FakeLLM, proj: Path) -> None:
     client = Client(fs=True, buffers={str(notes): "alpha\nunsaved beta\n"}, save=False)
     read = ToolCall("Read", {"file_path": str(notes)})
     async with connected(client) as conn:
-        sid = (await asyncio.wait_for(conn.new_session(cwd=str(proj), mcp_servers=[]), TIMEOUT)).session_id
+        sid = await new_session(conn, proj)
         fake.push(Reply(tool_calls=[read]), Reply(text="read"))
         assert await prompt(conn, sid, "read notes") == "end_turn"
 
@@ -185,8 +182,7 @@ async def edits_in_the_buffer(fake: FakeLLM, proj: Path) -> None:
 
 def test_an_edit_checks_the_buffer_the_model_read_and_the_disk(tmp_path: Path, fake_llm: FakeLLM,
                                                                monkeypatch: Any) -> None:
-    for k, v in provider_env(fake_llm, ANTHROPIC).items():
-        monkeypatch.setenv(k, v)
+    use_fake(fake_llm, monkeypatch)
     proj = git_repo(tmp_path / "proj", {"notes.txt": "alpha\n"})
     asyncio.run(edits_in_the_buffer(fake_llm, proj))
 
@@ -195,7 +191,7 @@ async def unsaved_write_then_edit(fake: FakeLLM, proj: Path) -> None:
     made = proj / "sub" / "made.txt"
     client = Client(fs=True, save=False)
     async with connected(client) as conn:
-        sid = (await asyncio.wait_for(conn.new_session(cwd=str(proj), mcp_servers=[]), TIMEOUT)).session_id
+        sid = await new_session(conn, proj)
         edit = ToolCall("Edit", {"file_path": str(made), "old_string": "one", "new_string": "two"})
         fake.push(Reply(tool_calls=[ToolCall("Write", {"file_path": str(made), "content": "one\n"})]),
                   Reply(tool_calls=[edit]), Reply(tool_calls=[ToolCall("Read", {"file_path": str(made)})]),
@@ -218,7 +214,6 @@ async def unsaved_write_then_edit(fake: FakeLLM, proj: Path) -> None:
 
 def test_a_write_the_editor_keeps_unsaved_can_be_edited_and_read(tmp_path: Path, fake_llm: FakeLLM,
                                                                   monkeypatch: Any) -> None:
-    for k, v in provider_env(fake_llm, ANTHROPIC).items():
-        monkeypatch.setenv(k, v)
+    use_fake(fake_llm, monkeypatch)
     proj = git_repo(tmp_path / "proj", {"notes.txt": "alpha\n"})
     asyncio.run(unsaved_write_then_edit(fake_llm, proj))

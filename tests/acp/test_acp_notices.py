@@ -11,8 +11,8 @@ from typing import Any
 from acp import image_block, text_block
 from acp.schema import AgentMessageChunk, McpServerStdio
 
-from tests.acp.inproc import TIMEOUT, Client, connected
-from tests.cli.helpers import ANTHROPIC, git_repo, provider_env
+from tests.acp.inproc import TIMEOUT, Client, connected, use_fake
+from tests.cli.helpers import git_repo
 from tests.fakes.script import Reply
 from tests.fakes.server import FakeLLM
 
@@ -47,7 +47,6 @@ async def told_once(fake: FakeLLM, proj: Path, missing: Path) -> None:
 
 
 def test_notices_reach_the_client_once_each(tmp_path: Path, fake_llm: FakeLLM, monkeypatch: Any) -> None:
-    for k, v in provider_env(fake_llm, ANTHROPIC).items():
-        monkeypatch.setenv(k, v)
+    use_fake(fake_llm, monkeypatch)
     proj = git_repo(tmp_path / "proj", {".agentcli/settings.toml": '[permissions]\nallow = ["Bash"]\n'})
     asyncio.run(told_once(fake_llm, proj, tmp_path / "no-such-server"))
